@@ -1,0 +1,155 @@
+package resilience
+
+import (
+	"context"
+	"strings"
+)
+
+// Op is one call to a dependency: it returns a result of type T or an error.
+// Policies run Ops; an Op should honour ctx.
+type Op[T any] func(ctx context.Context) (T, error)
+
+// Policy is a resilience policy for calls that return a T: a chain of
+// layers (retry, breaker, timeout, ...) that an [Op] runs through, outermost
+// first.
+//
+// Policies are immutable values: [Policy.Then] and [Policy.Fallback] return
+// new policies and never change their receiver, so one Policy may be shared
+// and used by any number of goroutines at once.
+//
+// The zero Policy is the identity: it runs the op unchanged. It is also the
+// identity for composition: p.Then(Policy[T]{}) and Policy[T]{}.Then(p)
+// behave as p.
+type Policy[T any] struct {
+	layers []layer[T] // outermost first; never mutated after construction
+}
+
+// layer is one policy of a chain.
+type layer[T any] struct {
+	name string
+	run  func(ctx context.Context, next Next[T]) (T, error)
+}
+
+// Next is the rest of a chain as seen from inside one layer: the layers
+// inside it and, last, the op. A layer calls [Next.Call] to go on (once, more
+// than once as retry does, or from several goroutines at once as hedge does),
+// or returns without calling it to refuse the call.
+//
+// Next is a small value passed by copy; holding it does not allocate, and it
+// stays valid after the layer returns (an abandoned attempt may finish later).
+type Next[T any] struct {
+	layers []layer[T]
+	op     Op[T]
+}
+
+// Call runs the rest of the chain under ctx and returns its result.
+func (n Next[T]) Call(ctx context.Context) (T, error) {
+	if len(n.layers) == 0 {
+		return n.op(ctx)
+	}
+	return n.layers[0].run(ctx, Next[T]{layers: n.layers[1:], op: n.op})
+}
+
+// New returns a one-layer policy named name. run is called once per call
+// that reaches this layer; it decides whether and how often to call
+// next.Call, and what to return. Built-in policies are made this way, so a
+// policy written with New composes with them and, like them, costs no
+// allocation per call beyond what run itself allocates.
+//
+// New panics if name is empty or run is nil.
+func New[T any](name string, run func(ctx context.Context, next Next[T]) (T, error)) Policy[T] {
+	if name == "" {
+		panic("resilience: New name must not be empty")
+	}
+	if run == nil {
+		panic("resilience: New run must not be nil (policy " + name + ")")
+	}
+	return Policy[T]{layers: []layer[T]{{name: name, run: run}}}
+}
+
+// Then returns the policy p(inner[0](inner[1](...(op)))): p is outermost and
+// each later policy sits inside the earlier ones. Then is associative and
+// the zero Policy is its identity on both sides.
+//
+// The usual order, outermost first, is fallback, retry, breaker, bulkhead or
+// rate limiter, timeout: each attempt is bounded by the timeout, counted by
+// the breaker, and retried as a whole.
+func (p Policy[T]) Then(inner ...Policy[T]) Policy[T] {
+	return Then(append([]Policy[T]{p}, inner...)...)
+}
+
+// Then returns ps[0].Then(ps[1:]...): the first policy is outermost. Then()
+// with no arguments returns the zero (identity) Policy.
+func Then[T any](ps ...Policy[T]) Policy[T] {
+	n := 0
+	for _, p := range ps {
+		n += len(p.layers)
+	}
+	if n == 0 {
+		return Policy[T]{}
+	}
+	layers := make([]layer[T], 0, n)
+	for _, p := range ps {
+		layers = append(layers, p.layers...)
+	}
+	return Policy[T]{layers: layers}
+}
+
+// Fallback returns a policy that runs p and, when p returns a non-nil error,
+// returns fn(ctx, err) instead: fn receives p's error and what fn returns is
+// the result (fn may return the error again, or a different one). fn is not
+// called when p succeeds, and not called when the op panics: a panic goes on
+// up to the caller. The fallback is outside p; put it outermost so it also
+// covers the refusals of p's guards.
+//
+// fn is called with the caller's ctx, which may be done (e.g. when p
+// returned ctx.Err()); check ctx.Err() in fn when a fallback must not run
+// after the caller gave up. Fallback panics if fn is nil.
+func (p Policy[T]) Fallback(fn func(ctx context.Context, err error) (T, error)) Policy[T] {
+	if fn == nil {
+		panic("resilience: Fallback fn must not be nil")
+	}
+	fb := New("fallback", func(ctx context.Context, next Next[T]) (T, error) {
+		v, err := next.Call(ctx)
+		if err != nil {
+			return fn(ctx, err)
+		}
+		return v, nil
+	})
+	return Then(fb, p)
+}
+
+// Do runs op through p under ctx and returns its result. Do allocates
+// nothing of its own: with built-in policies that succeed, a call costs no
+// allocation beyond what op does. Do panics if op is nil.
+func (p Policy[T]) Do(ctx context.Context, op Op[T]) (T, error) {
+	if op == nil {
+		panic("resilience: Do op must not be nil")
+	}
+	return Next[T]{layers: p.layers, op: op}.Call(ctx)
+}
+
+// Wrap returns op guarded by p, as an Op to keep and call many times: the
+// chain is composed once, here. Calling the returned Op is the same as
+// p.Do(ctx, op) and allocates nothing of its own. Wrap panics if op is nil.
+func (p Policy[T]) Wrap(op Op[T]) Op[T] {
+	if op == nil {
+		panic("resilience: Wrap op must not be nil")
+	}
+	n := Next[T]{layers: p.layers, op: op}
+	return n.Call
+}
+
+// String names the chain, outermost first, e.g.
+// "fallback > retry > breaker(payments) > timeout(2s)". The zero Policy is
+// "identity".
+func (p Policy[T]) String() string {
+	if len(p.layers) == 0 {
+		return "identity"
+	}
+	names := make([]string, len(p.layers))
+	for i, l := range p.layers {
+		names[i] = l.name
+	}
+	return strings.Join(names, " > ")
+}

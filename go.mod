@@ -1,0 +1,8 @@
+module github.com/f0b5b96b/resilience
+
+go 1.25
+
+require (
+	github.com/google/go-cmp v0.7.0
+	pgregory.net/rapid v1.3.0
+)
