@@ -1,0 +1,12 @@
+// Package policytest holds the black-box, model-based property suites of the
+// library, run with pgregory.net/rapid under `go test`. It has no API; each
+// suite is a _test.go file:
+//
+//   - compose_test.go: the composition laws of resilience.Policy (identity,
+//     associativity, fallback called iff error, panic propagation) over random
+//     chains and ops, against a reference model of nested calls.
+//
+// Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
+// A failing schedule that rapid shrinks is kept as a named regression test
+// beside its suite.
+package policytest
