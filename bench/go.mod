@@ -1,0 +1,5 @@
+module github.com/f0b5b96b/resilience/bench
+
+go 1.25
+
+replace github.com/f0b5b96b/resilience => ../
