@@ -1,0 +1,566 @@
+package clock_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience/clock"
+)
+
+var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// received reports the value pending on c, if any, without blocking.
+func received(c <-chan time.Time) (time.Time, bool) {
+	select {
+	case v := <-c:
+		return v, true
+	default:
+		return time.Time{}, false
+	}
+}
+
+func TestNewFakeStartsAtEpoch(t *testing.T) {
+	f := clock.NewFake()
+	if got := f.Now(); !got.Equal(epoch) || got.Location() != time.UTC {
+		t.Fatalf("NewFake().Now() = %v, want %v", got, epoch)
+	}
+	if got := f.Waiters(); got != 0 {
+		t.Fatalf("Waiters() = %d, want 0", got)
+	}
+}
+
+func TestZeroFakeUsableAtEpoch(t *testing.T) {
+	var f clock.Fake
+	if got := f.Now(); !got.Equal(epoch) {
+		t.Fatalf("zero Fake Now() = %v, want %v", got, epoch)
+	}
+	tm := f.NewTimer(time.Second)
+	f.Advance(time.Second)
+	if v, ok := received(tm.C()); !ok || !v.Equal(epoch.Add(time.Second)) {
+		t.Fatalf("timer value = %v, %v; want %v, true", v, ok, epoch.Add(time.Second))
+	}
+}
+
+func TestFakeFiresInDeadlineThenArmingOrder(t *testing.T) {
+	f := clock.NewFake()
+	var got []string
+	add := func(name string, d time.Duration) clock.Timer {
+		return f.AfterFunc(d, func() { got = append(got, fmt.Sprintf("%s@%v", name, f.Now().Sub(epoch))) })
+	}
+	add("a", 3*time.Second)
+	add("b", time.Second)
+	c := add("c", 2*time.Second)
+	add("d", time.Second)
+	add("e", 2*time.Second)
+	// Re-arming c puts it after e among the 2s deadlines.
+	c.Reset(2 * time.Second)
+	f.Advance(5 * time.Second)
+	want := []string{"b@1s", "d@1s", "e@2s", "c@2s", "a@3s"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("firing order = %v, want %v", got, want)
+	}
+	if got := f.Now(); !got.Equal(epoch.Add(5 * time.Second)) {
+		t.Fatalf("Now() after Advance = %v, want epoch+5s", got)
+	}
+}
+
+func TestFakeChannelTimersFireInOrderWithDeadlineValues(t *testing.T) {
+	f := clock.NewFake()
+	t1 := f.NewTimer(2 * time.Second)
+	t2 := f.NewTimer(time.Second)
+	f.Advance(time.Second)
+	if _, ok := received(t1.C()); ok {
+		t.Fatal("2s timer fired after 1s")
+	}
+	if v, ok := received(t2.C()); !ok || !v.Equal(epoch.Add(time.Second)) {
+		t.Fatalf("1s timer: %v, %v", v, ok)
+	}
+	f.Advance(10 * time.Second)
+	// The value is the deadline, not the Advance target.
+	if v, ok := received(t1.C()); !ok || !v.Equal(epoch.Add(2*time.Second)) {
+		t.Fatalf("2s timer: %v, %v; want epoch+2s", v, ok)
+	}
+}
+
+func TestFakeAdvanceBelowDeadlineFiresNothing(t *testing.T) {
+	f := clock.NewFake()
+	tm := f.NewTimer(time.Second)
+	f.Advance(time.Second - 1)
+	if _, ok := received(tm.C()); ok {
+		t.Fatal("timer fired early")
+	}
+	if f.Waiters() != 1 {
+		t.Fatalf("Waiters() = %d, want 1", f.Waiters())
+	}
+	f.Advance(1)
+	if _, ok := received(tm.C()); !ok {
+		t.Fatal("timer did not fire at its deadline")
+	}
+}
+
+func TestFakeCallbacksArmTimersWithinSameAdvance(t *testing.T) {
+	f := clock.NewFake()
+	var events []string
+	var late, reset clock.Timer
+	var ch clock.Timer
+	f.AfterFunc(time.Second, func() {
+		// A callback may use the Fake: none of these may deadlock.
+		events = append(events, "first@"+f.Now().Sub(epoch).String())
+		f.AfterFunc(time.Second, func() { events = append(events, "chained@"+f.Now().Sub(epoch).String()) })
+		late = f.AfterFunc(time.Hour, func() { events = append(events, "late") })
+		ch = f.NewTimer(500 * time.Millisecond)
+		reset.Reset(2 * time.Second) // moves reset from 10s to 3s
+		_ = f.Waiters()
+	})
+	reset = f.AfterFunc(10*time.Second, func() { events = append(events, "reset@"+f.Now().Sub(epoch).String()) })
+	f.Advance(5 * time.Second)
+	want := []string{"first@1s", "chained@2s", "reset@3s"}
+	if !slices.Equal(events, want) {
+		t.Fatalf("events = %v, want %v", events, want)
+	}
+	if v, ok := received(ch.C()); !ok || !v.Equal(epoch.Add(1500*time.Millisecond)) {
+		t.Fatalf("timer armed by callback: %v, %v; want epoch+1.5s", v, ok)
+	}
+	if f.Waiters() != 1 || !late.Stop() {
+		t.Fatalf("timer due after the target should stay armed; Waiters() = %d", f.Waiters())
+	}
+}
+
+func TestFakeCallbackCanStopOtherTimers(t *testing.T) {
+	f := clock.NewFake()
+	fired := false
+	var victim clock.Timer
+	f.AfterFunc(time.Second, func() {
+		if !victim.Stop() {
+			t.Error("Stop of armed timer from callback = false")
+		}
+	})
+	victim = f.AfterFunc(time.Second, func() { fired = true })
+	f.Advance(time.Second)
+	if fired {
+		t.Fatal("timer stopped by an earlier callback still fired")
+	}
+}
+
+func TestFakeAfterFuncRunsSynchronouslyInAdvance(t *testing.T) {
+	f := clock.NewFake()
+	ran := false // no synchronisation: the race detector flags another goroutine
+	tm := f.AfterFunc(time.Second, func() { ran = true })
+	if tm.C() != nil {
+		t.Fatal("AfterFunc timer C() != nil")
+	}
+	f.Advance(time.Second)
+	if !ran {
+		t.Fatal("callback had not run when Advance returned")
+	}
+}
+
+func TestFakeAfterFuncZeroDurationFiresOnNextAdvance(t *testing.T) {
+	f := clock.NewFake()
+	ran := false
+	f.AfterFunc(0, func() { ran = true })
+	if ran || f.Waiters() != 1 {
+		t.Fatalf("AfterFunc(0) ran=%v Waiters=%d before Advance; want false, 1", ran, f.Waiters())
+	}
+	f.Advance(0)
+	if !ran {
+		t.Fatal("AfterFunc(0) did not run on Advance(0)")
+	}
+}
+
+func TestFakeNewTimerNonPositiveFiresAtOnce(t *testing.T) {
+	f := clock.NewFake()
+	for _, d := range []time.Duration{0, -time.Second} {
+		tm := f.NewTimer(d)
+		if v, ok := received(tm.C()); !ok || !v.Equal(epoch) {
+			t.Fatalf("NewTimer(%v): %v, %v; want epoch, true", d, v, ok)
+		}
+	}
+	if f.Waiters() != 0 {
+		t.Fatalf("Waiters() = %d, want 0", f.Waiters())
+	}
+}
+
+func TestFakeChannelSendDoesNotBlock(t *testing.T) {
+	f := clock.NewFake()
+	tm := f.NewTimer(time.Second)
+	f.AfterFunc(2*time.Second, func() { tm.Reset(time.Second) }) // drains, re-arms for 3s
+	f.Advance(time.Second)
+	// Fire again while the first value is still unreceived: Advance must not block.
+	f.AfterFunc(0, func() {})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.Advance(5 * time.Second)
+	}()
+	<-done
+	v, ok := received(tm.C())
+	if !ok || !v.Equal(epoch.Add(3*time.Second)) {
+		t.Fatalf("got %v, %v; want epoch+3s", v, ok)
+	}
+	if _, ok := received(tm.C()); ok {
+		t.Fatal("more than one value buffered")
+	}
+}
+
+func TestFakeStopDrainsPendingValue(t *testing.T) {
+	f := clock.NewFake()
+	tm := f.NewTimer(time.Second)
+	f.Advance(time.Second)
+	// Go 1.23+ semantics: an unreceived value counts as not fired.
+	if !tm.Stop() {
+		t.Fatal("Stop with an unreceived value = false, want true")
+	}
+	if _, ok := received(tm.C()); ok {
+		t.Fatal("stale value received after Stop")
+	}
+	if tm.Stop() {
+		t.Fatal("second Stop = true")
+	}
+}
+
+func TestFakeResetDrainsPendingValue(t *testing.T) {
+	f := clock.NewFake()
+	tm := f.NewTimer(time.Second)
+	f.Advance(time.Second)
+	if !tm.Reset(time.Second) {
+		t.Fatal("Reset with an unreceived value = false, want true")
+	}
+	if _, ok := received(tm.C()); ok {
+		t.Fatal("stale value received after Reset")
+	}
+	f.Advance(time.Second)
+	if v, ok := received(tm.C()); !ok || !v.Equal(epoch.Add(2*time.Second)) {
+		t.Fatalf("after Reset: %v, %v; want epoch+2s", v, ok)
+	}
+}
+
+func TestFakeStopAndResetResults(t *testing.T) {
+	f := clock.NewFake()
+	tm := f.NewTimer(time.Second)
+	if !tm.Stop() {
+		t.Fatal("Stop of armed timer = false")
+	}
+	if f.Waiters() != 0 {
+		t.Fatalf("Waiters() after Stop = %d", f.Waiters())
+	}
+	if tm.Stop() {
+		t.Fatal("Stop of stopped timer = true")
+	}
+	f.Advance(time.Hour)
+	if _, ok := received(tm.C()); ok {
+		t.Fatal("stopped timer fired")
+	}
+	if tm.Reset(time.Second) {
+		t.Fatal("Reset of stopped timer = true")
+	}
+	if !tm.Reset(2 * time.Second) {
+		t.Fatal("Reset of armed timer = false")
+	}
+	f.Advance(time.Second)
+	if _, ok := received(tm.C()); ok {
+		t.Fatal("timer fired at its old deadline after Reset")
+	}
+	f.Advance(time.Second)
+	if _, ok := received(tm.C()); !ok {
+		t.Fatal("timer did not fire at its Reset deadline")
+	}
+	// Fired and received: Stop and Reset report inactive.
+	if tm.Stop() {
+		t.Fatal("Stop of fired timer = true")
+	}
+	if tm.Reset(time.Second) {
+		t.Fatal("Reset of fired timer = true")
+	}
+
+	n := 0
+	af := f.AfterFunc(time.Second, func() { n++ })
+	f.Advance(time.Second)
+	if af.Stop() {
+		t.Fatal("Stop of fired AfterFunc = true")
+	}
+	if af.Reset(time.Second) {
+		t.Fatal("Reset of fired AfterFunc = true")
+	}
+	f.Advance(time.Second)
+	if n != 2 {
+		t.Fatalf("AfterFunc ran %d times after Reset, want 2", n)
+	}
+}
+
+func TestFakeAdvanceNegativePanics(t *testing.T) {
+	f := clock.NewFake()
+	defer func() {
+		const want = "clock: Advance with negative duration -1s"
+		if r := recover(); r != want {
+			t.Fatalf("panic = %v, want %q", r, want)
+		}
+	}()
+	f.Advance(-time.Second)
+}
+
+func TestFakeAfterFuncNilPanics(t *testing.T) {
+	defer func() {
+		if r, _ := recover().(string); r != "clock: AfterFunc with nil func" {
+			t.Fatalf("panic = %q", r)
+		}
+	}()
+	clock.NewFake().AfterFunc(time.Second, nil)
+}
+
+func TestFakeSetForwardFiresBackwardDoesNot(t *testing.T) {
+	f := clock.NewFake()
+	n := 0
+	f.AfterFunc(time.Hour, func() { n++ })
+	f.Set(epoch.Add(-time.Hour))
+	if !f.Now().Equal(epoch.Add(-time.Hour)) || n != 0 {
+		t.Fatalf("Set back: Now=%v n=%d", f.Now(), n)
+	}
+	f.Set(epoch.Add(30 * time.Minute)) // before the timer's absolute deadline
+	if n != 0 {
+		t.Fatal("timer fired before its absolute deadline")
+	}
+	f.Set(epoch.Add(2 * time.Hour))
+	if n != 1 || !f.Now().Equal(epoch.Add(2*time.Hour)) {
+		t.Fatalf("Set forward: Now=%v n=%d", f.Now(), n)
+	}
+	f.AfterFunc(0, func() { n++ })
+	f.Set(f.Now()) // not before now: same as Advance(0)
+	if n != 2 {
+		t.Fatal("Set(Now()) did not fire a due timer")
+	}
+}
+
+func TestFakeSleepReturnsOnAdvance(t *testing.T) {
+	f := clock.NewFake()
+	done := make(chan error, 1)
+	go func() { done <- f.Sleep(context.Background(), time.Second) }()
+	if err := f.BlockUntil(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Advance(time.Second - 1)
+	select {
+	case err := <-done:
+		t.Fatalf("Sleep returned %v before its deadline", err)
+	default:
+	}
+	f.Advance(1)
+	if err := <-done; err != nil {
+		t.Fatalf("Sleep = %v, want nil", err)
+	}
+	if f.Waiters() != 0 {
+		t.Fatalf("Waiters() = %d, want 0", f.Waiters())
+	}
+}
+
+func TestFakeSleepContextCancelRemovesTimer(t *testing.T) {
+	f := clock.NewFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.Sleep(ctx, time.Hour) }()
+	if err := f.BlockUntil(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Sleep = %v, want context.Canceled", err)
+	}
+	if f.Waiters() != 0 {
+		t.Fatalf("Waiters() after cancelled Sleep = %d, want 0", f.Waiters())
+	}
+}
+
+func TestFakeSleepImmediateCases(t *testing.T) {
+	f := clock.NewFake()
+	live := context.Background()
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	cases := []struct {
+		ctx  context.Context
+		d    time.Duration
+		want error
+	}{
+		{live, 0, nil},
+		{live, -time.Second, nil},
+		{dead, 0, context.Canceled},
+		{dead, time.Hour, context.Canceled},
+	}
+	for _, c := range cases {
+		if err := f.Sleep(c.ctx, c.d); err != c.want {
+			t.Errorf("Sleep(d=%v) = %v, want %v", c.d, err, c.want)
+		}
+	}
+	if f.Waiters() != 0 {
+		t.Fatalf("Waiters() = %d, want 0", f.Waiters())
+	}
+}
+
+func TestFakeWaitersCountsAllArmedTimers(t *testing.T) {
+	f := clock.NewFake()
+	a := f.NewTimer(time.Second)
+	f.AfterFunc(2*time.Second, func() {})
+	f.NewTimer(0) // fires at once: not armed
+	if got := f.Waiters(); got != 2 {
+		t.Fatalf("Waiters() = %d, want 2", got)
+	}
+	a.Stop()
+	if got := f.Waiters(); got != 1 {
+		t.Fatalf("Waiters() after Stop = %d, want 1", got)
+	}
+	f.Advance(2 * time.Second)
+	if got := f.Waiters(); got != 0 {
+		t.Fatalf("Waiters() after firing = %d, want 0", got)
+	}
+}
+
+func TestFakeBlockUntilReleasesAllSleepers(t *testing.T) {
+	const n = 10
+	f := clock.NewFake()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() { errs <- f.Sleep(context.Background(), time.Duration(i+1)*time.Second) })
+	}
+	if err := f.BlockUntil(t.Context(), n); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Waiters(); got != n {
+		t.Fatalf("Waiters() = %d, want %d", got, n)
+	}
+	f.Advance(n * time.Second)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("Sleep = %v", err)
+		}
+	}
+}
+
+func TestFakeBlockUntilContextEnds(t *testing.T) {
+	f := clock.NewFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.BlockUntil(ctx, 2) }()
+	f.NewTimer(time.Second).Stop() // wakes it without satisfying it
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("BlockUntil = %v, want context.Canceled", err)
+	}
+	// Satisfied at once, even with n <= 0 or a dead ctx.
+	if err := f.BlockUntil(ctx, 0); err != nil {
+		t.Fatalf("BlockUntil(dead, 0) = %v, want nil", err)
+	}
+}
+
+func TestFakeBlockUntilWakesOnArm(t *testing.T) {
+	f := clock.NewFake()
+	done := make(chan error, 1)
+	go func() { done <- f.BlockUntil(context.Background(), 2) }()
+	f.NewTimer(time.Second)
+	f.AfterFunc(time.Second, func() {})
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFakeConcurrent runs goroutines that sleep, arm channel timers and
+// AfterFunc timers, stop and reset them, while the test goroutine advances.
+// Run with -race.
+func TestFakeConcurrent(t *testing.T) {
+	const (
+		workers = 8
+		rounds  = 50
+	)
+	f := clock.NewFake()
+	ctx := t.Context()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	fired := 0
+	for w := range workers {
+		wg.Go(func() {
+			for r := range rounds {
+				d := time.Duration(1+(w+r)%5) * time.Millisecond
+				// Arm-and-stop noise that leaves Waiters unchanged.
+				extra := f.NewTimer(time.Hour)
+				extra.Reset(d)
+				extra.Stop()
+				_ = f.Now()
+				switch (w + r) % 3 {
+				case 0:
+					if err := f.Sleep(ctx, d); err != nil {
+						t.Error(err)
+						return
+					}
+				case 1:
+					tm := f.NewTimer(d)
+					<-tm.C()
+				case 2:
+					done := make(chan struct{})
+					f.AfterFunc(d, func() {
+						mu.Lock()
+						fired++
+						mu.Unlock()
+						close(done)
+					})
+					<-done
+				}
+			}
+		})
+	}
+	// Every timer armed below is due within 5ms, so each Advance releases
+	// all armed timers; keep advancing until every worker is done.
+	allDone, cancel := context.WithCancel(ctx)
+	go func() { wg.Wait(); cancel() }()
+	prev := f.Now()
+	for f.BlockUntil(allDone, 1) == nil {
+		f.Advance(5 * time.Millisecond)
+		if now := f.Now(); now.Sub(prev) != 5*time.Millisecond {
+			t.Fatalf("Advance(5ms) moved time by %v", now.Sub(prev))
+		}
+		prev = f.Now()
+	}
+	wg.Wait()
+	if f.Waiters() != 0 {
+		t.Fatalf("Waiters() = %d, want 0", f.Waiters())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fired == 0 {
+		t.Fatal("no AfterFunc callback ran")
+	}
+}
+
+// TestFakeConcurrentAdvance checks that concurrent Advance calls are
+// serialised: time never goes backwards and every timer fires once.
+func TestFakeConcurrentAdvance(t *testing.T) {
+	f := clock.NewFake()
+	var mu sync.Mutex
+	var seen []time.Time
+	for i := range 100 {
+		f.AfterFunc(time.Duration(i)*time.Millisecond, func() {
+			mu.Lock()
+			seen = append(seen, f.Now())
+			mu.Unlock()
+		})
+	}
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Go(func() { f.Advance(10 * time.Millisecond) })
+	}
+	wg.Wait()
+	if len(seen) != 100 {
+		t.Fatalf("%d callbacks ran, want 100", len(seen))
+	}
+	if !slices.IsSortedFunc(seen, time.Time.Compare) {
+		t.Fatal("callbacks saw time go backwards")
+	}
+	if want := epoch.Add(100 * time.Millisecond); !f.Now().Equal(want) {
+		t.Fatalf("Now() = %v, want %v", f.Now(), want)
+	}
+}
