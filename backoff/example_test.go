@@ -1,0 +1,122 @@
+package backoff_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/f0b5b96b/resilience/backoff"
+)
+
+// printDelays prints the first n delays of a fresh execution of s, rounded
+// to the millisecond.
+func printDelays(s backoff.Schedule, n int) {
+	q := s.Start()
+	ds := make([]string, n)
+	for i := range ds {
+		ds[i] = q.Next().Round(time.Millisecond).String()
+	}
+	fmt.Println(strings.Join(ds, " "))
+}
+
+func ExampleConstant() {
+	s := backoff.Constant(500 * time.Millisecond)
+	fmt.Println(s)
+	printDelays(s, 4)
+	// Output:
+	// constant(500ms)
+	// 500ms 500ms 500ms 500ms
+}
+
+func ExampleLinear() {
+	s := backoff.Linear(100*time.Millisecond, 50*time.Millisecond, 300*time.Millisecond)
+	fmt.Println(s)
+	printDelays(s, 7)
+	// Output:
+	// linear(100ms+50ms, max 300ms)
+	// 100ms 150ms 200ms 250ms 300ms 300ms 300ms
+}
+
+func ExampleExponential() {
+	s := backoff.Exponential(100*time.Millisecond, 2, time.Second)
+	fmt.Println(s, "max", s.Max())
+	printDelays(s, 7)
+	// Output:
+	// exponential(100ms×2, max 1s) max 1s
+	// 100ms 200ms 400ms 800ms 1s 1s 1s
+}
+
+func ExampleSchedule_WithJitter() {
+	s := backoff.Exponential(100*time.Millisecond, 2, time.Second)
+	for _, j := range []backoff.Jitter{backoff.None, backoff.Full, backoff.Equal, backoff.Decorrelated} {
+		// A seeded source makes the output reproducible; production code
+		// usually keeps the default source.
+		r := rand.New(rand.NewPCG(1, 2))
+		sj := s.WithJitter(j).WithRand(r)
+		fmt.Printf("%-14s", j.String()+":")
+		printDelays(sj, 6)
+	}
+	// Output:
+	// none:         100ms 200ms 400ms 800ms 1s 1s
+	// full:         77ms 123ms 314ms 637ms 234ms 41ms
+	// equal:        88ms 162ms 357ms 719ms 617ms 521ms
+	// decorrelated: 254ms 508ms 1s 1s 779ms 192ms
+}
+
+func ExampleSchedule_Start() {
+	s := backoff.Exponential(10*time.Millisecond, 3, time.Second)
+	errTransient := errors.New("transient")
+	calls := 0
+	op := func() error {
+		if calls++; calls < 4 {
+			return errTransient
+		}
+		return nil
+	}
+
+	q := s.Start() // one Sequence per execution
+	for err := op(); err != nil; err = op() {
+		d := q.Next()
+		fmt.Printf("attempt %d failed: %v; retrying in %v\n", calls, err, d)
+		// time.Sleep(d)
+	}
+	fmt.Println("attempt", calls, "succeeded")
+	// Output:
+	// attempt 1 failed: transient; retrying in 10ms
+	// attempt 2 failed: transient; retrying in 30ms
+	// attempt 3 failed: transient; retrying in 90ms
+	// attempt 4 succeeded
+}
+
+func ExampleSchedule_Delays() {
+	s := backoff.Linear(time.Second, time.Second, 3*time.Second)
+	retries := 0
+	for d := range s.Delays() { // infinite: break out
+		fmt.Println(d)
+		if retries++; retries == 5 {
+			break
+		}
+	}
+	// Output:
+	// 1s
+	// 2s
+	// 3s
+	// 3s
+	// 3s
+}
+
+func ExampleSchedule_WithRand() {
+	s := backoff.Constant(time.Second).WithJitter(backoff.Full)
+	a := s.WithRand(rand.New(rand.NewPCG(7, 7)))
+	b := s.WithRand(rand.New(rand.NewPCG(7, 7)))
+	qa, qb := a.Start(), b.Start()
+	for range 3 {
+		fmt.Println(qa.Next() == qb.Next())
+	}
+	// Output:
+	// true
+	// true
+	// true
+}
