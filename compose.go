@@ -6,7 +6,11 @@ import (
 )
 
 // Op is one call to a dependency: it returns a result of type T or an error.
-// Policies run Ops; an Op should honour ctx.
+// An Op should honour ctx: return soon after ctx is done.
+//
+// A policy may run an Op more than once (retry) and from several goroutines
+// at once (hedge), so an Op must be safe for that: keep per-call state in
+// the Op's own variables, not in variables it shares with other calls.
 type Op[T any] func(ctx context.Context) (T, error)
 
 // Policy is a resilience policy for calls that return a T: a chain of
@@ -37,6 +41,8 @@ type layer[T any] struct {
 //
 // Next is a small value passed by copy; holding it does not allocate, and it
 // stays valid after the layer returns (an abandoned attempt may finish later).
+// Layers get their Next from the chain; the zero Next has no op and must not
+// be called.
 type Next[T any] struct {
 	layers []layer[T]
 	op     Op[T]
@@ -109,14 +115,24 @@ func (p Policy[T]) Fallback(fn func(ctx context.Context, err error) (T, error)) 
 	if fn == nil {
 		panic("resilience: Fallback fn must not be nil")
 	}
-	fb := New("fallback", func(ctx context.Context, next Next[T]) (T, error) {
+	return Then(Fallback(fn), p)
+}
+
+// Fallback returns a one-layer policy named "fallback" that runs the rest of
+// the chain and, when it returns a non-nil error, returns fn(ctx, err)
+// instead. Fallback(fn).Then(p) is the same as p.Fallback(fn); see
+// [Policy.Fallback] for the contract. Fallback panics if fn is nil.
+func Fallback[T any](fn func(ctx context.Context, err error) (T, error)) Policy[T] {
+	if fn == nil {
+		panic("resilience: Fallback fn must not be nil")
+	}
+	return New("fallback", func(ctx context.Context, next Next[T]) (T, error) {
 		v, err := next.Call(ctx)
 		if err != nil {
 			return fn(ctx, err)
 		}
 		return v, nil
 	})
-	return Then(fb, p)
 }
 
 // Do runs op through p under ctx and returns its result. Do allocates

@@ -406,3 +406,27 @@ func BenchmarkDoThreeLayersParallel(b *testing.B) {
 		}
 	})
 }
+
+func TestFallbackFunctionFormMatchesMethod(t *testing.T) {
+	var trace []string
+	fb := func(_ context.Context, err error) (int, error) {
+		trace = append(trace, "fallback: "+err.Error())
+		return -1, nil
+	}
+	failing := func(context.Context) (int, error) { return 0, errors.New("down") }
+	inner := tracer("inner", &trace)
+	var got [][]string
+	for _, p := range []resilience.Policy[int]{inner.Fallback(fb), resilience.Fallback(fb).Then(inner)} {
+		trace = nil
+		if v, err := p.Do(context.Background(), failing); v != -1 || err != nil {
+			t.Errorf("%v: Do = %d, %v; want -1, nil", p, v, err)
+		}
+		if p.String() != "fallback > inner" {
+			t.Errorf("String() = %q", p.String())
+		}
+		got = append(got, trace)
+	}
+	if diff := cmp.Diff(got[0], got[1]); diff != "" {
+		t.Errorf("function form differs from method (-method +function):\n%s", diff)
+	}
+}

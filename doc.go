@@ -24,10 +24,11 @@
 //
 //   - [New]: a policy of your own, one layer that calls [Next.Call] to go on
 //   - [Then], [Policy.Then]: composition, outermost first
-//   - [Policy.Fallback]: a result to use when the chain fails
+//   - [Policy.Fallback], [Fallback]: a result to use when the chain fails
 //   - [Policy.Do], [Policy.Wrap]: running an op
 //   - [Guard], [Guard2], [GuardErr]: guarded functions that keep their own shape
 //   - [As]: typed calls through one shared Policy[any]
+//   - [ErrRefused], [RetryAfter]: what guards' refusals share
 //
 // # Order
 //

@@ -217,3 +217,18 @@ func ExampleRetryAfter() {
 	}
 	// Output: come back in 2s
 }
+
+func ExampleFallback() {
+	// The function form puts a fallback first in a Then list.
+	p := resilience.Then(
+		resilience.Fallback(func(ctx context.Context, err error) (string, error) { return "stale", nil }),
+		logged[string]("guard"),
+	)
+	fmt.Println(p)
+	fmt.Println(p.Do(context.Background(), func(context.Context) (string, error) { return "", errors.New("down") }))
+	// Output:
+	// fallback > guard
+	// guard in
+	// guard out:  down
+	// stale <nil>
+}

@@ -57,11 +57,15 @@ func GuardErr[T any](p Policy[T], fn func(context.Context) error) func(context.C
 // result type. The result is a single layer named after p's chain, and it
 // composes with typed policies like any other.
 //
-// A call through As boxes its result in an any, which allocates unless T is
-// pointer-shaped, and builds one closure. If p returns a non-nil value that is
-// not a T (only a fallback in p can produce one), the call returns the zero T
-// and an error saying so that wraps p's error, if any.
+// As of the zero Policy[any] is the zero Policy[T]. A call through As boxes
+// its result in an any, which allocates unless T is pointer-shaped, and
+// builds one closure. If p returns a non-nil value that is not a T (a layer
+// of p that makes up its own result, such as a fallback, can), the call
+// returns the zero T and an error saying so that wraps p's error, if any.
 func As[T any](p Policy[any]) Policy[T] {
+	if len(p.layers) == 0 {
+		return Policy[T]{}
+	}
 	return New(p.String(), func(ctx context.Context, next Next[T]) (T, error) {
 		v, err := p.Do(ctx, func(ctx context.Context) (any, error) { return next.Call(ctx) })
 		if v == nil {

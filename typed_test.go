@@ -158,3 +158,11 @@ func BenchmarkGuard(b *testing.B) {
 		_, _ = get(ctx, 1)
 	}
 }
+
+func TestAsOfZeroIsZero(t *testing.T) {
+	var trace []string
+	p := resilience.As[int](resilience.Policy[any]{}).Then(tracer("a", &trace))
+	if got := p.String(); got != "a" {
+		t.Errorf("As(zero).Then(a).String() = %q, want %q", got, "a")
+	}
+}

@@ -120,8 +120,9 @@ const (
 	// multiplier): each delay is min(max, uniform in [base, 3·prev]), where
 	// prev is the previous delay of the same [Sequence] (base before the
 	// first retry), and base is the schedule's first un-jittered delay.
-	// Delays stay in [base, max]. With a base of 0 every delay is 0; with
-	// Constant(d) every delay is d.
+	// Delays stay in [base, max]. With Constant(d) every delay is d.
+	// [Schedule.WithJitter] panics when Decorrelated is asked of a schedule
+	// whose base is 0 but that grows (base 0 would keep every delay at 0).
 	Decorrelated
 )
 
@@ -142,10 +143,16 @@ func (j Jitter) String() string {
 }
 
 // WithJitter returns a copy of s that randomizes its delays as j says. It
-// panics if j is not one of [None], [Full], [Equal] or [Decorrelated].
+// panics if j is not one of [None], [Full], [Equal] or [Decorrelated], and
+// for Decorrelated on a schedule with base 0 and a max above 0.
 func (s Schedule) WithJitter(j Jitter) Schedule {
 	if j > Decorrelated {
 		panic(fmt.Sprintf("backoff: WithJitter jitter must be None, Full, Equal or Decorrelated, got %v", j))
+	}
+	if j == Decorrelated && s.base == 0 && s.max > 0 {
+		// Decorrelated delays grow from base: from 0 they would stay 0 and
+		// quietly turn a growing schedule into no backoff at all.
+		panic(fmt.Sprintf("backoff: WithJitter Decorrelated needs a base > 0, got %v", s))
 	}
 	s.jitter = j
 	return s

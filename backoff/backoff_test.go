@@ -110,6 +110,8 @@ func TestPanics(t *testing.T) {
 		{"exponential/multiplier NaN", func() { backoff.Exponential(ms, math.NaN(), time.Second) }, "backoff: Exponential multiplier must be finite, got NaN"},
 		{"exponential/max < base", func() { backoff.Exponential(time.Second, 2, 0) }, "backoff: Exponential max must be >= base (1s), got 0s"},
 		{"jitter/unknown", func() { backoff.Constant(0).WithJitter(4) }, "backoff: WithJitter jitter must be None, Full, Equal or Decorrelated, got Jitter(4)"},
+		{"jitter/decorrelated from 0", func() { backoff.Linear(0, time.Second, time.Hour).WithJitter(backoff.Decorrelated) }, "backoff: WithJitter Decorrelated needs a base > 0, got linear(0s+1s, max 1h0m0s)"},
+		{"jitter/decorrelated from 0 exponential", func() { backoff.Exponential(0, 2, time.Hour).WithJitter(backoff.Decorrelated) }, "backoff: WithJitter Decorrelated needs a base > 0, got exponential(0s×2, max 1h0m0s)"},
 		{"jitter/255", func() { backoff.Constant(0).WithJitter(255) }, "backoff: WithJitter jitter must be None, Full, Equal or Decorrelated, got Jitter(255)"},
 	}
 	for _, tt := range tests {
@@ -284,8 +286,7 @@ func TestDecorrelatedDegenerate(t *testing.T) {
 	}{
 		{backoff.Constant(time.Second), time.Second},
 		{backoff.Constant(maxDur), maxDur},
-		{backoff.Exponential(0, 2, time.Hour), 0},
-		{backoff.Linear(0, time.Second, time.Hour), 0},
+		{backoff.Exponential(0, 2, 0), 0},
 		{backoff.Schedule{}, 0},
 	}
 	for _, tt := range tests {

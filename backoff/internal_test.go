@@ -241,8 +241,9 @@ func FuzzDelayBounds(f *testing.F) {
 			t.Fatalf("constructor %d(%v, %v, %v, %v) accepted invalid input: %v", k, base, step, max, mult, s)
 		}
 		j := Jitter(jitterArg % 5)
+		wantPanic := j > Decorrelated || (j == Decorrelated && base == 0 && s.Max() > 0)
 		s, panicked := withJitter(s, j)
-		if panicked != (j > Decorrelated) {
+		if panicked != wantPanic {
 			t.Fatalf("WithJitter(%v): panicked = %v", j, panicked)
 		}
 		if panicked {

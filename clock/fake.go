@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -27,7 +28,7 @@ type Fake struct {
 	now     time.Time     // current fake time
 	timers  timerHeap     // armed timers, earliest deadline first
 	seq     uint64        // arming counter, breaks deadline ties
-	changed chan struct{} // closed and cleared whenever len(timers) changes
+	blocked []chan struct{} // one per BlockUntil call waiting; all closed when len(timers) changes
 
 	// advMu serialises Advance and Set so time never moves backwards
 	// under concurrent Advance calls.
@@ -53,10 +54,11 @@ func (f *Fake) lock() {
 
 // notifyLocked wakes BlockUntil callers. f.mu must be held.
 func (f *Fake) notifyLocked() {
-	if f.changed != nil {
-		close(f.changed)
-		f.changed = nil
+	for i, ch := range f.blocked {
+		close(ch)
+		f.blocked[i] = nil
 	}
+	f.blocked = f.blocked[:0]
 }
 
 // Now returns the Fake's current time.
@@ -124,6 +126,11 @@ func (f *Fake) Sleep(ctx context.Context, d time.Duration) error {
 // Advance also fire within it if they are due by the new time. When
 // Advance returns, all such callbacks have returned and Now reports the
 // old time plus d.
+//
+// A goroutine woken by a timer that arms a new one (a loop of Sleep calls,
+// say) does so concurrently with Advance, which may return before the new
+// timer exists: step such code with [Fake.BlockUntil] then Advance, once
+// per timer, rather than one large Advance.
 //
 // Concurrent calls to Advance and Set are serialised. Advance must not be
 // called from an AfterFunc callback of the same Fake. It panics if d < 0.
@@ -200,14 +207,20 @@ func (f *Fake) BlockUntil(ctx context.Context, n int) error {
 			f.mu.Unlock()
 			return nil
 		}
-		if f.changed == nil {
-			f.changed = make(chan struct{})
-		}
-		ch := f.changed
+		// Each call waits on a channel of its own and takes it back when it
+		// gives up, so no channel outlives its waiter (a waiter inside a
+		// testing/synctest bubble leaves nothing behind for code outside it).
+		ch := make(chan struct{})
+		f.blocked = append(f.blocked, ch)
 		f.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
+			f.lock()
+			if i := slices.Index(f.blocked, ch); i >= 0 {
+				f.blocked = slices.Delete(f.blocked, i, i+1)
+			}
+			f.mu.Unlock()
 			return ctx.Err()
 		}
 	}

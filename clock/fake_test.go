@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
@@ -562,5 +563,23 @@ func TestFakeConcurrentAdvance(t *testing.T) {
 	}
 	if want := epoch.Add(100 * time.Millisecond); !f.Now().Equal(want) {
 		t.Fatalf("Now() = %v, want %v", f.Now(), want)
+	}
+}
+
+// A BlockUntil that gives up inside a synctest bubble must leave nothing
+// behind: a later timer change outside the bubble would otherwise close a
+// channel that belongs to the bubble, a fatal error.
+func TestBlockUntilInsideBubbleLeavesNothingBehind(t *testing.T) {
+	f := clock.NewFake()
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := f.BlockUntil(ctx, 1); err != context.DeadlineExceeded {
+			t.Fatalf("BlockUntil = %v, want %v", err, context.DeadlineExceeded)
+		}
+	})
+	f.NewTimer(time.Second) // a timer change outside the bubble
+	if n := f.Waiters(); n != 1 {
+		t.Fatalf("Waiters = %d, want 1", n)
 	}
 }
