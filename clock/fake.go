@@ -24,10 +24,10 @@ var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 // A Fake is safe for simultaneous use by multiple goroutines.
 type Fake struct {
 	mu      sync.Mutex
-	started bool          // now has been initialised to epoch
-	now     time.Time     // current fake time
-	timers  timerHeap     // armed timers, earliest deadline first
-	seq     uint64        // arming counter, breaks deadline ties
+	started bool            // now has been initialised to epoch
+	now     time.Time       // current fake time
+	timers  timerHeap       // armed timers, earliest deadline first
+	seq     uint64          // arming counter, breaks deadline ties
 	blocked []chan struct{} // one per BlockUntil call waiting; all closed when len(timers) changes
 
 	// advMu serialises Advance and Set so time never moves backwards
