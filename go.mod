@@ -7,4 +7,4 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require go.uber.org/goleak v1.3.0 // indirect
+require go.uber.org/goleak v1.3.0
