@@ -84,8 +84,8 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 //     the slot goes on to the next caller in line.
 //
 // When a slot is free and nobody waits, Acquire takes it without looking at
-// ctx, as golang.org/x/sync/semaphore does; a caller that must queue with a
-// finished ctx gets ctx.Err() without queueing.
+// ctx, as golang.org/x/sync/semaphore does; a caller with a finished ctx
+// that would join the queue gets ctx.Err() instead, without queueing.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if b.tryAcquire() {
 		return nil
@@ -116,6 +116,9 @@ func (b *Bulkhead) tryAcquire() bool {
 // acquireSlow takes a slot or joins the queue, under the lock.
 func (b *Bulkhead) acquireSlow(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
+		if b.state.Load()>>32 >= b.maxQueue {
+			return b.full // no room to queue anyway
+		}
 		return err
 	}
 	b.mu.Lock()

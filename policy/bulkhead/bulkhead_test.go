@@ -204,19 +204,32 @@ func TestDeadlineWhileQueued(t *testing.T) {
 }
 
 // A caller with a finished context is not queued; with a free slot it is
-// served without looking at the context.
+// served without looking at the context, and with no room in the queue it
+// is refused as anyone would be.
 func TestDoneContext(t *testing.T) {
-	b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if err := b.Acquire(ctx); err != nil {
-		t.Fatalf("Acquire with a free slot = %v, want nil", err)
-	}
-	if err := b.Acquire(ctx); err != context.Canceled {
-		t.Fatalf("Acquire that would queue = %v, want context.Canceled", err)
-	}
-	checkCounts(t, b, counts{1, 0})
-	b.Release()
+	synctest.Test(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := b.Acquire(ctx); err != nil {
+			t.Fatalf("Acquire with a free slot = %v, want nil", err)
+		}
+		if err := b.Acquire(ctx); err != context.Canceled {
+			t.Fatalf("Acquire that would queue = %v, want context.Canceled", err)
+		}
+		checkCounts(t, b, counts{1, 0})
+		queued := acquire(t.Context(), b)
+		if err := b.Acquire(ctx); !errors.Is(err, bulkhead.ErrFull) {
+			t.Fatalf("Acquire with the queue full = %v, want ErrFull", err)
+		}
+		checkCounts(t, b, counts{1, 1})
+		b.Release()
+		synctest.Wait()
+		if got := result(queued); got != "acquired" {
+			t.Fatalf("queued caller: %s", got)
+		}
+		b.Release()
+	})
 }
 
 // cancelOnErr is a context whose Err, the first time it is called, runs

@@ -17,7 +17,9 @@ type Config struct {
 	// and at most 1e9 (one per nanosecond, the resolution of time), or
 	// +Inf, which admits every event. 0 means no refill: the bucket gives
 	// Burst events in all and then refuses. Use [Every] to give it as one
-	// event per duration. New sets it from its argument.
+	// event per duration: a Rate whose interval 1e9/Rate is within a
+	// relative 2^-50 (float64 rounding) of a whole number of nanoseconds is
+	// taken as exactly that interval. New sets it from its argument.
 	Rate float64
 
 	// Burst is the bucket's capacity: how many events may pass at once

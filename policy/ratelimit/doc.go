@@ -27,9 +27,11 @@
 // limit); bursts and n are counts of events; durations are [time.Duration]
 // values (nanoseconds). Time is read in nanoseconds: when 1/Rate is a whole
 // number of nanoseconds (as with Every(d), or any Rate dividing 1e9) the
-// bucket is exact; otherwise a decision may fall up to one nanosecond later
-// than an exact bucket's, never earlier. A limiter's clock runs for 73 years
-// after it is created.
+// bucket is exact. Otherwise rounding goes against the caller: the bound
+// above still holds exactly, and an event that an exact bucket would let
+// pass with less than 2ns worth of tokens to spare may be refused, passing
+// at most 2ns later. A limiter's clock runs for 73 years after it is
+// created, then stops (the bucket no longer refills).
 //
 // # Errors
 //

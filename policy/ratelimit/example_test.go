@@ -55,10 +55,10 @@ func ExampleLimiter_Allow() {
 // AllowN takes several tokens at once, all or none: here, bytes.
 func ExampleLimiter_AllowN() {
 	fake := clock.NewFake()
-	l := ratelimit.New(1<<20, 64<<10, ratelimit.WithClock(fake)) // 1 MiB/s, bursts of 64 KiB
-	fmt.Println(l.AllowN(48<<10), l.AllowN(32<<10), l.AllowN(16<<10))
-	fake.Advance(time.Second / 32) // 32 KiB back
-	fmt.Println(l.AllowN(32 << 10))
+	l := ratelimit.New(1e6, 64_000, ratelimit.WithClock(fake)) // 1 MB/s, bursts of 64 kB
+	fmt.Println(l.AllowN(48_000), l.AllowN(32_000), l.AllowN(16_000))
+	fake.Advance(32 * time.Millisecond) // 32 kB back
+	fmt.Println(l.AllowN(32_000))
 	// Output:
 	// true false true
 	// true

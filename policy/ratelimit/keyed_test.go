@@ -77,7 +77,7 @@ func TestKeyedStress(t *testing.T) {
 	for w := range 8 {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(w), 1))
-			for range 2000 {
+			for range 500 {
 				key := fmt.Sprint(r.IntN(64))
 				if r.IntN(2) == 0 {
 					k.Allow(key)

@@ -43,7 +43,8 @@ func (l *Limiter) Allow() bool {
 	if p.inf {
 		return true
 	}
-	_, _, ok := l.admit(p.units(p.elapsed()), p.inc, 0)
+	lo, hi := p.now()
+	_, _, ok := l.admit(lo, hi, p.inc, 0)
 	return ok
 }
 
@@ -51,34 +52,44 @@ func (l *Limiter) Allow() bool {
 // if so (all or none). It never waits. AllowN(0) is true; an n above the
 // burst is never allowed unless the rate is +Inf. AllowN panics if n < 0.
 func (l *Limiter) AllowN(n int) bool {
-	_, _, ok := l.take(n, 0)
+	_, _, _, ok := l.take(n, 0)
 	return ok
 }
 
-// take takes n tokens now if their wait, in units, is at most maxWait; see
-// admit.
-func (l *Limiter) take(n int, maxWait int64) (wait, tat int64, ok bool) {
+// take takes n tokens if they are there now or within limit. It returns
+// the wait in units (<= 0 when they are there now; see params.waitFor),
+// the TAT it set, the time it read (ns since the origin), and whether it
+// took them.
+func (l *Limiter) take(n int, limit time.Duration) (wait, tat, at int64, ok bool) {
 	p := l.p
 	if n <= 0 || p.inf {
 		if n < 0 {
 			panic(fmt.Sprintf("ratelimit: n must be >= 0, got %d", n))
 		}
-		return 0, 0, true
+		return 0, 0, 0, true
 	}
 	if int64(n) > p.burst {
-		return math.MaxInt64, 0, false
+		return math.MaxInt64, 0, 0, false
 	}
-	return l.admit(p.units(p.elapsed()), int64(n)*p.inc, maxWait)
+	at = p.elapsed()
+	lo, hi := p.unitsRange(at)
+	var maxWait int64 // units that pass within limit from now
+	if limit > 0 {
+		maxWait = p.units(min(at+int64(limit), maxElapsed)) - lo
+	}
+	wait, tat, ok = l.admit(lo, hi, int64(n)*p.inc, maxWait)
+	return wait, tat, at, ok
 }
 
-// admit is one GCRA step at time now: it takes need units of tokens if
-// their wait, in units, is at most maxWait. It returns the wait (<= 0 when
-// the tokens are there now), the TAT it set, and whether it took them.
-func (l *Limiter) admit(now, need, maxWait int64) (wait, tat int64, ok bool) {
+// admit is one GCRA step at a time between lo and hi units (see gcra.go):
+// it takes need units of tokens if their wait, in units, is at most
+// maxWait. It returns the wait (<= 0 when the tokens are there now), the
+// TAT it set, and whether it took them.
+func (l *Limiter) admit(lo, hi, need, maxWait int64) (wait, tat int64, ok bool) {
 	for {
 		old := l.tat.Load()
-		tat = max(old, now) + need
-		wait = tat - now - l.p.tau
+		tat = max(old, hi) + need
+		wait = max(old, lo) + need - lo - l.p.tau
 		if wait > maxWait {
 			return wait, 0, false
 		}
@@ -122,14 +133,14 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if d, ok := ctx.Deadline(); ok {
 		limit = max(min(limit, d.Sub(p.clk.Now())), 0)
 	}
-	wait, tat, ok := l.take(n, p.units(int64(limit)))
+	wait, tat, at, ok := l.take(n, limit)
 	if !ok {
-		return &LimitedError{Name: p.cfg.Name, Wait: p.duration(wait)}
+		return &LimitedError{Name: p.cfg.Name, Wait: p.waitFor(at, wait)}
 	}
 	if wait <= 0 {
 		return nil
 	}
-	if err := p.clk.Sleep(ctx, p.duration(wait)); err != nil {
+	if err := p.clk.Sleep(ctx, p.waitFor(at, wait)); err != nil {
 		// Give the tokens back if nobody reserved behind them.
 		l.tat.CompareAndSwap(tat, tat-int64(n)*p.inc)
 		return err

@@ -21,9 +21,9 @@ import (
 func Policy[T any](l *Limiter) resilience.Policy[T] {
 	p := policyParams(l)
 	return resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
-		if wait, _, ok := l.take(1, 0); !ok {
+		if wait, _, at, ok := l.take(1, 0); !ok {
 			var zero T
-			return zero, &LimitedError{Name: p.cfg.Name, Wait: p.duration(wait)}
+			return zero, &LimitedError{Name: p.cfg.Name, Wait: p.waitFor(at, wait)}
 		}
 		return next.Call(ctx)
 	})
