@@ -1,0 +1,287 @@
+package resiliencehttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/retry"
+)
+
+// ErrBodyNotReplayable is the error of an attempt after the first for a
+// request whose body cannot be sent again: it has a body but no GetBody
+// (http.NewRequest sets GetBody for bytes.Buffer, bytes.Reader and
+// strings.Reader bodies). The first attempt's failure is marked
+// retry.Permanent so that a retry policy stops at once; a hedge's extra
+// attempt gets this error. It matches resilience.ErrRefused: the request was
+// not sent, so a breaker does not count it.
+var ErrBodyNotReplayable = fmt.Errorf("resiliencehttp: request body cannot be replayed (no GetBody): %w", resilience.ErrRefused)
+
+// drainLimit is how much of a discarded response body is read so that its
+// connection can be reused; a longer body is closed unread.
+const drainLimit = 64 << 10
+
+// Transport is an [http.RoundTripper] that sends each request through a
+// resilience.Policy[*http.Response]: retries, breaker, timeout and the rest
+// see each attempt, and responses that [IsFailure] (or Classify) calls
+// failures reach them as a [*StatusError] carrying the Retry-After header.
+//
+// The caller gets what a RoundTripper returns: the winning response with
+// its body intact; or, when the policies give up, the last response that
+// arrived (e.g. the final 503), also with its body intact; or, when no
+// response arrived at all (or the request's own context ended), the error.
+// Every other response, discarded by a retry or a hedge, is drained (up to
+// 64 KiB) and closed, so no connection leaks.
+//
+// Each attempt runs under the context the policies give it, until its
+// response headers arrive; from then on the response body lives as long as
+// the request's own context, not the attempt's: a timeout policy bounds an
+// attempt up to its headers, and http.Client.Timeout or the request's
+// context bounds the body.
+//
+// Retries send the body again through Request.GetBody; a request whose body
+// cannot be replayed is sent once (see [ErrBodyNotReplayable]).
+//
+// The zero Transport sends each request once through
+// http.DefaultTransport. A Transport is safe for simultaneous use; its
+// fields must not change once it is in use.
+type Transport struct {
+	// Base sends each attempt; nil means http.DefaultTransport.
+	Base http.RoundTripper
+
+	// Policy guards each request; the zero Policy sends it once.
+	Policy resilience.Policy[*http.Response]
+
+	// Classify reports whether a response is a failure for the policies;
+	// nil means IsFailure.
+	Classify func(*http.Response) bool
+}
+
+// RoundTrip sends req through t.Policy. It follows the RoundTripper
+// contract: it does not change req, and it closes req.Body, also on error.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ex := &exchange{t: t, req: req}
+	resp, err := t.Policy.Do(req.Context(), ex.attempt)
+	return ex.finish(resp, err)
+}
+
+// exchange is the state of one RoundTrip: what each attempt needs and the
+// responses that attempts received.
+type exchange struct {
+	t   *Transport
+	req *http.Request
+
+	mu        sync.Mutex
+	attempts  int
+	bodyUsed  bool             // req.Body was handed to the base transport
+	responses []*http.Response // received, not yet closed; oldest first
+	lastFail  *http.Response   // the newest response classified as a failure
+}
+
+func (ex *exchange) base() http.RoundTripper {
+	if ex.t.Base != nil {
+		return ex.t.Base
+	}
+	return http.DefaultTransport
+}
+
+func (ex *exchange) isFailure(resp *http.Response) bool {
+	if ex.t.Classify != nil {
+		return ex.t.Classify(resp)
+	}
+	return IsFailure(resp)
+}
+
+// replayable reports whether the request can be sent more than once.
+func (ex *exchange) replayable() bool {
+	return ex.req.Body == nil || ex.req.Body == http.NoBody || ex.req.GetBody != nil
+}
+
+// attempt is the Op the policies run: one send of the request.
+func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
+	ex.mu.Lock()
+	ex.attempts++
+	first := ex.attempts == 1
+	ex.mu.Unlock()
+
+	r := ex.req.Clone(ctx)
+	switch {
+	case first || ex.req.Body == nil || ex.req.Body == http.NoBody:
+		ex.mu.Lock()
+		ex.bodyUsed = true
+		ex.mu.Unlock()
+		r.Body = ex.req.Body
+	case ex.req.GetBody == nil:
+		return nil, ErrBodyNotReplayable
+	default:
+		body, err := ex.req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("resiliencehttp: GetBody: %w", err)
+		}
+		r.Body = body
+	}
+
+	// The attempt's context governs the exchange until the headers arrive.
+	// After that the body belongs to the request's own context, so that a
+	// policy that cancels the attempt's context when the attempt returns (a
+	// timeout does) does not cut the body off under the caller.
+	reqCtx, cancel := context.WithCancel(ex.req.Context())
+	stop := context.AfterFunc(ctx, cancel)
+	resp, err := ex.base().RoundTrip(r.WithContext(reqCtx))
+	if !stop() {
+		// The attempt's context ended during the round trip.
+		if err == nil {
+			discard(resp)
+		}
+		cancel()
+		return nil, permanentIf(!ex.replayable(), context.Cause(ctx))
+	}
+	if err != nil {
+		cancel()
+		return nil, permanentIf(!ex.replayable(), err)
+	}
+	failed := ex.isFailure(resp)
+	if failed {
+		// A failure's body is usually short: read it now (bounded) and close
+		// it, so its connection is free for the next attempt while the
+		// response stays whole in case it is the last one.
+		buffer(resp, cancel)
+	} else {
+		resp.Body = newBody(resp.Body, cancel)
+	}
+
+	ex.mu.Lock()
+	ex.responses = append(ex.responses, resp)
+	var superseded *http.Response
+	if failed {
+		superseded, ex.lastFail = ex.lastFail, resp
+	}
+	ex.mu.Unlock()
+	if superseded != nil {
+		ex.close(superseded)
+	}
+	if failed {
+		return resp, permanentIf(!ex.replayable(), &StatusError{
+			StatusCode: resp.StatusCode,
+			Status:     resp.Status,
+			After:      retryAfterOf(resp, time.Now),
+		})
+	}
+	return resp, nil
+}
+
+func permanentIf(cond bool, err error) error {
+	if cond {
+		return retry.Permanent(err)
+	}
+	return err
+}
+
+// close drains and closes resp, a response no one will read, and forgets it.
+func (ex *exchange) close(resp *http.Response) {
+	ex.mu.Lock()
+	for i, r := range ex.responses {
+		if r == resp {
+			ex.responses = append(ex.responses[:i], ex.responses[i+1:]...)
+			break
+		}
+	}
+	ex.mu.Unlock()
+	discard(resp)
+}
+
+// finish decides what the caller gets and closes every other response.
+func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if !ex.bodyUsed && ex.req.Body != nil {
+		ex.req.Body.Close() // the policies refused before any attempt
+	}
+	if err != nil {
+		resp = nil
+		if ex.req.Context().Err() == nil {
+			resp = ex.lastFail // the policies gave up: the last response, intact
+		}
+	}
+	for _, r := range ex.responses {
+		if r != resp {
+			discard(r)
+		}
+	}
+	ex.responses = nil
+	if resp == nil {
+		if err == nil {
+			err = errors.New("resiliencehttp: policy returned neither a response nor an error")
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// buffer reads up to drainLimit bytes of resp's body. When that is all of
+// it, the network body is closed and replaced by the bytes read; otherwise
+// the body reads those bytes and then the rest from the network. Either way
+// closing resp.Body releases the attempt's context.
+func buffer(resp *http.Response, cancel context.CancelFunc) {
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
+	if err == nil && len(buf) <= drainLimit {
+		_ = resp.Body.Close()
+		cancel()
+		resp.Body = io.NopCloser(bytes.NewReader(buf))
+		return
+	}
+	rest := io.Reader(resp.Body)
+	if err != nil {
+		rest = errReader{err}
+	}
+	resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), rest), resp.Body}, cancel: cancel}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// discard drains a bounded part of resp's body, so its connection can be
+// reused, and closes it.
+func discard(resp *http.Response) {
+	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
+	_ = resp.Body.Close()
+}
+
+// body is a response body whose Close also releases the attempt's context.
+type body struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *body) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// rwBody keeps a 101 Switching Protocols body writable.
+type rwBody struct {
+	body
+	w io.Writer
+}
+
+func (b *rwBody) Write(p []byte) (int, error) { return b.w.Write(p) }
+
+func newBody(rc io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
+	if w, ok := rc.(io.Writer); ok {
+		return &rwBody{body: body{rc, cancel}, w: w}
+	}
+	return &body{rc, cancel}
+}
