@@ -6,6 +6,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 )
 
@@ -51,34 +52,26 @@ func BenchmarkBulkhead(b *testing.B) {
 				g.release()
 			}
 		})
-		b.Run(c.name+"/parallel", func(b *testing.B) {
-			g := c.make(1024, 0)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				ctx := context.Background()
-				for pb.Next() {
-					if err := g.acquire(ctx); err != nil {
-						panic(err)
-					}
-					g.release()
-				}
-			})
-		})
+		b.Run(c.name+"/parallel", func(b *testing.B) { cycleParallel(b, c.make(1024, 0)) })
 		b.Run(c.name+"/queued", func(b *testing.B) {
-			g := c.make(2, 1024)
-			b.ReportAllocs()
 			b.SetParallelism(8)
-			b.RunParallel(func(pb *testing.PB) {
-				ctx := context.Background()
-				for pb.Next() {
-					if err := g.acquire(ctx); err != nil {
-						panic(err)
-					}
-					g.release()
-				}
-			})
+			cycleParallel(b, c.make(2, 1024))
 		})
 	}
+}
+
+// cycleParallel takes and gives back slots of g from parallel goroutines.
+func cycleParallel(b *testing.B, g guard) {
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := context.Background()
+		for pb.Next() {
+			if err := g.acquire(ctx); err != nil {
+				panic(err)
+			}
+			g.release()
+		}
+	})
 }
 
 // BenchmarkTryAcquire takes and gives back a free slot without waiting.
@@ -107,7 +100,11 @@ func BenchmarkTryAcquire(b *testing.B) {
 
 // BenchmarkBulkheadPolicy runs an op through the bulkhead's policy.
 func BenchmarkBulkheadPolicy(b *testing.B) {
-	p := bulkhead.Policy[int](bulkhead.New(16))
+	benchPolicy(b, bulkhead.Policy[int](bulkhead.New(16)))
+}
+
+// benchPolicy runs an op that succeeds through p.
+func benchPolicy(b *testing.B, p resilience.Policy[int]) {
 	op := func(context.Context) (int, error) { return 1, nil }
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"sync/atomic"
 	"testing"
 
@@ -73,13 +72,5 @@ func BenchmarkAllowKeyed(b *testing.B) {
 
 // BenchmarkRateLimitPolicy runs an op through the refusing policy.
 func BenchmarkRateLimitPolicy(b *testing.B) {
-	p := ratelimit.Policy[int](ratelimit.New(rlRate, rlBurst))
-	op := func(context.Context) (int, error) { return 1, nil }
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := p.Do(ctx, op); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchPolicy(b, ratelimit.Policy[int](ratelimit.New(rlRate, rlBurst)))
 }
