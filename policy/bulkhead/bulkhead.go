@@ -196,8 +196,8 @@ func (b *Bulkhead) leaveLocked(w *waiter) {
 
 // Release gives back a slot taken by [Bulkhead.Acquire] or
 // [Bulkhead.TryAcquire]. If callers are queued, the slot goes straight to
-// the first in line; otherwise it becomes free. Release never blocks on
-// the queue.
+// the first in line; otherwise it becomes free. Release never waits: it
+// takes a short lock only when callers are queued.
 //
 // Each slot must be released exactly once. Release panics if no slot is
 // held, which catches some (not all) double releases.
