@@ -5,6 +5,12 @@
 //   - compose_test.go: the composition laws of resilience.Policy (identity,
 //     associativity, fallback called iff error, panic propagation) over random
 //     chains and ops, against a reference model of nested calls.
+//   - bulkhead_test.go: a bulkhead under random schedules of acquire,
+//     try-acquire, release, cancellation and MaxWait expiry, against a model
+//     of slots and a FIFO queue (run in a testing/synctest bubble).
+//   - ratelimit_test.go: the token-bucket bounds over random arrival times
+//     (exact for Every(d), for any float rate), exact Retry-After hints,
+//     and the keyed limiter's cap and least-recently-used order.
 //
 // Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
 // A failing schedule that rapid shrinks is kept as a named regression test

@@ -1,6 +1,54 @@
-// Package ratelimit bounds how often a dependency is called: a token bucket
-// shared by every call to it.
+// Package ratelimit bounds how often a dependency is called, so that a
+// caller never sends it more than it agreed to take: a token bucket shared
+// by every call to the dependency, whatever the calls' result types.
 //
-// The package is being built under issue #5; until then it holds only this
-// documentation.
+// A bucket holds up to Burst tokens and refills at Rate tokens per second
+// (events per second); a new bucket is full. Each event takes a token: in
+// any interval of length w, at most Burst + Rate·w events pass, and an
+// event is refused only when letting it pass would break that bound.
+//
+// # Entry points
+//
+//   - [New] creates a [Limiter]; [Every] gives a rate as one event per
+//     duration. [Option]s ([WithMaxWait], [WithName], [WithClock],
+//     [WithConfig]) or a [Config] configure it.
+//   - [Limiter.Allow] and [Limiter.AllowN] decide at once;
+//     [Limiter.Wait] and [Limiter.WaitN] wait for tokens when the wait fits
+//     the deadline.
+//   - [Policy] makes a Limiter a layer of a resilience.Policy[T] that
+//     refuses at once; [WaitPolicy] makes one that waits.
+//   - [NewKeyed] creates a [Keyed]: one bucket per key, for at most
+//     [WithMaxKeys] keys, least recently used forgotten first;
+//     [Keyed.Allow], [Keyed.Limiter] and [Keyed.Len] use it.
+//
+// # Units
+//
+// Rates are events per second (a float64; at most 1e9, or +Inf for no
+// limit); bursts and n are counts of events; durations are [time.Duration]
+// values (nanoseconds). Time is read in nanoseconds: when 1/Rate is a whole
+// number of nanoseconds (as with Every(d), or any Rate dividing 1e9) the
+// bucket is exact. Otherwise rounding goes against the caller: the bound
+// above still holds exactly, and an event that an exact bucket would let
+// pass with less than 2ns worth of tokens to spare may be refused, passing
+// at most 2ns later. A limiter's clock runs for 73 years after it is
+// created, then stops (the bucket no longer refills).
+//
+// # Errors
+//
+// A refusal is a *[LimitedError] carrying the limiter's name and, as
+// RetryAfter(), the wait until the tokens asked for are there; it matches
+// [ErrLimited] and resilience.ErrRefused through errors.Is. A wait cut
+// short by the caller's context returns ctx.Err(), the caller's own doing
+// and not the dependency's failure. Invalid configuration panics in New
+// with a message naming the field and the value; [Config.Validate] returns
+// the same message as an error.
+//
+// # Algorithm and cost
+//
+// The bucket is the Generic Cell Rate Algorithm (GCRA, virtual scheduling)
+// of the ATM Forum Traffic Management Specification 4.0 (1996): one atomic
+// int64, the time at which the bucket will be full again. Allow reads the
+// clock once and does one compare-and-swap: lock-free, and it allocates
+// nothing. With the default clock the time is read from the runtime's
+// monotonic clock (time.Since), about half the cost of time.Now.
 package ratelimit

@@ -1,0 +1,507 @@
+package bulkhead_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+)
+
+// counts is what the metrics report.
+type counts struct{ InFlight, Queued int }
+
+func countsOf(b *bulkhead.Bulkhead) counts { return counts{b.InFlight(), b.Queued()} }
+
+func checkCounts(t *testing.T, b *bulkhead.Bulkhead, want counts) {
+	t.Helper()
+	if diff := cmp.Diff(want, countsOf(b)); diff != "" {
+		t.Fatalf("counts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// acquire starts b.Acquire(ctx) in a goroutine, waits (in a synctest
+// bubble) until it has returned or blocked, and returns the channel that
+// gets its result.
+func acquire(ctx context.Context, b *bulkhead.Bulkhead) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- b.Acquire(ctx) }()
+	synctest.Wait()
+	return done
+}
+
+// result returns what done holds, or "waiting".
+func result(done <-chan error) string {
+	select {
+	case err := <-done:
+		if err == nil {
+			return "acquired"
+		}
+		return err.Error()
+	default:
+		return "waiting"
+	}
+}
+
+func TestAtMostMaxConcurrentThenFull(t *testing.T) {
+	b := bulkhead.New(3, bulkhead.WithName("db"))
+	for i := range 3 {
+		if err := b.Acquire(t.Context()); err != nil {
+			t.Fatalf("Acquire %d = %v", i, err)
+		}
+	}
+	checkCounts(t, b, counts{3, 0})
+	err := b.Acquire(t.Context())
+	if !errors.Is(err, bulkhead.ErrFull) || !errors.Is(err, resilience.ErrRefused) {
+		t.Fatalf("Acquire beyond max = %v, want ErrFull and ErrRefused", err)
+	}
+	var fe *bulkhead.FullError
+	if !errors.As(err, &fe) || fe.Name != "db" || fe.Waited != 0 {
+		t.Fatalf("Acquire beyond max = %#v, want *FullError{Name: db}", err)
+	}
+	if b.TryAcquire() {
+		t.Fatal("TryAcquire succeeded with every slot held")
+	}
+	checkCounts(t, b, counts{3, 0})
+	b.Release()
+	if !b.TryAcquire() {
+		t.Fatal("TryAcquire failed with a slot free")
+	}
+	checkCounts(t, b, counts{3, 0})
+}
+
+func TestErrorMessages(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{bulkhead.ErrFull, "bulkhead: full"},
+		{&bulkhead.FullError{}, "bulkhead: full"},
+		{&bulkhead.FullError{Name: "db"}, "bulkhead: full (db)"},
+		{&bulkhead.FullError{Name: "db", Waited: 100 * time.Millisecond}, "bulkhead: full (db) after waiting 100ms in the queue"},
+		{&bulkhead.FullError{Waited: time.Second}, "bulkhead: full after waiting 1s in the queue"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+		if !errors.Is(tt.err, bulkhead.ErrFull) || !errors.Is(tt.err, resilience.ErrRefused) {
+			t.Errorf("%q does not match ErrFull and ErrRefused", tt.want)
+		}
+	}
+	if _, ok := resilience.RetryAfter(&bulkhead.FullError{}); ok {
+		t.Error("FullError gives a Retry-After hint; a bulkhead has none to give")
+	}
+}
+
+func TestQueueIsFIFO(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(3))
+		if err := b.Acquire(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var waiters []<-chan error
+		for range 3 {
+			waiters = append(waiters, acquire(t.Context(), b))
+		}
+		checkCounts(t, b, counts{1, 3})
+		for i := range waiters {
+			b.Release()
+			synctest.Wait()
+			var got []string
+			for _, w := range waiters[i:] {
+				got = append(got, result(w))
+			}
+			want := []string{"acquired"}
+			for range waiters[i+1:] {
+				want = append(want, "waiting")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("after release %d: mismatch (-want +got):\n%s", i, diff)
+			}
+			checkCounts(t, b, counts{1, len(waiters) - i - 1})
+		}
+		b.Release()
+		checkCounts(t, b, counts{0, 0})
+	})
+}
+
+func TestQueueFullRefusesAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithName("db"))
+		_ = b.Acquire(t.Context())
+		w := acquire(t.Context(), b)
+		if got := result(acquire(t.Context(), b)); got != "bulkhead: full (db)" {
+			t.Fatalf("third caller: %s, want refused at once", got)
+		}
+		checkCounts(t, b, counts{1, 1})
+		b.Release()
+		synctest.Wait()
+		if got := result(w); got != "acquired" {
+			t.Fatalf("queued caller: %s", got)
+		}
+		b.Release()
+	})
+}
+
+func TestCancelledWaiterLeavesAtOnceAndTakesNoSlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(3))
+		_ = b.Acquire(t.Context())
+		first := acquire(t.Context(), b)
+		ctx, cancel := context.WithCancel(t.Context())
+		middle := acquire(ctx, b)
+		last := acquire(t.Context(), b)
+		checkCounts(t, b, counts{1, 3})
+
+		cancel()
+		synctest.Wait()
+		if got := result(middle); got != context.Canceled.Error() {
+			t.Fatalf("cancelled caller: %s, want context canceled", got)
+		}
+		checkCounts(t, b, counts{1, 2})
+
+		b.Release()
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"acquired", "waiting"}, []string{result(first), result(last)}); diff != "" {
+			t.Fatalf("mismatch (-want +got):\n%s", diff)
+		}
+		b.Release()
+		synctest.Wait()
+		if got := result(last); got != "acquired" {
+			t.Fatalf("last caller: %s", got)
+		}
+		b.Release()
+		checkCounts(t, b, counts{0, 0})
+	})
+}
+
+func TestDeadlineWhileQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
+		_ = b.Acquire(t.Context())
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		start := time.Now()
+		if err := b.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Acquire = %v, want DeadlineExceeded", err)
+		}
+		if waited := time.Since(start); waited != time.Second {
+			t.Fatalf("waited %v, want 1s", waited)
+		}
+		checkCounts(t, b, counts{1, 0})
+		b.Release()
+	})
+}
+
+// A caller with a finished context is not queued; with a free slot it is
+// served without looking at the context, and with no room in the queue it
+// is refused as anyone would be.
+func TestDoneContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := b.Acquire(ctx); err != nil {
+			t.Fatalf("Acquire with a free slot = %v, want nil", err)
+		}
+		if err := b.Acquire(ctx); err != context.Canceled {
+			t.Fatalf("Acquire that would queue = %v, want context.Canceled", err)
+		}
+		checkCounts(t, b, counts{1, 0})
+		queued := acquire(t.Context(), b)
+		if err := b.Acquire(ctx); !errors.Is(err, bulkhead.ErrFull) {
+			t.Fatalf("Acquire with the queue full = %v, want ErrFull", err)
+		}
+		checkCounts(t, b, counts{1, 1})
+		b.Release()
+		synctest.Wait()
+		if got := result(queued); got != "acquired" {
+			t.Fatalf("queued caller: %s", got)
+		}
+		b.Release()
+	})
+}
+
+// cancelOnErr is a context whose Err, the first time it is called, runs
+// hook: the waiter calls Err after it has seen Done and before it takes the
+// bulkhead's lock, which is exactly where a Release can hand it a slot.
+type cancelOnErr struct {
+	context.Context
+	once sync.Once
+	hook func()
+}
+
+func (c *cancelOnErr) Err() error {
+	err := c.Context.Err()
+	if err != nil {
+		c.once.Do(c.hook)
+	}
+	return err
+}
+
+// Regression guard for the race between a slot being handed to a queued
+// caller and that caller's context ending: the slot must go on to the next
+// in line, not be lost.
+func TestSlotHandedToCancelledWaiterGoesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(2))
+		_ = b.Acquire(t.Context())
+		parent, cancel := context.WithCancel(t.Context())
+		ctx := &cancelOnErr{Context: parent, hook: b.Release}
+		racing := acquire(ctx, b)
+		next := acquire(t.Context(), b)
+		checkCounts(t, b, counts{1, 2})
+
+		cancel() // the racing caller wakes; its Err() releases the held slot to it
+		synctest.Wait()
+		if diff := cmp.Diff([]string{context.Canceled.Error(), "acquired"}, []string{result(racing), result(next)}); diff != "" {
+			t.Fatalf("mismatch (-want +got):\n%s", diff)
+		}
+		checkCounts(t, b, counts{1, 0})
+		b.Release()
+		checkCounts(t, b, counts{0, 0})
+	})
+}
+
+func TestMaxWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := clock.NewFake()
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(2), bulkhead.WithMaxWait(time.Second),
+			bulkhead.WithClock(fake), bulkhead.WithName("db"))
+		_ = b.Acquire(t.Context())
+		early := acquire(t.Context(), b)
+		fake.Advance(600 * time.Millisecond)
+		late := acquire(t.Context(), b)
+		fake.Advance(399 * time.Millisecond)
+		synctest.Wait()
+		checkCounts(t, b, counts{1, 2})
+
+		fake.Advance(time.Millisecond) // early has waited 1s
+		synctest.Wait()
+		err := <-early
+		var fe *bulkhead.FullError
+		if !errors.As(err, &fe) || *fe != (bulkhead.FullError{Name: "db", Waited: time.Second}) {
+			t.Fatalf("early caller: %#v, want FullError after 1s", err)
+		}
+		if got := result(late); got != "waiting" {
+			t.Fatalf("late caller: %s", got)
+		}
+		b.Release()
+		synctest.Wait()
+		if got := result(late); got != "acquired" {
+			t.Fatalf("late caller: %s", got)
+		}
+		if fake.Waiters() != 0 {
+			t.Fatalf("%d timers left armed", fake.Waiters())
+		}
+		b.Release()
+	})
+}
+
+// When MaxWait runs out at the moment a slot arrives, the caller either
+// keeps the slot or is refused and the slot stays free: it is never lost.
+func TestMaxWaitRacingRelease(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := clock.NewFake()
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(fake))
+		outcomes := map[string]int{}
+		for range 200 {
+			_ = b.Acquire(t.Context())
+			w := acquire(t.Context(), b)
+			fake.Advance(time.Second) // the waiter's timer fires...
+			b.Release()               // ...as the slot comes back
+			synctest.Wait()
+			got := result(w)
+			outcomes[got]++
+			switch got {
+			case "acquired":
+				checkCounts(t, b, counts{1, 0})
+				b.Release()
+			case "bulkhead: full after waiting 1s in the queue":
+				checkCounts(t, b, counts{0, 0})
+			default:
+				t.Fatalf("outcome %q", got)
+			}
+		}
+		t.Logf("outcomes: %v", outcomes)
+	})
+}
+
+func TestReleaseWithoutSlotPanics(t *testing.T) {
+	for _, queue := range []int{0, 1} {
+		b := bulkhead.New(2, bulkhead.WithMaxQueue(queue))
+		func() {
+			defer func() {
+				if r := recover(); r != "bulkhead: Release without a held slot" {
+					t.Fatalf("Release on an idle bulkhead: panic %v", r)
+				}
+			}()
+			b.Release()
+		}()
+		checkCounts(t, b, counts{0, 0})
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	ctx := t.Context()
+	b := bulkhead.New(4, bulkhead.WithMaxQueue(4))
+	full := bulkhead.New(1)
+	_ = full.TryAcquire()
+	p := bulkhead.Policy[int](b)
+	op := func(context.Context) (int, error) { return 1, nil }
+	tests := map[string]func(){
+		"Acquire+Release": func() {
+			if b.Acquire(ctx) != nil {
+				panic("refused")
+			}
+			b.Release()
+		},
+		"TryAcquire+Release": func() {
+			if !b.TryAcquire() {
+				panic("refused")
+			}
+			b.Release()
+		},
+		"refusal": func() {
+			if full.Acquire(ctx) == nil {
+				panic("admitted")
+			}
+		},
+		"Policy.Do": func() { _, _ = p.Do(ctx, op) },
+	}
+	for name, f := range tests {
+		if n := testing.AllocsPerRun(100, f); n != 0 {
+			t.Errorf("%s: %v allocs, want 0", name, n)
+		}
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	b := bulkhead.New(1, bulkhead.WithName("db"))
+	p := bulkhead.Policy[string](b)
+	if got := p.String(); got != "bulkhead(db)" {
+		t.Fatalf("String() = %q", got)
+	}
+	if got := bulkhead.Policy[int](bulkhead.New(1)).String(); got != "bulkhead" {
+		t.Fatalf("unnamed String() = %q", got)
+	}
+	v, err := p.Do(t.Context(), func(context.Context) (string, error) {
+		checkCounts(t, b, counts{1, 0})
+		return "ok", nil
+	})
+	if v != "ok" || err != nil {
+		t.Fatalf("Do = %q, %v", v, err)
+	}
+	checkCounts(t, b, counts{0, 0})
+
+	// A failing op gives the slot back too, and its error passes through.
+	boom := errors.New("boom")
+	if _, err := p.Do(t.Context(), func(context.Context) (string, error) { return "", boom }); err != boom {
+		t.Fatalf("Do = %v, want boom", err)
+	}
+	checkCounts(t, b, counts{0, 0})
+
+	// A refused call does not run the op.
+	_ = b.TryAcquire()
+	ran := false
+	_, err = p.Do(t.Context(), func(context.Context) (string, error) { ran = true; return "", nil })
+	if ran || !errors.Is(err, bulkhead.ErrFull) {
+		t.Fatalf("Do on a full bulkhead: ran %v, err %v", ran, err)
+	}
+	b.Release()
+}
+
+func TestPolicyReleasesOnPanic(t *testing.T) {
+	b := bulkhead.New(1)
+	p := bulkhead.Policy[int](b)
+	pv := &struct{ x int }{42}
+	func() {
+		defer func() {
+			if r := recover(); r != pv {
+				t.Fatalf("recovered %v, want the op's panic value", r)
+			}
+		}()
+		_, _ = p.Do(t.Context(), func(context.Context) (int, error) { panic(pv) })
+	}()
+	checkCounts(t, b, counts{0, 0})
+}
+
+func TestPolicyNilPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "bulkhead: Policy of a nil *Bulkhead" {
+			t.Fatalf("panic %v", r)
+		}
+	}()
+	bulkhead.Policy[int](nil)
+}
+
+// TestStress runs many goroutines through one bulkhead with random
+// cancellations, under -race, and checks that no more than max calls ever
+// run at once and that every slot comes back.
+func TestStress(t *testing.T) {
+	const max, queue, workers, rounds = 3, 8, 16, 300
+	b := bulkhead.New(max, bulkhead.WithMaxQueue(queue))
+	var running, peak, admitted, refused, cancelled atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range rounds {
+				ctx, cancel := context.WithCancel(context.Background())
+				if (w+i)%3 == 0 {
+					go func() { // races with the Acquire below
+						runtime.Gosched()
+						cancel()
+					}()
+				}
+				var err error
+				if (w+i)%7 == 0 {
+					if !b.TryAcquire() {
+						err = bulkhead.ErrFull
+					}
+				} else {
+					err = b.Acquire(ctx)
+				}
+				switch {
+				case err == nil:
+					admitted.Add(1)
+					n := running.Add(1)
+					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+					}
+					if q := b.Queued(); q > queue {
+						t.Errorf("Queued() = %d > %d", q, queue)
+					}
+					runtime.Gosched() // hold the slot a while: others queue
+					running.Add(-1)
+					b.Release()
+				case errors.Is(err, bulkhead.ErrFull):
+					refused.Add(1)
+				case errors.Is(err, context.Canceled):
+					cancelled.Add(1)
+				default:
+					t.Errorf("Acquire = %v", err)
+				}
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if p := peak.Load(); p > max {
+		t.Fatalf("peak concurrency %d > %d", p, max)
+	}
+	checkCounts(t, b, counts{0, 0})
+	if total := admitted.Load() + refused.Load() + cancelled.Load(); total != workers*rounds {
+		t.Fatalf("%d outcomes for %d calls", total, workers*rounds)
+	}
+	t.Logf("admitted %d, refused %d, cancelled %d, peak %d",
+		admitted.Load(), refused.Load(), cancelled.Load(), peak.Load())
+}

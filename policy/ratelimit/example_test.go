@@ -1,0 +1,205 @@
+package ratelimit_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+)
+
+// 10 events per second, in bursts of up to 3.
+func ExampleNew() {
+	fake := clock.NewFake()
+	l := ratelimit.New(10, 3, ratelimit.WithClock(fake))
+	fmt.Println(l.Allow(), l.Allow(), l.Allow(), l.Allow())
+	fake.Advance(100 * time.Millisecond) // one token back
+	fmt.Println(l.Allow(), l.Allow())
+	// Output:
+	// true true true false
+	// true false
+}
+
+// One event every 250ms.
+func ExampleEvery() {
+	fmt.Println(ratelimit.Every(250 * time.Millisecond))
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(250*time.Millisecond), 1, ratelimit.WithClock(fake))
+	fmt.Println(l.Allow(), l.Allow())
+	fake.Advance(250 * time.Millisecond)
+	fmt.Println(l.Allow())
+	// Output:
+	// 4
+	// true false
+	// true
+}
+
+func ExampleLimiter_Allow() {
+	l := ratelimit.New(1, 1) // one request per second
+	handle := func() string {
+		if !l.Allow() {
+			return "429 Too Many Requests"
+		}
+		return "200 OK"
+	}
+	fmt.Println(handle())
+	fmt.Println(handle())
+	// Output:
+	// 200 OK
+	// 429 Too Many Requests
+}
+
+// AllowN takes several tokens at once, all or none: here, bytes.
+func ExampleLimiter_AllowN() {
+	fake := clock.NewFake()
+	l := ratelimit.New(1e6, 64_000, ratelimit.WithClock(fake)) // 1 MB/s, bursts of 64 kB
+	fmt.Println(l.AllowN(48_000), l.AllowN(32_000), l.AllowN(16_000))
+	fake.Advance(32 * time.Millisecond) // 32 kB back
+	fmt.Println(l.AllowN(32_000))
+	// Output:
+	// true false true
+	// true
+}
+
+// Wait waits for a token when the wait fits the deadline, and fails at
+// once, without waiting, when it does not.
+func ExampleLimiter_Wait() {
+	l := ratelimit.New(ratelimit.Every(time.Minute), 1, ratelimit.WithName("api"))
+	fmt.Println(l.Wait(context.Background())) // the bucket starts full
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err := l.Wait(ctx) // the next token is a minute away
+	fmt.Println(errors.Is(err, ratelimit.ErrLimited))
+	d, _ := resilience.RetryAfter(err)
+	fmt.Println(d > 59*time.Second)
+	// Output:
+	// <nil>
+	// true
+	// true
+}
+
+// WaitN waits for several tokens at once.
+func ExampleLimiter_WaitN() {
+	l := ratelimit.New(1e6, 1000)
+	fmt.Println(l.WaitN(context.Background(), 1000))
+	fmt.Println(l.WaitN(context.Background(), 1001))
+	// Output:
+	// <nil>
+	// ratelimit: 1001 events exceed the burst of 1000
+}
+
+// The policy refuses at once when there is no token, and says when to
+// come back.
+func ExamplePolicy() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake), ratelimit.WithName("geo"))
+	p := ratelimit.Policy[string](l)
+	lookup := func(context.Context) (string, error) { return "Paris", nil }
+
+	fmt.Println(p.Do(context.Background(), lookup))
+	fake.Advance(400 * time.Millisecond)
+	fmt.Println(p.Do(context.Background(), lookup))
+	// Output:
+	// Paris <nil>
+	//  ratelimit: limited (geo), retry after 600ms
+}
+
+// The wait policy smooths a burst out instead, within MaxWait.
+func ExampleWaitPolicy() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake), ratelimit.WithMaxWait(5*time.Second))
+	p := ratelimit.WaitPolicy[int](l)
+	fmt.Println(p)
+
+	results := make(chan int)
+	for i := range 2 {
+		go func() {
+			v, _ := p.Do(context.Background(), func(context.Context) (int, error) { return i, nil })
+			results <- v
+		}()
+	}
+	first := <-results                           // one call passes at once...
+	_ = fake.BlockUntil(context.Background(), 1) // ...the other waits for its token
+	fake.Advance(time.Second)
+	fmt.Println(first+<-results == 1)
+	// Output:
+	// ratelimit
+	// true
+}
+
+// One bucket per client, for at most MaxKeys clients.
+func ExampleNewKeyed() {
+	perClient := ratelimit.NewKeyed[string](1, 2, ratelimit.WithMaxKeys(10_000))
+	for _, client := range []string{"10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2"} {
+		fmt.Println(client, perClient.Allow(client))
+	}
+	fmt.Println(perClient.Len(), "clients tracked")
+	// Output:
+	// 10.0.0.1 true
+	// 10.0.0.1 true
+	// 10.0.0.1 false
+	// 10.0.0.2 true
+	// 2 clients tracked
+}
+
+// Limiter gives a key's bucket for any Limiter method, here a Retry-After
+// hint for a 429 response.
+func ExampleKeyed_Limiter() {
+	fake := clock.NewFake()
+	perUser := ratelimit.NewKeyed[int](ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+	ctx := context.Background()
+	op := func(context.Context) (struct{}, error) { return struct{}{}, nil }
+	for range 2 {
+		_, err := ratelimit.Policy[struct{}](perUser.Limiter(42)).Do(ctx, op)
+		if d, ok := resilience.RetryAfter(err); ok {
+			fmt.Printf("429, Retry-After: %.0fs\n", d.Seconds())
+		} else {
+			fmt.Println("200")
+		}
+	}
+	// Output:
+	// 200
+	// 429, Retry-After: 1s
+}
+
+func ExampleKeyed_Allow() {
+	k := ratelimit.NewKeyed[string](0, 1) // one event per key, ever
+	fmt.Println(k.Allow("a"), k.Allow("a"), k.Allow("b"))
+	// Output: true false true
+}
+
+func ExampleKeyed_Len() {
+	k := ratelimit.NewKeyed[int](10, 1, ratelimit.WithMaxKeys(2))
+	for key := range 5 {
+		k.Allow(key)
+	}
+	fmt.Println(k.Len())
+	// Output: 2
+}
+
+// A configuration read at run time is checked with Validate before use.
+func ExampleConfig_Validate() {
+	c := ratelimit.Config{Rate: 50, Burst: 0}
+	fmt.Println(c.Validate())
+	c.Burst = 10
+	l := ratelimit.New(c.Rate, c.Burst, ratelimit.WithConfig(c))
+	fmt.Println(l.AllowN(10))
+	// Output:
+	// ratelimit: Burst must be >= 1 with a finite Rate, got 0
+	// true
+}
+
+func ExampleLimitedError() {
+	l := ratelimit.New(ratelimit.Every(time.Hour), 1, ratelimit.WithName("export"))
+	_ = l.Allow()
+	_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 0, nil })
+	var le *ratelimit.LimitedError
+	if errors.As(err, &le) {
+		fmt.Println("refused by", le.Name, "for about", le.Wait.Round(time.Hour))
+	}
+	// Output: refused by export for about 1h0m0s
+}

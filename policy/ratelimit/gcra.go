@@ -1,0 +1,187 @@
+package ratelimit
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+	"time"
+
+	"github.com/f0b5b96b/resilience/clock"
+)
+
+// The limiter is the Generic Cell Rate Algorithm (GCRA), virtual
+// scheduling form, of the ATM Forum Traffic Management Specification 4.0
+// (af-tm-0056.000, 1996; also ITU-T I.371): a token bucket kept as one
+// number, the theoretical arrival time (TAT) — the time at which the bucket
+// will be full again. An event of n tokens at time t is admitted if
+//
+//	max(TAT, t) + n·T - t <= Burst·T      (T: the emission interval, 1/Rate)
+//
+// and then TAT becomes max(TAT, t) + n·T. TAT - t is the bucket's deficit,
+// Burst·T its capacity (tau, the tolerance), both in time.
+//
+// Time is counted in units of T/inc since the limiter's origin, with inc a
+// whole number of units per event, so that every event adds exactly inc
+// units and nothing accumulates rounding. When T is a whole number of
+// nanoseconds (as with Every(d), or a Rate that divides 1e9) a unit is one
+// nanosecond and the arithmetic is exact. Otherwise inc = ceil(T) makes a
+// unit a little under a nanosecond; a clock reading of t ns is then
+// t·inc/T units, in general not a whole number, bracketed by lo <= t·inc/T
+// <= hi (fixed-point multiplies by the exact ratio inc/T rounded down and
+// up; hi - lo <= 2). The step rounds against the caller:
+//
+//	TAT' = max(TAT, hi) + n·inc,  admitted if max(TAT, lo) + n·inc - lo <= tau
+//
+// TAT' is never behind the exact bucket's TAT (by induction), and the
+// deficit tested is never below the exact one (a TAT at or below lo is a
+// full bucket, exactly as in the exact bucket): every event admitted is one
+// the exact bucket admits on the same history, so the bound "at most Burst
+// + Rate·w events in any interval of length w" holds exactly for the
+// configured Rate. The deficit tested exceeds the exact one by under 2
+// units: an event that the exact bucket admits with less than 2 units
+// worth of tokens to spare may be refused, and passes at most 2 units
+// (2ns) later. (When Burst·T exceeds 1<<61 ns, inc is lowered so that tau
+// fits, and a unit grows above 1ns accordingly.)
+
+const (
+	maxTau     = 1 << 61 // units; tau never exceeds it
+	maxElapsed = 1 << 61 // ns (73 years) since the origin; time stops there
+	kShift     = 62      // fraction bits of k
+	never      = time.Duration(math.MaxInt64)
+)
+
+// params is what every bucket of one configuration shares; immutable.
+type params struct {
+	inf    bool   // Rate +Inf: admit everything
+	inc    int64  // units per event
+	tau    int64  // Burst·inc: the bucket's capacity in units
+	burst  int64  // Config.Burst
+	k      uint64 // units per nanosecond (inc/T), times 1<<kShift, rounded down; 0 when Rate is 0
+	kUp    uint64 // 1 if k was rounded, else 0: k+kUp is inc/T rounded up
+	origin time.Time
+	clk    clock.Clock // never nil
+	fast   bool        // clk is the real clock: read it with time.Since
+	cfg    Config
+	layer  string // the policy's layer name
+}
+
+func newParams(cfg Config) *params {
+	p := &params{cfg: cfg, burst: int64(cfg.Burst), clk: cfg.Clock, layer: "ratelimit"}
+	if cfg.Name != "" {
+		p.layer += "(" + cfg.Name + ")"
+	}
+	if p.clk == nil {
+		p.clk = clock.Real()
+	}
+	p.fast = p.clk == clock.Real()
+	p.origin = p.clk.Now()
+	switch {
+	case math.IsInf(cfg.Rate, 1):
+		p.inf = true
+	case cfg.Rate == 0:
+		p.inc, p.tau = 1, p.burst // no refill: units never pass
+	default:
+		t := interval(cfg.Rate)
+		inc := ceil(t)
+		if limit := maxTau / p.burst; inc > limit {
+			inc = limit
+		}
+		p.inc = inc
+		p.tau = inc * p.burst
+		// k = inc/T <= 2, times 1<<kShift, rounded down.
+		k := new(big.Rat).Quo(new(big.Rat).SetInt64(inc), t)
+		k.Mul(k, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), kShift)))
+		q, r := new(big.Int).QuoRem(k.Num(), k.Denom(), new(big.Int))
+		p.k = q.Uint64()
+		if r.Sign() != 0 {
+			p.kUp = 1
+		}
+	}
+	return p
+}
+
+// interval returns the emission interval T = 1e9/rate in nanoseconds, as
+// an exact fraction (rate is a dyadic rational). A T within a relative
+// 2^-50 of a whole number of nanoseconds is taken as exactly that number,
+// so that Every(d) round-trips to exactly d despite float64 rounding.
+func interval(rate float64) *big.Rat {
+	if f := 1e9 / rate; math.Abs(f-math.Round(f)) <= math.Round(f)*0x1p-50 {
+		return new(big.Rat).SetFloat64(math.Round(f))
+	}
+	return new(big.Rat).Quo(new(big.Rat).SetInt64(1e9), new(big.Rat).SetFloat64(rate))
+}
+
+// ceil returns the smallest integer >= t, for 1 <= t.
+func ceil(t *big.Rat) int64 {
+	q, r := new(big.Int).QuoRem(t.Num(), t.Denom(), new(big.Int))
+	if r.Sign() != 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
+		return math.MaxInt64
+	}
+	return q.Int64()
+}
+
+// elapsed returns the nanoseconds since the origin, within [0, maxElapsed].
+func (p *params) elapsed() int64 {
+	var d time.Duration
+	if p.fast {
+		d = time.Since(p.origin)
+	} else {
+		d = p.clk.Now().Sub(p.origin)
+	}
+	return min(max(int64(d), 0), maxElapsed)
+}
+
+// nameSuffix returns " (Name)", or "" when the limiter has no name.
+func (p *params) nameSuffix() string {
+	if p.cfg.Name == "" {
+		return ""
+	}
+	return " (" + p.cfg.Name + ")"
+}
+
+// units converts ns in [0, maxElapsed] to units, rounding down.
+func (p *params) units(ns int64) int64 {
+	lo, _ := p.unitsRange(ns)
+	return lo
+}
+
+// unitsRange converts ns in [0, maxElapsed] to units: lo <= ns·inc/T <= hi.
+func (p *params) unitsRange(ns int64) (lo, hi int64) {
+	h, l := bits.Mul64(uint64(ns), p.k) // ns·k, rounded down
+	lo = int64(h<<(64-kShift) | l>>kShift)
+	l, c := bits.Add64(l, uint64(ns)*p.kUp, 0) // ns·(k+kUp), rounded up
+	h += c
+	hi = int64(h<<(64-kShift) | l>>kShift)
+	if l<<(64-kShift) != 0 {
+		hi++
+	}
+	return lo, hi
+}
+
+// now returns the current time in units: lo <= now <= hi.
+func (p *params) now() (lo, hi int64) { return p.unitsRange(p.elapsed()) }
+
+// waitFor returns the shortest duration d after which the time in units,
+// read at ns since the origin, has grown by at least u > 0: lo(ns+d) >=
+// lo(ns) + u. It is never when Rate is 0 or d does not fit a Duration.
+func (p *params) waitFor(ns, u int64) time.Duration {
+	if p.k == 0 {
+		return never
+	}
+	// d = ceil((u·2^kShift - frac) / k), frac = ns·k mod 2^kShift.
+	_, l := bits.Mul64(uint64(ns), p.k)
+	frac := l & (1<<kShift - 1)
+	lo, borrow := bits.Sub64(uint64(u)<<kShift, frac, 0)
+	hi := uint64(u)>>(64-kShift) - borrow
+	if hi >= p.k {
+		return never
+	}
+	q, r := bits.Div64(hi, lo, p.k)
+	if r != 0 {
+		q++
+	}
+	return time.Duration(min(q, uint64(never)))
+}

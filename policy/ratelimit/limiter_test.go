@@ -1,0 +1,467 @@
+package ratelimit_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+)
+
+func TestBurstThenRefill(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(100*time.Millisecond), 3, ratelimit.WithClock(fake))
+	var got []bool
+	step := func(d time.Duration) {
+		fake.Advance(d)
+		got = append(got, l.Allow())
+	}
+	for range 4 {
+		step(0) // the full bucket: 3 pass, the 4th is refused
+	}
+	step(99 * time.Millisecond)  // not yet a token
+	step(time.Millisecond)       // one token back
+	step(0)                      // spent
+	step(250 * time.Millisecond) // two tokens and a half
+	step(0)                      //
+	step(0)                      //
+	step(50 * time.Millisecond)  // the half became a third
+	step(time.Hour)              // full again: 3
+	step(0)                      //
+	step(0)                      //
+	step(0)                      // but no more than 3
+	want := []bool{true, true, true, false, false, true, false, true, true, false, true, true, true, true, false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestAllowN(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(10, 5, ratelimit.WithClock(fake))
+	tests := []struct {
+		advance time.Duration
+		n       int
+		want    bool
+	}{
+		{0, 6, false}, // more than the burst: never
+		{0, 3, true},
+		{0, 3, false}, // all or none: 2 are left
+		{0, 2, true},
+		{0, 0, true}, // nothing asked, nothing taken
+		{200 * time.Millisecond, 2, true},
+		{0, 1, false},
+	}
+	for i, tt := range tests {
+		fake.Advance(tt.advance)
+		if got := l.AllowN(tt.n); got != tt.want {
+			t.Fatalf("step %d: AllowN(%d) = %v, want %v", i, tt.n, got, tt.want)
+		}
+	}
+	defer func() {
+		if r := recover(); r != "ratelimit: n must be >= 0, got -1" {
+			t.Fatalf("AllowN(-1) panicked with %v", r)
+		}
+	}()
+	l.AllowN(-1)
+}
+
+func TestInfiniteRateAdmitsEverything(t *testing.T) {
+	l := ratelimit.New(math.Inf(1), 0)
+	for _, n := range []int{1, 1 << 40, 0} {
+		if !l.AllowN(n) {
+			t.Fatalf("AllowN(%d) refused", n)
+		}
+	}
+	if !l.Allow() || l.Wait(t.Context()) != nil || l.WaitN(t.Context(), 1<<50) != nil {
+		t.Fatal("infinite rate refused")
+	}
+}
+
+func TestZeroRateGivesTheBurstOnly(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(0, 2, ratelimit.WithClock(fake), ratelimit.WithName("once"))
+	if got := admitted(l, 5); got != 2 {
+		t.Fatalf("admitted %d, want 2", got)
+	}
+	fake.Advance(1000 * time.Hour)
+	if l.Allow() {
+		t.Fatal("refilled")
+	}
+	err := l.Wait(t.Context())
+	if err == nil || err.Error() != "ratelimit: limited (once), retry never" {
+		t.Fatalf("Wait = %v, want a refusal with no retry", err)
+	}
+	if d, _ := resilience.RetryAfter(err); d != time.Duration(math.MaxInt64) {
+		t.Fatalf("RetryAfter = %v, want math.MaxInt64", d)
+	}
+}
+
+// A rate whose interval is not a whole number of nanoseconds: 3 per
+// second, one token every 333333333⅓ns. Taking each token as soon as it is
+// admitted, from an empty bucket of 2, the k-th token is never admitted
+// before k·10⁹/3 ns and at most 2ns after: the rounding does not drift.
+func TestNonIntegerIntervalDoesNotDrift(t *testing.T) {
+	fake := clock.NewFake()
+	start := fake.Now()
+	l := ratelimit.New(3, 2, ratelimit.WithClock(fake))
+	if !l.AllowN(2) {
+		t.Fatal("burst refused")
+	}
+	var late time.Duration
+	for k := int64(1); k <= 3000; k++ {
+		due := time.Duration((k*1e9 + 2) / 3) // ceil(k·1e9/3)
+		fake.Set(start.Add(due - 1))
+		if l.Allow() {
+			t.Fatalf("token %d admitted at %v, before it was due at %v", k, due-1, due)
+		}
+		at := due
+		for fake.Set(start.Add(at)); !l.Allow(); fake.Set(start.Add(at)) {
+			if at++; at > due+2 {
+				t.Fatalf("token %d due at %v still refused at %v", k, due, at)
+			}
+		}
+		late = max(late, at-due)
+	}
+	t.Logf("latest admission: %v after due", late)
+}
+
+func TestOnePerNanosecond(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(1e9, 1, ratelimit.WithClock(fake))
+	for i := range 100 {
+		if !l.Allow() || l.Allow() {
+			t.Fatalf("ns %d: want exactly one admitted", i)
+		}
+		fake.Advance(time.Nanosecond)
+	}
+}
+
+// A tiny rate with a large burst: tau would exceed the limiter's range in
+// nanoseconds, so its unit of time grows; it still keeps the rate.
+func TestTinyRateLargeBurst(t *testing.T) {
+	fake := clock.NewFake()
+	const perYear = 1 / (365.25 * 24 * 3600)
+	l := ratelimit.New(perYear, 1000, ratelimit.WithClock(fake))
+	if got := admitted(l, 2000); got != 1000 {
+		t.Fatalf("admitted %d, want 1000", got)
+	}
+	fake.Advance(364 * 24 * time.Hour)
+	if l.Allow() {
+		t.Fatal("admitted before a year")
+	}
+	fake.Advance(36 * time.Hour)
+	if !l.Allow() || l.Allow() {
+		t.Fatal("want exactly one after a year")
+	}
+}
+
+// Time running backwards, even to before the limiter was made, never
+// admits more.
+func TestClockGoingBack(t *testing.T) {
+	for _, perSecond := range []float64{1, 3} { // exact and rounded units
+		for _, age := range []time.Duration{time.Second, time.Hour} {
+			fake := clock.NewFake()
+			l := ratelimit.New(perSecond, 2, ratelimit.WithClock(fake))
+			fake.Advance(age)
+			if !l.AllowN(2) || l.Allow() {
+				t.Fatalf("rate %v: want exactly the burst of 2", perSecond)
+			}
+			for _, back := range []time.Duration{time.Millisecond, age, age + time.Second, 1000 * time.Hour} {
+				fake.Set(fake.Now().Add(-back))
+				if l.Allow() {
+					t.Fatalf("rate %v, age %v: admitted after the clock went back %v", perSecond, age, back)
+				}
+			}
+		}
+	}
+}
+
+// After 73 years the limiter's clock stops: the bucket gives what it holds
+// and no longer refills; nothing overflows, even at a rate whose unit is
+// under a nanosecond.
+func TestEndOfTime(t *testing.T) {
+	const year = 365 * 24 * time.Hour
+	for _, perSecond := range []float64{1e9, 1e9 / 1.5} {
+		fake := clock.NewFake()
+		l := ratelimit.New(perSecond, 5, ratelimit.WithClock(fake))
+		fake.Advance(280 * year)
+		if !l.AllowN(5) || l.Allow() {
+			t.Fatalf("rate %v: want exactly the burst of 5", perSecond)
+		}
+		fake.Advance(year)
+		if l.Allow() {
+			t.Fatalf("rate %v: refilled after the end of time", perSecond)
+		}
+	}
+}
+
+// The default clock reads the runtime's monotonic time; synctest's bubble
+// makes it virtual.
+func TestDefaultClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := ratelimit.New(ratelimit.Every(time.Second), 1)
+		if !l.Allow() || l.Allow() {
+			t.Fatal("want one token")
+		}
+		time.Sleep(999 * time.Millisecond)
+		if l.Allow() {
+			t.Fatal("admitted early")
+		}
+		time.Sleep(time.Millisecond)
+		if !l.Allow() {
+			t.Fatal("refused after 1s")
+		}
+		clocked := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(clock.Real()))
+		if !clocked.Allow() || clocked.Allow() {
+			t.Fatal("want one token")
+		}
+		time.Sleep(time.Second)
+		if !clocked.Allow() {
+			t.Fatal("refused after 1s")
+		}
+	})
+}
+
+func TestWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := ratelimit.New(ratelimit.Every(time.Second), 2)
+		start := time.Now()
+		var at []time.Duration
+		for range 4 {
+			if err := l.Wait(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			at = append(at, time.Since(start))
+		}
+		if diff := cmp.Diff([]time.Duration{0, 0, time.Second, 2 * time.Second}, at); diff != "" {
+			t.Fatalf("admission times mismatch (-want +got):\n%s", diff)
+		}
+		if err := l.WaitN(t.Context(), 2); err != nil || time.Since(start) != 4*time.Second {
+			t.Fatalf("WaitN(2) = %v at %v, want nil at 4s", err, time.Since(start))
+		}
+	})
+}
+
+func TestWaitFailsAtOnceBeyondDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithName("api"))
+		_ = l.Allow()
+		ctx, cancel := context.WithTimeout(t.Context(), 999*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := l.Wait(ctx)
+		if time.Since(start) != 0 {
+			t.Fatalf("Wait slept %v before failing", time.Since(start))
+		}
+		checkLimited(t, err, "api", time.Second)
+
+		// With a deadline just long enough, it waits.
+		ctx, cancel = context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if err := l.Wait(ctx); err != nil || time.Since(start) != time.Second {
+			t.Fatalf("Wait = %v after %v, want nil after 1s", err, time.Since(start))
+		}
+	})
+}
+
+func TestWaitFailsAtOnceBeyondMaxWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithMaxWait(500*time.Millisecond))
+		_ = l.Allow()
+		time.Sleep(400 * time.Millisecond)
+		start := time.Now()
+		checkLimited(t, l.Wait(t.Context()), "", 600*time.Millisecond)
+		if time.Since(start) != 0 {
+			t.Fatal("Wait slept before failing")
+		}
+		time.Sleep(100 * time.Millisecond)
+		if err := l.Wait(t.Context()); err != nil || time.Since(start) != 600*time.Millisecond {
+			t.Fatalf("Wait = %v after %v, want nil after 600ms", err, time.Since(start))
+		}
+	})
+}
+
+func checkLimited(t *testing.T, err error, name string, wait time.Duration) {
+	t.Helper()
+	if !errors.Is(err, ratelimit.ErrLimited) || !errors.Is(err, resilience.ErrRefused) {
+		t.Fatalf("err = %v, want ErrLimited and ErrRefused", err)
+	}
+	var le *ratelimit.LimitedError
+	if !errors.As(err, &le) {
+		t.Fatalf("err = %T, want *LimitedError", err)
+	}
+	if diff := cmp.Diff(ratelimit.LimitedError{Name: name, Wait: wait}, *le); diff != "" {
+		t.Fatalf("mismatch (-want +got):\n%s", diff)
+	}
+	if d, ok := resilience.RetryAfter(err); !ok || d != wait {
+		t.Fatalf("RetryAfter = %v, %v, want %v", d, ok, wait)
+	}
+}
+
+func TestWaitErrors(t *testing.T) {
+	l := ratelimit.New(1, 3, ratelimit.WithName("api"))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := l.Wait(ctx); err != context.Canceled {
+		t.Fatalf("Wait(done ctx) = %v, want context.Canceled", err)
+	}
+	if err := l.WaitN(ctx, 0); err != context.Canceled {
+		t.Fatalf("WaitN(done ctx, 0) = %v, want context.Canceled", err)
+	}
+	if !l.AllowN(3) {
+		t.Fatal("a done ctx took tokens")
+	}
+	err := l.WaitN(t.Context(), 4)
+	if err == nil || err.Error() != "ratelimit: 4 events exceed the burst of 3 (api)" || errors.Is(err, ratelimit.ErrLimited) {
+		t.Fatalf("WaitN beyond burst = %v", err)
+	}
+	defer func() {
+		if r := recover(); r != "ratelimit: n must be >= 0, got -2" {
+			t.Fatalf("WaitN(-2) panicked with %v", r)
+		}
+	}()
+	_ = l.WaitN(t.Context(), -2)
+}
+
+func TestWaitCancelledGivesTokensBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := ratelimit.New(ratelimit.Every(time.Second), 1)
+		_ = l.Allow()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- l.Wait(ctx) }()
+		synctest.Wait() // waiting for the token due at 1s
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Fatalf("Wait = %v, want context.Canceled", err)
+		}
+		time.Sleep(time.Second)
+		if !l.Allow() {
+			t.Fatal("the cancelled wait kept its token")
+		}
+	})
+}
+
+// A cancelled wait with another reserved behind it keeps its tokens spent:
+// giving them back would let a newcomer in ahead of the later reservation.
+func TestWaitCancelledBehindAnotherKeepsTokens(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := ratelimit.New(ratelimit.Every(time.Second), 1)
+		start := time.Now()
+		_ = l.Allow()
+		ctx, cancel := context.WithCancel(t.Context())
+		first := make(chan error)
+		go func() { first <- l.Wait(ctx) }() // due at 1s
+		synctest.Wait()
+		second := make(chan time.Duration)
+		go func() { _ = l.Wait(t.Context()); second <- time.Since(start) }() // due at 2s
+		synctest.Wait()
+		cancel()
+		<-first
+		time.Sleep(time.Second)
+		if l.Allow() {
+			t.Fatal("admitted at 1s, ahead of the wait due at 2s")
+		}
+		if at := <-second; at != 2*time.Second {
+			t.Fatalf("second wait ended at %v, want 2s", at)
+		}
+		if l.Allow() {
+			t.Fatal("admitted at 2s beside the wait due at 2s")
+		}
+	})
+}
+
+func TestLimitedErrorMessages(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{ratelimit.ErrLimited, "ratelimit: limited"},
+		{&ratelimit.LimitedError{Wait: time.Second}, "ratelimit: limited, retry after 1s"},
+		{&ratelimit.LimitedError{Name: "api", Wait: 250 * time.Millisecond}, "ratelimit: limited (api), retry after 250ms"},
+		{&ratelimit.LimitedError{Name: "api", Wait: math.MaxInt64}, "ratelimit: limited (api), retry never"},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want {
+			t.Errorf("Error() = %q, want %q", got, tt.want)
+		}
+		if !errors.Is(tt.err, ratelimit.ErrLimited) || !errors.Is(tt.err, resilience.ErrRefused) {
+			t.Errorf("%q does not match ErrLimited and ErrRefused", tt.want)
+		}
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	ctx := t.Context()
+	l := ratelimit.New(1e9, 1<<40)
+	fake := ratelimit.New(1e9, 1<<40, ratelimit.WithClock(clock.NewFake()))
+	p := ratelimit.Policy[int](l)
+	wp := ratelimit.WaitPolicy[int](l)
+	k := ratelimit.NewKeyed[string](1e9, 1<<40)
+	empty := ratelimit.New(0, 1)
+	empty.Allow()
+	op := func(context.Context) (int, error) { return 1, nil }
+	for name, f := range map[string]func(){
+		"Allow":                 func() { l.Allow() },
+		"Allow, fake clock":     func() { fake.Allow() },
+		"AllowN":                func() { l.AllowN(3) },
+		"Wait, no wait":         func() { _ = l.Wait(ctx) },
+		"Policy.Do":             func() { _, _ = p.Do(ctx, op) },
+		"WaitPolicy.Do":         func() { _, _ = wp.Do(ctx, op) },
+		"Keyed.Allow, tracked":  func() { k.Allow("a") },
+		"AllowN, beyond burst":  func() { fake.AllowN(1 << 41) },
+		"Allow, no tokens left": func() { empty.Allow() },
+	} {
+		if n := testing.AllocsPerRun(100, f); n != 0 {
+			t.Errorf("%s: %v allocs, want 0", name, n)
+		}
+	}
+}
+
+// TestStressNoOverAdmission hammers one limiter from many goroutines, under
+// -race: with its fake clock stopped they get exactly the burst; while the
+// clock advances, admitted <= burst + rate·elapsed.
+func TestStressNoOverAdmission(t *testing.T) {
+	const burst, workers, calls = 50, 8, 2000
+	fake := clock.NewFake()
+	start := fake.Now()
+	l := ratelimit.New(ratelimit.Every(time.Millisecond), burst, ratelimit.WithClock(fake))
+	hammer := func(also func()) int64 {
+		var n atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for range calls {
+					if l.Allow() {
+						n.Add(1)
+					}
+				}
+			})
+		}
+		wg.Go(also)
+		wg.Wait()
+		return n.Load()
+	}
+	if got := hammer(func() {}); got != burst {
+		t.Fatalf("clock stopped: admitted %d, want exactly %d", got, burst)
+	}
+	got := hammer(func() {
+		for range 500 {
+			fake.Advance(10 * time.Microsecond)
+		}
+	})
+	elapsed := fake.Now().Sub(start)
+	if bound := int64(elapsed / time.Millisecond); got > bound {
+		t.Fatalf("admitted %d in %v after the burst, bound %d", got, elapsed, bound)
+	}
+}

@@ -1,0 +1,57 @@
+package ratelimit
+
+import (
+	"context"
+
+	"github.com/f0b5b96b/resilience"
+)
+
+// Policy returns l as a layer of a resilience.Policy[T] that refuses at
+// once: each call through it takes one token, as [Limiter.Allow] does, and
+// runs the rest of the chain; with no token there, it returns a
+// *[LimitedError] (matching [ErrLimited] and resilience.ErrRefused, with the
+// wait until the next token as RetryAfter) without running the rest of the
+// chain. This sheds excess load fast; to smooth it out by waiting instead,
+// use [WaitPolicy].
+//
+// The layer is named "ratelimit(Name)", or "ratelimit" when l has no name.
+// Any number of policies, of any result types, may share one l. An
+// admitted call allocates nothing; a refusal allocates its error. Policy
+// panics if l is nil.
+func Policy[T any](l *Limiter) resilience.Policy[T] {
+	p := policyParams(l)
+	return resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+		if wait, _, at, ok := l.take(1, 0); !ok {
+			var zero T
+			return zero, &LimitedError{Name: p.cfg.Name, Wait: p.waitFor(at, wait)}
+		}
+		return next.Call(ctx)
+	})
+}
+
+// WaitPolicy returns l as a layer of a resilience.Policy[T] that waits:
+// each call through it takes one token with [Limiter.Wait] — waiting for it
+// if the wait fits the call's deadline and l's [Config.MaxWait] — and then
+// runs the rest of the chain. A refused call returns Wait's error without
+// running the rest of the chain.
+//
+// The layer is named "ratelimit(Name)", or "ratelimit" when l has no name.
+// A call that does not wait allocates nothing. WaitPolicy panics if l is
+// nil.
+func WaitPolicy[T any](l *Limiter) resilience.Policy[T] {
+	p := policyParams(l)
+	return resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+		if err := l.Wait(ctx); err != nil {
+			var zero T
+			return zero, err
+		}
+		return next.Call(ctx)
+	})
+}
+
+func policyParams(l *Limiter) *params {
+	if l == nil {
+		panic("ratelimit: Policy of a nil *Limiter")
+	}
+	return l.p
+}

@@ -1,0 +1,302 @@
+package policytest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+)
+
+// bhCaller is one caller of the bulkhead under test: a goroutine blocked in
+// Acquire, or the holder of a slot (done is nil for TryAcquire holders).
+type bhCaller struct {
+	id     int
+	cancel context.CancelFunc
+	done   chan error
+	queued time.Time // when it joined the queue, on the fake clock
+}
+
+// bhMachine runs a real Bulkhead beside a reference model: a count of
+// slots, a list of holders and a FIFO queue. It runs inside a synctest
+// bubble so that after each action it can wait until every caller
+// goroutine has either returned or blocked.
+type bhMachine struct {
+	b                 *bulkhead.Bulkhead
+	fake              *clock.Fake
+	max, maxQueue     int
+	maxWait           time.Duration
+	holders, queue    []*bhCaller // the model
+	all               []*bhCaller // every caller, to end them all on failure
+	nextID            int
+	trace             []string // what happened, for failure messages
+	grantedOnRelease  int      // coverage: releases that handed a slot on
+	cancelledInQueue  int
+	timedOutInQueue   int
+	refusedWhenFull   int
+	releaseCancelRace int
+}
+
+func newBhMachine(t *rapid.T) *bhMachine {
+	m := &bhMachine{
+		fake:     clock.NewFake(),
+		max:      rapid.IntRange(1, 3).Draw(t, "max"),
+		maxQueue: rapid.IntRange(0, 3).Draw(t, "maxQueue"),
+	}
+	if m.maxQueue > 0 && rapid.Bool().Draw(t, "withMaxWait") {
+		m.maxWait = time.Duration(rapid.IntRange(1, 3).Draw(t, "maxWaitSeconds")) * time.Second
+	}
+	m.b = bulkhead.New(m.max, bulkhead.WithMaxQueue(m.maxQueue), bulkhead.WithMaxWait(m.maxWait),
+		bulkhead.WithClock(m.fake), bulkhead.WithName("model"))
+	return m
+}
+
+func (m *bhMachine) logf(format string, args ...any) {
+	m.trace = append(m.trace, fmt.Sprintf(format, args...))
+}
+
+// outcome reads c's result without blocking: "acquired", an error
+// message, or "waiting".
+func bhOutcome(c *bhCaller) string {
+	select {
+	case err := <-c.done:
+		if err == nil {
+			return "acquired"
+		}
+		return err.Error()
+	default:
+		return "waiting"
+	}
+}
+
+// expect checks that c's Acquire returned with want.
+func (m *bhMachine) expect(t *rapid.T, c *bhCaller, want string) {
+	t.Helper()
+	if got := bhOutcome(c); got != want {
+		t.Fatalf("caller %d: got %q, want %q\ntrace:\n%v", c.id, got, want, m.trace)
+	}
+}
+
+// grantHead moves the first queued caller to the holders and checks that
+// it was served.
+func (m *bhMachine) grantHead(t *rapid.T) {
+	head := m.queue[0]
+	m.queue = m.queue[1:]
+	m.holders = append(m.holders, head)
+	m.grantedOnRelease++
+	m.expect(t, head, "acquired")
+}
+
+func (m *bhMachine) Acquire(t *rapid.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if rapid.IntRange(0, 5).Draw(t, "doneCtx") == 0 {
+		cancel()
+	}
+	c := &bhCaller{id: m.nextID, cancel: cancel, done: make(chan error, 1), queued: m.fake.Now()}
+	m.nextID++
+	m.all = append(m.all, c)
+	m.logf("caller %d: Acquire (ctx done: %v)", c.id, ctx.Err() != nil)
+	go func() { c.done <- m.b.Acquire(ctx) }()
+	synctest.Wait()
+	switch {
+	case len(m.holders) < m.max && len(m.queue) == 0:
+		m.holders = append(m.holders, c)
+		m.expect(t, c, "acquired")
+	case len(m.queue) >= m.maxQueue:
+		m.refusedWhenFull++
+		m.expect(t, c, "bulkhead: full (model)")
+	case ctx.Err() != nil:
+		m.expect(t, c, context.Canceled.Error())
+	default:
+		m.queue = append(m.queue, c)
+		m.expect(t, c, "waiting")
+	}
+}
+
+func (m *bhMachine) TryAcquire(t *rapid.T) {
+	got := m.b.TryAcquire()
+	m.logf("TryAcquire = %v", got)
+	want := len(m.holders) < m.max && len(m.queue) == 0
+	if got != want {
+		t.Fatalf("TryAcquire = %v, want %v\ntrace:\n%v", got, want, m.trace)
+	}
+	if got {
+		m.holders = append(m.holders, &bhCaller{id: -1, cancel: func() {}})
+	}
+}
+
+func (m *bhMachine) Release(t *rapid.T) {
+	if len(m.holders) == 0 {
+		t.Skip("nobody holds a slot")
+	}
+	i := rapid.IntRange(0, len(m.holders)-1).Draw(t, "holder")
+	m.logf("holder %d: Release", m.holders[i].id)
+	m.holders = append(m.holders[:i], m.holders[i+1:]...)
+	m.b.Release()
+	synctest.Wait()
+	if len(m.queue) > 0 {
+		m.grantHead(t)
+	}
+}
+
+func (m *bhMachine) CancelQueued(t *rapid.T) {
+	if len(m.queue) == 0 {
+		t.Skip("nobody is queued")
+	}
+	i := rapid.IntRange(0, len(m.queue)-1).Draw(t, "queued")
+	c := m.queue[i]
+	m.logf("queued caller %d: cancel", c.id)
+	m.queue = append(m.queue[:i], m.queue[i+1:]...)
+	c.cancel()
+	synctest.Wait()
+	m.cancelledInQueue++
+	m.expect(t, c, context.Canceled.Error())
+}
+
+// CancelHolder ends the context of a caller that holds a slot: that changes
+// nothing, the slot is held until released.
+func (m *bhMachine) CancelHolder(t *rapid.T) {
+	if len(m.holders) == 0 {
+		t.Skip("nobody holds a slot")
+	}
+	c := m.holders[rapid.IntRange(0, len(m.holders)-1).Draw(t, "holder")]
+	m.logf("holder %d: cancel", c.id)
+	c.cancel()
+	synctest.Wait()
+}
+
+// ReleaseAsHeadCancels releases a slot at the moment the first queued
+// caller's context ends, without letting it run in between: the slot goes
+// to the caller or on past it, whichever wins the race, but is never lost.
+// The head must return context.Canceled (it had already woken on ctx.Done
+// before the slot could reach it), so the slot ends with the next in line.
+func (m *bhMachine) ReleaseAsHeadCancels(t *rapid.T) {
+	if len(m.queue) == 0 || len(m.holders) == 0 {
+		t.Skip("needs a holder and a queued caller")
+	}
+	head := m.queue[0]
+	i := rapid.IntRange(0, len(m.holders)-1).Draw(t, "holder")
+	m.logf("holder %d: Release as queued caller %d cancels", m.holders[i].id, head.id)
+	m.holders = append(m.holders[:i], m.holders[i+1:]...)
+	head.cancel()
+	m.b.Release()
+	synctest.Wait()
+	m.releaseCancelRace++
+	m.queue = m.queue[1:]
+	m.expect(t, head, context.Canceled.Error())
+	if len(m.queue) > 0 {
+		m.grantHead(t)
+	}
+}
+
+func (m *bhMachine) Advance(t *rapid.T) {
+	m.advance(t, time.Duration(rapid.IntRange(1, 3000).Draw(t, "ms"))*time.Millisecond)
+}
+
+// AdvanceToTimeout moves the clock to the moment the first queued caller
+// has waited MaxWait.
+func (m *bhMachine) AdvanceToTimeout(t *rapid.T) {
+	if m.maxWait == 0 || len(m.queue) == 0 {
+		t.Skip("nobody can time out")
+	}
+	m.advance(t, m.queue[0].queued.Add(m.maxWait).Sub(m.fake.Now()))
+}
+
+// advance moves the clock by d and checks that exactly the queued callers
+// that have waited MaxWait by then were refused.
+func (m *bhMachine) advance(t *rapid.T, d time.Duration) {
+	m.logf("advance %v", d)
+	m.fake.Advance(d)
+	synctest.Wait()
+	if m.maxWait == 0 {
+		return
+	}
+	var left []*bhCaller
+	for _, c := range m.queue {
+		if m.fake.Now().Sub(c.queued) >= m.maxWait {
+			m.timedOutInQueue++
+			m.expect(t, c, fmt.Sprintf("bulkhead: full (model) after waiting %v in the queue", m.maxWait))
+		} else {
+			left = append(left, c)
+		}
+	}
+	m.queue = left
+}
+
+// Check runs after every action: the metrics match the model, within the
+// bounds, and every caller the model has queued is still waiting.
+func (m *bhMachine) Check(t *rapid.T) {
+	type counts struct{ InFlight, Queued int }
+	want := counts{len(m.holders), len(m.queue)}
+	got := counts{m.b.InFlight(), m.b.Queued()}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("counts mismatch (-want +got):\n%s\ntrace:\n%v", diff, m.trace)
+	}
+	if got.InFlight > m.max || got.Queued > m.maxQueue {
+		t.Fatalf("counts %+v beyond max %d, queue %d", got, m.max, m.maxQueue)
+	}
+	for _, c := range m.queue {
+		m.expect(t, c, "waiting")
+	}
+}
+
+// stop ends every caller goroutine still blocked, whatever state a failed
+// check left them in: the bubble must end with none.
+func (m *bhMachine) stop() {
+	for _, c := range m.all {
+		c.cancel()
+	}
+	synctest.Wait()
+}
+
+// drain releases every slot and cancels every queued caller, so that the
+// bubble ends with no goroutine left, and checks that every slot came back.
+func (m *bhMachine) drain(t *rapid.T) {
+	for _, c := range m.queue {
+		c.cancel()
+	}
+	synctest.Wait()
+	m.queue = nil
+	for range m.holders {
+		m.b.Release()
+	}
+	m.holders = nil
+	if m.b.InFlight() != 0 || m.b.Queued() != 0 {
+		t.Fatalf("after draining: InFlight %d, Queued %d", m.b.InFlight(), m.b.Queued())
+	}
+}
+
+// TestBulkheadMatchesModel: under random schedules of acquire, try-acquire,
+// release, cancellation (queued callers and holders), releases racing a
+// cancellation, and clock advances past MaxWait, the bulkhead matches the
+// model after every step: running <= max, queued <= queue, FIFO order
+// (exactly the head is served on release), no slot lost or duplicated.
+func TestBulkheadMatchesModel(t *testing.T) {
+	var total bhMachine // coverage counters, summed over all checks
+	synctest.Test(t, func(t *testing.T) {
+		// rapid asks a *testing.T for its deadline, which a bubble forbids;
+		// wrapped, it is only a rapid.TB.
+		rapid.Check(struct{ *testing.T }{t}, func(rt *rapid.T) {
+			m := newBhMachine(rt)
+			defer m.stop()
+			rt.Repeat(rapid.StateMachineActions(m))
+			m.drain(rt)
+			total.grantedOnRelease += m.grantedOnRelease
+			total.cancelledInQueue += m.cancelledInQueue
+			total.timedOutInQueue += m.timedOutInQueue
+			total.refusedWhenFull += m.refusedWhenFull
+			total.releaseCancelRace += m.releaseCancelRace
+		})
+	})
+	t.Logf("coverage: %d slots handed on, %d cancelled in queue, %d timed out, %d refused, %d release/cancel races",
+		total.grantedOnRelease, total.cancelledInQueue, total.timedOutInQueue, total.refusedWhenFull, total.releaseCancelRace)
+	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0) {
+		t.Error("the schedules never reached some of the actions")
+	}
+}
