@@ -5,6 +5,14 @@
 //   - compose_test.go: the composition laws of resilience.Policy (identity,
 //     associativity, fallback called iff error, panic propagation) over random
 //     chains and ops, against a reference model of nested calls.
+//   - retry_test.go: retry.New against a model loop, over random schedules
+//     of attempt latencies, failures, Retry-After hints, permanent errors and
+//     cancellations (attempts, MaxElapsed, backoff bounds, no wait after
+//     cancellation); and the retry Budget's bounds over random schedules of
+//     executions.
+//   - hedge_test.go: hedge.New in a testing/synctest bubble over random
+//     latencies, failures, context-ignoring attempts and cancellations (at
+//     most 1+MaxHedges attempts, none outlives the call, first success wins).
 //
 // Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
 // A failing schedule that rapid shrinks is kept as a named regression test
