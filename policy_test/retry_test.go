@@ -56,7 +56,7 @@ var errAttempt = errors.New("attempt failed")
 
 type hintErr struct{ d time.Duration }
 
-func (h hintErr) Error() string              { return fmt.Sprintf("retry after %v", h.d) }
+func (h hintErr) Error() string             { return fmt.Sprintf("retry after %v", h.d) }
 func (h hintErr) RetryAfter() time.Duration { return h.d }
 
 func (s attemptSpec) err() error {
