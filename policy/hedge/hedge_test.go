@@ -80,7 +80,7 @@ func (l *log) end(s string) {
 
 const ms = time.Millisecond
 
-var errA, errB, errC = errors.New("a failed"), errors.New("b failed"), errors.New("c failed")
+var errA, errB = errors.New("a failed"), errors.New("b failed")
 
 func TestFastFirstAttemptStartsNoHedge(t *testing.T) {
 	clk := clock.NewFake()
