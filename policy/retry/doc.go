@@ -1,6 +1,44 @@
-// Package retry runs a failed call again after a backoff: a typed policy with
-// a shared retry budget.
+// Package retry runs a failed call again after a backoff: a typed policy,
+// with a retry budget shared per dependency.
 //
-// The package is being built under issue #4; until then it holds only this
-// documentation.
+//	p := retry.New[*Invoice](
+//		retry.WithAttempts(4),
+//		retry.WithMaxElapsed(5*time.Second),
+//	)
+//	inv, err := p.Do(ctx, func(ctx context.Context) (*Invoice, error) { return billing.Get(ctx, id) })
+//
+// # Entry points
+//
+//   - [New]: the policy, a resilience.Policy[T], configured by options:
+//     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithRetryIf],
+//     [WithOnRetry], [WithClock], [WithBudget], [WithConfig].
+//   - [Config], [DefaultConfig], [Config.Validate]: the configuration as a
+//     value, for configurations read at run time.
+//   - [Permanent]: marks an error as not worth retrying.
+//   - [Error]: what the policy returns when it gives up; [ErrBudgetExhausted]
+//     when the budget denied a retry.
+//   - [Budget], [NewBudget], [BudgetConfig]: a retry budget shared by the
+//     retry policies of one dependency.
+//
+// # Defaults
+//
+//	option            default                                  unit
+//	WithAttempts      3 (calls in total; 1 = no retry)         calls
+//	WithMaxElapsed    0 (no bound)                             time.Duration
+//	WithBackoff       exponential: 100 ms, ×2, capped at 10 s, time.Duration
+//	                  full jitter (delays uniform in [0, d])
+//	WithRetryIf       nil: every error but the exceptions below
+//	WithOnRetry       nil (no hook)
+//	WithClock         clock.Real()
+//	WithBudget        nil (no budget)
+//
+// Never retried, whatever the options: the caller's own context errors (the
+// policy stops as soon as the caller's context is done, without waiting any
+// further) and errors marked [Permanent]. A server's hint, an error with a
+// method RetryAfter() time.Duration (an open breaker, an HTTP 429 or 503
+// with a Retry-After header), makes the next wait at least that long; a
+// hint that would pass MaxElapsed ends the execution at once.
+//
+// A policy is an immutable value, safe for simultaneous use by multiple
+// goroutines; a [Budget] is shared, and safe for simultaneous use too.
 package retry

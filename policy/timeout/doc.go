@@ -1,5 +1,35 @@
 // Package timeout bounds how long one call may take: a typed policy.
 //
-// The package is being built under issue #4; until then it holds only this
-// documentation.
+//	p := timeout.New[*Quote](2 * time.Second)
+//	q, err := p.Do(ctx, func(ctx context.Context) (*Quote, error) { return pricing.Quote(ctx, sku) })
+//	if errors.Is(err, timeout.ErrTimeout) { ... } // "timeout: call exceeded 2s"
+//
+// Put the timeout innermost in a chain (inside retry and breaker), so that
+// each attempt is bounded, counted as a failure by the breaker when it runs
+// out of time, and retried; put another outside the retry to bound the whole
+// call.
+//
+// # Entry points
+//
+//   - [New]: the policy, a resilience.Policy[T], for a duration d > 0,
+//     configured by options: [WithAbandon], [WithClock], [WithConfig].
+//   - [Config], [Config.Validate]: the configuration as a value, for
+//     configurations read at run time.
+//   - [ErrTimeout]: matched by the error of a call that ran out of time;
+//     it also matches context.DeadlineExceeded.
+//
+// # Defaults
+//
+//	option        default                                        unit
+//	(d)           none: New's argument, > 0                      time.Duration
+//	WithAbandon   false: cancel the op's context at the
+//	              deadline, and wait for the op to return
+//	WithClock     clock.Real()
+//
+// The caller's own cancellation, or a deadline of the caller's that comes
+// before d, surfaces as the caller's error, never as ErrTimeout: a timeout
+// reports only the time it imposed itself.
+//
+// A policy is an immutable value, safe for simultaneous use by multiple
+// goroutines.
 package timeout

@@ -1,0 +1,167 @@
+package retry
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/f0b5b96b/resilience/clock"
+)
+
+// BudgetConfig configures a [Budget]. Every field is literal; there are no
+// defaults to fall back on. The values of Finagle's default RetryBudget are
+// a good start: Ratio 0.2, MinPerSecond 10, Window 10 s.
+type BudgetConfig struct {
+	// Ratio is how many retries the budget allows per execution over the
+	// window: 0.2 allows one retry for every five executions. It must be
+	// finite and >= 0.
+	Ratio float64
+
+	// MinPerSecond is the floor: retries per second allowed whatever the
+	// number of executions, so that a dependency called rarely can still
+	// be retried. Over the window it allows MinPerSecond × Window (in
+	// seconds) retries. It must be finite and >= 0, and not 0 when Ratio
+	// is 0.
+	MinPerSecond float64
+
+	// Window is the length of the sliding window over which executions and
+	// retries are counted. It slides in steps of Window/10. It must be > 0.
+	Window time.Duration
+
+	// Clock is the source of time for the window. nil means clock.Real().
+	Clock clock.Clock
+}
+
+// Validate reports whether c is a valid budget configuration: nil if it is,
+// else an error naming the first field at fault and its value, the same
+// message [NewBudget] panics with.
+func (c BudgetConfig) Validate() error {
+	switch {
+	case !(c.Ratio >= 0) || math.IsInf(c.Ratio, 1):
+		return fmt.Errorf("retry: BudgetConfig.Ratio must be finite and >= 0, got %v", c.Ratio)
+	case !(c.MinPerSecond >= 0) || math.IsInf(c.MinPerSecond, 1):
+		return fmt.Errorf("retry: BudgetConfig.MinPerSecond must be finite and >= 0, got %v", c.MinPerSecond)
+	case c.Window <= 0:
+		return fmt.Errorf("retry: BudgetConfig.Window must be > 0, got %v", c.Window)
+	case c.Ratio == 0 && c.MinPerSecond == 0:
+		return errors.New("retry: BudgetConfig allows no retry at all: Ratio and MinPerSecond are both 0")
+	}
+	return nil
+}
+
+// budgetBuckets is the number of buckets of a Budget's sliding window.
+const budgetBuckets = 10
+
+// Budget is a retry budget: a bound, shared by every retry policy that calls
+// one dependency, on the retries they make together. Over any sliding window
+// of [BudgetConfig.Window], retries may be at most Ratio times the
+// executions counted in the window plus the floor MinPerSecond × Window.
+// When retries are cheap a retry policy retries as configured; when a
+// dependency fails for everyone, the budget keeps a fleet of clients from
+// multiplying the load on it by their attempt count (the difference between
+// a load of 3× and 1.2× with 3 attempts and Ratio 0.2).
+//
+// This is the retry budget of Finagle (com.twitter.finagle.service.RetryBudget:
+// a percentage of requests over a time window plus a minimum of retries per
+// second); Envoy's retry budget bounds the same ratio over active requests
+// instead of a time window.
+//
+// A retry policy configured with [WithBudget] counts each execution (once,
+// however many attempts it makes) and asks the budget before each retry; a
+// denied retry ends the execution with an [Error] that matches
+// [ErrBudgetExhausted]. Counting an execution is lock-free and does not
+// allocate; asking for a retry takes a short lock.
+//
+// Create a Budget with [NewBudget]; the zero Budget is not usable. A Budget
+// is safe for simultaneous use by multiple goroutines.
+type Budget struct {
+	ratio   float64
+	reserve float64       // MinPerSecond × Window in seconds
+	width   time.Duration // length of one bucket
+	clock   clock.Clock
+	start   time.Time
+
+	mu   sync.Mutex // serialises bucket rotation and retries
+	ring [budgetBuckets]bucket
+}
+
+// bucket counts the executions and retries of one Window/10 of time.
+type bucket struct {
+	epoch   atomic.Int64 // index of the bucket's time slot since start
+	calls   atomic.Int64 // executions, added without the lock
+	retries int64        // guarded by Budget.mu
+}
+
+// NewBudget returns a retry budget configured by c, empty: it allows
+// retries up to the floor until executions are counted. NewBudget panics
+// with the message of [BudgetConfig.Validate] if c is invalid.
+func NewBudget(c BudgetConfig) *Budget {
+	if err := c.Validate(); err != nil {
+		panic(err.Error())
+	}
+	clk := c.Clock
+	if clk == nil {
+		clk = clock.Real()
+	}
+	return &Budget{
+		ratio:   c.Ratio,
+		reserve: c.MinPerSecond * c.Window.Seconds(),
+		width:   (c.Window + budgetBuckets - 1) / budgetBuckets,
+		clock:   clk,
+		start:   clk.Now(),
+	}
+}
+
+// epoch returns the index of the current time slot, never negative.
+func (b *Budget) epoch() int64 {
+	return int64(max(b.clock.Now().Sub(b.start), 0) / b.width)
+}
+
+// slot returns the bucket of epoch e, reset if it held an older epoch.
+// b.mu must be held.
+func (b *Budget) slotLocked(e int64) *bucket {
+	s := &b.ring[e%budgetBuckets]
+	if s.epoch.Load() < e {
+		s.calls.Store(0)
+		s.retries = 0
+		s.epoch.Store(e)
+	}
+	return s
+}
+
+// deposit counts one execution.
+func (b *Budget) deposit() {
+	e := b.epoch()
+	s := &b.ring[e%budgetBuckets]
+	if s.epoch.Load() < e {
+		b.mu.Lock()
+		b.slotLocked(e)
+		b.mu.Unlock()
+	}
+	s.calls.Add(1)
+}
+
+// withdraw reports whether one more retry fits the budget now, and counts
+// it if so.
+func (b *Budget) withdraw() bool {
+	e := b.epoch()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cur := b.slotLocked(e)
+	var calls, retries int64
+	for i := range b.ring {
+		s := &b.ring[i]
+		if s.epoch.Load() > e-budgetBuckets {
+			calls += s.calls.Load()
+			retries += s.retries
+		}
+	}
+	if float64(retries+1) > b.ratio*float64(calls)+b.reserve {
+		return false
+	}
+	cur.retries++
+	return true
+}

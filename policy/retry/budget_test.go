@@ -1,0 +1,126 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/retry"
+)
+
+// budgetRun runs one execution that fails its first attempt and succeeds on
+// a retry, and reports whether the retry was allowed.
+func budgetRun(t *testing.T, b *retry.Budget) bool {
+	t.Helper()
+	s := &script{errs: []error{errBoom}}
+	p := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Schedule{}))
+	v, err := p.Do(context.Background(), s.op)
+	if err == nil {
+		return true
+	}
+	if !errors.Is(err, retry.ErrBudgetExhausted) || !errors.Is(err, errBoom) || v != 1 {
+		t.Fatalf("Do = %d, %v; want 1 and an error matching ErrBudgetExhausted and errBoom", v, err)
+	}
+	if want := "retry: gave up after 1 attempt (retry budget exhausted): boom"; err.Error() != want {
+		t.Fatalf("err = %q, want %q", err, want)
+	}
+	return false
+}
+
+func budgetRuns(t *testing.T, b *retry.Budget, n int) []bool {
+	got := make([]bool, n)
+	for i := range got {
+		got[i] = budgetRun(t, b)
+	}
+	return got
+}
+
+func TestBudgetRatio(t *testing.T) {
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, Window: time.Minute, Clock: clock.NewFake()})
+	// Execution k is counted before it asks: k executions allow k/2 retries.
+	want := []bool{false, true, false, true, false, true}
+	if diff := cmp.Diff(want, budgetRuns(t, b, 6)); diff != "" {
+		t.Errorf("retries allowed mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestBudgetFloor(t *testing.T) {
+	clk := clock.NewFake()
+	b := retry.NewBudget(retry.BudgetConfig{MinPerSecond: 1, Window: 2 * time.Second, Clock: clk})
+	if diff := cmp.Diff([]bool{true, true, false}, budgetRuns(t, b, 3)); diff != "" {
+		t.Errorf("retries allowed mismatch (-want +got):\n%s", diff)
+	}
+	clk.Advance(2 * time.Second) // the window has slid past those retries
+	if diff := cmp.Diff([]bool{true, true, false}, budgetRuns(t, b, 3)); diff != "" {
+		t.Errorf("after the window: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestBudgetWindowSlides(t *testing.T) {
+	clk := clock.NewFake()
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.1, Window: 10 * time.Second, Clock: clk})
+	ok := retry.New[int](retry.WithBudget(b))
+	for range 20 {
+		if _, err := ok.Do(context.Background(), func(context.Context) (int, error) { return 0, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Advance(9900 * time.Millisecond)
+	// 21 executions in the window allow 2.1 retries.
+	if diff := cmp.Diff([]bool{true}, budgetRuns(t, b, 1)); diff != "" {
+		t.Errorf("at 9.9s: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+	clk.Advance(1100 * time.Millisecond)
+	// At 11s the 20 executions of t=0 have left the window (their bucket
+	// has not been reused yet): 2 executions and 1 retry are in it; with
+	// them, 22 executions would have allowed 2 retries.
+	if diff := cmp.Diff([]bool{false}, budgetRuns(t, b, 1)); diff != "" {
+		t.Errorf("at 11s: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestBudgetIsSharedAcrossResultTypes(t *testing.T) {
+	b := retry.NewBudget(retry.BudgetConfig{MinPerSecond: 1, Window: time.Second, Clock: clock.NewFake()})
+	ints := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Schedule{}))
+	strs := retry.New[string](retry.WithBudget(b), retry.WithBackoff(backoff.Schedule{}))
+	n := 0
+	if _, err := ints.Do(context.Background(), func(context.Context) (int, error) {
+		if n++; n == 1 {
+			return 0, errBoom
+		}
+		return n, nil
+	}); err != nil {
+		t.Fatalf("first retry denied: %v", err)
+	}
+	_, err := strs.Do(context.Background(), func(context.Context) (string, error) { return "", errBoom })
+	if !errors.Is(err, retry.ErrBudgetExhausted) {
+		t.Errorf("second policy's retry: err = %v, want ErrBudgetExhausted (the floor of 1 is spent)", err)
+	}
+}
+
+func TestBudgetUnderConcurrency(t *testing.T) {
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.25, Window: time.Minute, Clock: clock.NewFake()})
+	p := retry.New[int](retry.WithBudget(b), retry.WithAttempts(2), retry.WithBackoff(backoff.Schedule{}))
+	var attempts atomic.Int64
+	const executions = 400
+	var wg sync.WaitGroup
+	for range executions {
+		wg.Go(func() {
+			_, _ = p.Do(context.Background(), func(context.Context) (int, error) {
+				attempts.Add(1)
+				return 0, errBoom
+			})
+		})
+	}
+	wg.Wait()
+	if retries := attempts.Load() - executions; retries > executions/4 {
+		t.Errorf("%d retries granted for %d executions, want at most %d", retries, executions, executions/4)
+	}
+}

@@ -1,0 +1,246 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/retry"
+)
+
+// flaky returns an op that fails n times with err, then returns "ok".
+func flaky(n int, err error) func(context.Context) (string, error) {
+	calls := 0
+	return func(context.Context) (string, error) {
+		calls++
+		if calls <= n {
+			fmt.Println("attempt", calls, "failed")
+			return "", err
+		}
+		fmt.Println("attempt", calls, "succeeded")
+		return "ok", nil
+	}
+}
+
+var errUnavailable = errors.New("503 service unavailable")
+
+// fakeWaits returns the options that make an example's waits take no real
+// time: a fake clock, advanced by each wait as soon as the policy sleeps.
+// print, if set, is called with each wait.
+func fakeWaits(print func(attempt int, err error, delay time.Duration)) []retry.Option {
+	clk := clock.NewFake()
+	return []retry.Option{
+		retry.WithClock(clk),
+		retry.WithOnRetry(func(attempt int, err error, delay time.Duration) {
+			if print != nil {
+				print(attempt, err, delay)
+			}
+			go func() {
+				_ = clk.BlockUntil(context.Background(), 1) // the policy sleeps
+				clk.Advance(delay)
+			}()
+		}),
+	}
+}
+
+func ExampleNew() {
+	// The defaults: 3 attempts, exponential backoff from 100 ms with full
+	// jitter, capped at 10 s. (fakeWaits makes the waits take no real time.)
+	p := retry.New[string](fakeWaits(nil)...)
+	v, err := p.Do(context.Background(), flaky(2, errUnavailable))
+	fmt.Println(v, err)
+	// Output:
+	// attempt 1 failed
+	// attempt 2 failed
+	// attempt 3 succeeded
+	// ok <nil>
+}
+
+func ExampleWithAttempts() {
+	p := retry.New[string](retry.WithAttempts(2), retry.WithBackoff(backoff.Schedule{}))
+	_, err := p.Do(context.Background(), flaky(5, errUnavailable))
+	fmt.Println(err)
+	var e *retry.Error
+	fmt.Println(errors.As(err, &e), e.Attempts, errors.Is(err, errUnavailable))
+	// Output:
+	// attempt 1 failed
+	// attempt 2 failed
+	// retry: gave up after 2 attempts: 503 service unavailable
+	// true 2 true
+}
+
+func ExampleWithMaxElapsed() {
+	p := retry.New[string](append(fakeWaits(nil),
+		retry.WithAttempts(0), // no limit but time
+		retry.WithMaxElapsed(time.Second),
+		retry.WithBackoff(backoff.Constant(400*time.Millisecond)),
+	)...)
+	_, err := p.Do(context.Background(), flaky(10, errUnavailable))
+	fmt.Println(err)
+	// Output:
+	// attempt 1 failed
+	// attempt 2 failed
+	// attempt 3 failed
+	// retry: gave up after 3 attempts (a wait of 400ms would pass MaxElapsed 1s): 503 service unavailable
+}
+
+func ExampleWithBackoff() {
+	p := retry.New[string](append(fakeWaits(func(_ int, _ error, delay time.Duration) {
+		fmt.Println("waiting", delay)
+	}),
+		retry.WithAttempts(4),
+		retry.WithBackoff(backoff.Exponential(100*time.Millisecond, 2, time.Second)),
+	)...)
+	v, _ := p.Do(context.Background(), flaky(3, errUnavailable))
+	fmt.Println(v)
+	// Output:
+	// attempt 1 failed
+	// waiting 100ms
+	// attempt 2 failed
+	// waiting 200ms
+	// attempt 3 failed
+	// waiting 400ms
+	// attempt 4 succeeded
+	// ok
+}
+
+func ExampleWithRetryIf() {
+	errNotFound := errors.New("404 not found")
+	p := retry.New[string](retry.WithBackoff(backoff.Schedule{}), retry.WithRetryIf(func(err error) bool {
+		return !errors.Is(err, errNotFound) // a 404 will not change
+	}))
+	_, err := p.Do(context.Background(), flaky(5, errNotFound))
+	fmt.Println(err)
+	// Output:
+	// attempt 1 failed
+	// 404 not found
+}
+
+func ExampleWithOnRetry() {
+	p := retry.New[string](
+		retry.WithBackoff(backoff.Schedule{}), // no wait (rarely wise)
+		retry.WithOnRetry(func(attempt int, err error, delay time.Duration) {
+			fmt.Printf("attempt %d: %v; retrying in %v\n", attempt, err, delay)
+		}),
+	)
+	_, _ = p.Do(context.Background(), flaky(1, errUnavailable))
+	// Output:
+	// attempt 1 failed
+	// attempt 1: 503 service unavailable; retrying in 0s
+	// attempt 2 succeeded
+}
+
+func ExampleWithClock() {
+	// A fake clock makes waits instant and observable in tests.
+	clk := clock.NewFake()
+	p := retry.New[string](retry.WithClock(clk), retry.WithBackoff(backoff.Constant(time.Hour)))
+	done := make(chan string)
+	go func() {
+		v, _ := p.Do(context.Background(), flaky(1, errUnavailable))
+		done <- v
+	}()
+	_ = clk.BlockUntil(context.Background(), 1) // the policy is waiting
+	clk.Advance(time.Hour)
+	fmt.Println(<-done)
+	// Output:
+	// attempt 1 failed
+	// attempt 2 succeeded
+	// ok
+}
+
+func ExampleWithBudget() {
+	// One budget per dependency, shared by every retry policy calling it:
+	// here at most one retry per 2 calls, and no floor.
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, Window: 10 * time.Second})
+	p := retry.New[string](append(fakeWaits(nil), retry.WithBudget(budget))...)
+	for range 2 {
+		_, err := p.Do(context.Background(), flaky(1, errUnavailable))
+		fmt.Println("budget exhausted:", errors.Is(err, retry.ErrBudgetExhausted))
+	}
+	// Output:
+	// attempt 1 failed
+	// budget exhausted: true
+	// attempt 1 failed
+	// attempt 2 succeeded
+	// budget exhausted: false
+}
+
+func ExampleWithConfig() {
+	// A configuration read at run time: start from the defaults, check it.
+	c := retry.DefaultConfig()
+	c.Attempts = 5
+	c.Backoff = backoff.Constant(50 * time.Millisecond)
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Options after WithConfig override its fields.
+	p := retry.New[string](append([]retry.Option{retry.WithConfig(c)}, fakeWaits(nil)...)...)
+	v, _ := p.Do(context.Background(), flaky(4, errUnavailable))
+	fmt.Println(v)
+
+	c.Attempts = -1
+	fmt.Println(c.Validate())
+	// Output:
+	// attempt 1 failed
+	// attempt 2 failed
+	// attempt 3 failed
+	// attempt 4 failed
+	// attempt 5 succeeded
+	// ok
+	// retry: Attempts must be >= 0 (0 = no limit), got -1
+}
+
+func ExampleDefaultConfig() {
+	c := retry.DefaultConfig()
+	fmt.Println(c.Attempts, c.MaxElapsed, c.Backoff)
+	// Output:
+	// 3 0s exponential(100ms×2, max 10s, full jitter)
+}
+
+func ExamplePermanent() {
+	errBadRequest := errors.New("400 bad request")
+	p := retry.New[string]()
+	_, err := p.Do(context.Background(), func(context.Context) (string, error) {
+		fmt.Println("attempt")
+		return "", retry.Permanent(errBadRequest) // retrying will not help
+	})
+	fmt.Println(err, errors.Is(err, errBadRequest))
+	// Output:
+	// attempt
+	// 400 bad request true
+}
+
+func ExampleError() {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := retry.New[string]()
+	_, err := p.Do(ctx, func(context.Context) (string, error) {
+		cancel() // the caller gives up during the attempt
+		return "", errUnavailable
+	})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, context.Canceled), errors.Is(err, errUnavailable))
+	// Output:
+	// retry: gave up after 1 attempt (context canceled): 503 service unavailable
+	// true true
+}
+
+func ExampleNewBudget() {
+	// Finagle's defaults: retries up to 20% of the calls of the last 10 s,
+	// plus 10 retries per second.
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 10, Window: 10 * time.Second})
+	payments := retry.New[string](retry.WithBudget(budget))
+	refunds := retry.New[int](retry.WithBudget(budget)) // same dependency, same budget
+	fmt.Println(payments, refunds)
+	// Output:
+	// retry retry
+}
+
+func ExampleBudgetConfig_Validate() {
+	fmt.Println(retry.BudgetConfig{Ratio: 0.2}.Validate())
+	// Output:
+	// retry: BudgetConfig.Window must be > 0, got 0s
+}

@@ -1,0 +1,485 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/retry"
+)
+
+// sleeper is a clock whose Sleep does not block: it records the wait and
+// advances the fake time by it, so a retry loop runs synchronously in the
+// test's goroutine.
+type sleeper struct {
+	*clock.Fake
+	slept []time.Duration
+	late  int // calls of Sleep with a context already done
+}
+
+func newSleeper() *sleeper { return &sleeper{Fake: clock.NewFake()} }
+
+func (s *sleeper) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		s.late++
+		return err
+	}
+	s.slept = append(s.slept, d)
+	s.Advance(d)
+	return nil
+}
+
+// script is an op that returns the results in errs, one per call (nil =
+// success with value 100+call number), and counts its calls.
+type script struct {
+	errs  []error
+	calls int
+}
+
+func (s *script) op(ctx context.Context) (int, error) {
+	s.calls++
+	if s.calls > len(s.errs) {
+		return 100 + s.calls, nil
+	}
+	return s.calls, s.errs[s.calls-1]
+}
+
+var errBoom = errors.New("boom")
+
+// hinted is an error that asks for a wait, like an HTTP 503 with Retry-After.
+type hinted struct{ d time.Duration }
+
+func (h hinted) Error() string             { return fmt.Sprintf("unavailable, retry after %v", h.d) }
+func (h hinted) RetryAfter() time.Duration { return h.d }
+
+func fails(n int, err error) []error {
+	errs := make([]error, n)
+	for i := range errs {
+		errs[i] = err
+	}
+	return errs
+}
+
+func TestDefaults(t *testing.T) {
+	clk := newSleeper()
+	s := &script{errs: fails(10, errBoom)}
+	v, err := retry.New[int](retry.WithClock(clk)).Do(context.Background(), s.op)
+	if s.calls != 3 {
+		t.Errorf("calls = %d, want 3 (default attempts)", s.calls)
+	}
+	var re *retry.Error
+	if !errors.As(err, &re) || re.Attempts != 3 || v != 3 {
+		t.Fatalf("Do = %d, %v; want the last attempt's 3 and a *retry.Error with 3 attempts", v, err)
+	}
+	if len(clk.slept) != 2 {
+		t.Fatalf("slept %v, want 2 waits", clk.slept)
+	}
+	for i, d := range clk.slept {
+		if hi := 100 * time.Millisecond << i; d < 0 || d > hi {
+			t.Errorf("wait %d = %v, want full jitter within [0, %v]", i+1, d, hi)
+		}
+	}
+	c := retry.DefaultConfig()
+	if got, want := c.Backoff.String(), "exponential(100ms×2, max 10s, full jitter)"; got != want {
+		t.Errorf("default backoff = %s, want %s", got, want)
+	}
+	if c.Attempts != 3 || c.MaxElapsed != 0 || c.RetryIf != nil || c.OnRetry != nil || c.Clock != nil || c.Budget != nil {
+		t.Errorf("DefaultConfig() = %+v, want 3 attempts and every other field zero", c)
+	}
+	if got := retry.New[int]().String(); got != "retry" {
+		t.Errorf("String() = %q, want %q", got, "retry")
+	}
+}
+
+func TestSuccessAfterFailuresReturnsSuccess(t *testing.T) {
+	s := &script{errs: fails(2, errBoom)}
+	v, err := retry.New[int](retry.WithClock(newSleeper())).Do(context.Background(), s.op)
+	if v != 103 || err != nil || s.calls != 3 {
+		t.Fatalf("Do = %d, %v after %d calls; want 103, nil after 3", v, err, s.calls)
+	}
+}
+
+func TestAttempts(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		s := &script{errs: fails(10, errBoom)}
+		_, err := retry.New[int](retry.WithAttempts(n), retry.WithClock(newSleeper())).Do(context.Background(), s.op)
+		if s.calls != n {
+			t.Errorf("WithAttempts(%d): %d calls", n, s.calls)
+		}
+		want := fmt.Sprintf("retry: gave up after %d attempt", n)
+		if n > 1 {
+			want += "s"
+		}
+		if want += ": boom"; err == nil || err.Error() != want {
+			t.Errorf("WithAttempts(%d): err = %v, want %q", n, err, want)
+		}
+	}
+}
+
+func TestUnlimitedAttemptsStopAtMaxElapsed(t *testing.T) {
+	clk := newSleeper()
+	s := &script{errs: fails(1000, errBoom)}
+	p := retry.New[int](retry.WithAttempts(0), retry.WithMaxElapsed(time.Second),
+		retry.WithBackoff(backoff.Constant(300*time.Millisecond)), retry.WithClock(clk))
+	_, err := p.Do(context.Background(), s.op)
+	// Waits end at 300, 600 and 900 ms; a fourth would end at 1.2 s.
+	if s.calls != 4 {
+		t.Errorf("calls = %d, want 4", s.calls)
+	}
+	if diff := cmp.Diff([]time.Duration{300 * time.Millisecond, 300 * time.Millisecond, 300 * time.Millisecond}, clk.slept); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+	want := "retry: gave up after 4 attempts (a wait of 300ms would pass MaxElapsed 1s): boom"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+func TestMaxElapsedCountsAttemptTime(t *testing.T) {
+	clk := newSleeper()
+	calls := 0
+	op := func(context.Context) (int, error) {
+		calls++
+		clk.Advance(400 * time.Millisecond) // each attempt takes 400 ms
+		return 0, errBoom
+	}
+	p := retry.New[int](retry.WithAttempts(10), retry.WithMaxElapsed(time.Second),
+		retry.WithBackoff(backoff.Constant(100*time.Millisecond)), retry.WithClock(clk))
+	_, _ = p.Do(context.Background(), op)
+	// Attempt 1 ends at 400 ms, wait to 500; attempt 2 ends at 900, and a
+	// wait to 1000 ms ends exactly at MaxElapsed; attempt 3 ends at 1.4 s.
+	if calls != 3 {
+		t.Errorf("calls = %d, want 3", calls)
+	}
+	if got := clk.Now().Sub(clock.NewFake().Now()); got != 1400*time.Millisecond {
+		t.Errorf("elapsed %v, want 1.4s", got)
+	}
+}
+
+func TestBackoffDelaysAreUsedInOrder(t *testing.T) {
+	clk := newSleeper()
+	s := &script{errs: fails(10, errBoom)}
+	p := retry.New[int](retry.WithAttempts(5), retry.WithClock(clk),
+		retry.WithBackoff(backoff.Linear(10*time.Millisecond, 5*time.Millisecond, time.Second)))
+	_, _ = p.Do(context.Background(), s.op)
+	want := []time.Duration{10 * time.Millisecond, 15 * time.Millisecond, 20 * time.Millisecond, 25 * time.Millisecond}
+	if diff := cmp.Diff(want, clk.slept); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+	// A second execution starts a fresh sequence.
+	clk.slept = nil
+	s.calls = 0
+	_, _ = p.Do(context.Background(), s.op)
+	if diff := cmp.Diff(want, clk.slept); diff != "" {
+		t.Errorf("second execution: waits mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRetryIf(t *testing.T) {
+	errRetryable := errors.New("retryable")
+	p := retry.New[int](retry.WithClock(newSleeper()), retry.WithBackoff(backoff.Schedule{}),
+		retry.WithRetryIf(func(err error) bool { return errors.Is(err, errRetryable) }))
+	s := &script{errs: []error{errRetryable, errBoom}}
+	_, err := p.Do(context.Background(), s.op)
+	if s.calls != 2 || err != errBoom {
+		t.Errorf("Do = %v after %d calls; want errBoom itself after 2", err, s.calls)
+	}
+}
+
+func TestOnRetry(t *testing.T) {
+	type call struct {
+		Attempt int
+		Err     string
+		Delay   time.Duration
+	}
+	var got []call
+	clk := newSleeper()
+	s := &script{errs: []error{errors.New("e1"), hinted{time.Second}, errors.New("e3")}}
+	p := retry.New[int](retry.WithAttempts(4), retry.WithClock(clk),
+		retry.WithBackoff(backoff.Constant(50*time.Millisecond)),
+		retry.WithOnRetry(func(attempt int, err error, delay time.Duration) {
+			got = append(got, call{attempt, err.Error(), delay})
+			if len(clk.slept) != attempt-1 {
+				t.Errorf("OnRetry(%d) called after the wait", attempt)
+			}
+		}))
+	if _, err := p.Do(context.Background(), s.op); err != nil {
+		t.Fatal(err)
+	}
+	want := []call{
+		{1, "e1", 50 * time.Millisecond},
+		{2, "unavailable, retry after 1s", time.Second},
+		{3, "e3", 50 * time.Millisecond},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("OnRetry calls mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLastOptionWins(t *testing.T) {
+	s := &script{errs: fails(10, errBoom)}
+	c := retry.DefaultConfig()
+	c.Attempts = 4
+	c.Backoff = backoff.Schedule{}
+	p := retry.New[int](retry.WithAttempts(2), retry.WithConfig(c), retry.WithClock(newSleeper()))
+	_, _ = p.Do(context.Background(), s.op)
+	if s.calls != 4 {
+		t.Errorf("WithAttempts(2), WithConfig(4 attempts): %d calls, want 4", s.calls)
+	}
+	s.calls = 0
+	p = retry.New[int](retry.WithConfig(c), retry.WithAttempts(2))
+	_, _ = p.Do(context.Background(), s.op)
+	if s.calls != 2 {
+		t.Errorf("WithConfig(4 attempts), WithAttempts(2): %d calls, want 2", s.calls)
+	}
+}
+
+func TestRetryAfterHint(t *testing.T) {
+	clk := newSleeper()
+	s := &script{errs: []error{hinted{2 * time.Second}, hinted{time.Millisecond}}}
+	p := retry.New[int](retry.WithClock(clk), retry.WithBackoff(backoff.Constant(100*time.Millisecond)))
+	if _, err := p.Do(context.Background(), s.op); err != nil {
+		t.Fatal(err)
+	}
+	// The longer of the backoff delay and the hint.
+	if diff := cmp.Diff([]time.Duration{2 * time.Second, 100 * time.Millisecond}, clk.slept); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRetryAfterHintPastMaxElapsedStopsAtOnce(t *testing.T) {
+	clk := newSleeper()
+	s := &script{errs: []error{errBoom, hinted{30 * time.Second}}}
+	p := retry.New[int](retry.WithAttempts(5), retry.WithMaxElapsed(10*time.Second), retry.WithClock(clk),
+		retry.WithBackoff(backoff.Constant(time.Second)))
+	v, err := p.Do(context.Background(), s.op)
+	if s.calls != 2 || v != 2 {
+		t.Errorf("Do returned %d after %d calls, want the second attempt's 2", v, s.calls)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second}, clk.slept); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+	want := "retry: gave up after 2 attempts (a wait of 30s would pass MaxElapsed 10s): unavailable, retry after 30s"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if d, ok := resilience.RetryAfter(err); !ok || d != 30*time.Second {
+		t.Errorf("RetryAfter(err) = %v, %v; want the hint to stay visible", d, ok)
+	}
+}
+
+// refusal is an inner guard's refusal with a hint, like an open breaker.
+type refusal struct{ d time.Duration }
+
+func (r refusal) Error() string             { return "breaker: open" }
+func (r refusal) Is(target error) bool      { return target == resilience.ErrRefused }
+func (r refusal) RetryAfter() time.Duration { return r.d }
+
+func TestRefusalIsRetriedAfterItsHint(t *testing.T) {
+	clk := newSleeper()
+	s := &script{errs: []error{refusal{5 * time.Second}}}
+	p := retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(time.Minute))
+	v, err := p.Do(context.Background(), s.op)
+	if v != 102 || err != nil {
+		t.Fatalf("Do = %d, %v; want 102, nil", v, err)
+	}
+	if diff := cmp.Diff([]time.Duration{5 * time.Second}, clk.slept); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCallerContextErrorIsNotRetried(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"canceled", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, context.Canceled},
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Unix(0, 0))
+		}, context.DeadlineExceeded},
+	} {
+		ctx, cancel := tc.ctx()
+		cancel()
+		clk := newSleeper()
+		calls := 0
+		op := func(ctx context.Context) (int, error) {
+			calls++
+			return 7, fmt.Errorf("dial: %w", ctx.Err())
+		}
+		v, err := retry.New[int](retry.WithClock(clk)).Do(ctx, op)
+		if calls != 1 || len(clk.slept) != 0 || v != 7 {
+			t.Errorf("%s: %d calls, waits %v, v %d; want 1 call, no wait, 7", tc.name, calls, clk.slept, v)
+		}
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %v, want it to match %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestOpsOwnContextErrorIsRetried(t *testing.T) {
+	// The op's error says "canceled", but the caller's context is live: it
+	// is the dependency's failure, not the caller's.
+	s := &script{errs: []error{context.Canceled, context.DeadlineExceeded}}
+	v, err := retry.New[int](retry.WithClock(newSleeper())).Do(context.Background(), s.op)
+	if v != 103 || err != nil {
+		t.Fatalf("Do = %d, %v; want 103, nil", v, err)
+	}
+}
+
+func TestCancelDuringWaitStopsAtOnce(t *testing.T) {
+	clk := clock.NewFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := retry.New[int](retry.WithClock(clk), retry.WithBackoff(backoff.Constant(time.Hour)))
+	type result struct {
+		v   int
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		v, err := p.Do(ctx, func(context.Context) (int, error) { return 9, errBoom })
+		done <- result{v, err}
+	}()
+	if err := clk.BlockUntil(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel() // the clock never moves: Do must return without it
+	r := <-done
+	if r.v != 9 || !errors.Is(r.err, context.Canceled) || !errors.Is(r.err, errBoom) {
+		t.Fatalf("Do = %d, %v; want 9 and an error matching both context.Canceled and errBoom", r.v, r.err)
+	}
+	if want := "retry: gave up after 1 attempt (context canceled): boom"; r.err.Error() != want {
+		t.Errorf("err = %q, want %q", r.err, want)
+	}
+	if n := clk.Waiters(); n != 0 {
+		t.Errorf("%d timers left armed", n)
+	}
+}
+
+func TestCancelBetweenAttemptsDoesNotSleep(t *testing.T) {
+	clk := newSleeper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	op := func(context.Context) (int, error) {
+		cancel() // the caller gives up while the attempt runs
+		return 0, errBoom
+	}
+	hooks := 0
+	_, err := retry.New[int](retry.WithClock(clk), retry.WithOnRetry(func(int, error, time.Duration) { hooks++ })).Do(ctx, op)
+	if len(clk.slept) != 0 || clk.late != 0 || hooks != 0 {
+		t.Errorf("after cancellation: slept %v, Sleep called %d times, OnRetry called %d times; want none",
+			clk.slept, clk.late, hooks)
+	}
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, errBoom) {
+		t.Errorf("err = %v, want it to match context.Canceled and errBoom", err)
+	}
+}
+
+func TestExhaustionWrapsLastError(t *testing.T) {
+	last := &hinted{time.Millisecond}
+	s := &script{errs: []error{errBoom, errBoom, last}}
+	v, err := retry.New[int](retry.WithClock(newSleeper())).Do(context.Background(), s.op)
+	if v != 3 {
+		t.Errorf("v = %d, want the last attempt's 3", v)
+	}
+	var h *hinted
+	if !errors.As(err, &h) || h != last {
+		t.Errorf("errors.As(%v) did not reach the last error", err)
+	}
+	var re *retry.Error
+	if !errors.As(err, &re) || re.Attempts != 3 || re.Err != last {
+		t.Fatalf("err = %#v, want a *retry.Error{Attempts: 3, Err: last}", err)
+	}
+}
+
+func TestPermanentIsNotRetried(t *testing.T) {
+	perm := retry.Permanent(errBoom)
+	wrapped := fmt.Errorf("get: %w", perm)
+	for _, e := range []error{perm, wrapped} {
+		s := &script{errs: []error{e}}
+		v, err := retry.New[int](retry.WithClock(newSleeper()), retry.WithRetryIf(func(error) bool { return true })).Do(context.Background(), s.op)
+		if s.calls != 1 || v != 1 || err != e {
+			t.Errorf("%v: Do = %d, %v after %d calls; want 1 and the error itself after 1 call", e, v, err, s.calls)
+		}
+	}
+	if !errors.Is(perm, errBoom) || perm.Error() != "boom" {
+		t.Errorf("Permanent(errBoom) = %q, want message boom and errors.Is errBoom", perm)
+	}
+	if retry.Permanent(nil) != nil {
+		t.Error("Permanent(nil) != nil")
+	}
+}
+
+func TestPanicIsNotRetried(t *testing.T) {
+	calls := 0
+	defer func() {
+		if r := recover(); r != "kaboom" || calls != 1 {
+			t.Errorf("recovered %v after %d calls; want kaboom after 1", r, calls)
+		}
+	}()
+	_, _ = retry.New[int](retry.WithClock(newSleeper())).Do(context.Background(), func(context.Context) (int, error) {
+		calls++
+		panic("kaboom")
+	})
+	t.Error("Do returned")
+}
+
+func TestSuccessDoesNotAllocate(t *testing.T) {
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 10, Window: 10 * time.Second})
+	op := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	for name, p := range map[string]resilience.Policy[int]{
+		"defaults":    retry.New[int](),
+		"max elapsed": retry.New[int](retry.WithMaxElapsed(time.Second)),
+		"budget":      retry.New[int](retry.WithBudget(b)),
+	} {
+		if n := testing.AllocsPerRun(1000, func() { _, _ = p.Do(ctx, op) }); n != 0 {
+			t.Errorf("%s: %v allocs per successful call, want 0", name, n)
+		}
+	}
+}
+
+func BenchmarkSuccess(b *testing.B) {
+	p := retry.New[int]()
+	op := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = p.Do(ctx, op)
+	}
+}
+
+func BenchmarkSuccessWithBudget(b *testing.B) {
+	p := retry.New[int](retry.WithBudget(retry.NewBudget(retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 10, Window: 10 * time.Second})))
+	op := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_, _ = p.Do(ctx, op)
+		}
+	})
+}
+
+func BenchmarkTwoFailuresThenSuccess(b *testing.B) {
+	p := retry.New[int](retry.WithBackoff(backoff.Schedule{}))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		_, _ = p.Do(ctx, func(context.Context) (int, error) {
+			if n++; n < 3 {
+				return 0, errBoom
+			}
+			return n, nil
+		})
+	}
+}

@@ -1,0 +1,115 @@
+package timeout_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/timeout"
+)
+
+// slowQuote is a slow op that honours its context: it returns when its
+// context ends.
+func slowQuote(ctx context.Context) (float64, error) {
+	<-ctx.Done()
+	return 0, ctx.Err()
+}
+
+// expire runs p.Do(op) in a goroutine and moves clk past d once the policy
+// has armed its deadline, so that the example takes no real time.
+func expire[T any](clk *clock.Fake, d time.Duration, do func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result)
+	go func() {
+		v, err := do()
+		ch <- result{v, err}
+	}()
+	_ = clk.BlockUntil(context.Background(), 1)
+	clk.Advance(d)
+	r := <-ch
+	return r.v, r.err
+}
+
+func ExampleNew() {
+	clk := clock.NewFake() // production code leaves the clock out
+	p := timeout.New[float64](2*time.Second, timeout.WithClock(clk))
+	fmt.Println(p)
+
+	_, err := expire(clk, 2*time.Second, func() (float64, error) {
+		return p.Do(context.Background(), slowQuote)
+	})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, timeout.ErrTimeout), errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// timeout(2s)
+	// timeout: call exceeded 2s
+	// true true
+}
+
+func ExampleNew_callerCancels() {
+	// The caller's own cancellation is not a timeout.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := timeout.New[float64](2*time.Second).Do(ctx, slowQuote)
+	fmt.Println(err, errors.Is(err, timeout.ErrTimeout))
+	// Output:
+	// context canceled false
+}
+
+func ExampleWithAbandon() {
+	clk := clock.NewFake()
+	release := make(chan struct{})
+	finished := make(chan struct{})
+	// An op that ignores its context: WithAbandon(true) returns at the
+	// deadline anyway.
+	legacy := func(context.Context) (string, error) {
+		defer close(finished)
+		<-release
+		return "late", nil
+	}
+	p := timeout.New[string](time.Second, timeout.WithAbandon(true), timeout.WithClock(clk))
+	v, err := expire(clk, time.Second, func() (string, error) {
+		return p.Do(context.Background(), legacy)
+	})
+	fmt.Printf("%q %v\n", v, err)
+	close(release) // the op returns on its own later; its result is dropped
+	<-finished
+	// Output:
+	// "" timeout: call exceeded 1s
+}
+
+func ExampleWithClock() {
+	clk := clock.NewFake()
+	p := timeout.New[time.Time](time.Minute, timeout.WithClock(clk))
+	deadline, _ := p.Do(context.Background(), func(ctx context.Context) (time.Time, error) {
+		d, _ := ctx.Deadline() // on the fake clock
+		return d, nil
+	})
+	fmt.Println(deadline.Sub(clk.Now()))
+	// Output:
+	// 1m0s
+}
+
+func ExampleWithConfig() {
+	// A configuration read at run time replaces every field, the duration
+	// included.
+	c := timeout.Config{Duration: 750 * time.Millisecond}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(timeout.New[int](time.Second, timeout.WithConfig(c)))
+	// Output:
+	// timeout(750ms)
+}
+
+func ExampleConfig_Validate() {
+	fmt.Println(timeout.Config{}.Validate())
+	// Output:
+	// timeout: Duration must be > 0, got 0s
+}
