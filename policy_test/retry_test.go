@@ -86,7 +86,11 @@ func drawSchedule(t *rapid.T) backoff.Schedule {
 	default:
 		s = backoff.Exponential(base, rapid.Float64Range(1, 3).Draw(t, "mult"), maxD)
 	}
-	return s.WithJitter(backoff.Jitter(rapid.IntRange(0, 3).Draw(t, "jitter")))
+	j := backoff.Jitter(rapid.IntRange(0, 3).Draw(t, "jitter"))
+	if j == backoff.Decorrelated && base == 0 && s.Max() > 0 {
+		j = backoff.Full // Decorrelated grows from base: base 0 is refused
+	}
+	return s.WithJitter(j)
 }
 
 func drawRetryCase(t *rapid.T) retryCase {
