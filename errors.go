@@ -14,16 +14,31 @@ import (
 var ErrRefused = errors.New("resilience: refused")
 
 // RetryAfter reports the wait that err asks for before the next attempt: the
-// first error in err's chain (as errors.As walks it) with a method
-// RetryAfter() time.Duration. Refusals of this library's guards have one (an
-// open breaker's remaining cooldown, a rate limiter's time to the next
-// token), and so may errors of other packages, such as an HTTP 429 or 503
-// with a Retry-After header. ok is false when no error in the chain has the
-// method. A negative hint is reported as 0.
+// first error in err's tree (in the order errors.Is walks it: Unwrap() error
+// and Unwrap() []error, depth first) with a method RetryAfter()
+// time.Duration. Refusals of this library's guards have one (an open
+// breaker's remaining cooldown, a rate limiter's time to the next token), and
+// so may errors of other packages, such as an HTTP 429 or 503 with a
+// Retry-After header. ok is false when no error in the tree has the method.
+// A negative hint is reported as 0. RetryAfter does not allocate.
 func RetryAfter(err error) (d time.Duration, ok bool) {
-	var h interface{ RetryAfter() time.Duration }
-	if !errors.As(err, &h) {
-		return 0, false
+	for err != nil {
+		if h, isHint := err.(interface{ RetryAfter() time.Duration }); isHint {
+			return max(h.RetryAfter(), 0), true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				if d, ok := RetryAfter(e); ok {
+					return d, true
+				}
+			}
+			return 0, false
+		default:
+			return 0, false
+		}
 	}
-	return max(h.RetryAfter(), 0), true
+	return 0, false
 }

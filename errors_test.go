@@ -36,3 +36,27 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestRetryAfterWalksTheTreeDepthFirst(t *testing.T) {
+	// errors.Join(a, b) where a wraps no hint and b wraps two: the first hint
+	// in depth-first order wins.
+	err := errors.Join(
+		fmt.Errorf("a: %w", errors.New("no hint")),
+		fmt.Errorf("b: %w", errors.Join(hintError{5}, hintError{6})),
+	)
+	if d, ok := resilience.RetryAfter(err); d != 5 || !ok {
+		t.Errorf("RetryAfter = %v, %v; want 5ns, true", d, ok)
+	}
+}
+
+func TestRetryAfterDoesNotAllocate(t *testing.T) {
+	err := fmt.Errorf("outer: %w", errors.Join(errors.New("x"), &ptrHint{time.Second}))
+	if n := testing.AllocsPerRun(100, func() { _, _ = resilience.RetryAfter(err) }); n != 0 {
+		t.Errorf("RetryAfter allocates %v times per call, want 0", n)
+	}
+}
+
+type ptrHint struct{ after time.Duration }
+
+func (e *ptrHint) Error() string             { return "hint" }
+func (e *ptrHint) RetryAfter() time.Duration { return e.after }

@@ -50,7 +50,7 @@ func newBhMachine(t *rapid.T) *bhMachine {
 		maxQueue: rapid.IntRange(0, 3).Draw(t, "maxQueue"),
 	}
 	if m.maxQueue > 0 && rapid.Bool().Draw(t, "withMaxWait") {
-		m.maxWait = time.Duration(rapid.IntRange(1, 5).Draw(t, "maxWaitSeconds")) * time.Second
+		m.maxWait = time.Duration(rapid.IntRange(1, 3).Draw(t, "maxWaitSeconds")) * time.Second
 	}
 	m.b = bulkhead.New(m.max, bulkhead.WithMaxQueue(m.maxQueue), bulkhead.WithMaxWait(m.maxWait),
 		bulkhead.WithClock(m.fake), bulkhead.WithName("model"))
@@ -196,7 +196,21 @@ func (m *bhMachine) ReleaseAsHeadCancels(t *rapid.T) {
 }
 
 func (m *bhMachine) Advance(t *rapid.T) {
-	d := time.Duration(rapid.IntRange(1, 3000).Draw(t, "ms")) * time.Millisecond
+	m.advance(t, time.Duration(rapid.IntRange(1, 3000).Draw(t, "ms"))*time.Millisecond)
+}
+
+// AdvanceToTimeout moves the clock to the moment the first queued caller
+// has waited MaxWait.
+func (m *bhMachine) AdvanceToTimeout(t *rapid.T) {
+	if m.maxWait == 0 || len(m.queue) == 0 {
+		t.Skip("nobody can time out")
+	}
+	m.advance(t, m.queue[0].queued.Add(m.maxWait).Sub(m.fake.Now()))
+}
+
+// advance moves the clock by d and checks that exactly the queued callers
+// that have waited MaxWait by then were refused.
+func (m *bhMachine) advance(t *rapid.T, d time.Duration) {
 	m.logf("advance %v", d)
 	m.fake.Advance(d)
 	synctest.Wait()

@@ -11,6 +11,14 @@
 //   - ratelimit_test.go: the token-bucket bounds over random arrival times
 //     (exact for Every(d), for any float rate), exact Retry-After hints,
 //     and the keyed limiter's cap and least-recently-used order.
+//   - retry_test.go: retry.New against a model loop, over random schedules
+//     of attempt latencies, failures, Retry-After hints, permanent errors and
+//     cancellations (attempts, MaxElapsed, backoff bounds, no wait after
+//     cancellation); and the retry Budget's bounds over random schedules of
+//     executions.
+//   - hedge_test.go: hedge.New in a testing/synctest bubble over random
+//     latencies, failures, context-ignoring attempts and cancellations (at
+//     most 1+MaxHedges attempts, none outlives the call, first success wins).
 //
 // Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
 // A failing schedule that rapid shrinks is kept as a named regression test

@@ -20,21 +20,28 @@ import (
 // goroutines and is meant to be shared by every call to its dependency.
 // Create one with [New]; the zero Bulkhead is not usable.
 type Bulkhead struct {
-	// state packs the number of slots held (low 32 bits) and the number
-	// of queued callers (high 32 bits), so that both change together. A
-	// caller may take a slot without the lock only while nobody is queued,
-	// and the queue is non-empty only while every slot is held.
-	state atomic.Int64
-
-	mu    sync.Mutex // guards queue and every change of the queued count
-	queue queue
-
 	max      int64 // MaxConcurrent
 	maxQueue int64
 	cfg      Config
 	clk      clock.Clock
 	full     error // refused at once, shared: refusing allocates nothing
 	timedOut error // refused after MaxWait in the queue, shared
+
+	// Padding keeps the read-only fields above off the cache line of
+	// state, which every acquire and release writes: under contention the
+	// fast path then reads max from a line no other core invalidates.
+	_ [64]byte
+
+	// state packs the number of slots held (low 32 bits) and the number
+	// of queued callers (high 32 bits), so that both change together. A
+	// caller may take a slot without the lock only while nobody is queued,
+	// and the queue is non-empty only while every slot is held.
+	state atomic.Int64
+
+	_ [56]byte // and the lock's traffic off state's line
+
+	mu    sync.Mutex // guards queue and every change of the queued count
+	queue queue
 }
 
 const (
@@ -189,8 +196,8 @@ func (b *Bulkhead) leaveLocked(w *waiter) {
 
 // Release gives back a slot taken by [Bulkhead.Acquire] or
 // [Bulkhead.TryAcquire]. If callers are queued, the slot goes straight to
-// the first in line; otherwise it becomes free. Release never blocks on
-// the queue.
+// the first in line; otherwise it becomes free. Release never waits: it
+// takes a short lock only when callers are queued.
 //
 // Each slot must be released exactly once. Release panics if no slot is
 // held, which catches some (not all) double releases.

@@ -1,6 +1,33 @@
-// Package hedge races a second copy of a slow call (hedged requests): a typed
-// policy.
+// Package hedge races a second copy of a slow call (hedged requests): a
+// typed policy that cuts the tail of a dependency's latency.
 //
-// The package is being built under issue #4; until then it holds only this
-// documentation.
+//	p := hedge.New[*Profile](50 * time.Millisecond)
+//	prof, err := p.Do(ctx, func(ctx context.Context) (*Profile, error) { return users.Get(ctx, id) })
+//
+// If the call has no result after the delay, a second attempt starts; the
+// first accepted result wins and the other attempts are cancelled. Set the
+// delay near the dependency's 95th-percentile latency, so that about one call
+// in twenty is hedged. Hedge only calls that are safe to repeat.
+//
+// # Entry points
+//
+//   - [New]: the policy, a resilience.Policy[T], for a delay > 0, configured
+//     by options: [WithMaxHedges], [WithAccept], [WithClock], [WithConfig].
+//   - [Config], [Config.Validate]: the configuration as a value, for
+//     configurations read at run time.
+//
+// # Defaults
+//
+//	option          default                                    unit
+//	(delay)         none: New's argument, > 0                  time.Duration
+//	WithMaxHedges   1 (at most 2 attempts per call)            attempts
+//	WithAccept      nil: a result is accepted iff its error is nil
+//	WithClock       clock.Real()
+//
+// The options [WithAccept] and [WithConfig] carry the result type T (it is
+// inferred from their argument); giving one to a New of another T panics at
+// construction, naming both types.
+//
+// A policy is an immutable value, safe for simultaneous use by multiple
+// goroutines.
 package hedge

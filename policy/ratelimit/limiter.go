@@ -16,7 +16,11 @@ import (
 //
 // The bucket is one atomic number (GCRA, see the package documentation):
 // Allow is lock-free — a clock reading and a compare-and-swap — and
-// allocates nothing. A Limiter is safe for simultaneous use by multiple
+// allocates nothing. When 1/Rate is not a whole number of nanoseconds,
+// time is rounded against the caller (see the package documentation): the
+// last token of a full bucket, taken one call at a time all within one
+// nanosecond (only a fake clock stands that still), may pass up to 2ns
+// later; AllowN(Burst) takes the whole burst at once. A Limiter is safe for simultaneous use by multiple
 // goroutines. Create one with [New]; the zero Limiter is not usable.
 type Limiter struct {
 	tat atomic.Int64 // theoretical arrival time, in units since p.origin

@@ -165,27 +165,43 @@ func TestTinyRateLargeBurst(t *testing.T) {
 	}
 }
 
-// Time running backwards never admits more.
+// Time running backwards, even to before the limiter was made, never
+// admits more.
 func TestClockGoingBack(t *testing.T) {
-	fake := clock.NewFake()
-	l := ratelimit.New(1, 2, ratelimit.WithClock(fake))
-	fake.Advance(time.Hour)
-	if got := admitted(l, 3); got != 2 {
-		t.Fatalf("admitted %d, want 2", got)
-	}
-	fake.Set(fake.Now().Add(-2 * time.Hour)) // before the limiter was made
-	if l.Allow() {
-		t.Fatal("admitted after the clock went back")
+	for _, perSecond := range []float64{1, 3} { // exact and rounded units
+		for _, age := range []time.Duration{time.Second, time.Hour} {
+			fake := clock.NewFake()
+			l := ratelimit.New(perSecond, 2, ratelimit.WithClock(fake))
+			fake.Advance(age)
+			if !l.AllowN(2) || l.Allow() {
+				t.Fatalf("rate %v: want exactly the burst of 2", perSecond)
+			}
+			for _, back := range []time.Duration{time.Millisecond, age, age + time.Second, 1000 * time.Hour} {
+				fake.Set(fake.Now().Add(-back))
+				if l.Allow() {
+					t.Fatalf("rate %v, age %v: admitted after the clock went back %v", perSecond, age, back)
+				}
+			}
+		}
 	}
 }
 
-// After 73 years the limiter's clock stops; nothing overflows.
+// After 73 years the limiter's clock stops: the bucket gives what it holds
+// and no longer refills; nothing overflows, even at a rate whose unit is
+// under a nanosecond.
 func TestEndOfTime(t *testing.T) {
-	fake := clock.NewFake()
-	l := ratelimit.New(1e9, 5, ratelimit.WithClock(fake))
-	fake.Advance(200 * 365 * 24 * time.Hour)
-	if got := admitted(l, 10); got != 5 {
-		t.Fatalf("admitted %d, want 5", got)
+	const year = 365 * 24 * time.Hour
+	for _, perSecond := range []float64{1e9, 1e9 / 1.5} {
+		fake := clock.NewFake()
+		l := ratelimit.New(perSecond, 5, ratelimit.WithClock(fake))
+		fake.Advance(280 * year)
+		if !l.AllowN(5) || l.Allow() {
+			t.Fatalf("rate %v: want exactly the burst of 5", perSecond)
+		}
+		fake.Advance(year)
+		if l.Allow() {
+			t.Fatalf("rate %v: refilled after the end of time", perSecond)
+		}
 	}
 }
 
@@ -358,6 +374,9 @@ func TestWaitCancelledBehindAnotherKeepsTokens(t *testing.T) {
 		}
 		if at := <-second; at != 2*time.Second {
 			t.Fatalf("second wait ended at %v, want 2s", at)
+		}
+		if l.Allow() {
+			t.Fatal("admitted at 2s beside the wait due at 2s")
 		}
 	})
 }

@@ -25,7 +25,7 @@
 //	option            default                                  unit
 //	WithAttempts      3 (calls in total; 1 = no retry)         calls
 //	WithMaxElapsed    0 (no bound)                             time.Duration
-//	WithBackoff       exponential: 100 ms, ×2, capped at 10 s,  time.Duration
+//	WithBackoff       exponential: 100 ms, ×2, capped at 10 s, time.Duration
 //	                  full jitter (delays uniform in [0, d])
 //	WithRetryIf       nil: every error but the exceptions below
 //	WithOnRetry       nil (no hook)

@@ -33,8 +33,8 @@ type Error struct {
 	Err error
 
 	reason  error         // ErrBudgetExhausted or the context's error; nil otherwise
-	wait    time.Duration // the wait that would have passed maxElapsed, if > 0
-	elapsed time.Duration // MaxElapsed, when wait > 0
+	elapsed time.Duration // MaxElapsed, if the next wait would have passed it; else 0
+	wait    time.Duration // that wait
 }
 
 // Error returns "retry: gave up after N attempts (reason): " and Err's
@@ -53,7 +53,7 @@ func (e *Error) Error() string {
 		b.WriteString(" (retry budget exhausted)")
 	case e.reason != nil:
 		b.WriteString(" (" + e.reason.Error() + ")")
-	case e.wait > 0:
+	case e.elapsed > 0:
 		b.WriteString(" (a wait of " + e.wait.String() + " would pass MaxElapsed " + e.elapsed.String() + ")")
 	}
 	b.WriteString(": ")

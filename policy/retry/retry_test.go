@@ -17,21 +17,18 @@ import (
 
 // sleeper is a clock whose Sleep does not block: it records the wait and
 // advances the fake time by it, so a retry loop runs synchronously in the
-// test's goroutine. onSleep, if set, runs before the wait is recorded (it
-// may cancel the context to model a cancellation during the wait).
+// test's goroutine.
 type sleeper struct {
 	*clock.Fake
-	slept   []time.Duration
-	onSleep func(n int)
+	slept []time.Duration
+	late  int // calls of Sleep with a context already done
 }
 
 func newSleeper() *sleeper { return &sleeper{Fake: clock.NewFake()} }
 
 func (s *sleeper) Sleep(ctx context.Context, d time.Duration) error {
-	if s.onSleep != nil {
-		s.onSleep(len(s.slept))
-	}
 	if err := ctx.Err(); err != nil {
+		s.late++
 		return err
 	}
 	s.slept = append(s.slept, d)
@@ -375,9 +372,11 @@ func TestCancelBetweenAttemptsDoesNotSleep(t *testing.T) {
 		cancel() // the caller gives up while the attempt runs
 		return 0, errBoom
 	}
-	_, err := retry.New[int](retry.WithClock(clk)).Do(ctx, op)
-	if len(clk.slept) != 0 {
-		t.Errorf("slept %v after cancellation", clk.slept)
+	hooks := 0
+	_, err := retry.New[int](retry.WithClock(clk), retry.WithOnRetry(func(int, error, time.Duration) { hooks++ })).Do(ctx, op)
+	if len(clk.slept) != 0 || clk.late != 0 || hooks != 0 {
+		t.Errorf("after cancellation: slept %v, Sleep called %d times, OnRetry called %d times; want none",
+			clk.slept, clk.late, hooks)
 	}
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, errBoom) {
 		t.Errorf("err = %v, want it to match context.Canceled and errBoom", err)

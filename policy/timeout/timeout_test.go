@@ -320,6 +320,8 @@ func TestNameAndValidate(t *testing.T) {
 	}
 }
 
+// TestAllocsAtMostContextWithTimeout pins the allocation contract; the
+// timings, beside context.WithTimeout and failsafe-go, are in bench/.
 func TestAllocsAtMostContextWithTimeout(t *testing.T) {
 	ctx := context.Background()
 	std := testing.AllocsPerRun(1000, func() {
@@ -338,33 +340,6 @@ func TestAllocsAtMostContextWithTimeout(t *testing.T) {
 		late := func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }
 		if got := testing.AllocsPerRun(100, func() { _, _ = expired.Do(ctx, late) }); got > std {
 			t.Errorf("expiry: %v allocs per call, context.WithTimeout: %v", got, std)
-		}
-	})
-}
-
-func BenchmarkTimeout(b *testing.B) {
-	ctx := context.Background()
-	op := func(ctx context.Context) (int, error) { _ = ctx.Done(); return 1, nil }
-	b.Run("context.WithTimeout", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			c, cancel := context.WithTimeout(ctx, time.Second)
-			_, _ = op(c)
-			cancel()
-		}
-	})
-	b.Run("policy", func(b *testing.B) {
-		p := timeout.New[int](time.Second)
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = p.Do(ctx, op)
-		}
-	})
-	b.Run("abandon", func(b *testing.B) {
-		p := timeout.New[int](time.Second, timeout.WithAbandon(true))
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = p.Do(ctx, op)
 		}
 	})
 }

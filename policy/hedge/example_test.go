@@ -1,0 +1,149 @@
+package hedge_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+)
+
+// replicas returns an op whose n-th call (from 0) goes to the n-th replica:
+// a slow one (false) answers only when its context ends, a fast one (true)
+// answers at once. Each call prints when it starts, on clk.
+func replicas(clk clock.Clock, fast ...bool) func(context.Context) (string, error) {
+	calls := make(chan int, len(fast))
+	for i := range fast {
+		calls <- i
+	}
+	start := clk.Now()
+	return func(ctx context.Context) (string, error) {
+		i := <-calls
+		fmt.Printf("replica %d called at %v\n", i, clk.Now().Sub(start))
+		started <- i
+		if !fast[i] {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}
+		return fmt.Sprintf("replica %d", i), nil
+	}
+}
+
+// started receives the number of each replica called.
+var started = make(chan int, 10)
+
+// drive runs do in a goroutine and moves clk forward by delay for each of
+// the hedges, once the attempt before it has started, so that the examples
+// take no real time.
+func drive[T any](clk *clock.Fake, delay time.Duration, hedges int, do func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := do()
+		ch <- result{v, err}
+	}()
+	for range hedges {
+		<-started
+		_ = clk.BlockUntil(context.Background(), 1) // the hedge timer is armed
+		clk.Advance(delay)
+	}
+	<-started
+	r := <-ch
+	return r.v, r.err
+}
+
+func ExampleNew() {
+	clk := clock.NewFake() // production code leaves the clock out
+	p := hedge.New[string](50*time.Millisecond, hedge.WithClock(clk))
+	fmt.Println(p)
+
+	// The first replica is slow; the hedge, started at 50 ms, answers. The
+	// first attempt is cancelled.
+	op := replicas(clk, false, true)
+	v, err := drive(clk, 50*time.Millisecond, 1, func() (string, error) { return p.Do(context.Background(), op) })
+	fmt.Println(v, err)
+	// Output:
+	// hedge(50ms)
+	// replica 0 called at 0s
+	// replica 1 called at 50ms
+	// replica 1 <nil>
+}
+
+func ExampleWithMaxHedges() {
+	clk := clock.NewFake()
+	p := hedge.New[string](50*time.Millisecond, hedge.WithMaxHedges(2), hedge.WithClock(clk))
+	// Hedges start at 50 ms and 100 ms; the third attempt answers first.
+	op := replicas(clk, false, false, true)
+	v, err := drive(clk, 50*time.Millisecond, 2, func() (string, error) { return p.Do(context.Background(), op) })
+	fmt.Println(v, err)
+	// Output:
+	// replica 0 called at 0s
+	// replica 1 called at 50ms
+	// replica 2 called at 100ms
+	// replica 2 <nil>
+}
+
+func ExampleWithAccept() {
+	errNotFound := errors.New("404 not found")
+	// A 404 is an answer, not a failure: it ends the race like a success.
+	p := hedge.New[string](50*time.Millisecond, hedge.WithAccept(func(v string, err error) bool {
+		return err == nil || errors.Is(err, errNotFound)
+	}))
+	v, err := p.Do(context.Background(), func(context.Context) (string, error) {
+		return "", errNotFound
+	})
+	fmt.Printf("%q %v\n", v, err)
+	// Output:
+	// "" 404 not found
+}
+
+func ExampleWithClock() {
+	clk := clock.NewFake()
+	p := hedge.New[string](time.Second, hedge.WithClock(clk))
+	op := replicas(clk, false, true)
+	v, _ := drive(clk, time.Second, 1, func() (string, error) { return p.Do(context.Background(), op) })
+	fmt.Println(v)
+	// Output:
+	// replica 0 called at 0s
+	// replica 1 called at 1s
+	// replica 1
+}
+
+func ExampleWithConfig() {
+	// A configuration read at run time replaces every field, the delay
+	// included.
+	c := hedge.Config[string]{Delay: 30 * time.Millisecond, MaxHedges: 2}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(hedge.New[string](time.Second, hedge.WithConfig(c)))
+	// Output:
+	// hedge(30ms)
+}
+
+func ExampleNew_allFail() {
+	p := hedge.New[string](time.Millisecond)
+	n := 0
+	errs := []error{errors.New("connection reset"), errors.New("503 service unavailable")}
+	_, err := p.Do(context.Background(), func(context.Context) (string, error) {
+		n++ // attempts run one after the other here: each fails at once
+		return "", errs[n-1]
+	})
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, errs[0]), errors.Is(err, errs[1]))
+	// Output:
+	// hedge: all 2 attempts failed: connection reset; 503 service unavailable
+	// true true
+}
+
+func ExampleConfig_Validate() {
+	fmt.Println(hedge.Config[int]{Delay: time.Second}.Validate())
+	// Output:
+	// hedge: MaxHedges must be >= 1, got 0
+}

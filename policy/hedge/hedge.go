@@ -1,0 +1,237 @@
+package hedge
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+)
+
+// New returns a hedge policy, named "hedge(delay)" (e.g. "hedge(50ms)"),
+// for calls whose latency has a long tail: it starts the call (the first
+// attempt) and, if no attempt has returned an accepted result by delay,
+// starts another (a hedge), and so on every delay, up to MaxHedges hedges.
+// The first accepted result (by default, the first without error) wins:
+// the other attempts' contexts are cancelled, and the call returns the
+// winner's result once they have returned. An attempt whose result is not
+// accepted starts the next hedge at once, if one is left.
+//
+// If no attempt's result is accepted, the call returns the value of the
+// attempt that finished last and an error that says so and wraps every
+// attempt's error, in the order the attempts started, as errors.Join does:
+//
+//	hedge: all 2 attempts failed: connection reset; 503 service unavailable
+//
+// If the caller's context ends, no further attempt starts, and the error
+// (when no result was accepted) also matches the context's error:
+//
+//	hedge: context canceled after 1 attempt: context canceled
+//
+// Attempts never outlive the call: it returns only after every attempt it
+// started has returned. An op that ignores its context therefore holds up
+// the call until it returns; put a timeout with WithAbandon inside the
+// hedge for such ops. A panic in any attempt (or runtime.Goexit) reaches the
+// caller's goroutine, after the other attempts have been cancelled and have
+// returned; a panic of the first attempt keeps its stack.
+//
+// Hedged requests are described by Dean and Barroso, "The Tail at Scale",
+// CACM 56(2), 2013; starting the next hedge at once after a failure is the
+// rule of gRPC's hedging policy (gRFC A6). Only hedge calls that are safe
+// to make more than once (idempotent reads), and mind that the dependency
+// sees up to 1+MaxHedges times the calls.
+//
+// Cost: the first attempt runs on the caller's goroutine; a call that needs
+// no hedge allocates a cancellable context, a timer and a small record of
+// the race; each hedge adds a goroutine.
+//
+// New panics with the message of [Config.Validate] if the configuration is
+// invalid, and if an option carries a result type other than T. The policy
+// is safe for simultaneous use by multiple goroutines if Accept is.
+func New[T any](delay time.Duration, opts ...Option) resilience.Policy[T] {
+	c := configure[T](delay, opts)
+	if err := c.Validate(); err != nil {
+		panic(err.Error())
+	}
+	p := &policy[T]{delay: c.Delay, attempts: 1 + c.MaxHedges, accept: c.Accept, clock: c.Clock}
+	if p.clock == nil {
+		p.clock = clock.Real()
+	}
+	return resilience.New("hedge("+c.Delay.String()+")", p.run)
+}
+
+// policy is the configuration of one hedge policy, fixed at New.
+type policy[T any] struct {
+	delay    time.Duration
+	attempts int // 1 + MaxHedges
+	accept   func(T, error) bool
+	clock    clock.Clock
+}
+
+func (p *policy[T]) accepts(v T, err error) bool {
+	if p.accept == nil {
+		return err == nil
+	}
+	return p.accept(v, err)
+}
+
+// race is the state of one call.
+type race[T any] struct {
+	p      *policy[T]
+	next   resilience.Next[T]
+	parent context.Context    // the caller's context
+	ctx    context.Context    // the attempts' context, child of parent
+	cancel context.CancelFunc // cancels ctx
+
+	mu       sync.Mutex
+	timer    clock.Timer   // starts the next hedge
+	closed   bool          // no attempt will start any more
+	launched int           // attempts started
+	running  int           // attempts started and not yet finished
+	won      bool          // an accepted result is in v, err
+	v        T             // the winner's value, else the last failure's
+	err      error         // the winner's error
+	errs     []error       // errs[i]: attempt i's error, once it failed
+	panicked bool          // an attempt panicked (or called runtime.Goexit)
+	panicVal any           // its value; nil for runtime.Goexit
+	over     chan struct{} // closed when running drops to 0; made with the first hedge
+}
+
+func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, launched: 1, running: 1}
+	r.mu.Lock()
+	r.timer = p.clock.AfterFunc(p.delay, r.onTimer)
+	r.mu.Unlock()
+
+	// The first attempt runs here. If it panics, the hedges are stopped
+	// and waited for, and the panic goes on with its own stack.
+	ok := false
+	defer func() {
+		if !ok {
+			r.finish(0, *new(T), nil, false, true, nil)
+			r.wait()
+		}
+	}()
+	v, err := next.Call(actx)
+	accepted := p.accepts(v, err)
+	ok = true
+	r.finish(0, v, err, accepted, false, nil)
+	return r.result()
+}
+
+// onTimer starts the next hedge, if the race still wants one.
+func (r *race[T]) onTimer() {
+	r.mu.Lock()
+	r.launchLocked()
+	r.mu.Unlock()
+}
+
+// launchLocked starts the next attempt in a goroutine of its own, unless
+// the race is closed, the attempts are used up, or the caller's context
+// ended; then re-arms or stops the timer. r.mu must be held.
+func (r *race[T]) launchLocked() {
+	if r.closed || r.launched == r.p.attempts || r.parent.Err() != nil {
+		return
+	}
+	i := r.launched
+	r.launched++
+	r.running++
+	if r.over == nil {
+		r.over = make(chan struct{})
+	}
+	go r.hedge(i)
+	if r.launched < r.p.attempts {
+		r.timer.Reset(r.p.delay)
+	} else {
+		r.timer.Stop()
+	}
+}
+
+// hedge runs attempt i (i >= 1) and reports its outcome, panics included.
+func (r *race[T]) hedge(i int) {
+	ok := false
+	defer func() {
+		if !ok {
+			r.finish(i, *new(T), nil, false, true, recover())
+		}
+	}()
+	v, err := r.next.Call(r.ctx)
+	accepted := r.p.accepts(v, err)
+	ok = true
+	r.finish(i, v, err, accepted, false, nil)
+}
+
+// finish records the outcome of attempt i.
+func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVal any) {
+	r.mu.Lock()
+	r.running--
+	stop := false
+	switch {
+	case panicked:
+		if !r.panicked {
+			r.panicked, r.panicVal = true, panicVal
+		}
+		stop = true
+	case r.won || r.panicked:
+		// The race is decided; a late result is dropped.
+	case accepted:
+		r.won, r.v, r.err = true, v, err
+		stop = true
+	default:
+		if r.errs == nil {
+			r.errs = make([]error, r.p.attempts)
+		}
+		if err == nil {
+			err = errRejected
+		}
+		r.v, r.errs[i] = v, err
+		r.launchLocked() // a failure starts the next hedge at once
+	}
+	if stop && !r.closed {
+		r.closed = true
+		r.timer.Stop()
+	}
+	if r.running == 0 && r.over != nil {
+		close(r.over)
+	}
+	r.mu.Unlock()
+	if stop {
+		r.cancel()
+	}
+}
+
+// wait returns once every attempt started has finished.
+func (r *race[T]) wait() {
+	r.mu.Lock()
+	over, running := r.over, r.running
+	r.mu.Unlock()
+	if running > 0 {
+		<-over
+	}
+}
+
+// result waits for every attempt and returns the call's result. Once
+// running is 0 no attempt can start: every finish that leaves attempts
+// running == 0 had its chance to launch the next one.
+func (r *race[T]) result() (T, error) {
+	r.wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		r.timer.Stop()
+	}
+	switch {
+	case r.panicked && r.panicVal == nil:
+		runtime.Goexit()
+	case r.panicked:
+		panic(r.panicVal)
+	case r.won:
+		return r.v, r.err
+	}
+	return r.v, &failedError{ctxErr: r.parent.Err(), errs: r.errs[:r.launched]}
+}
