@@ -82,8 +82,15 @@ func drawSchedule(t *rapid.T) backoff.Schedule {
 	case 0:
 		s = backoff.Constant(base)
 	case 1:
-		s = backoff.Linear(base, drawDuration(t, "step", 500), maxD)
+		step := drawDuration(t, "step", 500)
+		if base == 0 && step == 0 {
+			maxD = 0 // a cap above 0 with no growth from 0 is refused
+		}
+		s = backoff.Linear(base, step, maxD)
 	default:
+		if base == 0 {
+			maxD = 0 // growth from 0 stays 0: a cap above 0 is refused
+		}
 		s = backoff.Exponential(base, rapid.Float64Range(1, 3).Draw(t, "mult"), maxD)
 	}
 	j := backoff.Jitter(rapid.IntRange(0, 3).Draw(t, "jitter"))
@@ -311,7 +318,7 @@ func TestRetryZeroWaitPastMaxElapsed(t *testing.T) {
 	c := retryCase{
 		Attempts:   0,
 		MaxElapsed: time.Millisecond,
-		Backoff:    backoff.Exponential(0, 1, time.Millisecond),
+		Backoff:    backoff.Linear(0, time.Millisecond, time.Millisecond), // first wait 0
 		Ops:        []attemptSpec{{Took: 2 * time.Millisecond, Fails: true}},
 		Cancel:     cancelSpec{Never: true},
 	}

@@ -21,7 +21,8 @@ type Config struct {
 	// Attempts is the most calls of the op in one execution, the first call
 	// included: 1 means no retry. 0 means no limit on the number of
 	// attempts, and is valid only with a MaxElapsed > 0 and a Backoff whose
-	// Max is > 0 (never an unbounded tight loop). Default: 3.
+	// Max is > 0 (such a schedule's delays are above 0, see
+	// backoff.Schedule.Max: never an unbounded tight loop). Default: 3.
 	Attempts int
 
 	// MaxElapsed bounds one execution in time, measured on Clock from the
