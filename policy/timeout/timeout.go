@@ -17,7 +17,11 @@ import (
 //     error whenever it returns;
 //   - on expiry, the op's value and an error matching [ErrTimeout] and
 //     context.DeadlineExceeded, whose message says "timeout: call exceeded
-//     2s";
+//     2s"; if the op returned an error of its own, the error also wraps it
+//     ("timeout: call exceeded 2s: 503 busy"), so errors.Is/As, a
+//     retry.Permanent mark and a Retry-After hint still reach it (an op
+//     error that is exactly context.DeadlineExceeded adds nothing and is
+//     not kept);
 //   - if the caller's context ends first (cancelled, or a deadline earlier
 //     than d), the op's result as it is: the caller's error, not ErrTimeout.
 //
@@ -30,8 +34,9 @@ import (
 // happens before the policy returned, and is dropped after.
 //
 // Cost: with the real clock a call allocates what context.WithTimeout does
-// and nothing more, expiry included; WithAbandon adds a goroutine and a
-// channel.
+// and nothing more, expiry included, unless the op returns an error of its
+// own after the deadline: then one more allocation, the error that wraps
+// it. WithAbandon adds a goroutine and a channel.
 //
 // New panics with the message of [Config.Validate] if the configuration is
 // invalid: d <= 0 is not "no timeout". The policy is safe for simultaneous
@@ -60,7 +65,7 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 		}
 		v, err := next.Call(tctx)
 		if err != nil && context.Cause(tctx) == expired {
-			return v, expired
+			return v, expiredWith(expired, err)
 		}
 		return v, err
 	})
@@ -76,7 +81,7 @@ type outcome[T any] struct {
 
 // abandonable runs next in a goroutine of its own and returns its result,
 // or returns at once when tctx ends.
-func abandonable[T any](tctx context.Context, next resilience.Next[T], expired error) (T, error) {
+func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *expiredError) (T, error) {
 	ch := make(chan outcome[T], 1) // the goroutine never blocks on it
 	go func() {
 		var o outcome[T]
@@ -90,24 +95,29 @@ func abandonable[T any](tctx context.Context, next resilience.Next[T], expired e
 		o.v, o.err = next.Call(tctx)
 		o.panicked = false
 	}()
+	var o outcome[T]
 	select {
-	case o := <-ch:
-		switch {
-		case o.panicked && o.panicVal == nil:
-			runtime.Goexit()
-		case o.panicked:
-			panic(o.panicVal)
-		case o.err != nil && context.Cause(tctx) == expired:
-			return o.v, expired
-		}
-		return o.v, o.err
+	case o = <-ch:
 	case <-tctx.Done():
-		var zero T
-		if context.Cause(tctx) == expired {
-			return zero, expired
+		select {
+		case o = <-ch: // the op has returned already: keep its result
+		default:
+			var zero T
+			if context.Cause(tctx) == expired {
+				return zero, expired
+			}
+			return zero, tctx.Err()
 		}
-		return zero, tctx.Err()
 	}
+	switch {
+	case o.panicked && o.panicVal == nil:
+		runtime.Goexit()
+	case o.panicked:
+		panic(o.panicVal)
+	case o.err != nil && context.Cause(tctx) == expired:
+		return o.v, expiredWith(expired, o.err)
+	}
+	return o.v, o.err
 }
 
 // withClockTimeout is context.WithTimeoutCause on clk: the returned
