@@ -121,33 +121,54 @@ func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *
 }
 
 // withClockTimeout is context.WithTimeoutCause on clk: the returned
-// context's Deadline is d from clk.Now(), and at that time on clk it ends
-// with Err() context.DeadlineExceeded and cause expired.
+// context's Deadline is the earlier of parent's and d from clk.Now(), and
+// at d on clk it ends with Err() context.DeadlineExceeded and cause
+// expired, as do the contexts derived from it.
 func withClockTimeout(parent context.Context, clk clock.Clock, d time.Duration, expired error) (context.Context, context.CancelFunc) {
+	deadline := clk.Now().Add(d)
+	if pd, ok := parent.Deadline(); ok && pd.Before(deadline) {
+		deadline = pd
+	}
 	cctx, cancel := context.WithCancelCause(parent)
+	done, cancelDone := context.WithCancel(cctx)
 	t := clk.AfterFunc(d, func() { cancel(expired) })
-	ctx := &clockCtx{Context: cctx, deadline: clk.Now().Add(d), expired: expired}
+	ctx := &clockCtx{Context: cctx, done: done, deadline: deadline, expired: expired}
 	return ctx, func() {
 		t.Stop()
 		cancel(nil)
+		cancelDone()
 	}
 }
 
-// clockCtx reports the deadline and error of a timeout on a clock other
-// than the real one. Contexts derived from it see it as cancelled, with
-// cause expired (which matches context.DeadlineExceeded).
+// clockCtx is the context of a timeout on a clock other than the real one.
+//
+// The embedded context (a context.WithCancelCause of the parent) gives
+// Value, so context.Cause(ctx) is expired once the timeout fired. Done is
+// the channel of done, a child of the embedded context, which it closes as
+// it ends: the context package then does not take clockCtx for one of its
+// own cancel contexts (those share their parent's error with their
+// children directly, and would pass on context.Canceled); it hands each
+// derived context clockCtx's own Err(), context.DeadlineExceeded on expiry.
+// AfterFunc lets it do so without a goroutine per derived context.
 type clockCtx struct {
 	context.Context
+	done     context.Context
 	deadline time.Time
 	expired  error
 }
 
 func (c *clockCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
+func (c *clockCtx) Done() <-chan struct{} { return c.done.Done() }
+
 func (c *clockCtx) Err() error {
-	err := c.Context.Err()
-	if err != nil && context.Cause(c.Context) == c.expired {
+	err := c.done.Err()
+	if err != nil && context.Cause(c.done) == c.expired {
 		return context.DeadlineExceeded
 	}
 	return err
 }
+
+// AfterFunc is what context.AfterFunc and the contexts derived from c use
+// to learn that c ended: f runs in its own goroutine once c is done.
+func (c *clockCtx) AfterFunc(f func()) (stop func() bool) { return context.AfterFunc(c.done, f) }
