@@ -31,12 +31,19 @@ import (
 // caller's context ends) with the zero T: the op runs on in its own
 // goroutine until it returns, then its result is dropped; nothing is
 // leaked once it returns. A panic of such an op reaches the caller if it
-// happens before the policy returned, and is dropped after.
+// happens before the policy returned, and is dropped after. The panic
+// reaches the caller as a new panic with the same value, raised on the
+// caller's goroutine: its stack trace shows the policy, not the op's
+// frames where the panic began (recover in the op if you need those).
+// runtime.Goexit in the op ends the caller's goroutine too.
 //
 // Cost: with the real clock a call allocates what context.WithTimeout does
 // and nothing more, expiry included, unless the op returns an error of its
 // own after the deadline: then one more allocation, the error that wraps
-// it. WithAbandon adds a goroutine and a channel.
+// it. WithAbandon adds three allocations per call (a channel, the closure
+// of the goroutine that runs the op, and the record of the op's result,
+// which holds a T) and a goroutine, whose memory the runtime reuses once it
+// ends: an abandoned op keeps its goroutine and stack until it returns.
 //
 // New panics with the message of [Config.Validate] if the configuration is
 // invalid: d <= 0 is not "no timeout". The policy is safe for simultaneous

@@ -335,6 +335,10 @@ func TestAllocsAtMostContextWithTimeout(t *testing.T) {
 	if got > std {
 		t.Errorf("timeout policy: %v allocs per call, context.WithTimeout: %v", got, std)
 	}
+	abandon := timeout.New[int](time.Second, timeout.WithAbandon(true))
+	if got := testing.AllocsPerRun(1000, func() { _, _ = abandon.Do(ctx, op) }); got > std+3 {
+		t.Errorf("WithAbandon: %v allocs per call, context.WithTimeout: %v (+3 documented)", got, std)
+	}
 	errOp := errors.New("op failed")
 	failing := func(ctx context.Context) (int, error) { _ = ctx.Done(); return 1, errOp }
 	if got := testing.AllocsPerRun(1000, func() { _, _ = p.Do(ctx, failing) }); got > std {
