@@ -79,7 +79,13 @@ func (l *Limiter) take(n int, limit time.Duration) (wait, tat, at int64, ok bool
 	lo, hi := p.unitsRange(at)
 	var maxWait int64 // units that pass within limit from now
 	if limit > 0 {
-		maxWait = p.units(min(at+int64(limit), maxElapsed)) - lo
+		// at + limit, saturating at maxElapsed: limit may be as large as
+		// math.MaxInt64 (a MaxWait meaning "no cap", a far deadline).
+		end := int64(maxElapsed)
+		if int64(limit) < end-at {
+			end = at + int64(limit)
+		}
+		maxWait = p.units(end) - lo
 	}
 	wait, tat, ok = l.admit(lo, hi, int64(n)*p.inc, maxWait)
 	return wait, tat, at, ok

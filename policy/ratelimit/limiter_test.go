@@ -291,6 +291,33 @@ func TestWaitFailsAtOnceBeyondMaxWait(t *testing.T) {
 	})
 }
 
+// Regression: WithMaxWait(math.MaxInt64), "no cap", made Wait refuse
+// even short waits: the end of the wait, now + MaxWait, overflowed.
+func TestWaitMaxWaitLargestDuration(t *testing.T) {
+	for _, rate := range []float64{3, 7, 0.7} {
+		synctest.Test(t, func(t *testing.T) {
+			l := ratelimit.New(rate, 1, ratelimit.WithMaxWait(math.MaxInt64))
+			_ = l.Allow()
+			time.Sleep(17*time.Minute + 3) // some time since the origin
+			_ = l.Allow()
+			start := time.Now()
+			if err := l.Wait(t.Context()); err != nil {
+				t.Errorf("rate %v: Wait = %v, want nil", rate, err)
+			}
+			// The next token is at most one interval away (2ns of rounding).
+			if got, T := time.Since(start), time.Duration(1e9/rate); got > T+2 {
+				t.Errorf("rate %v: waited %v, want at most %v", rate, got, T)
+			}
+			// With a deadline too, the shorter bound applies.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+			defer cancel()
+			if err := l.Wait(ctx); !errors.Is(err, ratelimit.ErrLimited) {
+				t.Errorf("rate %v: Wait with a 1ms deadline = %v, want ErrLimited", rate, err)
+			}
+		})
+	}
+}
+
 func checkLimited(t *testing.T, err error, name string, wait time.Duration) {
 	t.Helper()
 	if !errors.Is(err, ratelimit.ErrLimited) || !errors.Is(err, resilience.ErrRefused) {
