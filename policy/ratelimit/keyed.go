@@ -6,11 +6,20 @@ import "sync"
 // remote address), all with the same configuration. It tracks at most
 // [Config.MaxKeys] keys (8192 by default): when a new key would exceed
 // that, the least recently used key is forgotten, and if it comes back it
-// starts again with a full bucket. Memory is bounded and each call costs
-// O(1) whatever the keys, so keys may come from untrusted input (Go maps
-// hash with a per-process random seed); size MaxKeys above the number of
-// keys active within a refill period, or a client that cycles through more
-// keys than that regains its burst.
+// starts again with a full bucket. Each call costs O(1) whatever the keys,
+// so keys may come from untrusted input (Go maps hash with a per-process
+// random seed), with two caveats:
+//
+//   - MaxKeys bounds the number of keys, not their size: each tracked key
+//     is kept as it is (a long string whole), so memory is MaxKeys times
+//     the largest key plus a small bucket each. Bound the size of keys
+//     taken from untrusted input (truncate or hash them) before use.
+//   - Whoever can make new keys can evict others' buckets: a client that
+//     sends many distinct keys pushes out the least recently used ones,
+//     other clients' included, and those start again full — each regains
+//     its burst. Size MaxKeys above the number of keys active within a
+//     refill period (Burst/Rate), and key on what a client cannot vary at
+//     will (an authenticated identity rather than a header it sets).
 //
 // A key that is not equal to itself (a float NaN, or an interface, array or
 // struct holding one) could never be found again in a map; all such keys
