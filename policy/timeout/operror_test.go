@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
@@ -82,7 +83,9 @@ func TestExpiryKeepsRetryVerdicts(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		p := resilience.Then(timeout.New[int](time.Second), retry.New[int](retry.WithAttempts(3)))
+		// No waits between attempts: the third attempt runs from 800ms to
+		// 1.2s, across the timeout.
+		p := resilience.Then(timeout.New[int](time.Second), retry.New[int](retry.WithAttempts(3), retry.WithBackoff(backoff.Schedule{})))
 		_, err := p.Do(context.Background(), func(ctx context.Context) (int, error) {
 			time.Sleep(400 * time.Millisecond)
 			return 0, errOp
