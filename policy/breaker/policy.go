@@ -1,0 +1,55 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+
+	"github.com/f0b5b96b/resilience"
+)
+
+// Policy returns b as a resilience.Policy[T], a layer named "breaker" or
+// "breaker(name)". One breaker may back policies of several result types
+// (a Policy[*Invoice] and a Policy[int]): they share its state and counts,
+// as calls to one dependency should.
+//
+// Each call asks b for a permit. If b refuses, the call returns b's
+// [*RefusedError] without running the rest of the chain. Otherwise it runs
+// the rest of the chain and reports the outcome: success for a nil error;
+// ignored when the caller's ctx was canceled (the caller's own cancellation
+// is never the dependency's failure, whatever error the op returned);
+// otherwise as Config.Classify says. If the op panics, the call counts as a
+// failure, the permit is released, and the panic goes on unchanged.
+//
+// If ctx is already done when the call arrives, the call returns ctx.Err()
+// at once: the breaker is not asked and the op is not run, so an expired
+// deadline is not counted against the dependency.
+//
+// A call that b admits while closed takes no lock and allocates nothing.
+// Policy panics if b is nil.
+func Policy[T any](b *Breaker) resilience.Policy[T] {
+	if b == nil {
+		panic("breaker: Policy breaker must not be nil")
+	}
+	return resilience.New(b.cfg.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+		if err := ctx.Err(); err != nil {
+			var zero T
+			return zero, err
+		}
+		p := Permit{b: b} // admitted in place: see Allow
+		if err := p.admit(); err != nil {
+			var zero T
+			return zero, err
+		}
+		defer p.failIfPending()
+		v, err := next.Call(ctx)
+		switch {
+		case err == nil:
+			p.succeed()
+		case errors.Is(ctx.Err(), context.Canceled):
+			p.report(Ignored)
+		default:
+			p.report(b.cfg.classify(err))
+		}
+		return v, err
+	})
+}
