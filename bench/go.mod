@@ -3,3 +3,11 @@ module github.com/f0b5b96b/resilience/bench
 go 1.25
 
 replace github.com/f0b5b96b/resilience => ../
+
+require (
+	github.com/f0b5b96b/resilience v0.0.0-00010101000000-000000000000
+	github.com/failsafe-go/failsafe-go v0.9.8
+	github.com/sony/gobreaker/v2 v2.4.0
+)
+
+require github.com/bits-and-blooms/bitset v1.24.4 // indirect

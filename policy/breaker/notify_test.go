@@ -17,7 +17,7 @@ func TestTransitionsAreDeliveredInOrder(t *testing.T) {
 		breaker.WithOnStateChange(func(tr breaker.Transition) { got = append(got, tr) }))
 	epoch := clock.NewFake().Now()
 	fail(t, b, f, 2)
-	f.Advance(2 * time.Minute)                     // half-open at +1m, noticed at +2m
+	f.Advance(2 * time.Minute)                                // half-open at +1m, noticed at +2m
 	if err := call(t, b, f, 0, breaker.Failure); err != nil { // the trial fails
 		t.Fatal(err)
 	}

@@ -59,7 +59,7 @@ func TestPolicyCountsOutcomes(t *testing.T) {
 	}
 	do(nil)
 	do(errBoom)
-	do(context.DeadlineExceeded)            // the dependency did not answer in time
+	do(context.DeadlineExceeded)              // the dependency did not answer in time
 	do(fmt.Errorf("x: %w", context.Canceled)) // canceled: ignored
 	if _, err := p.Then(inner).Do(ctx, func(context.Context) (int, error) { return 1, nil }); !errors.Is(err, resilience.ErrRefused) {
 		t.Fatalf("Do through a refusing inner guard = %v", err)
