@@ -242,8 +242,8 @@ func (b *Breaker) State() State {
 			return Open
 		}
 	}
-	now := b.now()
 	b.mu.Lock()
+	now := b.now() // under the lock: transitions' times never go backwards
 	b.advanceLocked(now)
 	s := wordState(b.word.Load())
 	b.unlock()
@@ -254,8 +254,8 @@ func (b *Breaker) State() State {
 // [Counts]). The reading is fresh: a time-based window that has rolled, or
 // a due transition, shows without any call having gone through the breaker.
 func (b *Breaker) Counts() Counts {
-	now := b.now()
 	b.mu.Lock()
+	now := b.now() // under the lock: transitions' times never go backwards
 	b.advanceLocked(now)
 	c := b.countsLocked(now)
 	b.unlock()
@@ -313,6 +313,7 @@ func (b *Breaker) admitSlow(p *Permit) error {
 		}
 	}
 	b.mu.Lock()
+	now = b.now()
 	b.advanceLocked(now)
 	w = b.word.Load()
 	switch wordState(w) {
@@ -378,8 +379,8 @@ func (b *Breaker) ForceClosed() { b.force(Closed, true) }
 func (b *Breaker) Reset() { b.force(Closed, false) }
 
 func (b *Breaker) force(to State, forced bool) {
-	now := b.now()
 	b.mu.Lock()
+	now := b.now() // under the lock: transitions' times never go backwards
 	b.advanceLocked(now)
 	b.setLocked(to, forced, now)
 	b.seq = b.cfg.schedule.Start()
@@ -442,14 +443,13 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 		}
 		return
 	}
-	if !b.cfg.timed {
-		now = b.now()
-	}
 	b.mu.Lock()
 	if b.word.Load() != w {
 		b.unlock()
 		return
 	}
+	now = b.now()
+	slow = measured && b.cfg.slowCall > 0 && now-start > b.cfg.slowCall
 	gen := wordGen(w)
 	var streak uint64
 	if o == Success {
@@ -475,8 +475,8 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 
 // finishTrial applies outcome o of half-open trial id.
 func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
-	now := b.now()
 	b.mu.Lock()
+	now := b.now() // under the lock: transitions' times never go backwards
 	b.advanceLocked(now) // an expired trial reports nothing
 	if b.word.Load() != w || !b.removeTrialLocked(id) || o == Ignored {
 		b.unlock()
