@@ -476,7 +476,7 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 // finishTrial applies outcome o of half-open trial id.
 func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
 	b.mu.Lock()
-	now := b.now() // under the lock: transitions' times never go backwards
+	now := b.now()       // under the lock: transitions' times never go backwards
 	b.advanceLocked(now) // an expired trial reports nothing
 	if b.word.Load() != w || !b.removeTrialLocked(id) || o == Ignored {
 		b.unlock()
