@@ -160,7 +160,10 @@ func (c Config) buckets() int {
 
 // Option configures a [Breaker]. Options apply in order; a later option
 // overrides an earlier one that sets the same field.
-type Option interface{ apply(*Config) }
+type Option interface {
+	// apply sets fields of the configuration.
+	apply(*Config)
+}
 
 type option func(*Config)
 
