@@ -265,34 +265,38 @@ func (b *Breaker) Counts() Counts {
 // Allow asks to make one call. If the breaker admits it, Allow returns a
 // [Permit] and a nil error; the caller makes the call and reports its
 // outcome exactly once on the permit ([Permit.Done] or [Permit.Report]).
-// Otherwise Allow returns the zero Permit (reporting on it does nothing)
-// and a [*RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
+// Otherwise Allow returns a Permit on which reports do nothing, and a
+// [*RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
 //
 // A closed breaker admits every call; this path takes no lock and does not
 // allocate. An open breaker refuses until its cooldown has passed. A
 // half-open breaker admits up to MaxTrials trials at once. A refusal
 // allocates its error.
-func (b *Breaker) Allow() (p Permit, err error) {
-	// Filling the caller's permit in place, rather than returning a
-	// permit built here, spares a copy that costs more than the rest of
-	// the closed path.
-	p.b = b
-	err = p.admit()
-	return
+func (b *Breaker) Allow() (Permit, error) {
+	// The permit is built here from values returned in registers, so that
+	// Allow inlines and the caller's permit is written in place.
+	a, err := b.admit()
+	return Permit{b: b, word: a.word, start: a.start, trial: a.trial}, err
 }
 
-// admit fills in p (p.b set) for a new call, or returns a refusal.
-func (p *Permit) admit() error {
-	b := p.b
+// admission is what a Permit holds of an admitted call. A refusal's is
+// zero: word 0 is no generation's, so reports on its permit do nothing.
+type admission struct {
+	word  uint64
+	start int64
+	trial uint32
+}
+
+// admit admits a call or returns a refusal.
+func (b *Breaker) admit() (admission, error) {
 	if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
-		p.word = w
-		return nil
+		return admission{word: w}, nil
 	}
-	err := b.admitSlow(p)
-	if err != nil {
-		p.b = nil // the zero Permit: reporting on it does nothing
+	var p Permit
+	if err := b.admitSlow(&p); err != nil {
+		return admission{}, err
 	}
-	return err
+	return admission{word: p.word, start: p.start, trial: p.trial}, nil
 }
 
 func (b *Breaker) admitSlow(p *Permit) error {
@@ -390,21 +394,15 @@ func (b *Breaker) force(to State, forced bool) {
 // finish applies outcome o of a call admitted in the state word w. trial
 // is the half-open trial's id; start is when the call began, meaningful
 // if measured.
-func (b *Breaker) finish(w uint64, trial uint32, start int64, measured bool, o Outcome) {
-	if o == Success && b.succeed(w) {
-		return
-	}
-	b.finishSlow(w, trial, start, measured, o)
-}
-
-// succeed counts a success admitted in the state word w, and reports true,
-// if it can do so on the common path: w is the current word, of a closed
-// breaker whose successes need no clock. This path takes no lock and
+//
+// The common case — a success, while closed, in the generation it was
+// admitted in, with no rule that needs the clock — takes no lock and
 // writes one cache line of the goroutine's own shard (and the consecutive
 // failures, but only if there were any).
-func (b *Breaker) succeed(w uint64) bool {
-	if w != b.word.Load() || wordState(w) != Closed || b.cfg.timed {
-		return false
+func (b *Breaker) finish(w uint64, trial uint32, start int64, measured bool, o Outcome) {
+	if o != Success || w != b.word.Load() || wordState(w) != Closed || b.cfg.timed {
+		b.finishSlow(w, trial, start, measured, o)
+		return
 	}
 	gen := wordGen(w)
 	if b.streak.Load()&countMask != 0 {
@@ -414,7 +412,6 @@ func (b *Breaker) succeed(w uint64) bool {
 	if x := c.Load(); x&^countMask != tag(gen) || x&countMask == countMask || !c.CompareAndSwap(x, x+1) {
 		b.addSlow(c, kSuccesses, gen, false)
 	}
-	return true
 }
 
 func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool, o Outcome) {

@@ -43,18 +43,8 @@ type Permit struct {
 func (p *Permit) Done(err error) {
 	if err != nil {
 		p.fail(err)
-		return
-	}
-	if p.b != nil && !p.done {
-		p.succeed()
-	}
-}
-
-// succeed reports a success on an unreported permit.
-func (p *Permit) succeed() {
-	p.done = true
-	if !p.b.succeed(p.word) {
-		p.b.finishSlow(p.word, p.trial, p.start, true, Success)
+	} else if p.b != nil && !p.done {
+		p.report(Success)
 	}
 }
 
@@ -79,14 +69,6 @@ func (p *Permit) Report(o Outcome) {
 func (p *Permit) report(o Outcome) {
 	p.done = true
 	p.b.finish(p.word, p.trial, p.start, true, o)
-}
-
-// failIfPending reports a failure if the permit has not been reported: the
-// call panicked (or its goroutine exited).
-func (p *Permit) failIfPending() {
-	if p.b != nil && !p.done {
-		p.report(Failure)
-	}
 }
 
 // noCopy makes go vet's copylocks check report copies of a Permit.

@@ -30,26 +30,38 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 	if b == nil {
 		panic("breaker: Policy breaker must not be nil")
 	}
-	return resilience.New(b.cfg.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
-		if err := ctx.Err(); err != nil {
-			var zero T
-			return zero, err
+	return resilience.New(b.cfg.layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+		if err = ctx.Err(); err != nil {
+			return v, err
 		}
-		p := Permit{b: b} // admitted in place: see Allow
-		if err := p.admit(); err != nil {
-			var zero T
-			return zero, err
+		var a admission
+		if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
+			a.word = w // admit's common case, inline
+		} else if a, err = b.admit(); err != nil {
+			return v, err
 		}
-		defer p.failIfPending()
-		v, err := next.Call(ctx)
-		switch {
-		case err == nil:
-			p.succeed()
-		case errors.Is(ctx.Err(), context.Canceled):
-			p.report(Ignored)
-		default:
-			p.report(b.cfg.classify(err))
-		}
-		return v, err
+		err = errPanicked // stays so only if next.Call does not return
+		defer b.settle(ctx, a, &err)
+		return next.Call(ctx)
 	})
+}
+
+// errPanicked marks a call that panicked (or whose goroutine exited).
+var errPanicked = errors.New("breaker: the call panicked")
+
+// settle reports the outcome of a call run by the Policy adapter, when it
+// returns or panics: a failure if it panicked, a success for a nil error,
+// ignored if the caller's ctx was canceled, else as the classifier says.
+func (b *Breaker) settle(ctx context.Context, a admission, errp *error) {
+	o := Success
+	switch err := *errp; {
+	case err == nil:
+	case err == errPanicked:
+		o = Failure
+	case errors.Is(ctx.Err(), context.Canceled):
+		o = Ignored
+	default:
+		o = b.cfg.classify(err)
+	}
+	b.finish(a.word, a.trial, a.start, true, o)
 }
