@@ -3,7 +3,9 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/failsafe-go/failsafe-go"
 	"github.com/failsafe-go/failsafe-go/circuitbreaker"
@@ -19,7 +21,6 @@ import (
 // through its closure API.
 func BenchmarkBreaker(b *testing.B) {
 	ctx := context.Background()
-	errBench := errors.New("bench")
 
 	ours := breaker.Policy[int](breaker.New())
 	oursOp := func(context.Context) (int, error) { return 1, nil }
@@ -41,7 +42,56 @@ func BenchmarkBreaker(b *testing.B) {
 		_, err := fs.Get(fsOp)
 		return err
 	})
-	_ = errBench
+}
+
+// BenchmarkBreakerOpen is a call that an open breaker refuses: what every
+// call costs while a dependency is down. Each breaker was tripped by
+// failures and has an hour of cooldown left, so each reads the clock to
+// check it. Ours returns an error carrying the breaker's name and the time
+// left (shared by the refusals of the same millisecond); gobreaker returns
+// a bare sentinel.
+func BenchmarkBreakerOpen(b *testing.B) {
+	ctx := context.Background()
+	errDown := errors.New("down")
+
+	br := breaker.New(breaker.WithCooldown(time.Hour))
+	ours := breaker.Policy[int](br)
+	for range 5 {
+		_, _ = ours.Do(ctx, func(context.Context) (int, error) { return 0, errDown })
+	}
+	oursOp := func(context.Context) (int, error) { return 1, nil }
+	refused(b, "resilience", breaker.ErrOpen, func() error {
+		_, err := ours.Do(ctx, oursOp)
+		return err
+	})
+
+	gb := gobreaker.NewCircuitBreaker[int](gobreaker.Settings{Name: "bench", Timeout: time.Hour})
+	for range 6 {
+		_, _ = gb.Execute(func() (int, error) { return 0, errDown })
+	}
+	gbOp := func() (int, error) { return 1, nil }
+	refused(b, "gobreaker", gobreaker.ErrOpenState, func() error {
+		_, err := gb.Execute(gbOp)
+		return err
+	})
+
+	fs := failsafe.With[int](circuitbreaker.NewBuilder[int]().WithDelay(time.Hour).Build())
+	_, _ = fs.Get(func() (int, error) { return 0, errDown })
+	fsOp := func() (int, error) { return 1, nil }
+	refused(b, "failsafe", circuitbreaker.ErrOpen, func() error {
+		_, err := fs.Get(fsOp)
+		return err
+	})
+}
+
+// refused is bench for a call that must be refused with want.
+func refused(b *testing.B, name string, want error, call func() error) {
+	bench(b, name, func() error {
+		if err := call(); !errors.Is(err, want) {
+			return fmt.Errorf("got %v, want %v", err, want)
+		}
+		return nil
+	})
 }
 
 // bench runs call serially and from b.RunParallel's goroutines.

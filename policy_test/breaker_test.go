@@ -306,7 +306,11 @@ func (m *bModel) allow(p *permitRec) *refusal {
 	if m.forced {
 		return &refusal{}
 	}
-	return &refusal{retryAfter: m.deadline - m.now}
+	wait := m.deadline - m.now // rounded up to a millisecond
+	if r := wait % time.Millisecond; r != 0 {
+		wait += time.Millisecond - r
+	}
+	return &refusal{retryAfter: wait}
 }
 
 // finish applies an outcome of permit p (nil for Record).

@@ -29,12 +29,16 @@ type Breaker struct {
 	word     atomic.Uint64 // generation<<3 | forced<<2 | state
 	streak   atomic.Uint64 // consecutive failures: tag(generation)<<32 | count
 	deadline atomic.Int64  // while open: end of the cooldown, in ns since base
-	cfg      settings
-	shards   []shard
-	shift    uint8 // 64 - log2(len(shards))
-	clk      clock.Clock
-	base     time.Time
-	_        [64]byte
+	// Refusals: the last open one (see openErr), and the two that never
+	// change.
+	lastOpenErr          atomic.Pointer[RefusedError]
+	forcedErr, trialsErr error
+	cfg                  settings
+	shards               []shard
+	shift                uint8 // 64 - log2(len(shards))
+	clk                  clock.Clock
+	base                 time.Time
+	_                    [64]byte
 
 	mu         sync.Mutex
 	fails      uint64    // failures in this generation
@@ -142,6 +146,8 @@ func New(opts ...Option) *Breaker {
 		panic(err.Error())
 	}
 	b := &Breaker{cfg: newSettings(c), clk: c.Clock}
+	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, forced: true}
+	b.trialsErr = &RefusedError{Name: c.Name, reason: ErrTooManyTrials}
 	if b.clk == nil {
 		b.clk = clock.Real()
 	}
@@ -271,7 +277,7 @@ func (b *Breaker) Counts() Counts {
 // A closed breaker admits every call; this path takes no lock and does not
 // allocate. An open breaker refuses until its cooldown has passed. A
 // half-open breaker admits up to MaxTrials trials at once. A refusal
-// allocates its error.
+// rarely allocates: refusals share their error when they can.
 func (b *Breaker) Allow() (Permit, error) {
 	// The permit is built here from values returned in registers, so that
 	// Allow inlines and the caller's permit is written in place.
@@ -301,53 +307,62 @@ func (b *Breaker) admit() (admission, error) {
 
 func (b *Breaker) admitSlow(p *Permit) error {
 	w := b.word.Load()
-	now := b.now()
-	if wordState(w) == Closed {
-		p.word, p.start = w, now
+	switch {
+	case wordState(w) == Closed: // a call whose duration is measured
+		p.word, p.start = w, b.now()
 		return nil
-	}
-	if wordState(w) == Open {
-		if wordForced(w) {
-			b.add(kRejected, wordGen(w), false)
-			return b.refused(ErrOpen, 0, true)
-		}
+	case wordState(w) == Open && wordForced(w):
+		b.add(kRejected, wordGen(w), false)
+		return b.forcedErr
+	case wordState(w) == Open:
+		now := b.now()
 		if d := b.deadline.Load(); now < d && b.word.Load() == w {
 			b.add(kRejected, wordGen(w), false)
-			return b.refused(ErrOpen, time.Duration(d-now), false)
+			return b.openErr(wordGen(w), d-now)
 		}
 	}
 	b.mu.Lock()
-	now = b.now()
+	now := b.now()
 	b.advanceLocked(now)
 	w = b.word.Load()
-	switch wordState(w) {
-	case Closed:
+	switch {
+	case wordState(w) == Closed:
 		b.unlock()
 		p.word, p.start = w, now
 		return nil
-	case HalfOpen:
-		if uint64(len(b.trials)) < b.cfg.maxTrials {
-			b.nextTrial++
-			b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, b.cfg.trialTTL)})
-			p.word, p.start, p.trial = w, now, b.nextTrial
-			b.unlock()
-			return nil
-		}
-		b.add(kRejected, wordGen(w), true)
+	case wordState(w) == HalfOpen && uint64(len(b.trials)) < b.cfg.maxTrials:
+		b.nextTrial++
+		b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, b.cfg.trialTTL)})
+		p.word, p.start, p.trial = w, now, b.nextTrial
 		b.unlock()
-		return b.refused(ErrTooManyTrials, 0, false)
+		return nil
 	}
 	b.add(kRejected, wordGen(w), true)
-	wait, forced := time.Duration(0), wordForced(w)
-	if !forced {
-		wait = time.Duration(b.deadline.Load() - now)
+	var err error
+	switch {
+	case wordState(w) == HalfOpen:
+		err = b.trialsErr
+	case wordForced(w):
+		err = b.forcedErr
+	default:
+		err = b.openErr(wordGen(w), b.deadline.Load()-now)
 	}
 	b.unlock()
-	return b.refused(ErrOpen, wait, forced)
+	return err
 }
 
-func (b *Breaker) refused(reason error, wait time.Duration, forced bool) error {
-	return &RefusedError{Name: b.cfg.name, reason: reason, wait: wait, forced: forced}
+// openErr returns the refusal of an open breaker in generation gen whose
+// cooldown ends in wait ns. Refusals within the same millisecond of the
+// same generation share one error, so that refusing a call usually
+// allocates nothing.
+func (b *Breaker) openErr(gen uint64, wait int64) error {
+	d := ceilMillis(time.Duration(wait))
+	if e := b.lastOpenErr.Load(); e != nil && e.gen == gen && e.wait == d {
+		return e
+	}
+	e := &RefusedError{Name: b.cfg.name, reason: ErrOpen, wait: d, gen: gen}
+	b.lastOpenErr.Store(e)
+	return e
 }
 
 // Record applies the outcome of a call made without a permit (for example

@@ -79,6 +79,14 @@ func wantRefused(t *testing.T, b *breaker.Breaker, sentinel error, retryAfter ti
 	}
 }
 
+// ceilMillis rounds d up to a whole millisecond, as RetryAfter does.
+func ceilMillis(d time.Duration) time.Duration {
+	if r := d % time.Millisecond; r != 0 {
+		d += time.Millisecond - r
+	}
+	return d
+}
+
 func TestZeroConfigIsAWorkingBreaker(t *testing.T) {
 	b, f := newFake()
 	fail(t, b, f, 4)
@@ -89,7 +97,7 @@ func TestZeroConfigIsAWorkingBreaker(t *testing.T) {
 
 	f.Advance(30*time.Second - 1)
 	wantState(t, b, breaker.Open)
-	wantRefused(t, b, breaker.ErrOpen, 1)
+	wantRefused(t, b, breaker.ErrOpen, time.Millisecond) // 1ns, rounded up
 	f.Advance(1)
 	wantState(t, b, breaker.HalfOpen)
 
@@ -270,7 +278,7 @@ func TestCooldownBackoffJitter(t *testing.T) {
 		if d == 0 {
 			wantState(t, b, breaker.HalfOpen)
 		} else {
-			wantRefused(t, b, breaker.ErrOpen, d)
+			wantRefused(t, b, breaker.ErrOpen, ceilMillis(d))
 		}
 		f.Advance(d)
 		fail(t, b, f, 1)
@@ -509,4 +517,25 @@ func TestLateFirstTrialCanClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantState(t, b, breaker.Closed)
+}
+
+func TestRefusalsShareTheirError(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldown(time.Second))
+	fail(t, b, f, 1)
+	_, e1 := b.Allow()
+	f.Advance(time.Millisecond / 2)
+	_, e2 := b.Allow() // the same millisecond is left: the same error
+	f.Advance(time.Millisecond)
+	_, e3 := b.Allow()
+	if e1 != e2 || e2 == e3 {
+		t.Fatalf("errors %p %p %p: want the first two shared, the third new", e1, e2, e3)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = b.Allow() }); n != 0 {
+		t.Fatalf("a refusal allocates %v times", n)
+	}
+	b.ForceOpen()
+	if n := testing.AllocsPerRun(100, func() { _, _ = b.Allow() }); n != 0 {
+		t.Fatalf("a forced refusal allocates %v times", n)
+	}
+	wantCounts(t, b, breaker.Counts{Rejected: 101}) // ForceOpen started a new generation; AllocsPerRun runs 101 times
 }

@@ -33,16 +33,20 @@ var (
 //
 //	var re *breaker.RefusedError
 //	if errors.As(err, &re) { log.Printf("%s refused, retry after %v", re.Name, re.RetryAfter()) }
+//
+// Refusals may share one RefusedError value (refusing a call then
+// allocates nothing): do not modify it.
 type RefusedError struct {
 	Name   string // the breaker's name
 	reason error  // ErrOpen or ErrTooManyTrials
 	wait   time.Duration
 	forced bool
+	gen    uint64 // the generation that refused (see Breaker.openErr)
 }
 
 // Error returns, for example, "breaker: open (payments), retry after 12s",
 // "breaker: open (payments), forced" or "breaker: too many trials
-// (payments)". The wait is rounded up to a millisecond in the message.
+// (payments)".
 func (e *RefusedError) Error() string {
 	msg := e.reason.Error()
 	if e.Name != "" {
@@ -52,7 +56,7 @@ func (e *RefusedError) Error() string {
 	case e.forced:
 		msg += ", forced"
 	case e.wait > 0:
-		msg += ", retry after " + ceilMillis(e.wait).String()
+		msg += ", retry after " + e.wait.String()
 	}
 	return msg
 }
@@ -61,7 +65,8 @@ func (e *RefusedError) Error() string {
 func (e *RefusedError) Unwrap() error { return e.reason }
 
 // RetryAfter returns the time that was left in the cooldown when the call
-// was refused: how long the breaker will stay open, at least. It is 0 for a
+// was refused, rounded up to a whole millisecond: how long the breaker will
+// stay open, at least. It is 0 for a
 // breaker forced open (no cooldown ends that) and for [ErrTooManyTrials]
 // (a trial slot may free up at any moment). resilience.RetryAfter finds
 // this method through wrapping.

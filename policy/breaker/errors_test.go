@@ -41,7 +41,7 @@ func TestRefusedErrors(t *testing.T) {
 		msg        string
 		retryAfter time.Duration
 	}{
-		{open, breaker.ErrOpen, "breaker: open (payments), retry after 10.999s", 10*time.Second + 998*time.Millisecond + time.Millisecond/2},
+		{open, breaker.ErrOpen, "breaker: open (payments), retry after 10.999s", 10*time.Second + 999*time.Millisecond},
 		{trials, breaker.ErrTooManyTrials, "breaker: too many trials (payments)", 0},
 		{forced, breaker.ErrOpen, "breaker: open (payments), forced", 0},
 		{anon, breaker.ErrOpen, "breaker: open, retry after 30s", 30 * time.Second},
