@@ -22,8 +22,9 @@ import (
 // usable. A Breaker is safe for simultaneous use by multiple goroutines.
 //
 // While closed, admitting a call and reporting its success take no lock,
-// allocate nothing and write no memory shared by all callers (counts are
-// kept in shards); failures, slow calls and transitions take the lock.
+// allocate nothing and write no memory shared by all callers: counts are
+// kept in shards, 16 to 128 cache-line pairs (2 to 16 KiB) depending on
+// GOMAXPROCS. Failures, slow calls and transitions take the lock.
 type Breaker struct {
 	// Read by every call; written by transitions and failures.
 	word     atomic.Uint64 // generation<<3 | forced<<2 | state

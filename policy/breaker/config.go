@@ -51,7 +51,8 @@ type Config struct {
 	// The sliding window of the ratio rules (and of Counts while closed):
 	// either the last WindowCalls calls (count-based), or the calls of the
 	// last WindowDuration (time-based), not both. With neither, a ratio rule
-	// uses the last 100 calls, and Counts are since the breaker closed.
+	// uses the last 100 calls; with no rule that needs a window either,
+	// Counts are since the breaker closed.
 
 	// WindowCalls is the size of a count-based window, in calls. 0: none.
 	WindowCalls int
@@ -59,8 +60,9 @@ type Config struct {
 	// kept in WindowBuckets buckets of WindowDuration/WindowBuckets each and
 	// holds the current bucket and the WindowBuckets-1 before it, so a call
 	// leaves it between (WindowBuckets-1)/WindowBuckets·WindowDuration and
-	// WindowDuration after it finished. Memory is O(WindowBuckets). With a
-	// time-based window every call reads the clock when it finishes. 0: none.
+	// WindowDuration after it finished. Memory is O(WindowBuckets) per
+	// shard. With a time-based window every call reads the clock when it
+	// finishes. 0: none.
 	WindowDuration time.Duration
 	// WindowBuckets is the number of buckets of a time-based window, in
 	// [1, 1000]. 0 means 10.

@@ -17,8 +17,9 @@ import (
 // the rest of the chain and reports the outcome: success for a nil error;
 // ignored when the caller's ctx was canceled (the caller's own cancellation
 // is never the dependency's failure, whatever error the op returned);
-// otherwise as Config.Classify says. If the op panics, the call counts as a
-// failure, the permit is released, and the panic goes on unchanged.
+// otherwise as Config.Classify says. If the op panics (or its goroutine
+// exits, as t.FailNow does), the call counts as a failure, the permit is
+// released, and the panic goes on unchanged.
 //
 // If ctx is already done when the call arrives, the call returns ctx.Err()
 // at once: the breaker is not asked and the op is not run, so an expired
