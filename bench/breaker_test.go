@@ -44,6 +44,40 @@ func BenchmarkBreaker(b *testing.B) {
 	})
 }
 
+// BenchmarkBreakerTwoStep is the closed path through each library's
+// two-step API, for callers that cannot wrap the call in a function: ask
+// for admission, make the call, report its outcome.
+func BenchmarkBreakerTwoStep(b *testing.B) {
+	br := breaker.New()
+	bench(b, "resilience", func() error {
+		p, err := br.Allow()
+		if err != nil {
+			return err
+		}
+		p.Done(nil)
+		return nil
+	})
+
+	gb := gobreaker.NewTwoStepCircuitBreaker[int](gobreaker.Settings{Name: "bench"})
+	bench(b, "gobreaker", func() error {
+		done, err := gb.Allow()
+		if err != nil {
+			return err
+		}
+		done(nil)
+		return nil
+	})
+
+	cb := circuitbreaker.NewWithDefaults[int]()
+	bench(b, "failsafe", func() error {
+		if !cb.TryAcquirePermit() {
+			return circuitbreaker.ErrOpen
+		}
+		cb.RecordError(nil)
+		return nil
+	})
+}
+
 // BenchmarkBreakerOpen is a call that an open breaker refuses: what every
 // call costs while a dependency is down. Each breaker was tripped by
 // failures and has an hour of cooldown left, so each reads the clock to
