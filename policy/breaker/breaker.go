@@ -1,6 +1,8 @@
 package breaker
 
 import (
+	"context"
+	"errors"
 	"math"
 	"runtime"
 	"sync"
@@ -283,7 +285,7 @@ func (b *Breaker) Allow() (Permit, error) {
 	// The permit is built here from values returned in registers, so that
 	// Allow inlines and the caller's permit is written in place.
 	a, err := b.admit()
-	return Permit{b: b, word: a.word, start: a.start, trial: a.trial}, err
+	return Permit{b: b, a: a}, err
 }
 
 // admission is what a Permit holds of an admitted call. A refusal's is
@@ -299,14 +301,12 @@ func (b *Breaker) admit() (admission, error) {
 	if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
 		return admission{word: w}, nil
 	}
-	var p Permit
-	if err := b.admitSlow(&p); err != nil {
-		return admission{}, err
-	}
-	return admission{word: p.word, start: p.start, trial: p.trial}, nil
+	var a admission
+	err := b.admitSlow(&a)
+	return a, err
 }
 
-func (b *Breaker) admitSlow(p *Permit) error {
+func (b *Breaker) admitSlow(p *admission) error {
 	w := b.word.Load()
 	switch {
 	case wordState(w) == Closed: // a call whose duration is measured
@@ -379,7 +379,8 @@ func (b *Breaker) Record(failure bool) {
 	if failure {
 		o = Failure
 	}
-	b.finish(w, 0, 0, false, o)
+	var noErr error
+	b.complete(noCaller, admission{word: w}, false, o, &noErr)
 }
 
 // ForceOpen opens the breaker and holds it open: it refuses every call
@@ -407,17 +408,22 @@ func (b *Breaker) force(to State, forced bool) {
 	b.unlock()
 }
 
-// finish applies outcome o of a call admitted in the state word w. trial
-// is the half-open trial's id; start is when the call began, meaningful
-// if measured.
+// complete applies the outcome of the call admitted as a: o, or if *errp
+// is not nil, what that error says (see outcome). measured tells whether
+// the call's duration is known. ctx is the caller's (Background for a
+// permit or a record: only the Policy adapter knows the caller's context).
 //
 // The common case — a success, while closed, in the generation it was
 // admitted in, with no rule that needs the clock — takes no lock and
 // writes one cache line of the goroutine's own shard (and the consecutive
 // failures, but only if there were any).
-func (b *Breaker) finish(w uint64, trial uint32, start int64, measured bool, o Outcome) {
+func (b *Breaker) complete(ctx context.Context, a admission, measured bool, o Outcome, errp *error) {
+	if *errp != nil {
+		o = b.outcome(ctx, *errp)
+	}
+	w := a.word
 	if o != Success || w != b.word.Load() || wordState(w) != Closed || b.cfg.timed {
-		b.finishSlow(w, trial, start, measured, o)
+		b.finishSlow(w, a.trial, a.start, measured, o)
 		return
 	}
 	gen := wordGen(w)
@@ -429,6 +435,27 @@ func (b *Breaker) finish(w uint64, trial uint32, start int64, measured bool, o O
 		b.addSlow(c, kSuccesses, gen, false)
 	}
 }
+
+// outcome returns what a call's non-nil error says: a failure if the call
+// panicked; ignored if the caller's ctx was canceled, since the caller's
+// own cancellation is never the dependency's failure; else what the
+// classifier says.
+func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
+	switch {
+	case err == errPanicked:
+		return Failure
+	case errors.Is(ctx.Err(), context.Canceled):
+		return Ignored
+	}
+	return b.cfg.classify(err)
+}
+
+// noCaller is the context of a call reported through a Permit or Record:
+// the breaker does not know the caller's.
+var noCaller = context.Background()
+
+// errPanicked marks a call that panicked (or whose goroutine exited).
+var errPanicked = errors.New("breaker: the call panicked")
 
 func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool, o Outcome) {
 	if b.word.Load() != w {

@@ -539,3 +539,23 @@ func TestRefusalsShareTheirError(t *testing.T) {
 	}
 	wantCounts(t, b, breaker.Counts{Rejected: 101}) // ForceOpen started a new generation; AllocsPerRun runs 101 times
 }
+
+func TestClockGoingBackwards(t *testing.T) {
+	// A clock may be set back (an NTP step with a wall clock, a test's
+	// Fake.Set). The breaker keeps working: nothing panics, windows still
+	// count, and the cooldown still ends.
+	b, f := newFake(breaker.WithThreshold(3), breaker.WithFailureRatio(0.9),
+		breaker.WithWindowDuration(10*time.Second), breaker.WithCooldown(time.Minute))
+	fail(t, b, f, 1)
+	f.Set(f.Now().Add(-time.Hour))
+	succeed(t, b, f, 1)
+	// The failure "from the future" is not in the window.
+	wantCounts(t, b, breaker.Counts{Calls: 1, Successes: 1, ConsecutiveSuccesses: 1})
+	fail(t, b, f, 3)
+	wantState(t, b, breaker.Open)
+	f.Set(f.Now().Add(-time.Hour))
+	wantState(t, b, breaker.Open)
+	f.Advance(time.Hour + time.Minute)
+	succeed(t, b, f, 1)
+	wantState(t, b, breaker.Closed)
+}

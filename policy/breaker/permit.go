@@ -27,12 +27,10 @@ import "strconv"
 // reports nothing. A Permit is not safe for simultaneous use; the breaker it
 // came from is.
 type Permit struct {
-	_     noCopy
-	b     *Breaker
-	word  uint64 // the breaker's state word when the call was admitted
-	start int64  // when the call was admitted, if it is timed
-	trial uint32 // half-open trial id; 0 while closed
-	done  bool
+	_    noCopy
+	b    *Breaker
+	a    admission
+	done bool
 }
 
 // Done reports the outcome of the call from its error: a nil error is a
@@ -41,16 +39,9 @@ type Permit struct {
 // ignored, other errors are failures). When SlowCall is set, a call that
 // took longer is also slow.
 func (p *Permit) Done(err error) {
-	if err != nil {
-		p.fail(err)
-	} else if p.b != nil && !p.done {
-		p.report(Success)
-	}
-}
-
-func (p *Permit) fail(err error) {
 	if p.b != nil && !p.done {
-		p.report(p.b.cfg.classify(err))
+		p.done = true
+		p.b.complete(noCaller, p.a, true, Success, &err)
 	}
 }
 
@@ -60,15 +51,11 @@ func (p *Permit) Report(o Outcome) {
 	if o > Ignored {
 		panic("breaker: Report outcome must be Success, Failure or Ignored, got " + strconv.Itoa(int(o)))
 	}
-	if p.b == nil || p.done {
-		return
+	if p.b != nil && !p.done {
+		p.done = true
+		var noErr error
+		p.b.complete(noCaller, p.a, true, o, &noErr)
 	}
-	p.report(o)
-}
-
-func (p *Permit) report(o Outcome) {
-	p.done = true
-	p.b.finish(p.word, p.trial, p.start, true, o)
 }
 
 // noCopy makes go vet's copylocks check report copies of a Permit.

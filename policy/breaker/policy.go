@@ -2,7 +2,6 @@ package breaker
 
 import (
 	"context"
-	"errors"
 
 	"github.com/f0b5b96b/resilience"
 )
@@ -42,27 +41,7 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 			return v, err
 		}
 		err = errPanicked // stays so only if next.Call does not return
-		defer b.settle(ctx, a, &err)
+		defer b.complete(ctx, a, true, Success, &err)
 		return next.Call(ctx)
 	})
-}
-
-// errPanicked marks a call that panicked (or whose goroutine exited).
-var errPanicked = errors.New("breaker: the call panicked")
-
-// settle reports the outcome of a call run by the Policy adapter, when it
-// returns or panics: a failure if it panicked, a success for a nil error,
-// ignored if the caller's ctx was canceled, else as the classifier says.
-func (b *Breaker) settle(ctx context.Context, a admission, errp *error) {
-	o := Success
-	switch err := *errp; {
-	case err == nil:
-	case err == errPanicked:
-		o = Failure
-	case errors.Is(ctx.Err(), context.Canceled):
-		o = Ignored
-	default:
-		o = b.cfg.classify(err)
-	}
-	b.finish(a.word, a.trial, a.start, true, o)
 }
