@@ -23,8 +23,8 @@ import "strconv"
 //
 // A Permit is a small value: issuing and reporting one allocates nothing.
 // It must not be copied (go vet reports copies): report through the
-// variable Allow returned it in. The zero Permit, returned with a refusal,
-// reports nothing. A Permit is not safe for simultaneous use; the breaker it
+// variable Allow returned it in. The Permit returned with a refusal, like
+// the zero Permit, reports nothing. A Permit is not safe for simultaneous use; the breaker it
 // came from is.
 type Permit struct {
 	_    noCopy
