@@ -285,7 +285,7 @@ func (b *Breaker) Allow() (Permit, error) {
 	// The permit is built here from values returned in registers, so that
 	// Allow inlines and the caller's permit is written in place.
 	a, err := b.admit()
-	return Permit{b: b, a: a}, err
+	return Permit{b: b, word: a.word, start: a.start, trial: a.trial}, err
 }
 
 // admission is what a Permit holds of an admitted call. A refusal's is
@@ -379,8 +379,7 @@ func (b *Breaker) Record(failure bool) {
 	if failure {
 		o = Failure
 	}
-	var noErr error
-	b.complete(noCaller, admission{word: w}, false, o, &noErr)
+	b.complete(admission{word: w}, false, o)
 }
 
 // ForceOpen opens the breaker and holds it open: it refuses every call
@@ -408,19 +407,14 @@ func (b *Breaker) force(to State, forced bool) {
 	b.unlock()
 }
 
-// complete applies the outcome of the call admitted as a: o, or if *errp
-// is not nil, what that error says (see outcome). measured tells whether
-// the call's duration is known. ctx is the caller's (Background for a
-// permit or a record: only the Policy adapter knows the caller's context).
+// complete applies outcome o of the call admitted as a. measured tells
+// whether the call's duration is known.
 //
 // The common case — a success, while closed, in the generation it was
 // admitted in, with no rule that needs the clock — takes no lock and
 // writes one cache line of the goroutine's own shard (and the consecutive
 // failures, but only if there were any).
-func (b *Breaker) complete(ctx context.Context, a admission, measured bool, o Outcome, errp *error) {
-	if *errp != nil {
-		o = b.outcome(ctx, *errp)
-	}
+func (b *Breaker) complete(a admission, measured bool, o Outcome) {
 	w := a.word
 	if o != Success || w != b.word.Load() || wordState(w) != Closed || b.cfg.timed {
 		b.finishSlow(w, a.trial, a.start, measured, o)
@@ -449,10 +443,6 @@ func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
 	}
 	return b.cfg.classify(err)
 }
-
-// noCaller is the context of a call reported through a Permit or Record:
-// the breaker does not know the caller's.
-var noCaller = context.Background()
 
 // errPanicked marks a call that panicked (or whose goroutine exited).
 var errPanicked = errors.New("breaker: the call panicked")

@@ -1,6 +1,9 @@
 package breaker
 
-import "strconv"
+import (
+	"context"
+	"strconv"
+)
 
 // Permit is the breaker's admission of one call, from [Breaker.Allow]. The
 // caller makes the call and then reports its outcome exactly once with
@@ -27,10 +30,17 @@ import "strconv"
 // the zero Permit, reports nothing. A Permit is not safe for simultaneous use; the breaker it
 // came from is.
 type Permit struct {
-	_    noCopy
-	b    *Breaker
-	a    admission
-	done bool
+	_     noCopy
+	b     *Breaker
+	word  uint64 // the breaker's state word when the call was admitted
+	start int64  // when the call was admitted, if it is timed
+	trial uint32 // half-open trial id; 0 while closed
+	done  bool
+}
+
+// admission returns what p holds of its call.
+func (p *Permit) admission() admission {
+	return admission{word: p.word, start: p.start, trial: p.trial}
 }
 
 // Done reports the outcome of the call from its error: a nil error is a
@@ -39,9 +49,18 @@ type Permit struct {
 // ignored, other errors are failures). When SlowCall is set, a call that
 // took longer is also slow.
 func (p *Permit) Done(err error) {
+	if err != nil {
+		p.fail(err)
+	} else if p.b != nil && !p.done {
+		p.done = true
+		p.b.complete(p.admission(), true, Success)
+	}
+}
+
+func (p *Permit) fail(err error) {
 	if p.b != nil && !p.done {
 		p.done = true
-		p.b.complete(noCaller, p.a, true, Success, &err)
+		p.b.complete(p.admission(), true, p.b.outcome(context.Background(), err))
 	}
 }
 
@@ -53,8 +72,7 @@ func (p *Permit) Report(o Outcome) {
 	}
 	if p.b != nil && !p.done {
 		p.done = true
-		var noErr error
-		p.b.complete(noCaller, p.a, true, o, &noErr)
+		p.b.complete(p.admission(), true, o)
 	}
 }
 

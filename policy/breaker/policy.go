@@ -41,7 +41,17 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 			return v, err
 		}
 		err = errPanicked // stays so only if next.Call does not return
-		defer b.complete(ctx, a, true, Success, &err)
+		defer b.settle(ctx, a, &err)
 		return next.Call(ctx)
 	})
+}
+
+// settle completes a call run by the Policy adapter, with the error it
+// returned (errPanicked if it panicked).
+func (b *Breaker) settle(ctx context.Context, a admission, errp *error) {
+	o := Success
+	if err := *errp; err != nil {
+		o = b.outcome(ctx, err)
+	}
+	b.complete(a, true, o)
 }
