@@ -31,19 +31,30 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 		panic("breaker: Policy breaker must not be nil")
 	}
 	return resilience.New(b.cfg.layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
-		if err = ctx.Err(); err != nil {
-			return v, err
-		}
-		var a admission
-		if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
-			a.word = w // admit's common case, inline
-		} else if a, err = b.admit(); err != nil {
+		// The generic body stays minimal: non-generic code is compiled (and
+		// inlined) here, in package breaker, rather than in every package
+		// that instantiates Policy.
+		a, err := b.enter(ctx)
+		if err != nil {
 			return v, err
 		}
 		err = errPanicked // stays so only if next.Call does not return
 		defer b.settle(ctx, a, &err)
 		return next.Call(ctx)
 	})
+}
+
+// enter admits a call of the Policy adapter, unless ctx is already done.
+func (b *Breaker) enter(ctx context.Context) (admission, error) {
+	if err := ctx.Err(); err != nil {
+		return admission{}, err
+	}
+	if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
+		return admission{word: w}, nil // admit's common case, inline
+	}
+	var a admission
+	err := b.admitSlow(&a)
+	return a, err
 }
 
 // settle completes a call run by the Policy adapter, with the error it
