@@ -41,6 +41,7 @@ type Breaker struct {
 	shift                uint8 // 64 - log2(len(shards))
 	clk                  clock.Clock
 	base                 time.Time
+	monotonic            bool // clk is clock.Real(): read only the monotonic clock
 	_                    [64]byte
 
 	mu         sync.Mutex
@@ -101,8 +102,15 @@ func wordGen(w uint64) uint64  { return w >> genShift }
 func wordState(w uint64) State { return State(w & stateMask) }
 func wordForced(w uint64) bool { return w&forcedBit != 0 }
 
-// now returns the breaker's time: nanoseconds since it was created.
-func (b *Breaker) now() int64 { return int64(b.clk.Now().Sub(b.base)) }
+// now returns the breaker's time: nanoseconds since it was created. With
+// the real clock it reads only the monotonic clock (time.Since), which
+// costs about half of time.Now.
+func (b *Breaker) now() int64 {
+	if b.monotonic {
+		return int64(time.Since(b.base))
+	}
+	return int64(b.clk.Now().Sub(b.base))
+}
 
 // satAdd returns a+d for d >= 0, saturating at the largest int64.
 func satAdd(a, d int64) int64 {
@@ -155,6 +163,7 @@ func New(opts ...Option) *Breaker {
 		b.clk = clock.Real()
 	}
 	b.base = b.clk.Now()
+	b.monotonic = b.clk == clock.Real()
 	n := 16 // shards: a power of two, at least 4 per P, between 16 and 128
 	for n < 4*runtime.GOMAXPROCS(0) && n < 128 {
 		n *= 2

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -558,4 +559,24 @@ func TestClockGoingBackwards(t *testing.T) {
 	f.Advance(time.Hour + time.Minute)
 	succeed(t, b, f, 1)
 	wantState(t, b, breaker.Closed)
+}
+
+func TestRealClock(t *testing.T) {
+	// The real clock (the default), in a synctest bubble: time is virtual.
+	synctest.Test(t, func(t *testing.T) {
+		b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(time.Second),
+			breaker.WithSlowCall(100*time.Millisecond))
+		p, _ := b.Allow()
+		time.Sleep(200 * time.Millisecond)
+		p.Done(nil) // a slow success
+		if c := b.Counts(); c.Slow != 1 {
+			t.Fatalf("Counts() = %+v, want one slow call", c)
+		}
+		b.Record(true)
+		wantRefused(t, b, breaker.ErrOpen, time.Second)
+		time.Sleep(999 * time.Millisecond)
+		wantRefused(t, b, breaker.ErrOpen, time.Millisecond)
+		time.Sleep(time.Millisecond)
+		wantState(t, b, breaker.HalfOpen)
+	})
 }
