@@ -20,6 +20,13 @@
 //   - hedge_test.go: hedge.New in a testing/synctest bubble over random
 //     latencies, failures, context-ignoring attempts and cancellations (at
 //     most 1+MaxHedges attempts, none outlives the call, first success wins).
+//   - breaker_test.go: policy/breaker as a rapid state machine against a
+//     reference model, over random configurations and schedules (admit,
+//     report in any order and twice, stale reports, Record, clock steps that
+//     land on the cooldown's end, a trial's expiry and bucket boundaries,
+//     manual control, calls through the Policy adapter, panics);
+//     breaker_stress_test.go: the same breaker from many goroutines (trial
+//     bound, no lost permits, counts that add up, ordered callbacks).
 //
 // Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
 // A failing schedule that rapid shrinks is kept as a named regression test
