@@ -56,7 +56,10 @@ func Constant(d time.Duration) Schedule {
 // before the third, and so on, never exceeding max (the growth saturates at
 // max instead of overflowing).
 //
-// Linear panics if base < 0, step < 0 or max < base.
+// Linear panics if base < 0, step < 0 or max < base, and if base and step
+// are both 0 while max is above 0: such a schedule could never give a delay
+// above 0, yet its [Schedule.Max] would promise one. (Linear(0, 0, 0), like
+// the zero Schedule, is valid and gives no delay at all.)
 func Linear(base, step, max time.Duration) Schedule {
 	if base < 0 {
 		panic(fmt.Sprintf("backoff: Linear base must be >= 0, got %v", base))
@@ -66,6 +69,9 @@ func Linear(base, step, max time.Duration) Schedule {
 	}
 	if max < base {
 		panic(fmt.Sprintf("backoff: Linear max must be >= base (%v), got %v", base, max))
+	}
+	if base == 0 && step == 0 && max > 0 {
+		panic(fmt.Sprintf("backoff: Linear step must be > 0 when base is 0 and max > 0, got %v (max %v)", step, max))
 	}
 	return Schedule{kind: kindLinear, base: base, step: step, max: max}
 }
@@ -79,7 +85,10 @@ func Linear(base, step, max time.Duration) Schedule {
 // constant delay of base.
 //
 // Exponential panics if base < 0, if multiplier is NaN, infinite or less
-// than 1, or if max < base.
+// than 1, if max < base, and if base is 0 while max is above 0: growth from
+// 0 stays at 0, so such a schedule could never give a delay above 0, yet its
+// [Schedule.Max] would promise one. (Exponential(0, m, 0), like the zero
+// Schedule, is valid and gives no delay at all.)
 func Exponential(base time.Duration, multiplier float64, max time.Duration) Schedule {
 	if base < 0 {
 		panic(fmt.Sprintf("backoff: Exponential base must be >= 0, got %v", base))
@@ -92,6 +101,9 @@ func Exponential(base time.Duration, multiplier float64, max time.Duration) Sche
 	}
 	if max < base {
 		panic(fmt.Sprintf("backoff: Exponential max must be >= base (%v), got %v", base, max))
+	}
+	if base == 0 && max > 0 {
+		panic(fmt.Sprintf("backoff: Exponential base must be > 0 when max > 0, got %v (max %v)", base, max))
 	}
 	return Schedule{kind: kindExponential, base: base, mult: multiplier, lnMult: math.Log(multiplier), max: max}
 }
@@ -175,6 +187,11 @@ func (s Schedule) WithRand(r *rand.Rand) Schedule {
 // Max returns the cap of s: the upper bound of every delay s gives, jittered
 // or not. It is d for Constant(d), the max argument for [Linear] and
 // [Exponential], and 0 for the zero Schedule.
+//
+// Max() > 0 means real waits: the constructors refuse schedules whose
+// delays could never leave 0 under a cap above 0, so without jitter every
+// delay from the second retry on is above 0 (the first is 0 only for
+// Linear with base 0). Max() == 0 means no delay at all.
 func (s Schedule) Max() time.Duration { return s.max }
 
 // Start returns a fresh [Sequence] for one execution: its first
@@ -231,7 +248,7 @@ func (s *Schedule) delay(n uint64) time.Duration {
 		return s.base + time.Duration(k)*s.step
 	case kindExponential:
 		if s.base == 0 {
-			return 0 // also avoids 0·Inf = NaN
+			return 0 // max is 0 too; also avoids 0·Inf = NaN
 		}
 		// base·mult^(n-1). math.Pow multiplies by repeated squaring, which is
 		// exact when the result is representable and accurate to ~1e-14 for

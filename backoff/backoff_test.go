@@ -47,7 +47,7 @@ func TestUnjitteredDelays(t *testing.T) {
 		{"exponential/×1.5", backoff.Exponential(100*ms, 1.5, time.Second), []time.Duration{100 * ms, 150 * ms, 225 * ms, 337500 * time.Microsecond, 506250 * time.Microsecond, 759375 * time.Microsecond, time.Second}},
 		{"exponential/rounding", backoff.Exponential(1, 1.4, time.Second), []time.Duration{1, 1, 2, 3, 4, 5, 8}},
 		{"exponential/×1", backoff.Exponential(time.Second, 1, time.Hour), []time.Duration{time.Second, time.Second, time.Second}},
-		{"exponential/base 0", backoff.Exponential(0, 2, time.Second), []time.Duration{0, 0, 0}},
+		{"exponential/base 0, max 0", backoff.Exponential(0, 2, 0), []time.Duration{0, 0, 0}},
 		{"exponential/huge multiplier", backoff.Exponential(1, math.MaxFloat64, maxDur), []time.Duration{1, maxDur, maxDur}},
 		{"exponential/to maxint64", backoff.Exponential(1<<61, 2, maxDur), []time.Duration{1 << 61, 1 << 62, maxDur, maxDur}},
 	}
@@ -111,7 +111,6 @@ func TestPanics(t *testing.T) {
 		{"exponential/max < base", func() { backoff.Exponential(time.Second, 2, 0) }, "backoff: Exponential max must be >= base (1s), got 0s"},
 		{"jitter/unknown", func() { backoff.Constant(0).WithJitter(4) }, "backoff: WithJitter jitter must be None, Full, Equal or Decorrelated, got Jitter(4)"},
 		{"jitter/decorrelated from 0", func() { backoff.Linear(0, time.Second, time.Hour).WithJitter(backoff.Decorrelated) }, "backoff: WithJitter Decorrelated needs a base > 0, got linear(0s+1s, max 1h0m0s)"},
-		{"jitter/decorrelated from 0 exponential", func() { backoff.Exponential(0, 2, time.Hour).WithJitter(backoff.Decorrelated) }, "backoff: WithJitter Decorrelated needs a base > 0, got exponential(0s×2, max 1h0m0s)"},
 		{"jitter/255", func() { backoff.Constant(0).WithJitter(255) }, "backoff: WithJitter jitter must be None, Full, Equal or Decorrelated, got Jitter(255)"},
 	}
 	for _, tt := range tests {
@@ -127,6 +126,45 @@ func TestPanics(t *testing.T) {
 			}()
 			tt.f()
 		})
+	}
+}
+
+// Regression: Exponential(0, m, max) and Linear(0, 0, max) had a Max above
+// 0 but gave only delays of 0, so a retry policy that trusts "Max() > 0"
+// to bound an unlimited number of attempts looped without waiting.
+func TestZeroDelaysWithPositiveMaxRefused(t *testing.T) {
+	for _, tt := range []struct {
+		f    func()
+		want string
+	}{
+		{func() { backoff.Exponential(0, 2, time.Second) }, "backoff: Exponential base must be > 0 when max > 0, got 0s (max 1s)"},
+		{func() { backoff.Exponential(0, 1, maxDur) }, "backoff: Exponential base must be > 0 when max > 0, got 0s (max 2562047h47m16.854775807s)"},
+		{func() { backoff.Exponential(0, 2, 1) }, "backoff: Exponential base must be > 0 when max > 0, got 0s (max 1ns)"},
+		{func() { backoff.Linear(0, 0, time.Second) }, "backoff: Linear step must be > 0 when base is 0 and max > 0, got 0s (max 1s)"},
+		{func() { backoff.Linear(0, 0, 1) }, "backoff: Linear step must be > 0 when base is 0 and max > 0, got 0s (max 1ns)"},
+	} {
+		got := func() (msg string) {
+			defer func() {
+				if r := recover(); r != nil {
+					msg, _ = r.(string)
+				}
+			}()
+			tt.f()
+			return "no panic"
+		}()
+		if got != tt.want {
+			t.Errorf("panic %q, want %q", got, tt.want)
+		}
+	}
+	// What stays valid: a max of 0, and base 0 with a step.
+	for _, s := range []backoff.Schedule{
+		backoff.Exponential(0, 2, 0),
+		backoff.Linear(0, 0, 0),
+		backoff.Linear(0, 1, 1),
+	} {
+		if ds := next(s, 2); s.Max() > 0 && ds[1] == 0 {
+			t.Errorf("%v: Max %v but delays %v", s, s.Max(), ds)
+		}
 	}
 }
 

@@ -11,7 +11,11 @@
 // The zero Schedule gives no delay at all. Refine a schedule with
 // [Schedule.WithJitter] (randomize the delays; see [Jitter]) and
 // [Schedule.WithRand] (choose the random source, for example a seeded one in
-// tests). [Schedule.Max] reports the upper bound of every delay.
+// tests). [Schedule.Max] reports the upper bound of every delay, and a Max
+// above 0 means real waits: the constructors refuse a schedule that has a
+// cap above 0 but could only ever give delays of 0 (Exponential from base 0,
+// Linear from base 0 with step 0), so a caller may rely on Max() > 0 to keep
+// an unbounded retry loop from spinning.
 //
 // A [Sequence] is one execution's walk through a schedule: call
 // [Schedule.Start] once per execution (one operation and its retries) and

@@ -45,7 +45,7 @@ func TestHugeAttempts(t *testing.T) {
 		{"exponential/maxuint64", Exponential(100*time.Millisecond, 2, 10*time.Second), math.MaxUint64, 10 * time.Second},
 		{"exponential/beyond int32", Exponential(time.Nanosecond, 1.0000000001, maxDur), 1 << 62, maxDur},
 		{"exponential/multiplier 1", Exponential(time.Nanosecond, 1, maxDur), math.MaxUint64, time.Nanosecond},
-		{"exponential/base 0", Exponential(0, 2, maxDur), math.MaxUint64, 0},
+		{"exponential/base 0", Exponential(0, 2, 0), math.MaxUint64, 0},
 		{"exponential/max multiplier", Exponential(1, math.MaxFloat64, maxDur), 2, maxDur},
 		{"exponential/maxint64 base", Exponential(maxDur, 1.5, maxDur), math.MaxUint64, maxDur},
 		{"exponential/2^62 uncapped", Exponential(1, 2, maxDur), 63, 1 << 62},
@@ -157,9 +157,9 @@ func validInput(k kind, base, step, max time.Duration, mult float64) bool {
 	case kindConstant:
 		return base >= 0
 	case kindLinear:
-		return base >= 0 && step >= 0 && max >= base
+		return base >= 0 && step >= 0 && max >= base && (base > 0 || step > 0 || max == 0)
 	default:
-		return base >= 0 && mult >= 1 && !math.IsInf(mult, 1) && max >= base
+		return base >= 0 && mult >= 1 && !math.IsInf(mult, 1) && max >= base && (base > 0 || max == 0)
 	}
 }
 
@@ -277,6 +277,11 @@ func FuzzDelayBounds(f *testing.F) {
 				}
 				switch j {
 				case None:
+					// A cap above 0 means real waits: from retry 2 on
+					// (Linear from base 0 starts at 0), none is 0.
+					if max > 0 && n+i+1 >= 2 && d == 0 {
+						t.Fatalf("%v: retry %d: delay 0 though Max is %v", s, n+i+1, max)
+					}
 					if d < prev {
 						t.Fatalf("%v: retry %d: delay %v below the previous %v", s, n+i+1, d, prev)
 					}

@@ -12,13 +12,21 @@
 //     (exact for Every(d), for any float rate), exact Retry-After hints,
 //     and the keyed limiter's cap and least-recently-used order.
 //   - retry_test.go: retry.New against a model loop, over random schedules
-//     of attempt latencies, failures, Retry-After hints, permanent errors and
-//     cancellations (attempts, MaxElapsed, backoff bounds, no wait after
-//     cancellation); and the retry Budget's bounds over random schedules of
-//     executions.
+//     of attempt latencies, failures, Retry-After hints ("never" included),
+//     permanent errors, cancellations and caller deadlines (attempts,
+//     MaxElapsed, backoff bounds, no wait after cancellation, none that would
+//     end at or past the deadline, the Reason of giving up); and the retry
+//     Budget's bounds over random schedules of executions.
 //   - hedge_test.go: hedge.New in a testing/synctest bubble over random
 //     latencies, failures, context-ignoring attempts and cancellations (at
 //     most 1+MaxHedges attempts, none outlives the call, first success wins).
+//   - breaker_test.go: policy/breaker as a rapid state machine against a
+//     reference model, over random configurations and schedules (admit,
+//     report in any order and twice, stale reports, Record, clock steps that
+//     land on the cooldown's end, a trial's expiry and bucket boundaries,
+//     manual control, calls through the Policy adapter, panics);
+//     breaker_stress_test.go: the same breaker from many goroutines (trial
+//     bound, no lost permits, counts that add up, ordered callbacks).
 //
 // Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
 // A failing schedule that rapid shrinks is kept as a named regression test

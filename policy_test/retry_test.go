@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -11,18 +12,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
 // attemptSpec is what one attempt of a generated schedule does.
 type attemptSpec struct {
 	Took      time.Duration // time the attempt takes
 	Fails     bool
-	Hint      time.Duration // Retry-After hint of the failure, if > 0
+	Hint      time.Duration // Retry-After hint of the failure, if > 0; never (math.MaxInt64) = no retry will do
 	Permanent bool          // the failure is marked retry.Permanent
 }
+
+// never is the Retry-After hint that asks for no retry at all.
+const never = time.Duration(math.MaxInt64)
 
 // cancelSpec is when the caller's context is cancelled, if ever: during
 // attempt N (at its end), or during the wait after attempt N, After into it.
@@ -37,6 +43,7 @@ type cancelSpec struct {
 type retryCase struct {
 	Attempts   int
 	MaxElapsed time.Duration
+	Deadline   time.Duration // the caller's deadline, from the start, if > 0
 	Backoff    backoff.Schedule
 	Seed       uint64
 	Ops        []attemptSpec
@@ -49,7 +56,7 @@ type retryTrace struct {
 	Waits   []time.Duration // waits asked of the clock
 	Hooks   []time.Duration // delays passed to OnRetry
 	V       int
-	Outcome string // "ok", "permanent", "exhausted N", "elapsed N", "canceled N"
+	Outcome string // "ok", "as is" (not a *retry.Error), "exhausted N", "elapsed N", "canceled N", "deadline N"
 }
 
 var errAttempt = errors.New("attempt failed")
@@ -82,8 +89,15 @@ func drawSchedule(t *rapid.T) backoff.Schedule {
 	case 0:
 		s = backoff.Constant(base)
 	case 1:
-		s = backoff.Linear(base, drawDuration(t, "step", 500), maxD)
+		step := drawDuration(t, "step", 500)
+		if base == 0 && step == 0 {
+			maxD = 0 // a cap above 0 with no growth from 0 is refused
+		}
+		s = backoff.Linear(base, step, maxD)
 	default:
+		if base == 0 {
+			maxD = 0 // growth from 0 stays 0: a cap above 0 is refused
+		}
 		s = backoff.Exponential(base, rapid.Float64Range(1, 3).Draw(t, "mult"), maxD)
 	}
 	j := backoff.Jitter(rapid.IntRange(0, 3).Draw(t, "jitter"))
@@ -100,6 +114,9 @@ func drawRetryCase(t *rapid.T) retryCase {
 		Backoff:    drawSchedule(t),
 		Seed:       rapid.Uint64().Draw(t, "seed"),
 	}
+	if rapid.Bool().Draw(t, "deadline") {
+		c.Deadline = drawDuration(t, "deadline after", 10000) + time.Millisecond
+	}
 	if c.Attempts == 0 && c.MaxElapsed == 0 {
 		c.MaxElapsed = time.Second
 	}
@@ -111,6 +128,9 @@ func drawRetryCase(t *rapid.T) retryCase {
 		if s.Fails {
 			if rapid.Bool().Draw(t, "hinted") {
 				s.Hint = drawDuration(t, "hint", 5000) + time.Millisecond
+				if rapid.IntRange(0, 9).Draw(t, "never") == 0 {
+					s.Hint = never
+				}
 			}
 			s.Permanent = rapid.IntRange(0, 9).Draw(t, "permanent") == 0
 		}
@@ -136,7 +156,9 @@ func (c retryCase) op(n int) attemptSpec {
 
 // timeline is a clock for one execution: Now and Sleep run on a fake
 // clock, and Sleep does not block: it records the wait and moves the time
-// by it, or by part of it when the case cancels the context there.
+// by it, or by part of it when the case cancels the context there. A
+// caller's deadline that the time reaches ends the context (it is a
+// timeout on the same fake clock), so Sleep then returns its error.
 type timeline struct {
 	*clock.Fake
 	c      retryCase
@@ -160,7 +182,7 @@ func (tl *timeline) Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 	tl.Advance(d)
-	return nil
+	return ctx.Err()
 }
 
 // runRetry runs c through the library.
@@ -178,6 +200,9 @@ func runRetry(c retryCase) (retryTrace, int) {
 		retry.WithClock(tl),
 		retry.WithOnRetry(func(_ int, _ error, d time.Duration) { tr.Hooks = append(tr.Hooks, d) }),
 	)
+	if c.Deadline > 0 {
+		p = resilience.Then(timeout.New[int](c.Deadline, timeout.WithClock(tl.Fake)), p)
+	}
 	v, err := p.Do(ctx, func(context.Context) (int, error) {
 		n := len(tr.Starts) + 1
 		tr.Starts = append(tr.Starts, tl.Now().Sub(tl.start))
@@ -192,33 +217,31 @@ func runRetry(c retryCase) (retryTrace, int) {
 		return n, s.err()
 	})
 	tr.V = v
-	tr.Outcome = classify(err, ctx)
+	tr.Outcome = classify(err)
 	return tr, tl.sleptAfterCancel
 }
 
-// classify names the outcome of an execution from its error.
-func classify(err error, ctx context.Context) string {
+// classify names the outcome of an execution from its error, by the
+// retry.Error's Reason.
+func classify(err error) string {
 	var re *retry.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return "ok"
-	case !errors.As(err, &re):
-		return "permanent"
-	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return fmt.Sprintf("canceled %d", re.Attempts)
-	case errors.Is(err, retry.ErrBudgetExhausted):
-		return fmt.Sprintf("budget %d", re.Attempts)
-	case err.Error() != fmt.Sprintf("retry: gave up after %d attempt%s: %v", re.Attempts, plural(re.Attempts), re.Err):
-		return fmt.Sprintf("elapsed %d", re.Attempts)
 	}
-	return fmt.Sprintf("exhausted %d", re.Attempts)
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
+	if !errors.As(err, &re) {
+		return "as is"
 	}
-	return "s"
+	why := map[error]string{
+		retry.ErrAttempts:        "exhausted",
+		retry.ErrMaxElapsed:      "elapsed",
+		retry.ErrBudgetExhausted: "budget",
+		context.Canceled:         "canceled",
+		context.DeadlineExceeded: "deadline",
+	}[re.Reason]
+	if why == "" {
+		why = fmt.Sprintf("reason %v", re.Reason)
+	}
+	return fmt.Sprintf("%s %d", why, re.Attempts)
 }
 
 // modelRetry is the documented behaviour of retry.New, as a plain loop.
@@ -231,16 +254,20 @@ func modelRetry(c retryCase) retryTrace {
 		s := c.op(n)
 		now += s.Took
 		tr.V = n
+		expired := c.Deadline > 0 && now >= c.Deadline // the deadline came during the attempt
 		canceled := !c.Cancel.Never && !c.Cancel.InWait && c.Cancel.N == n
 		switch {
 		case !s.Fails:
 			tr.Outcome = "ok"
 			return tr
+		case s.Permanent || s.Hint == never:
+			tr.Outcome = "as is"
+			return tr
+		case expired:
+			tr.Outcome = fmt.Sprintf("deadline %d", n)
+			return tr
 		case canceled:
 			tr.Outcome = fmt.Sprintf("canceled %d", n)
-			return tr
-		case s.Permanent:
-			tr.Outcome = "permanent"
 			return tr
 		case n == c.Attempts:
 			tr.Outcome = fmt.Sprintf("exhausted %d", n)
@@ -249,6 +276,10 @@ func modelRetry(c retryCase) retryTrace {
 		wait := max(seq.Next(), s.Hint)
 		if c.MaxElapsed > 0 && now+wait > c.MaxElapsed {
 			tr.Outcome = fmt.Sprintf("elapsed %d", n)
+			return tr
+		}
+		if c.Deadline > 0 && now+wait >= c.Deadline {
+			tr.Outcome = fmt.Sprintf("deadline %d", n)
 			return tr
 		}
 		tr.Hooks = append(tr.Hooks, wait)
@@ -291,7 +322,13 @@ func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel i
 		if c.MaxElapsed > 0 && now > c.MaxElapsed {
 			t.Fatalf("wait %d ends at %v, past MaxElapsed %v", i+1, now, c.MaxElapsed)
 		}
+		if c.Deadline > 0 && now >= c.Deadline {
+			t.Fatalf("wait %d ends at %v, not before the caller's deadline %v", i+1, now, c.Deadline)
+		}
 		hint := c.op(i + 1).Hint
+		if hint == never {
+			t.Fatalf("wait %d after a hint of never", i+1)
+		}
 		if w < hint || w > max(c.Backoff.Max(), hint) {
 			t.Fatalf("wait %d = %v, outside [hint %v, max(backoff max %v, hint)]", i+1, w, hint, c.Backoff.Max())
 		}
@@ -306,12 +343,12 @@ func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel i
 // TestRetryZeroWaitPastMaxElapsed is a schedule rapid found: an attempt
 // that itself ran past MaxElapsed, followed by a wait of 0, must stop with
 // the MaxElapsed reason (the error's message used to omit it when the wait
-// was 0).
+// was 0; it now says the attempts used MaxElapsed up).
 func TestRetryZeroWaitPastMaxElapsed(t *testing.T) {
 	c := retryCase{
 		Attempts:   0,
 		MaxElapsed: time.Millisecond,
-		Backoff:    backoff.Exponential(0, 1, time.Millisecond),
+		Backoff:    backoff.Linear(0, time.Millisecond, time.Millisecond), // first wait 0
 		Ops:        []attemptSpec{{Took: 2 * time.Millisecond, Fails: true}},
 		Cancel:     cancelSpec{Never: true},
 	}

@@ -1,7 +1,49 @@
 // Package breaker is a circuit breaker: a guard, shared by every call to one
-// dependency, that stops calls while the dependency fails (closed, open,
-// half-open).
+// dependency, that stops calls while the dependency fails.
 //
-// The package is being built under issue #3; until then it holds only this
-// documentation.
+// A [Breaker] is closed (admitting calls) until a trip rule holds, open
+// (refusing calls with [ErrOpen]) for a cooldown, then half-open: it admits
+// a few trial calls, refuses the rest with [ErrTooManyTrials], and closes
+// when enough trials succeed or opens again when one fails. Trip rules:
+// consecutive failures; failure ratio or slow-call ratio over a sliding
+// window (count-based or time-based), once it holds a minimum number of
+// calls; a custom rule on [Counts]. The cooldown is fixed or grows along a
+// backoff schedule. See [Config].
+//
+// One Breaker guards one dependency whatever the result types of its
+// calls: it is untyped, and [Policy] makes it a resilience.Policy[T] for
+// any T. Callers that cannot wrap the call in a function (a transport, a
+// stream) use the two-step [Breaker.Allow] and [Permit] instead.
+//
+// While closed, admitting a call and counting its success take no lock and
+// allocate nothing.
+//
+// # Entry points
+//
+//   - [New] with options ([WithThreshold], [WithFailureRatio],
+//     [WithWindowCalls], [WithWindowDuration], [WithSlowCallRatio],
+//     [WithTripIf], [WithCooldown], [WithCooldownBackoff], ...) or
+//     [WithConfig] and a [Config], checked by [Config.Validate]
+//   - [Policy]: the breaker as a layer of a resilience.Policy[T]
+//   - [Breaker.Allow], [Permit.Done], [Permit.Report]: the two-step form
+//   - [Breaker.Record]: an outcome observed without a permit
+//   - [Breaker.ForceOpen], [Breaker.ForceClosed], [Breaker.Reset]: manual control
+//   - [Breaker.State], [Breaker.Counts], [Breaker.Name], and
+//     Config.OnStateChange with a [Transition]: observation
+//   - [DefaultClassify], [Outcome]: which errors are failures
+//   - [RefusedError], [ErrOpen], [ErrTooManyTrials]: refusals
+//
+// Options: [WithName], [WithThreshold], [WithFailureRatio],
+// [WithSlowCallRatio], [WithSlowCall], [WithTripIf], [WithWindowCalls],
+// [WithWindowDuration], [WithWindowBuckets], [WithMinCalls],
+// [WithCooldown], [WithCooldownBackoff], [WithMaxTrials],
+// [WithSuccessThreshold], [WithClassify], [WithOnStateChange],
+// [WithClock], [WithConfig]; all of type [Option].
+//
+// # Generations
+//
+// Every transition, and every ForceOpen, ForceClosed or Reset, starts a new
+// generation: counts start from zero, and a permit issued in an older
+// generation reports nothing. [State] values are [Closed], [Open] and
+// [HalfOpen].
 package breaker

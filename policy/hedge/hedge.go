@@ -45,7 +45,9 @@ import (
 //
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
 // no hedge allocates a cancellable context, a timer and a small record of
-// the race; each hedge adds a goroutine.
+// the race; each hedge adds a goroutine and a slot in a slice of the
+// attempts' errors. That slice grows with the attempts a call actually
+// starts, never with MaxHedges: any MaxHedges up to math.MaxInt is fine.
 //
 // New panics with the message of [Config.Validate] if the configuration is
 // invalid, and if an option carries a result type other than T. The policy
@@ -55,7 +57,7 @@ func New[T any](delay time.Duration, opts ...Option) resilience.Policy[T] {
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
 	}
-	p := &policy[T]{delay: c.Delay, attempts: 1 + c.MaxHedges, accept: c.Accept, clock: c.Clock}
+	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, accept: c.Accept, clock: c.Clock}
 	if p.clock == nil {
 		p.clock = clock.Real()
 	}
@@ -64,10 +66,10 @@ func New[T any](delay time.Duration, opts ...Option) resilience.Policy[T] {
 
 // policy is the configuration of one hedge policy, fixed at New.
 type policy[T any] struct {
-	delay    time.Duration
-	attempts int // 1 + MaxHedges
-	accept   func(T, error) bool
-	clock    clock.Clock
+	delay     time.Duration
+	maxHedges int // attempts after the first; never added to (it may be math.MaxInt)
+	accept    func(T, error) bool
+	clock     clock.Clock
 }
 
 func (p *policy[T]) accepts(v T, err error) bool {
@@ -88,12 +90,12 @@ type race[T any] struct {
 	mu       sync.Mutex
 	timer    clock.Timer   // starts the next hedge
 	closed   bool          // no attempt will start any more
-	launched int           // attempts started
 	running  int           // attempts started and not yet finished
 	won      bool          // an accepted result is in v, err
 	v        T             // the winner's value, else the last failure's
 	err      error         // the winner's error
-	errs     []error       // errs[i]: attempt i's error, once it failed
+	errs     []error       // one per attempt started, in start order: errs[i] is attempt i's error once it failed
+	errs0    [1]error      // errs' first backing array: a call without hedges allocates none
 	panicked bool          // an attempt panicked (or called runtime.Goexit)
 	panicVal any           // its value; nil for runtime.Goexit
 	over     chan struct{} // closed when running drops to 0; made with the first hedge
@@ -102,7 +104,8 @@ type race[T any] struct {
 func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, launched: 1, running: 1}
+	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1}
+	r.errs = r.errs0[:1]
 	r.mu.Lock()
 	r.timer = p.clock.AfterFunc(p.delay, r.onTimer)
 	r.mu.Unlock()
@@ -131,25 +134,31 @@ func (r *race[T]) onTimer() {
 }
 
 // launchLocked starts the next attempt in a goroutine of its own, unless
-// the race is closed, the attempts are used up, or the caller's context
-// ended; then re-arms or stops the timer. r.mu must be held.
+// the race is closed, the hedges are used up, or the caller's context
+// ended; then re-arms or stops the timer. r.mu must be held. Nothing here
+// can panic: the count of hedges started, len(r.errs)-1, is compared with
+// MaxHedges, never 1+MaxHedges, and r.errs grows by one per attempt.
 func (r *race[T]) launchLocked() {
-	if r.closed || r.launched == r.p.attempts || r.parent.Err() != nil {
+	if r.closed || r.hedges() == r.p.maxHedges || r.parent.Err() != nil {
 		return
 	}
-	i := r.launched
-	r.launched++
+	i := len(r.errs)
+	r.errs = append(r.errs, nil)
 	r.running++
 	if r.over == nil {
 		r.over = make(chan struct{})
 	}
 	go r.hedge(i)
-	if r.launched < r.p.attempts {
+	if r.hedges() < r.p.maxHedges {
 		r.timer.Reset(r.p.delay)
 	} else {
 		r.timer.Stop()
 	}
 }
+
+// hedges is the number of hedges started (attempts after the first).
+// r.mu must be held.
+func (r *race[T]) hedges() int { return len(r.errs) - 1 }
 
 // hedge runs attempt i (i >= 1) and reports its outcome, panics included.
 func (r *race[T]) hedge(i int) {
@@ -182,9 +191,6 @@ func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVa
 		r.won, r.v, r.err = true, v, err
 		stop = true
 	default:
-		if r.errs == nil {
-			r.errs = make([]error, r.p.attempts)
-		}
 		if err == nil {
 			err = errRejected
 		}
@@ -233,5 +239,5 @@ func (r *race[T]) result() (T, error) {
 	case r.won:
 		return r.v, r.err
 	}
-	return r.v, &failedError{ctxErr: r.parent.Err(), errs: r.errs[:r.launched]}
+	return r.v, &failedError{ctxErr: r.parent.Err(), errs: r.errs}
 }

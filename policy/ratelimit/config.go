@@ -34,8 +34,9 @@ type Config struct {
 	MaxWait time.Duration
 
 	// MaxKeys is the most keys a [Keyed] tracks at once; beyond it, the
-	// least recently used key is forgotten. 0 (the default) means 8192.
-	// A single Limiter ignores it.
+	// least recently used key is forgotten (and starts full if it comes
+	// back). It bounds the number of keys, not their size: see [Keyed].
+	// 0 (the default) means 8192. A single Limiter ignores it.
 	MaxKeys int
 
 	// Name names the limiter in errors and in the policy's layer name,

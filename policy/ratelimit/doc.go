@@ -25,19 +25,36 @@
 //
 // Rates are events per second (a float64; at most 1e9, or +Inf for no
 // limit); bursts and n are counts of events; durations are [time.Duration]
-// values (nanoseconds). Time is read in nanoseconds: when 1/Rate is a whole
-// number of nanoseconds (as with Every(d), or any Rate dividing 1e9) the
-// bucket is exact. Otherwise rounding goes against the caller: the bound
-// above still holds exactly, and an event that an exact bucket would let
-// pass with less than 2ns worth of tokens to spare may be refused, passing
-// at most 2ns later. A limiter's clock runs for 73 years after it is
-// created, then stops (the bucket no longer refills).
+// values (nanoseconds).
+//
+// # Precision
+//
+// Time is read in nanoseconds. Let T = 1/Rate, the interval between
+// tokens. When T is a whole number of nanoseconds (as with Every(d), or any
+// Rate dividing 1e9) and Burst·T, the time a drained bucket takes to
+// refill, is at most 2^61 ns (73 years), the bucket is exact. Otherwise
+// rounding goes against the caller: the bound above still holds exactly,
+// and an event that an exact bucket would let pass may be refused and pass
+// a little later:
+//
+//   - by at most 2ns, while Burst·⌈T⌉ <= 2^61 ns;
+//   - beyond that (a huge burst at a low rate, such as New(1, 1<<52) or one
+//     event a year with a burst of 1000), time is counted in coarser units
+//     of T/⌊2^61/Burst⌋, about Burst·T/2^61, so that the bucket still fits
+//     in 61 bits: an event may pass up to 2 such units late, which is under
+//     0.4% of T (Burst <= 1<<52). For New(1, 1<<52) that is up to 3.9ms;
+//     for one event a year with a burst of 1000, up to 28ns.
+//
+// A limiter's clock runs for 73 years after it is created, then stops (the
+// bucket no longer refills).
 //
 // # Errors
 //
 // A refusal is a *[LimitedError] carrying the limiter's name and, as
 // RetryAfter(), the wait until the tokens asked for are there; it matches
-// [ErrLimited] and resilience.ErrRefused through errors.Is. A wait cut
+// [ErrLimited] and resilience.ErrRefused through errors.Is. WaitN asked
+// for more than the burst returns an error matching [ErrExceedsBurst]
+// (no wait would help). A wait cut
 // short by the caller's context returns ctx.Err(), the caller's own doing
 // and not the dependency's failure. Invalid configuration panics in New
 // with a message naming the field and the value; [Config.Validate] returns

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"errors"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -12,6 +13,14 @@ import (
 // resilience.ErrRefused. Refusals are returned as a *[LimitedError], which
 // carries the limiter's name and when to come back.
 var ErrLimited error = refusal("ratelimit: limited")
+
+// ErrExceedsBurst is matched, through errors.Is, by the error of
+// [Limiter.WaitN] asked for more events than the burst: the bucket can
+// never hold that many tokens, so no wait would help. It is a mistake of
+// the caller rather than a refusal under load: it matches neither
+// [ErrLimited] nor resilience.ErrRefused, and carries no RetryAfter. (A
+// [Policy] or [WaitPolicy] takes one token per call and never returns it.)
+var ErrExceedsBurst = errors.New("ratelimit: events exceed the burst")
 
 // refusal is the type of ErrLimited: a sentinel that is also a
 // resilience.ErrRefused.

@@ -86,10 +86,11 @@ func ExampleLimiter_Wait() {
 func ExampleLimiter_WaitN() {
 	l := ratelimit.New(1e6, 1000)
 	fmt.Println(l.WaitN(context.Background(), 1000))
-	fmt.Println(l.WaitN(context.Background(), 1001))
+	err := l.WaitN(context.Background(), 1001) // never possible: no wait
+	fmt.Println(err, errors.Is(err, ratelimit.ErrExceedsBurst))
 	// Output:
 	// <nil>
-	// ratelimit: 1001 events exceed the burst of 1000
+	// ratelimit: events exceed the burst: 1001 asked, burst 1000 true
 }
 
 // The policy refuses at once when there is no token, and says when to

@@ -40,8 +40,10 @@ import (
 // configured Rate. The deficit tested exceeds the exact one by under 2
 // units: an event that the exact bucket admits with less than 2 units
 // worth of tokens to spare may be refused, and passes at most 2 units
-// (2ns) later. (When Burst·T exceeds 1<<61 ns, inc is lowered so that tau
-// fits, and a unit grows above 1ns accordingly.)
+// (2ns) later. (When Burst·ceil(T) exceeds 1<<61 ns, inc is lowered to
+// floor(2^61/Burst) so that tau fits, and a unit, T/inc, grows above 1ns
+// accordingly: an event may then pass up to 2 such units late. The
+// package documentation states these bounds; TestLatenessBound pins them.)
 
 const (
 	maxTau     = 1 << 61 // units; tau never exceeds it

@@ -6,11 +6,24 @@ import "sync"
 // remote address), all with the same configuration. It tracks at most
 // [Config.MaxKeys] keys (8192 by default): when a new key would exceed
 // that, the least recently used key is forgotten, and if it comes back it
-// starts again with a full bucket. Memory is bounded and each call costs
-// O(1) whatever the keys, so keys may come from untrusted input (Go maps
-// hash with a per-process random seed); size MaxKeys above the number of
-// keys active within a refill period, or a client that cycles through more
-// keys than that regains its burst.
+// starts again with a full bucket. Each call costs O(1) whatever the keys,
+// so keys may come from untrusted input (Go maps hash with a per-process
+// random seed), with two caveats:
+//
+//   - MaxKeys bounds the number of keys, not their size: each tracked key
+//     is kept as it is (a long string whole), so memory is MaxKeys times
+//     the largest key plus a small bucket each. Bound the size of keys
+//     taken from untrusted input (truncate or hash them) before use.
+//   - Whoever can make new keys can evict others' buckets: a client that
+//     sends many distinct keys pushes out the least recently used ones,
+//     other clients' included, and those start again full — each regains
+//     its burst. Size MaxKeys above the number of keys active within a
+//     refill period (Burst/Rate), and key on what a client cannot vary at
+//     will (an authenticated identity rather than a header it sets).
+//
+// A key that is not equal to itself (a float NaN, or an interface, array or
+// struct holding one) could never be found again in a map; all such keys
+// share one bucket, tracked and evicted like any other key's.
 //
 // A Keyed is safe for simultaneous use by multiple goroutines. Create one
 // with [NewKeyed]; the zero Keyed is not usable.
@@ -19,8 +32,10 @@ type Keyed[K comparable] struct {
 	maxKeys int
 
 	mu   sync.Mutex
-	keys map[K]*entry[K]
-	lru  entry[K] // sentinel of a ring: lru.next is the most recently used
+	keys map[K]*entry[K] // every tracked key equal to itself
+	nan  *entry[K]       // the bucket shared by keys not equal to themselves, if tracked
+	n    int             // entries in the ring: len(keys), plus 1 for nan
+	lru  entry[K]        // sentinel of a ring: lru.next is the most recently used
 }
 
 // entry is one tracked key: its bucket and its place in the LRU ring.
@@ -56,22 +71,43 @@ func (k *Keyed[K]) Allow(key K) bool { return k.Limiter(key).Allow() }
 func (k *Keyed[K]) Limiter(key K) *Limiter {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	e := k.keys[key]
+	self := key == key // false for NaN and values holding one
+	var e *entry[K]
+	if self {
+		e = k.keys[key]
+	} else {
+		e = k.nan
+	}
 	if e != nil {
 		e.unlink()
 	} else {
-		if len(k.keys) >= k.maxKeys {
-			old := k.lru.prev
-			old.unlink()
-			delete(k.keys, old.key)
+		if k.n >= k.maxKeys {
+			k.evict(k.lru.prev)
 		}
 		e = &entry[K]{lim: Limiter{p: k.p}, key: key}
-		k.keys[key] = e
+		if self {
+			k.keys[key] = e
+		} else {
+			k.nan = e
+		}
+		k.n++
 	}
 	// Link e as the most recently used.
 	e.prev, e.next = &k.lru, k.lru.next
 	e.next.prev, k.lru.next = e, e
 	return &e.lim
+}
+
+// evict forgets the tracked entry e. It goes by the entry, not by its
+// key, so that it never misses.
+func (k *Keyed[K]) evict(e *entry[K]) {
+	e.unlink()
+	if e == k.nan {
+		k.nan = nil
+	} else {
+		delete(k.keys, e.key)
+	}
+	k.n--
 }
 
 func (e *entry[K]) unlink() {
@@ -82,5 +118,5 @@ func (e *entry[K]) unlink() {
 func (k *Keyed[K]) Len() int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return len(k.keys)
+	return k.n
 }

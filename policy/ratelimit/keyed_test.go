@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -94,5 +95,57 @@ func TestKeyedStress(t *testing.T) {
 	wg.Wait()
 	if got := k.Len(); got != maxKeys {
 		t.Fatalf("Len() = %d, want %d", got, maxKeys)
+	}
+}
+
+// Regression: a key not equal to itself (a NaN, or an interface or struct
+// holding one) always missed the map: every call got a fresh, full bucket
+// (never limited), and the map grew past MaxKeys without bound, since
+// eviction deleted by key and missed too. Such keys now share one bucket,
+// and the cap holds.
+func TestKeyedKeysNotEqualToThemselves(t *testing.T) {
+	nan := math.NaN()
+	type pair struct {
+		name string
+		x    float64
+	}
+	check := func(t *testing.T, name string, allow func(i int) bool, size func() int, other func(i int)) {
+		t.Helper()
+		admittedNaN := 0
+		for i := range 100 {
+			if allow(i) {
+				admittedNaN++
+			}
+			other(i) // interleave ordinary keys, to make evictions
+			if n := size(); n > 3 {
+				t.Fatalf("%s: Len() = %d after %d calls, past MaxKeys 3", name, n, i+1)
+			}
+		}
+		if admittedNaN > 2 {
+			t.Errorf("%s: %d of 100 calls admitted at rate 0, burst 1; want them to share one bucket", name, admittedNaN)
+		}
+	}
+	opts := []ratelimit.Option{ratelimit.WithMaxKeys(3), ratelimit.WithClock(clock.NewFake())}
+	f := ratelimit.NewKeyed[float64](0, 1, opts...)
+	check(t, "float64", func(int) bool { return f.Allow(nan) }, f.Len, func(i int) { f.Allow(float64(i % 2)) })
+	a := ratelimit.NewKeyed[any](0, 1, opts...)
+	check(t, "any", func(i int) bool { return a.Allow(any(nan)) }, a.Len, func(i int) { a.Allow(i % 2) })
+	s := ratelimit.NewKeyed[pair](0, 1, opts...)
+	check(t, "struct", func(i int) bool { return s.Allow(pair{"alice", nan}) }, s.Len, func(i int) { s.Allow(pair{"bob", float64(i % 2)}) })
+	// Struct keys holding NaN share one bucket whatever their other fields.
+	if s.Allow(pair{"carol", nan}) {
+		t.Error("struct: a key holding NaN got a fresh bucket")
+	}
+	// The shared bucket is evicted like any other and comes back full.
+	f2 := ratelimit.NewKeyed[float64](0, 1, opts...)
+	f2.Allow(nan)
+	for i := range 3 {
+		f2.Allow(float64(i))
+	}
+	if !f2.Allow(nan) {
+		t.Error("float64: the NaN bucket, once evicted, did not come back full")
+	}
+	if n := f2.Len(); n != 3 {
+		t.Errorf("float64: Len() = %d, want 3", n)
 	}
 }

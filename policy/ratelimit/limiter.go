@@ -16,12 +16,15 @@ import (
 //
 // The bucket is one atomic number (GCRA, see the package documentation):
 // Allow is lock-free — a clock reading and a compare-and-swap — and
-// allocates nothing. When 1/Rate is not a whole number of nanoseconds,
-// time is rounded against the caller (see the package documentation): the
+// allocates nothing. When 1/Rate is not a whole number of nanoseconds, or
+// the burst is huge for the rate, time is rounded against the caller: an
+// event may pass a little later than in an exact bucket, never earlier (see
+// Precision in the package documentation for the bounds). For one, the
 // last token of a full bucket, taken one call at a time all within one
 // nanosecond (only a fake clock stands that still), may pass up to 2ns
-// later; AllowN(Burst) takes the whole burst at once. A Limiter is safe for simultaneous use by multiple
-// goroutines. Create one with [New]; the zero Limiter is not usable.
+// later; AllowN(Burst) takes the whole burst at once. A Limiter is safe for
+// simultaneous use by multiple goroutines. Create one with [New]; the zero
+// Limiter is not usable.
 type Limiter struct {
 	tat atomic.Int64 // theoretical arrival time, in units since p.origin
 	p   *params
@@ -79,7 +82,13 @@ func (l *Limiter) take(n int, limit time.Duration) (wait, tat, at int64, ok bool
 	lo, hi := p.unitsRange(at)
 	var maxWait int64 // units that pass within limit from now
 	if limit > 0 {
-		maxWait = p.units(min(at+int64(limit), maxElapsed)) - lo
+		// at + limit, saturating at maxElapsed: limit may be as large as
+		// math.MaxInt64 (a MaxWait meaning "no cap", a far deadline).
+		end := int64(maxElapsed)
+		if int64(limit) < end-at {
+			end = at + int64(limit)
+		}
+		maxWait = p.units(end) - lo
 	}
 	wait, tat, ok = l.admit(lo, hi, int64(n)*p.inc, maxWait)
 	return wait, tat, at, ok
@@ -112,7 +121,8 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 //     when the wait would end after ctx's deadline or last longer than
 //     [Config.MaxWait] (or, with Rate 0, never end); its RetryAfter() is
 //     that wait;
-//   - an error at once if n exceeds the burst: no wait would help;
+//   - an error matching [ErrExceedsBurst] at once if n exceeds the burst:
+//     no wait would help;
 //   - ctx.Err() at once if ctx is done, or as soon as ctx ends during the
 //     wait. The tokens are then given back, unless a later caller has
 //     already reserved tokens behind them (then they stay spent).
@@ -128,7 +138,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 		return err
 	}
 	if int64(n) > p.burst {
-		return fmt.Errorf("ratelimit: %d events exceed the burst of %d%s", n, p.burst, p.nameSuffix())
+		return fmt.Errorf("%w%s: %d asked, burst %d", ErrExceedsBurst, p.nameSuffix(), n, p.burst)
 	}
 	limit := maxElapsed * time.Nanosecond
 	if p.cfg.MaxWait > 0 {

@@ -291,6 +291,49 @@ func TestWaitFailsAtOnceBeyondMaxWait(t *testing.T) {
 	})
 }
 
+// Regression: WithMaxWait(math.MaxInt64), "no cap", made Wait refuse
+// even short waits: the end of the wait, now + MaxWait, overflowed.
+func TestWaitMaxWaitLargestDuration(t *testing.T) {
+	for _, rate := range []float64{3, 7, 0.7} {
+		synctest.Test(t, func(t *testing.T) {
+			l := ratelimit.New(rate, 1, ratelimit.WithMaxWait(math.MaxInt64))
+			_ = l.Allow()
+			time.Sleep(17*time.Minute + 3) // some time since the origin
+			_ = l.Allow()
+			start := time.Now()
+			if err := l.Wait(t.Context()); err != nil {
+				t.Errorf("rate %v: Wait = %v, want nil", rate, err)
+			}
+			// The next token is at most one interval away (2ns of rounding).
+			if got, T := time.Since(start), time.Duration(1e9/rate); got > T+2 {
+				t.Errorf("rate %v: waited %v, want at most %v", rate, got, T)
+			}
+			// With a deadline too, the shorter bound applies.
+			ctx, cancel := context.WithTimeout(t.Context(), time.Millisecond)
+			defer cancel()
+			if err := l.Wait(ctx); !errors.Is(err, ratelimit.ErrLimited) {
+				t.Errorf("rate %v: Wait with a 1ms deadline = %v, want ErrLimited", rate, err)
+			}
+		})
+	}
+}
+
+// Regression: WaitN with n above the burst returned an untyped error, which
+// a caller could tell apart only by its message. No wait helps, so it must
+// not match ErrLimited (whose RetryAfter invites a retry).
+func TestWaitNBeyondBurstMatchesErrExceedsBurst(t *testing.T) {
+	for _, name := range []string{"", "api"} {
+		l := ratelimit.New(1, 3, ratelimit.WithName(name), ratelimit.WithClock(clock.NewFake()))
+		err := l.WaitN(t.Context(), 4)
+		if !errors.Is(err, ratelimit.ErrExceedsBurst) || errors.Is(err, ratelimit.ErrLimited) || errors.Is(err, resilience.ErrRefused) {
+			t.Errorf("name %q: WaitN(4) with burst 3 = %v; want ErrExceedsBurst, not ErrLimited nor ErrRefused", name, err)
+		}
+		if !l.AllowN(3) {
+			t.Errorf("name %q: the refused WaitN took tokens", name)
+		}
+	}
+}
+
 func checkLimited(t *testing.T, err error, name string, wait time.Duration) {
 	t.Helper()
 	if !errors.Is(err, ratelimit.ErrLimited) || !errors.Is(err, resilience.ErrRefused) {
@@ -322,7 +365,7 @@ func TestWaitErrors(t *testing.T) {
 		t.Fatal("a done ctx took tokens")
 	}
 	err := l.WaitN(t.Context(), 4)
-	if err == nil || err.Error() != "ratelimit: 4 events exceed the burst of 3 (api)" || errors.Is(err, ratelimit.ErrLimited) {
+	if err == nil || err.Error() != "ratelimit: events exceed the burst (api): 4 asked, burst 3" || errors.Is(err, ratelimit.ErrLimited) {
 		t.Fatalf("WaitN beyond burst = %v", err)
 	}
 	defer func() {
@@ -463,5 +506,49 @@ func TestStressNoOverAdmission(t *testing.T) {
 	elapsed := fake.Now().Sub(start)
 	if bound := int64(elapsed / time.Millisecond); got > bound {
 		t.Fatalf("admitted %d in %v after the burst, bound %d", got, elapsed, bound)
+	}
+}
+
+// TestLatenessBound pins the documented precision: an event never passes
+// before the exact bucket would let it, and at most 2ns after, or, when
+// Burst·⌈1/Rate⌉ exceeds 2^61 ns, at most 2 units of T/⌊2^61/Burst⌋ after
+// (the package documentation used to claim 2ns for every configuration).
+func TestLatenessBound(t *testing.T) {
+	const perYear = 1 / (365.25 * 24 * 3600)
+	for _, c := range []struct {
+		rate  float64
+		burst int
+	}{{3, 5}, {0.7, 3}, {1e9 / 3, 2}, {1, 1 << 52}, {1e-6, 1 << 40}, {perYear, 1000}} {
+		T := 1e9 / c.rate // ns, exact
+		bound := 2.0
+		if math.Ceil(T)*float64(c.burst) > 1<<61 {
+			bound = 2 * T / math.Floor((1<<61)/float64(c.burst))
+		}
+		for _, phase := range []time.Duration{0, 1, 12345, 17*time.Minute + 3, 1000 * time.Hour} {
+			// The first time after draining the bucket at phase that one
+			// more event passes, found by bisection over fresh limiters.
+			probe := func(d time.Duration) bool {
+				fake := clock.NewFake()
+				l := ratelimit.New(c.rate, c.burst, ratelimit.WithClock(fake))
+				fake.Advance(phase)
+				if !l.AllowN(c.burst) {
+					t.Fatalf("rate %v, burst %d: could not take the burst", c.rate, c.burst)
+				}
+				fake.Advance(d)
+				return l.Allow()
+			}
+			lo, hi := time.Duration(0), time.Duration(2*T)
+			for lo < hi {
+				if mid := lo + (hi-lo)/2; probe(mid) {
+					hi = mid
+				} else {
+					lo = mid + 1
+				}
+			}
+			if late := float64(lo) - T; late < 0 || late > bound {
+				t.Errorf("rate %v, burst %d, phase %v: next event passes %v after draining, %.0fns after the exact bucket's; want within [0, %.0fns]",
+					c.rate, c.burst, phase, lo, late, bound)
+			}
+		}
 	}
 }

@@ -21,7 +21,8 @@ type Config struct {
 	// Attempts is the most calls of the op in one execution, the first call
 	// included: 1 means no retry. 0 means no limit on the number of
 	// attempts, and is valid only with a MaxElapsed > 0 and a Backoff whose
-	// Max is > 0 (never an unbounded tight loop). Default: 3.
+	// Max is > 0 (such a schedule's delays are above 0, see
+	// backoff.Schedule.Max: never an unbounded tight loop). Default: 3.
 	Attempts int
 
 	// MaxElapsed bounds one execution in time, measured on Clock from the
@@ -39,9 +40,11 @@ type Config struct {
 	Backoff backoff.Schedule
 
 	// RetryIf reports whether an attempt's error is worth another attempt.
-	// It is consulted after the built-in rules (the caller's own context
-	// errors and errors marked [Permanent] are never retried) and never
-	// sees a nil error. nil retries every other error. Default: nil.
+	// It is consulted for every failed attempt whose error is not marked
+	// [Permanent], even when the caller's context is done (an error it
+	// rejects comes back as it is), and never sees a nil error. The
+	// caller's own context errors are never retried, whatever it says. nil
+	// retries every other error. Default: nil.
 	RetryIf func(err error) bool
 
 	// OnRetry, if not nil, is called before each wait with the number of
@@ -49,8 +52,9 @@ type Config struct {
 	// wait about to start. It runs on the caller's goroutine. Default: nil.
 	OnRetry func(attempt int, err error, delay time.Duration)
 
-	// Clock is the source of time for waits and for MaxElapsed. nil means
-	// clock.Real(). Default: nil.
+	// Clock is the source of time for waits, for MaxElapsed, and for the
+	// time left until the context's deadline. nil means clock.Real().
+	// Default: nil.
 	Clock clock.Clock
 
 	// Budget, if not nil, is the retry budget shared by every retry policy

@@ -228,6 +228,41 @@ func ExampleError() {
 	// true true
 }
 
+func ExampleError_reason() {
+	// Why did the policy give up? Compare Reason with the sentinels.
+	explain := func(err error) string {
+		var re *retry.Error
+		if !errors.As(err, &re) {
+			return "not retried: " + err.Error()
+		}
+		switch re.Reason {
+		case retry.ErrAttempts:
+			return "out of attempts"
+		case retry.ErrMaxElapsed:
+			return "out of time (MaxElapsed)"
+		case retry.ErrBudgetExhausted:
+			return "over the retry budget"
+		case context.DeadlineExceeded:
+			return "out of time (the caller's deadline)"
+		}
+		return "the caller gave up"
+	}
+	fail := func(context.Context) (string, error) { return "", errUnavailable }
+
+	_, err := retry.New[string](retry.WithAttempts(1)).Do(context.Background(), fail)
+	fmt.Println(explain(err))
+
+	// The first wait, 1s, would not end before the caller's deadline: the
+	// policy stops at once instead of sleeping into it.
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = retry.New[string](retry.WithBackoff(backoff.Constant(time.Second))).Do(ctx, fail)
+	fmt.Println(explain(err))
+	// Output:
+	// out of attempts
+	// out of time (the caller's deadline)
+}
+
 func ExampleNewBudget() {
 	// Finagle's defaults: retries up to 20% of the calls of the last 10 s,
 	// plus 10 retries per second.

@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -15,22 +16,29 @@ import (
 //
 // One execution (a call of Do) goes as follows. After a failed attempt:
 //
-//  1. If the caller's context is done, stop: the error matches both the
+//  1. If the error is marked [Permanent], or [Config.RetryIf] rejects it, or
+//     its Retry-After hint (see resilience.RetryAfter) is the largest
+//     time.Duration (math.MaxInt64, "never": a rate limiter of rate 0
+//     refuses so), return it as it is: no retry could help, so the policy
+//     adds nothing, whatever the state of the caller's context.
+//  2. If the caller's context is done, stop: the error matches both the
 //     context's error and the attempt's error.
-//  2. If the error is marked [Permanent], or [Config.RetryIf] rejects it,
-//     return it as it is.
-//  3. If the attempts are used up, stop with an [Error].
+//  3. If the attempts are used up, stop with an [Error] matching
+//     [ErrAttempts].
 //  4. The wait is the next delay of [Config.Backoff], or the error's
-//     Retry-After hint (see resilience.RetryAfter) if that is longer. If
-//     the wait would end past [Config.MaxElapsed], stop at once with an
-//     [Error] instead of waiting.
+//     Retry-After hint if that is longer. If the wait would end past
+//     [Config.MaxElapsed] (or MaxElapsed is already used up), stop at once
+//     with an [Error] matching [ErrMaxElapsed]. If it would not end before
+//     the context's deadline (compared with [Config.Clock]'s time), stop at
+//     once with an [Error] matching context.DeadlineExceeded: sleeping into
+//     the deadline would only delay the same outcome.
 //  5. If the [Budget] denies the retry, stop with an [Error] that matches
 //     [ErrBudgetExhausted].
 //  6. Call [Config.OnRetry], wait on [Config.Clock] (a wait ends early when
-//     the context ends, as in step 1), and make the next attempt.
+//     the context ends, as in step 2), and make the next attempt.
 //
 // When the policy gives up, it returns the last attempt's result along with
-// the error. A refusal of an inner guard (an error matching
+// the error; [Error.Reason] says which step stopped the execution. A refusal of an inner guard (an error matching
 // resilience.ErrRefused, such as an open breaker) is an error like any
 // other: it is retried, after at least its Retry-After hint, within
 // MaxElapsed; use [WithRetryIf] to treat refusals otherwise. A panic in the
@@ -38,6 +46,7 @@ import (
 //
 // An execution whose first attempt succeeds costs no allocation and reads
 // no clock unless MaxElapsed or a Budget is set (then one clock reading).
+// Giving up allocates the returned Error.
 //
 // New panics with the message of [Config.Validate] if the configuration is
 // invalid. The policy is safe for simultaneous use by multiple goroutines if
@@ -74,36 +83,66 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *Config, start time.Time, v T, err error) (T, error) {
 	var seq backoff.Sequence
 	for attempt := 1; ; attempt++ {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return v, &Error{Attempts: attempt, Err: err, reason: ctxErr}
-		}
 		if isPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
 			return v, err
 		}
+		hint, hinted := resilience.RetryAfter(err)
+		if hint == never {
+			return v, err
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return v, &Error{Attempts: attempt, Err: err, Reason: ctxErr}
+		}
 		if attempt == c.Attempts {
-			return v, &Error{Attempts: attempt, Err: err}
+			return v, &Error{Attempts: attempt, Err: err, Reason: ErrAttempts}
 		}
 		if attempt == 1 {
 			seq = c.Backoff.Start()
 		}
 		wait := seq.Next()
-		if hint, ok := resilience.RetryAfter(err); ok {
+		if hinted {
 			wait = max(wait, hint)
 		}
-		if c.MaxElapsed > 0 && wait > c.MaxElapsed-max(c.Clock.Now().Sub(start), 0) {
-			return v, &Error{Attempts: attempt, Err: err, wait: wait, elapsed: c.MaxElapsed}
+		if gaveUp := fits(ctx, c, start, wait); gaveUp != nil {
+			gaveUp.Attempts, gaveUp.Err = attempt, err
+			return v, gaveUp
 		}
 		if c.Budget != nil && !c.Budget.withdraw() {
-			return v, &Error{Attempts: attempt, Err: err, reason: ErrBudgetExhausted}
+			return v, &Error{Attempts: attempt, Err: err, Reason: ErrBudgetExhausted}
 		}
 		if c.OnRetry != nil {
 			c.OnRetry(attempt, err, wait)
 		}
 		if ctxErr := c.Clock.Sleep(ctx, wait); ctxErr != nil {
-			return v, &Error{Attempts: attempt, Err: err, reason: ctxErr}
+			return v, &Error{Attempts: attempt, Err: err, Reason: ctxErr}
 		}
 		if v, err = next.Call(ctx); err == nil {
 			return v, nil
 		}
 	}
+}
+
+// never is the Retry-After hint that means no retry will ever do.
+const never = time.Duration(math.MaxInt64)
+
+// fits returns nil if a wait starting now ends within MaxElapsed of start
+// (when MaxElapsed is set) and before ctx's deadline (when it has one), on
+// c.Clock; else the Error to give up with, without Attempts and Err.
+func fits(ctx context.Context, c *Config, start time.Time, wait time.Duration) *Error {
+	deadline, hasDeadline := ctx.Deadline()
+	if c.MaxElapsed <= 0 && !hasDeadline {
+		return nil
+	}
+	now := c.Clock.Now()
+	if c.MaxElapsed > 0 {
+		used := max(now.Sub(start), 0)
+		if wait > c.MaxElapsed-used {
+			return &Error{Reason: ErrMaxElapsed, wait: wait, limit: c.MaxElapsed, used: used}
+		}
+	}
+	// A wait that ends at the deadline leaves the next attempt no time.
+	if left := deadline.Sub(now); hasDeadline && wait >= left {
+		return &Error{Reason: context.DeadlineExceeded, wait: wait, limit: left, ahead: true}
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +14,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 )
 
@@ -481,5 +484,157 @@ func BenchmarkTwoFailuresThenSuccess(b *testing.B) {
 			}
 			return n, nil
 		})
+	}
+}
+
+// deadlineCtx gives a live context a deadline on a fake clock.
+type deadlineCtx struct {
+	context.Context
+	d time.Time
+}
+
+func (c deadlineCtx) Deadline() (time.Time, bool) { return c.d, true }
+
+// Regression: a wait that would end after the caller's deadline was slept
+// into the deadline; it must stop at once, without OnRetry, as a wait past
+// MaxElapsed does, with an error that matches context.DeadlineExceeded and
+// the last error.
+func TestWaitPastCallerDeadlineStopsAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		left  time.Duration // from the end of the failed attempt to the deadline
+		calls int
+		want  string
+	}{
+		{time.Second, 1, "retry: gave up after 1 attempt (a wait of 2s would not end before the context's deadline, 1s away): boom"},
+		{2 * time.Second, 1, "retry: gave up after 1 attempt (a wait of 2s would not end before the context's deadline, 2s away): boom"},
+		{0, 1, "retry: gave up after 1 attempt (the context's deadline has passed): boom"},
+		{10 * time.Second, 3, "retry: gave up after 3 attempts: boom"},
+	} {
+		clk := newSleeper()
+		hooks := 0
+		s := &script{errs: fails(10, errBoom)}
+		p := retry.New[int](retry.WithClock(clk), retry.WithBackoff(backoff.Constant(2*time.Second)),
+			retry.WithOnRetry(func(int, error, time.Duration) { hooks++ }))
+		ctx := deadlineCtx{context.Background(), clk.Now().Add(tc.left)}
+		_, err := p.Do(ctx, s.op)
+		if s.calls != tc.calls || len(clk.slept) != tc.calls-1 || hooks != tc.calls-1 {
+			t.Errorf("deadline %v away: %d calls, waits %v, %d hooks; want %d calls and a wait and hook between each",
+				tc.left, s.calls, clk.slept, hooks, tc.calls)
+		}
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("deadline %v away: err = %v, want %q", tc.left, err, tc.want)
+		}
+		var re *retry.Error
+		if tc.calls == 1 && (!errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, errBoom) ||
+			!errors.As(err, &re) || re.Reason != context.DeadlineExceeded) {
+			t.Errorf("deadline %v away: err = %#v, want a *retry.Error with Reason context.DeadlineExceeded, matching it and errBoom", tc.left, err)
+		}
+	}
+	// The same with the real clock and a standard context: at once.
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := retry.New[int](retry.WithBackoff(backoff.Constant(2*time.Second))).Do(ctx, func(context.Context) (int, error) { return 0, errBoom })
+		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != 0 {
+			t.Errorf("err = %v after %v; want context.DeadlineExceeded at once", err, time.Since(start))
+		}
+	})
+}
+
+// Regression: a Retry-After hint of the largest Duration, "never" (a rate
+// limiter of rate 0 refuses so), was slept on until the context ended.
+func TestNeverHintStopsAtOnce(t *testing.T) {
+	never := hinted{time.Duration(math.MaxInt64)}
+	clk := newSleeper()
+	s := &script{errs: []error{never}}
+	v, err := retry.New[int](retry.WithClock(clk), retry.WithAttempts(5)).Do(context.Background(), s.op)
+	if s.calls != 1 || len(clk.slept) != 0 || v != 1 || err != error(never) {
+		t.Errorf("Do = %d, %v after %d calls and waits %v; want 1 and the error itself after 1 call, no wait", v, err, s.calls, clk.slept)
+	}
+	// A real one: the limiter admits one call in all.
+	lim := ratelimit.New(0, 1, ratelimit.WithClock(clk))
+	calls := 0
+	p := resilience.Then(retry.New[int](retry.WithClock(clk), retry.WithAttempts(5)), ratelimit.Policy[int](lim))
+	op := func(context.Context) (int, error) { calls++; return 0, errBoom }
+	_, _ = p.Do(context.Background(), op)
+	clk.slept = nil
+	_, err = p.Do(context.Background(), op)
+	if calls != 1 || len(clk.slept) != 0 || !errors.Is(err, ratelimit.ErrLimited) {
+		t.Errorf("rate 0: %d op calls, waits %v, err %v; want 1 call in all, no wait, ErrLimited", calls, clk.slept, err)
+	}
+}
+
+// Regression: when an attempt itself ran past MaxElapsed, the message read
+// "a wait of 0s would pass MaxElapsed 200ms".
+func TestMaxElapsedUsedUpByAttempt(t *testing.T) {
+	clk := newSleeper()
+	op := func(context.Context) (int, error) {
+		clk.Advance(250 * time.Millisecond)
+		return 0, errBoom
+	}
+	_, err := retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(200*time.Millisecond),
+		retry.WithBackoff(backoff.Schedule{})).Do(context.Background(), op)
+	if want := "retry: gave up after 1 attempt (MaxElapsed 200ms used up: 250ms elapsed): boom"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if !errors.Is(err, retry.ErrMaxElapsed) {
+		t.Errorf("err = %v, want it to match ErrMaxElapsed", err)
+	}
+}
+
+// TestReasons pins how a caller tells why the policy gave up: Reason, and
+// errors.Is with it, for each way of giving up.
+func TestReasons(t *testing.T) {
+	bg := context.Background()
+	canceled, cancel := context.WithCancel(bg)
+	cancel()
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: 0, Window: time.Second})
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		opts []retry.Option
+		errs []error
+		want error
+	}{
+		{"attempts", bg, nil, fails(3, errBoom), retry.ErrAttempts},
+		{"max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second), retry.WithBackoff(backoff.Constant(2 * time.Second))}, fails(3, errBoom), retry.ErrMaxElapsed},
+		{"hint past max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second)}, []error{hinted{time.Minute}}, retry.ErrMaxElapsed},
+		{"budget", bg, []retry.Option{retry.WithBudget(budget)}, fails(3, errBoom), retry.ErrBudgetExhausted},
+		{"canceled", canceled, nil, fails(3, errBoom), context.Canceled},
+		{"deadline ahead", deadlineCtx{bg, time.Unix(0, 0)}, nil, fails(3, errBoom), context.DeadlineExceeded},
+		// The op's own error matching a reason does not make it the reason.
+		{"op's deadline error", bg, nil, fails(3, context.DeadlineExceeded), retry.ErrAttempts},
+	} {
+		clk := newSleeper()
+		s := &script{errs: tc.errs}
+		_, err := retry.New[int](append([]retry.Option{retry.WithClock(clk)}, tc.opts...)...).Do(tc.ctx, s.op)
+		var re *retry.Error
+		if !errors.As(err, &re) || re.Reason != tc.want || !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %#v, want a *retry.Error with Reason %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+// Regression: cancellation wrapped errors that were never to be retried
+// (Permanent, or rejected by RetryIf) in an Error, though the policy
+// returns them as they are otherwise.
+func TestNotRetriedErrorsAreReturnedAsTheyAreAfterCancellation(t *testing.T) {
+	errNo := errors.New("no")
+	perm := retry.Permanent(errBoom)
+	for _, tc := range []struct {
+		name string
+		err  error
+		opts []retry.Option
+	}{
+		{"permanent", perm, nil},
+		{"rejected", errNo, []retry.Option{retry.WithRetryIf(func(err error) bool { return err != errNo })}},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		op := func(context.Context) (int, error) { cancel(); return 0, tc.err }
+		_, err := retry.New[int](append([]retry.Option{retry.WithClock(newSleeper())}, tc.opts...)...).Do(ctx, op)
+		if err != tc.err {
+			t.Errorf("%s: err = %v, want the error itself", tc.name, err)
+		}
 	}
 }

@@ -8,20 +8,31 @@ import (
 // ErrTimeout is matched, through errors.Is, by the error a timeout policy
 // returns when a call runs out of time. It also matches
 // context.DeadlineExceeded, as does that error, so code that checks for the
-// standard deadline error keeps working. A call cut short by the caller's
-// own context (its cancellation, or a deadline earlier than the timeout)
-// returns the caller's error instead, which does not match ErrTimeout.
+// standard deadline error keeps working. When the op returned an error of
+// its own after the deadline, the policy's error also wraps it (errors.Is,
+// errors.As and resilience.RetryAfter reach it, and a retry.Permanent mark
+// on it still stops a retry). A call cut short by the caller's own context
+// (its cancellation, or a deadline earlier than the timeout) returns the
+// caller's error instead, which does not match ErrTimeout.
 var ErrTimeout error = &expiredError{}
 
-// expiredError is the error of an expired call, made once per policy so
-// that an expiry costs no allocation.
-type expiredError struct{ d time.Duration } // d = 0 for ErrTimeout itself
+// expiredError is the error of an expired call. The one without err is
+// made once per policy, so that an expiry costs no allocation unless the
+// op's own error has to be kept.
+type expiredError struct {
+	d   time.Duration // 0 for ErrTimeout itself
+	err error         // the op's error, if it returned one worth keeping
+}
 
 func (e *expiredError) Error() string {
-	if e.d == 0 {
-		return "timeout: call exceeded its timeout"
+	msg := "timeout: call exceeded its timeout"
+	if e.d != 0 {
+		msg = "timeout: call exceeded " + e.d.String()
 	}
-	return "timeout: call exceeded " + e.d.String()
+	if e.err != nil {
+		msg += ": " + e.err.Error()
+	}
+	return msg
 }
 
 // Is makes every expiredError match ErrTimeout and context.DeadlineExceeded.
@@ -29,6 +40,19 @@ func (e *expiredError) Is(target error) bool {
 	return target == ErrTimeout || target == context.DeadlineExceeded
 }
 
+// Unwrap returns the op's error, or nil.
+func (e *expiredError) Unwrap() error { return e.err }
+
 // Timeout reports true, as context.DeadlineExceeded and net.Error timeouts
 // do.
 func (e *expiredError) Timeout() bool { return true }
+
+// expiredWith returns the error of a call that expired and whose op then
+// returned err (not nil): expired itself when err is the bare context
+// error, which carries nothing more, else expired wrapping err.
+func expiredWith(expired *expiredError, err error) error {
+	if err == context.DeadlineExceeded || err == error(expired) {
+		return expired
+	}
+	return &expiredError{d: expired.d, err: err}
+}

@@ -17,7 +17,11 @@ import (
 //     error whenever it returns;
 //   - on expiry, the op's value and an error matching [ErrTimeout] and
 //     context.DeadlineExceeded, whose message says "timeout: call exceeded
-//     2s";
+//     2s"; if the op returned an error of its own, the error also wraps it
+//     ("timeout: call exceeded 2s: 503 busy"), so errors.Is/As, a
+//     retry.Permanent mark and a Retry-After hint still reach it (an op
+//     error that is exactly context.DeadlineExceeded adds nothing and is
+//     not kept);
 //   - if the caller's context ends first (cancelled, or a deadline earlier
 //     than d), the op's result as it is: the caller's error, not ErrTimeout.
 //
@@ -27,11 +31,19 @@ import (
 // caller's context ends) with the zero T: the op runs on in its own
 // goroutine until it returns, then its result is dropped; nothing is
 // leaked once it returns. A panic of such an op reaches the caller if it
-// happens before the policy returned, and is dropped after.
+// happens before the policy returned, and is dropped after. The panic
+// reaches the caller as a new panic with the same value, raised on the
+// caller's goroutine: its stack trace shows the policy, not the op's
+// frames where the panic began (recover in the op if you need those).
+// runtime.Goexit in the op ends the caller's goroutine too.
 //
 // Cost: with the real clock a call allocates what context.WithTimeout does
-// and nothing more, expiry included; WithAbandon adds a goroutine and a
-// channel.
+// and nothing more, expiry included, unless the op returns an error of its
+// own after the deadline: then one more allocation, the error that wraps
+// it. WithAbandon adds three allocations per call (a channel, the closure
+// of the goroutine that runs the op, and the record of the op's result,
+// which holds a T) and a goroutine, whose memory the runtime reuses once it
+// ends: an abandoned op keeps its goroutine and stack until it returns.
 //
 // New panics with the message of [Config.Validate] if the configuration is
 // invalid: d <= 0 is not "no timeout". The policy is safe for simultaneous
@@ -60,7 +72,7 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 		}
 		v, err := next.Call(tctx)
 		if err != nil && context.Cause(tctx) == expired {
-			return v, expired
+			return v, expiredWith(expired, err)
 		}
 		return v, err
 	})
@@ -76,7 +88,7 @@ type outcome[T any] struct {
 
 // abandonable runs next in a goroutine of its own and returns its result,
 // or returns at once when tctx ends.
-func abandonable[T any](tctx context.Context, next resilience.Next[T], expired error) (T, error) {
+func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *expiredError) (T, error) {
 	ch := make(chan outcome[T], 1) // the goroutine never blocks on it
 	go func() {
 		var o outcome[T]
@@ -90,54 +102,80 @@ func abandonable[T any](tctx context.Context, next resilience.Next[T], expired e
 		o.v, o.err = next.Call(tctx)
 		o.panicked = false
 	}()
+	var o outcome[T]
 	select {
-	case o := <-ch:
-		switch {
-		case o.panicked && o.panicVal == nil:
-			runtime.Goexit()
-		case o.panicked:
-			panic(o.panicVal)
-		case o.err != nil && context.Cause(tctx) == expired:
-			return o.v, expired
-		}
-		return o.v, o.err
+	case o = <-ch:
 	case <-tctx.Done():
-		var zero T
-		if context.Cause(tctx) == expired {
-			return zero, expired
+		select {
+		case o = <-ch: // the op has returned already: keep its result
+		default:
+			var zero T
+			if context.Cause(tctx) == expired {
+				return zero, expired
+			}
+			return zero, tctx.Err()
 		}
-		return zero, tctx.Err()
 	}
+	switch {
+	case o.panicked && o.panicVal == nil:
+		runtime.Goexit()
+	case o.panicked:
+		panic(o.panicVal)
+	case o.err != nil && context.Cause(tctx) == expired:
+		return o.v, expiredWith(expired, o.err)
+	}
+	return o.v, o.err
 }
 
 // withClockTimeout is context.WithTimeoutCause on clk: the returned
-// context's Deadline is d from clk.Now(), and at that time on clk it ends
-// with Err() context.DeadlineExceeded and cause expired.
+// context's Deadline is the earlier of parent's and d from clk.Now(), and
+// at d on clk it ends with Err() context.DeadlineExceeded and cause
+// expired, as do the contexts derived from it.
 func withClockTimeout(parent context.Context, clk clock.Clock, d time.Duration, expired error) (context.Context, context.CancelFunc) {
+	deadline := clk.Now().Add(d)
+	if pd, ok := parent.Deadline(); ok && pd.Before(deadline) {
+		deadline = pd
+	}
 	cctx, cancel := context.WithCancelCause(parent)
+	done, cancelDone := context.WithCancel(cctx)
 	t := clk.AfterFunc(d, func() { cancel(expired) })
-	ctx := &clockCtx{Context: cctx, deadline: clk.Now().Add(d), expired: expired}
+	ctx := &clockCtx{Context: cctx, done: done, deadline: deadline, expired: expired}
 	return ctx, func() {
 		t.Stop()
 		cancel(nil)
+		cancelDone()
 	}
 }
 
-// clockCtx reports the deadline and error of a timeout on a clock other
-// than the real one. Contexts derived from it see it as cancelled, with
-// cause expired (which matches context.DeadlineExceeded).
+// clockCtx is the context of a timeout on a clock other than the real one.
+//
+// The embedded context (a context.WithCancelCause of the parent) gives
+// Value, so context.Cause(ctx) is expired once the timeout fired. Done is
+// the channel of done, a child of the embedded context, which it closes as
+// it ends: the context package then does not take clockCtx for one of its
+// own cancel contexts (those share their parent's error with their
+// children directly, and would pass on context.Canceled); it hands each
+// derived context clockCtx's own Err(), context.DeadlineExceeded on expiry.
+// AfterFunc lets it do so without a goroutine per derived context.
 type clockCtx struct {
 	context.Context
+	done     context.Context
 	deadline time.Time
 	expired  error
 }
 
 func (c *clockCtx) Deadline() (time.Time, bool) { return c.deadline, true }
 
+func (c *clockCtx) Done() <-chan struct{} { return c.done.Done() }
+
 func (c *clockCtx) Err() error {
-	err := c.Context.Err()
-	if err != nil && context.Cause(c.Context) == c.expired {
+	err := c.done.Err()
+	if err != nil && context.Cause(c.done) == c.expired {
 		return context.DeadlineExceeded
 	}
 	return err
 }
+
+// AfterFunc is what context.AfterFunc and the contexts derived from c use
+// to learn that c ended: f runs in its own goroutine once c is done.
+func (c *clockCtx) AfterFunc(f func()) (stop func() bool) { return context.AfterFunc(c.done, f) }

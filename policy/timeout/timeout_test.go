@@ -57,7 +57,7 @@ func TestExpiryRealClock(t *testing.T) {
 		if v != -1 {
 			t.Errorf("v = %d, want the op's -1", v)
 		}
-		checkExpired(t, err, "timeout: call exceeded 2s")
+		checkExpired(t, err, "timeout: call exceeded 2s: op: context deadline exceeded")
 		if !w.hasDL || !w.deadline.Equal(start.Add(2*time.Second)) {
 			t.Errorf("op saw deadline %v, %v; want %v", w.deadline, w.hasDL, start.Add(2*time.Second))
 		}
@@ -85,7 +85,7 @@ func TestExpiryFakeClock(t *testing.T) {
 	default:
 	}
 	clk.Advance(time.Millisecond)
-	checkExpired(t, <-done, "timeout: call exceeded 150ms")
+	checkExpired(t, <-done, "timeout: call exceeded 150ms: op: context deadline exceeded")
 	if want := clock.NewFake().Now().Add(150 * time.Millisecond); !w.hasDL || !w.deadline.Equal(want) {
 		t.Errorf("op saw deadline %v, %v; want %v", w.deadline, w.hasDL, want)
 	}
@@ -335,11 +335,26 @@ func TestAllocsAtMostContextWithTimeout(t *testing.T) {
 	if got > std {
 		t.Errorf("timeout policy: %v allocs per call, context.WithTimeout: %v", got, std)
 	}
+	abandon := timeout.New[int](time.Second, timeout.WithAbandon(true))
+	if got := testing.AllocsPerRun(1000, func() { _, _ = abandon.Do(ctx, op) }); got > std+3 {
+		t.Errorf("WithAbandon: %v allocs per call, context.WithTimeout: %v (+3 documented)", got, std)
+	}
+	errOp := errors.New("op failed")
+	failing := func(ctx context.Context) (int, error) { _ = ctx.Done(); return 1, errOp }
+	if got := testing.AllocsPerRun(1000, func() { _, _ = p.Do(ctx, failing) }); got > std {
+		t.Errorf("error in time: %v allocs per call, context.WithTimeout: %v", got, std)
+	}
 	synctest.Test(t, func(t *testing.T) {
 		expired := timeout.New[int](time.Second)
 		late := func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, ctx.Err() }
 		if got := testing.AllocsPerRun(100, func() { _, _ = expired.Do(ctx, late) }); got > std {
 			t.Errorf("expiry: %v allocs per call, context.WithTimeout: %v", got, std)
+		}
+		// The op's own error is kept: one allocation more, the error
+		// that wraps it.
+		lateErr := func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, errOp }
+		if got := testing.AllocsPerRun(100, func() { _, _ = expired.Do(ctx, lateErr) }); got > std+1 {
+			t.Errorf("expiry with the op's error: %v allocs per call, context.WithTimeout: %v (+1 allowed)", got, std)
 		}
 	})
 }

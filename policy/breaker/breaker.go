@@ -1,0 +1,675 @@
+package breaker
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+)
+
+// Breaker is a circuit breaker: a guard, shared by every call to one
+// dependency, that stops calls while the dependency fails. It is closed
+// (admitting calls) until a trip rule holds, then open (refusing them) for a
+// cooldown, then half-open (admitting a few trial calls whose outcome closes
+// it or opens it again). See [Config] for the rules.
+//
+// Use it through [Policy], or directly with [Breaker.Allow] and the
+// [Permit] it returns. Create one with [New]; the zero Breaker is not
+// usable. A Breaker is safe for simultaneous use by multiple goroutines.
+//
+// While closed, admitting a call and reporting its success take no lock,
+// allocate nothing and write no memory shared by all callers: counts are
+// kept in shards, 16 to 128 cache-line pairs (2 to 16 KiB) depending on
+// GOMAXPROCS. Failures, slow calls and transitions take the lock.
+type Breaker struct {
+	// Read by every call; written by transitions and failures.
+	word     atomic.Uint64 // generation<<3 | forced<<2 | state
+	streak   atomic.Uint64 // consecutive failures: tag(generation)<<32 | count
+	deadline atomic.Int64  // while open: end of the cooldown, in ns since base
+	// Refusals: the last open one (see openErr), and the two that never
+	// change.
+	lastOpenErr          atomic.Pointer[RefusedError]
+	forcedErr, trialsErr error
+	cfg                  settings
+	shards               []shard
+	shift                uint8 // 64 - log2(len(shards))
+	clk                  clock.Clock
+	base                 time.Time
+	monotonic            bool // clk is clock.Real(): read only the monotonic clock
+	_                    [64]byte
+
+	mu         sync.Mutex
+	fails      uint64    // failures in this generation
+	slow       uint64    // slow calls in this generation
+	succAtFail uint64    // successes of this generation at its last failure
+	carry      [2]uint64 // shard counts folded away in this generation
+	trials     []trial   // outstanding trials of this half-open state
+	nextTrial  uint32
+	seq        backoff.Sequence // cooldowns since the breaker last closed
+	cw         countWindow
+	tw         timeWindow
+	events     []Transition // not yet delivered, from head on
+	head       int
+	delivering bool
+}
+
+// settings is the effective configuration: Config with its defaults
+// applied, in the units the breaker works in.
+type settings struct {
+	name, layer      string
+	threshold        uint64
+	failureRatio     float64
+	slowRatio        float64
+	slowCall         int64 // ns; 0: off
+	measure          bool  // slowCall > 0: a call's duration is measured
+	timed            bool  // an outcome needs the time: slowCall or a time window
+	tripIf           func(Counts) bool
+	ratios           bool // a rule that needs counts: a ratio or tripIf
+	minCalls         uint64
+	cooldown         time.Duration
+	growing          bool // cooldowns come from schedule
+	schedule         backoff.Schedule
+	trialTTL         int64 // how long a trial may take: the longest cooldown, ns
+	maxTrials        uint64
+	successThreshold uint64
+	classify         func(error) Outcome
+	onChange         func(Transition)
+}
+
+// The state word: the state in the low two bits, the forced flag above,
+// the generation in the rest.
+const (
+	stateMask = 3
+	forcedBit = 4
+	genShift  = 3
+)
+
+func makeWord(gen uint64, s State, forced bool) uint64 {
+	w := gen<<genShift | uint64(s)
+	if forced {
+		w |= forcedBit
+	}
+	return w
+}
+
+func wordGen(w uint64) uint64  { return w >> genShift }
+func wordState(w uint64) State { return State(w & stateMask) }
+func wordForced(w uint64) bool { return w&forcedBit != 0 }
+
+// now returns the breaker's time: nanoseconds since it was created. With
+// the real clock it reads only the monotonic clock (time.Since), which
+// costs about half of time.Now.
+func (b *Breaker) now() int64 {
+	if b.monotonic {
+		return int64(time.Since(b.base))
+	}
+	return int64(b.clk.Now().Sub(b.base))
+}
+
+// satAdd returns a+d for d >= 0, saturating at the largest int64.
+func satAdd(a, d int64) int64 {
+	if a > math.MaxInt64-d {
+		return math.MaxInt64
+	}
+	return a + d
+}
+
+// trial is an outstanding half-open trial: its id, and when it expires.
+type trial struct {
+	id      uint32
+	expires int64
+}
+
+// trialDeadline returns when the first outstanding trial expires, and
+// whether there is one.
+func (b *Breaker) trialDeadline() (int64, bool) {
+	if len(b.trials) == 0 {
+		return 0, false
+	}
+	d := b.trials[0].expires
+	for _, t := range b.trials[1:] {
+		d = min(d, t.expires)
+	}
+	return d, true
+}
+
+// New returns a closed breaker configured by opts; with no options, the
+// breaker of the zero [Config]: it trips after 5 consecutive failures,
+// stays open 30s, and closes after one successful trial.
+//
+// New panics if an option is nil or the configuration is invalid, with the
+// message of [Config.Validate].
+func New(opts ...Option) *Breaker {
+	var c Config
+	for _, o := range opts {
+		if o == nil {
+			panic("breaker: New option must not be nil")
+		}
+		o.apply(&c)
+	}
+	if err := c.Validate(); err != nil {
+		panic(err.Error())
+	}
+	b := &Breaker{cfg: newSettings(c), clk: c.Clock}
+	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, forced: true}
+	b.trialsErr = &RefusedError{Name: c.Name, reason: ErrTooManyTrials}
+	if b.clk == nil {
+		b.clk = clock.Real()
+	}
+	b.base = b.clk.Now()
+	b.monotonic = b.clk == clock.Real()
+	n := 16 // shards: a power of two, at least 4 per P, between 16 and 128
+	for n < 4*runtime.GOMAXPROCS(0) && n < 128 {
+		n *= 2
+	}
+	b.shards = make([]shard, n)
+	b.shift = uint8(64 - log2(n))
+	b.seq = b.cfg.schedule.Start()
+	switch {
+	case c.WindowDuration > 0:
+		buckets := int64(c.buckets())
+		b.tw = newTimeWindow(int64(c.WindowDuration)/buckets, buckets)
+		for i := range b.shards {
+			b.shards[i].ring = newSuccessRing(buckets)
+		}
+	case c.WindowCalls > 0:
+		b.cw.size = uint64(c.WindowCalls)
+	case c.FailureRatio > 0 || c.SlowCallRatio > 0:
+		b.cw.size = 100
+	}
+	b.cfg.timed = b.cfg.slowCall > 0 || b.tw.buckets > 0
+	b.cfg.minCalls = uint64(c.MinCalls)
+	if c.MinCalls == 0 {
+		b.cfg.minCalls = 10
+		if b.cw.size > 0 {
+			b.cfg.minCalls = min(10, b.cw.size)
+		}
+	}
+	b.word.Store(makeWord(1, Closed, false))
+	return b
+}
+
+func newSettings(c Config) settings {
+	s := settings{
+		name:             c.Name,
+		layer:            "breaker",
+		threshold:        uint64(c.Threshold),
+		failureRatio:     c.FailureRatio,
+		slowRatio:        c.SlowCallRatio,
+		slowCall:         int64(c.SlowCall),
+		measure:          c.SlowCall > 0,
+		tripIf:           c.TripIf,
+		ratios:           c.FailureRatio > 0 || c.SlowCallRatio > 0 || c.TripIf != nil,
+		cooldown:         c.Cooldown,
+		schedule:         c.CooldownBackoff,
+		growing:          c.CooldownBackoff != backoff.Schedule{},
+		maxTrials:        uint64(max(c.MaxTrials, 1)),
+		successThreshold: uint64(max(c.SuccessThreshold, 1)),
+		classify:         c.Classify,
+		onChange:         c.OnStateChange,
+	}
+	if c.Name != "" {
+		s.layer = "breaker(" + c.Name + ")"
+	}
+	if s.threshold == 0 && !s.ratios {
+		s.threshold = 5
+	}
+	if s.cooldown == 0 {
+		s.cooldown = 30 * time.Second
+	}
+	s.trialTTL = int64(s.cooldown)
+	if s.growing {
+		s.trialTTL = int64(s.schedule.Max())
+	}
+	if s.classify == nil {
+		s.classify = DefaultClassify
+	}
+	return s
+}
+
+func log2(n int) int {
+	k := 0
+	for ; n > 1; n >>= 1 {
+		k++
+	}
+	return k
+}
+
+// Name returns the breaker's name (Config.Name), which may be empty.
+func (b *Breaker) Name() string { return b.cfg.name }
+
+// State returns the breaker's state now. The reading is fresh: an open
+// breaker whose cooldown has passed reads [HalfOpen], and a half-open
+// breaker whose trials have expired reads [Open], without any call having
+// gone through it (State makes such a due transition happen, and delivers
+// its callback). A breaker forced open reads Open, forced closed reads
+// Closed.
+func (b *Breaker) State() State {
+	w := b.word.Load()
+	switch wordState(w) {
+	case Closed:
+		return Closed
+	case Open:
+		if wordForced(w) || b.now() < b.deadline.Load() && b.word.Load() == w {
+			return Open
+		}
+	}
+	b.mu.Lock()
+	now := b.now() // under the lock: transitions' times never go backwards
+	b.advanceLocked(now)
+	s := wordState(b.word.Load())
+	b.unlock()
+	return s
+}
+
+// Counts returns a snapshot of the counts of the current state (see
+// [Counts]). The reading is fresh: a time-based window that has rolled, or
+// a due transition, shows without any call having gone through the breaker.
+func (b *Breaker) Counts() Counts {
+	b.mu.Lock()
+	now := b.now() // under the lock: transitions' times never go backwards
+	b.advanceLocked(now)
+	c := b.countsLocked(now)
+	b.unlock()
+	return c
+}
+
+// Allow asks to make one call. If the breaker admits it, Allow returns a
+// [Permit] and a nil error; the caller makes the call and reports its
+// outcome exactly once on the permit ([Permit.Done] or [Permit.Report]).
+// Otherwise Allow returns a Permit on which reports do nothing, and a
+// [*RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
+//
+// A closed breaker admits every call; this path takes no lock and does not
+// allocate. An open breaker refuses until its cooldown has passed. A
+// half-open breaker admits up to MaxTrials trials at once. A refusal
+// rarely allocates: refusals share their error when they can.
+func (b *Breaker) Allow() (Permit, error) {
+	// The permit is built here from values returned in registers, so that
+	// Allow inlines and the caller's permit is written in place.
+	a, err := b.admit()
+	return Permit{b: b, word: a.word, start: a.start, trial: a.trial}, err
+}
+
+// admission is what a Permit holds of an admitted call. A refusal's is
+// zero: word 0 is no generation's, so reports on its permit do nothing.
+type admission struct {
+	word  uint64
+	start int64
+	trial uint32
+}
+
+// admit admits a call or returns a refusal.
+func (b *Breaker) admit() (admission, error) {
+	if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
+		return admission{word: w}, nil
+	}
+	var a admission
+	err := b.admitSlow(&a)
+	return a, err
+}
+
+func (b *Breaker) admitSlow(p *admission) error {
+	w := b.word.Load()
+	switch {
+	case wordState(w) == Closed: // a call whose duration is measured
+		p.word, p.start = w, b.now()
+		return nil
+	case wordState(w) == Open && wordForced(w):
+		b.add(kRejected, wordGen(w), false)
+		return b.forcedErr
+	case wordState(w) == Open:
+		now := b.now()
+		if d := b.deadline.Load(); now < d && b.word.Load() == w {
+			b.add(kRejected, wordGen(w), false)
+			return b.openErr(wordGen(w), d-now)
+		}
+	}
+	b.mu.Lock()
+	now := b.now()
+	b.advanceLocked(now)
+	w = b.word.Load()
+	switch {
+	case wordState(w) == Closed:
+		b.unlock()
+		p.word, p.start = w, now
+		return nil
+	case wordState(w) == HalfOpen && uint64(len(b.trials)) < b.cfg.maxTrials:
+		b.nextTrial++
+		b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, b.cfg.trialTTL)})
+		p.word, p.start, p.trial = w, now, b.nextTrial
+		b.unlock()
+		return nil
+	}
+	b.add(kRejected, wordGen(w), true)
+	var err error
+	switch {
+	case wordState(w) == HalfOpen:
+		err = b.trialsErr
+	case wordForced(w):
+		err = b.forcedErr
+	default:
+		err = b.openErr(wordGen(w), b.deadline.Load()-now)
+	}
+	b.unlock()
+	return err
+}
+
+// openErr returns the refusal of an open breaker in generation gen whose
+// cooldown ends in wait ns. Refusals within the same millisecond of the
+// same generation share one error, so that refusing a call usually
+// allocates nothing.
+func (b *Breaker) openErr(gen uint64, wait int64) error {
+	d := ceilMillis(time.Duration(wait))
+	if e := b.lastOpenErr.Load(); e != nil && e.gen == gen && e.wait == d {
+		return e
+	}
+	e := &RefusedError{Name: b.cfg.name, reason: ErrOpen, wait: d, gen: gen}
+	b.lastOpenErr.Store(e)
+	return e
+}
+
+// Record applies the outcome of a call made without a permit (for example
+// one reported by another process): a failure if failure is true, else a
+// success. It counts only while the breaker is closed (a failure may trip
+// it); in the other states it does nothing. A recorded call is never slow.
+func (b *Breaker) Record(failure bool) {
+	w := b.word.Load()
+	if wordState(w) != Closed {
+		return
+	}
+	o := Success
+	if failure {
+		o = Failure
+	}
+	b.complete(admission{word: w}, false, o)
+}
+
+// ForceOpen opens the breaker and holds it open: it refuses every call
+// (with ErrOpen and no retry hint) until [Breaker.ForceClosed] or
+// [Breaker.Reset]. Like every manual control it starts a new generation:
+// counts start from zero, and outstanding permits report nothing.
+func (b *Breaker) ForceOpen() { b.force(Open, true) }
+
+// ForceClosed closes the breaker and holds it closed: it admits every call
+// and keeps counting, but no rule trips it, until [Breaker.ForceOpen] or
+// [Breaker.Reset]. This disables the breaker.
+func (b *Breaker) ForceClosed() { b.force(Closed, true) }
+
+// Reset closes the breaker and returns it to normal operation: counts start
+// from zero, a growing cooldown starts over, and outstanding permits report
+// nothing.
+func (b *Breaker) Reset() { b.force(Closed, false) }
+
+func (b *Breaker) force(to State, forced bool) {
+	b.mu.Lock()
+	now := b.now() // under the lock: transitions' times never go backwards
+	b.advanceLocked(now)
+	b.setLocked(to, forced, now)
+	b.seq = b.cfg.schedule.Start()
+	b.unlock()
+}
+
+// complete applies outcome o of the call admitted as a. measured tells
+// whether the call's duration is known.
+//
+// The common case — a success, while closed, in the generation it was
+// admitted in, with no rule that needs the clock — takes no lock and
+// writes one cache line of the goroutine's own shard (and the consecutive
+// failures, but only if there were any).
+func (b *Breaker) complete(a admission, measured bool, o Outcome) {
+	w := a.word
+	if o != Success || w != b.word.Load() || wordState(w) != Closed || b.cfg.timed {
+		b.finishSlow(w, a.trial, a.start, measured, o)
+		return
+	}
+	gen := wordGen(w)
+	if b.streak.Load()&countMask != 0 {
+		b.resetStreak(gen)
+	}
+	c := &b.shardFor().n[kSuccesses]
+	if x := c.Load(); x&^countMask != tag(gen) || x&countMask == countMask || !c.CompareAndSwap(x, x+1) {
+		b.addSlow(c, kSuccesses, gen, false)
+	}
+}
+
+// outcome returns what a call's non-nil error says: a failure if the call
+// panicked; ignored if the caller's ctx was canceled, since the caller's
+// own cancellation is never the dependency's failure; else what the
+// classifier says.
+func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
+	switch {
+	case err == errPanicked:
+		return Failure
+	case errors.Is(ctx.Err(), context.Canceled):
+		return Ignored
+	}
+	return b.cfg.classify(err)
+}
+
+// errPanicked marks a call that panicked (or whose goroutine exited).
+var errPanicked = errors.New("breaker: the call panicked")
+
+func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool, o Outcome) {
+	if b.word.Load() != w {
+		return // an older generation's verdict
+	}
+	if wordState(w) != Closed {
+		b.finishTrial(w, trial, start, o)
+		return
+	}
+	if o == Ignored {
+		return
+	}
+	var now int64
+	slow := false
+	if b.cfg.timed {
+		now = b.now()
+		slow = measured && b.cfg.slowCall > 0 && now-start > b.cfg.slowCall
+	}
+	if o == Success && !slow {
+		gen := wordGen(w)
+		b.resetStreak(gen)
+		b.add(kSuccesses, gen, false)
+		if b.tw.buckets > 0 {
+			b.shardFor().ring.add(b, gen, b.tw.bucket(now))
+		}
+		return
+	}
+	b.mu.Lock()
+	if b.word.Load() != w {
+		b.unlock()
+		return
+	}
+	now = b.now()
+	slow = measured && b.cfg.slowCall > 0 && now-start > b.cfg.slowCall
+	gen := wordGen(w)
+	var streak uint64
+	if o == Success {
+		b.resetStreak(gen)
+		b.add(kSuccesses, gen, true)
+		if b.tw.buckets > 0 {
+			b.shardFor().ring.add(b, gen, b.tw.bucket(now))
+		}
+	} else {
+		streak = b.bumpStreakLocked(gen)
+		b.fails++
+		b.succAtFail = b.sumLocked(kSuccesses, gen)
+	}
+	if slow {
+		b.slow++
+	}
+	b.windowAddLocked(gen, o == Failure, slow, now)
+	if !wordForced(w) && b.tripsLocked(now, streak) {
+		b.setLocked(Open, false, now)
+	}
+	b.unlock()
+}
+
+// finishTrial applies outcome o of half-open trial id.
+func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
+	b.mu.Lock()
+	now := b.now()       // under the lock: transitions' times never go backwards
+	b.advanceLocked(now) // an expired trial reports nothing
+	if b.word.Load() != w || !b.removeTrialLocked(id) || o == Ignored {
+		b.unlock()
+		return
+	}
+	gen := wordGen(w)
+	slow := b.cfg.slowCall > 0 && now-start > b.cfg.slowCall
+	if slow {
+		b.slow++
+	}
+	switch {
+	case o == Failure:
+		b.bumpStreakLocked(gen)
+		b.fails++
+		b.succAtFail = b.sumLocked(kSuccesses, gen)
+		b.setLocked(Open, false, now)
+	case slow:
+		b.add(kSuccesses, gen, true)
+		b.setLocked(Open, false, now)
+	default:
+		b.add(kSuccesses, gen, true)
+		if b.sumLocked(kSuccesses, gen) >= b.cfg.successThreshold {
+			b.setLocked(Closed, false, now)
+		}
+	}
+	b.unlock()
+}
+
+func (b *Breaker) removeTrialLocked(id uint32) bool {
+	for i, t := range b.trials {
+		if t.id == id {
+			b.trials[i] = b.trials[len(b.trials)-1]
+			b.trials = b.trials[:len(b.trials)-1]
+			return true
+		}
+	}
+	return false
+}
+
+// tripsLocked reports whether a trip rule holds, streak being the
+// consecutive failures.
+func (b *Breaker) tripsLocked(now int64, streak uint64) bool {
+	s := &b.cfg
+	if s.threshold > 0 && streak >= s.threshold {
+		return true
+	}
+	if !s.ratios {
+		return false
+	}
+	c := b.countsLocked(now)
+	if c.Calls >= s.minCalls {
+		if s.failureRatio > 0 && c.FailureRatio >= s.failureRatio {
+			return true
+		}
+		if s.slowRatio > 0 && float64(c.Slow)/float64(c.Calls) >= s.slowRatio {
+			return true
+		}
+	}
+	return s.tripIf != nil && s.tripIf(c)
+}
+
+// advanceLocked makes the transitions that time has made due by now: an
+// open breaker whose cooldown has ended turns half-open, and a half-open
+// breaker with a trial outstanding one trial TTL after it was admitted
+// opens again. Each takes effect at the instant it became due.
+func (b *Breaker) advanceLocked(now int64) {
+	for {
+		w := b.word.Load()
+		if wordState(w) == Open && !wordForced(w) && now >= b.deadline.Load() {
+			b.setLocked(HalfOpen, false, b.deadline.Load())
+			continue
+		}
+		if d, ok := b.trialDeadline(); ok && wordState(w) == HalfOpen && now >= d {
+			b.setLocked(Open, false, d)
+			continue
+		}
+		return
+	}
+}
+
+// setLocked moves the breaker to state to at time at, in a new generation.
+// forced holds it there (ForceOpen, ForceClosed).
+func (b *Breaker) setLocked(to State, forced bool, at int64) {
+	old := b.word.Load()
+	from := wordState(old)
+	notify := b.cfg.onChange != nil && from != to
+	var left Counts
+	if notify {
+		left = b.countsLocked(at)
+	}
+	gen := wordGen(old) + 1
+	b.fails, b.slow, b.succAtFail, b.carry = 0, 0, 0, [2]uint64{}
+	b.trials, b.nextTrial = b.trials[:0], 0
+	b.cw.reset()
+	b.tw.reset()
+	switch {
+	case to == Open && !forced:
+		cooldown := b.cfg.cooldown
+		if b.cfg.growing {
+			cooldown = b.seq.Next()
+		}
+		b.deadline.Store(satAdd(at, int64(cooldown)))
+	case to == Closed:
+		b.seq = b.cfg.schedule.Start()
+	}
+	b.word.Store(makeWord(gen, to, forced))
+	if notify {
+		b.events = append(b.events, Transition{
+			Name: b.cfg.name, From: from, To: to, Generation: gen,
+			At: b.base.Add(time.Duration(at)), Counts: left,
+		})
+	}
+}
+
+// countsLocked returns the counts of the current state at time now.
+func (b *Breaker) countsLocked(now int64) Counts {
+	w := b.word.Load()
+	gen := wordGen(w)
+	succ := b.sumLocked(kSuccesses, gen)
+	c := Counts{
+		Successes:            succ,
+		Failures:             b.fails,
+		Slow:                 b.slow,
+		ConsecutiveSuccesses: succ - b.succAtFail,
+		ConsecutiveFailures:  b.streakLocked(gen),
+		Rejected:             b.sumLocked(kRejected, gen),
+	}
+	if wordState(w) == Closed {
+		switch {
+		case b.cw.size > 0:
+			c.Successes, c.Failures, c.Slow = b.cw.countsLocked(succ + b.fails)
+		case b.tw.buckets > 0:
+			cur := b.tw.bucket(now)
+			c.Successes = 0
+			for i := range b.shards {
+				c.Successes += b.shards[i].ring.sum(gen, cur)
+			}
+			c.Failures, c.Slow = b.tw.sum(cur)
+		}
+	}
+	c.Calls = c.Successes + c.Failures
+	if c.Calls > 0 {
+		c.FailureRatio = float64(c.Failures) / float64(c.Calls)
+	}
+	return c
+}
+
+// windowAddLocked records a failure and/or a slow call in the window.
+func (b *Breaker) windowAddLocked(gen uint64, failed, slow bool, now int64) {
+	switch {
+	case b.cw.size > 0:
+		pos := b.sumLocked(kSuccesses, gen) + b.fails
+		b.cw.add(pos, failed, slow)
+	case b.tw.buckets > 0:
+		b.tw.add(b.tw.bucket(now), failed, slow)
+	}
+}

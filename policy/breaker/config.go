@@ -1,0 +1,235 @@
+package breaker
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+)
+
+// Config is the whole configuration of a [Breaker]. The zero Config is a
+// working breaker: it trips after 5 consecutive failures, stays open for
+// 30 seconds, then admits one trial call and closes when it succeeds.
+//
+// Build a breaker with options (New(WithThreshold(3), ...)), or fill a
+// Config, for example from a configuration file, check it with
+// [Config.Validate] and pass it with [WithConfig].
+type Config struct {
+	// Name identifies the breaker in its errors, its policy layer
+	// ("breaker(payments)") and its transitions. It may be empty.
+	Name string
+
+	// Trip rules. The closed breaker opens when any rule that is on holds
+	// after a failure or a slow call. When no rule is on at all (Threshold,
+	// FailureRatio and SlowCallRatio are 0 and TripIf is nil), Threshold is 5.
+
+	// Threshold is the number of consecutive failures that trips the
+	// breaker, however far apart in time they come. 0 turns the rule off.
+	Threshold int
+	// FailureRatio trips the breaker when Failures/Calls over the window
+	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
+	// 0 turns the rule off.
+	FailureRatio float64
+	// SlowCallRatio trips the breaker when Slow/Calls over the window
+	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
+	// 0 turns the rule off. It needs SlowCall.
+	SlowCallRatio float64
+	// SlowCall is the duration above which a call is slow, whether it
+	// succeeded or failed. 0 (the default) counts no call as slow. When it
+	// is set, a slow half-open trial opens the breaker again, and every
+	// admitted call reads the clock twice.
+	SlowCall time.Duration
+	// TripIf is a custom trip rule, called with the counts after each
+	// failure or slow call while closed (from the goroutine that reported
+	// it, with the breaker locked: it must be fast and must not call the
+	// breaker). nil turns the rule off.
+	TripIf func(Counts) bool
+
+	// The sliding window of the ratio rules (and of Counts while closed):
+	// either the last WindowCalls calls (count-based), or the calls of the
+	// last WindowDuration (time-based), not both. With neither, a ratio rule
+	// uses the last 100 calls; with no rule that needs a window either,
+	// Counts are since the breaker closed.
+
+	// WindowCalls is the size of a count-based window, in calls. 0: none.
+	WindowCalls int
+	// WindowDuration is the length of a time-based window. The window is
+	// kept in WindowBuckets buckets of WindowDuration/WindowBuckets each and
+	// holds the current bucket and the WindowBuckets-1 before it, so a call
+	// leaves it between (WindowBuckets-1)/WindowBuckets·WindowDuration and
+	// WindowDuration after it finished. Memory is O(WindowBuckets) per
+	// shard. With a time-based window every call reads the clock when it
+	// finishes. 0: none.
+	WindowDuration time.Duration
+	// WindowBuckets is the number of buckets of a time-based window, in
+	// [1, 1000]. 0 means 10.
+	WindowBuckets int
+	// MinCalls is the number of calls the window must hold before a ratio
+	// rule applies. 0 means 10, or WindowCalls if that is smaller.
+	MinCalls int
+
+	// Cooldown is how long the breaker stays open before it turns
+	// half-open. 0 means 30s. It is also how long a half-open trial may
+	// take: a trial that has not reported one cooldown after it was
+	// admitted expires, and the breaker opens again.
+	Cooldown time.Duration
+	// CooldownBackoff, when not the zero Schedule, replaces Cooldown with a
+	// growing cooldown: the k-th opening in a row (the trip, then each
+	// failed or expired half-open trial) stays open for the schedule's k-th
+	// delay, jitter included. It starts over when the breaker closes or is
+	// reset or forced. Its Max must be > 0; a trial expires Max after it
+	// was admitted. The breaker draws delays with its lock held, so a
+	// schedule with its own random source (WithRand) must not be shared.
+	CooldownBackoff backoff.Schedule
+
+	// MaxTrials is the number of trial calls a half-open breaker admits at
+	// once. 0 means 1.
+	MaxTrials int
+	// SuccessThreshold is the number of successful trials, in a row, that
+	// closes a half-open breaker. 0 means 1.
+	SuccessThreshold int
+
+	// Classify decides what an error says about the dependency: [Success],
+	// [Failure] or [Ignored]. It is called only for non-nil errors, and sees
+	// them as returned (wrapped or not). nil means [DefaultClassify]. A
+	// panic in the op is always a failure.
+	Classify func(err error) Outcome
+	// OnStateChange, if not nil, is called after each transition, outside
+	// the breaker's lock, with transitions delivered one at a time in the
+	// order they happened (by whichever goroutine is delivering, possibly
+	// not the one that caused the transition). It may call any method of
+	// the breaker.
+	OnStateChange func(Transition)
+	// Clock is the time source. nil means clock.Real().
+	Clock clock.Clock
+}
+
+// Validate reports whether c is a valid configuration: nil if it is, or an
+// error naming the first invalid field and its value, for example
+// "breaker: Threshold must be >= 0, got -3".
+func (c Config) Validate() error {
+	switch {
+	case c.Threshold < 0 || uint64(c.Threshold) > math.MaxUint32:
+		return fmt.Errorf("breaker: Threshold must be in [0, %d], got %d", uint32(math.MaxUint32), c.Threshold)
+	case !(c.FailureRatio >= 0 && c.FailureRatio <= 1):
+		return fmt.Errorf("breaker: FailureRatio must be in [0, 1], got %v", c.FailureRatio)
+	case !(c.SlowCallRatio >= 0 && c.SlowCallRatio <= 1):
+		return fmt.Errorf("breaker: SlowCallRatio must be in [0, 1], got %v", c.SlowCallRatio)
+	case c.SlowCall < 0:
+		return fmt.Errorf("breaker: SlowCall must be >= 0, got %v", c.SlowCall)
+	case c.SlowCallRatio > 0 && c.SlowCall == 0:
+		return errors.New("breaker: SlowCall must be > 0 when SlowCallRatio is set, got 0s")
+	case c.WindowCalls < 0:
+		return fmt.Errorf("breaker: WindowCalls must be >= 0, got %d", c.WindowCalls)
+	case c.WindowDuration < 0:
+		return fmt.Errorf("breaker: WindowDuration must be >= 0, got %v", c.WindowDuration)
+	case c.WindowCalls > 0 && c.WindowDuration > 0:
+		return fmt.Errorf("breaker: WindowCalls and WindowDuration are exclusive, got %d and %v", c.WindowCalls, c.WindowDuration)
+	case c.WindowBuckets < 0 || c.WindowBuckets > 1000:
+		return fmt.Errorf("breaker: WindowBuckets must be in [0, 1000], got %d", c.WindowBuckets)
+	case c.WindowBuckets > 0 && c.WindowDuration == 0:
+		return fmt.Errorf("breaker: WindowBuckets needs WindowDuration, got %d buckets and 0s", c.WindowBuckets)
+	case c.WindowDuration > 0 && c.WindowDuration < time.Duration(c.buckets()):
+		return fmt.Errorf("breaker: WindowDuration must be at least 1ns per bucket, got %v", c.WindowDuration)
+	case c.MinCalls < 0:
+		return fmt.Errorf("breaker: MinCalls must be >= 0, got %d", c.MinCalls)
+	case c.WindowCalls > 0 && c.MinCalls > c.WindowCalls:
+		return fmt.Errorf("breaker: MinCalls must be <= WindowCalls (%d), got %d", c.WindowCalls, c.MinCalls)
+	case c.Cooldown < 0:
+		return fmt.Errorf("breaker: Cooldown must be >= 0, got %v", c.Cooldown)
+	case c.CooldownBackoff != backoff.Schedule{} && c.Cooldown > 0:
+		return fmt.Errorf("breaker: Cooldown and CooldownBackoff are exclusive, got %v and %v", c.Cooldown, c.CooldownBackoff)
+	case c.CooldownBackoff != backoff.Schedule{} && c.CooldownBackoff.Max() <= 0:
+		return fmt.Errorf("breaker: CooldownBackoff must have a Max > 0, got %v", c.CooldownBackoff)
+	case c.MaxTrials < 0:
+		return fmt.Errorf("breaker: MaxTrials must be >= 0, got %d", c.MaxTrials)
+	case c.SuccessThreshold < 0:
+		return fmt.Errorf("breaker: SuccessThreshold must be >= 0, got %d", c.SuccessThreshold)
+	}
+	return nil
+}
+
+// buckets returns the number of buckets of a time-based window.
+func (c Config) buckets() int {
+	if c.WindowBuckets == 0 {
+		return 10
+	}
+	return c.WindowBuckets
+}
+
+// Option configures a [Breaker]. Options apply in order; a later option
+// overrides an earlier one that sets the same field.
+type Option interface {
+	// apply sets fields of the configuration.
+	apply(*Config)
+}
+
+type option func(*Config)
+
+func (f option) apply(c *Config) { f(c) }
+
+// WithConfig sets every field of the configuration to c's. Options after it
+// override single fields.
+func WithConfig(c Config) Option { return option(func(d *Config) { *d = c }) }
+
+// WithName sets Config.Name.
+func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+
+// WithThreshold sets Config.Threshold: consecutive failures that trip.
+func WithThreshold(n int) Option { return option(func(c *Config) { c.Threshold = n }) }
+
+// WithFailureRatio sets Config.FailureRatio, in [0, 1].
+func WithFailureRatio(r float64) Option { return option(func(c *Config) { c.FailureRatio = r }) }
+
+// WithSlowCallRatio sets Config.SlowCallRatio, in [0, 1].
+func WithSlowCallRatio(r float64) Option { return option(func(c *Config) { c.SlowCallRatio = r }) }
+
+// WithSlowCall sets Config.SlowCall: the duration above which a call is slow.
+func WithSlowCall(d time.Duration) Option { return option(func(c *Config) { c.SlowCall = d }) }
+
+// WithTripIf sets Config.TripIf: a custom trip rule.
+func WithTripIf(f func(Counts) bool) Option { return option(func(c *Config) { c.TripIf = f }) }
+
+// WithWindowCalls sets Config.WindowCalls: a count-based window of n calls.
+func WithWindowCalls(n int) Option { return option(func(c *Config) { c.WindowCalls = n }) }
+
+// WithWindowDuration sets Config.WindowDuration: a time-based window.
+func WithWindowDuration(d time.Duration) Option {
+	return option(func(c *Config) { c.WindowDuration = d })
+}
+
+// WithWindowBuckets sets Config.WindowBuckets: the buckets of a time-based window.
+func WithWindowBuckets(n int) Option { return option(func(c *Config) { c.WindowBuckets = n }) }
+
+// WithMinCalls sets Config.MinCalls: calls in the window before a ratio rule applies.
+func WithMinCalls(n int) Option { return option(func(c *Config) { c.MinCalls = n }) }
+
+// WithCooldown sets Config.Cooldown: how long the breaker stays open.
+func WithCooldown(d time.Duration) Option { return option(func(c *Config) { c.Cooldown = d }) }
+
+// WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown.
+func WithCooldownBackoff(s backoff.Schedule) Option {
+	return option(func(c *Config) { c.CooldownBackoff = s })
+}
+
+// WithMaxTrials sets Config.MaxTrials: concurrent trial calls in half-open.
+func WithMaxTrials(n int) Option { return option(func(c *Config) { c.MaxTrials = n }) }
+
+// WithSuccessThreshold sets Config.SuccessThreshold: successful trials that close.
+func WithSuccessThreshold(n int) Option { return option(func(c *Config) { c.SuccessThreshold = n }) }
+
+// WithClassify sets Config.Classify: what an error says about the dependency.
+func WithClassify(f func(err error) Outcome) Option {
+	return option(func(c *Config) { c.Classify = f })
+}
+
+// WithOnStateChange sets Config.OnStateChange: a callback for each transition.
+func WithOnStateChange(f func(Transition)) Option {
+	return option(func(c *Config) { c.OnStateChange = f })
+}
+
+// WithClock sets Config.Clock: the time source.
+func WithClock(c clock.Clock) Option { return option(func(d *Config) { d.Clock = c }) }

@@ -1,0 +1,115 @@
+package breaker_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+)
+
+func TestValidate(t *testing.T) {
+	exp := backoff.Exponential(time.Second, 2, time.Minute)
+	for _, c := range []struct {
+		cfg  breaker.Config
+		want string
+	}{
+		{breaker.Config{Threshold: -3}, "breaker: Threshold must be in [0, 4294967295], got -3"},
+		{breaker.Config{Threshold: math.MaxUint32 + 1}, "breaker: Threshold must be in [0, 4294967295], got 4294967296"},
+		{breaker.Config{FailureRatio: -0.1}, "breaker: FailureRatio must be in [0, 1], got -0.1"},
+		{breaker.Config{FailureRatio: 1.5}, "breaker: FailureRatio must be in [0, 1], got 1.5"},
+		{breaker.Config{FailureRatio: math.NaN()}, "breaker: FailureRatio must be in [0, 1], got NaN"},
+		{breaker.Config{SlowCallRatio: 2, SlowCall: time.Second}, "breaker: SlowCallRatio must be in [0, 1], got 2"},
+		{breaker.Config{SlowCall: -time.Second}, "breaker: SlowCall must be >= 0, got -1s"},
+		{breaker.Config{SlowCallRatio: 0.5}, "breaker: SlowCall must be > 0 when SlowCallRatio is set, got 0s"},
+		{breaker.Config{WindowCalls: -1}, "breaker: WindowCalls must be >= 0, got -1"},
+		{breaker.Config{WindowDuration: -time.Second}, "breaker: WindowDuration must be >= 0, got -1s"},
+		{breaker.Config{WindowCalls: 10, WindowDuration: time.Minute}, "breaker: WindowCalls and WindowDuration are exclusive, got 10 and 1m0s"},
+		{breaker.Config{WindowDuration: time.Minute, WindowBuckets: 1001}, "breaker: WindowBuckets must be in [0, 1000], got 1001"},
+		{breaker.Config{WindowDuration: time.Minute, WindowBuckets: -1}, "breaker: WindowBuckets must be in [0, 1000], got -1"},
+		{breaker.Config{WindowBuckets: 5}, "breaker: WindowBuckets needs WindowDuration, got 5 buckets and 0s"},
+		{breaker.Config{WindowDuration: 5, WindowBuckets: 10}, "breaker: WindowDuration must be at least 1ns per bucket, got 5ns"},
+		{breaker.Config{WindowDuration: 5}, "breaker: WindowDuration must be at least 1ns per bucket, got 5ns"},
+		{breaker.Config{MinCalls: -2}, "breaker: MinCalls must be >= 0, got -2"},
+		{breaker.Config{WindowCalls: 10, MinCalls: 11}, "breaker: MinCalls must be <= WindowCalls (10), got 11"},
+		{breaker.Config{Cooldown: -time.Second}, "breaker: Cooldown must be >= 0, got -1s"},
+		{breaker.Config{Cooldown: time.Second, CooldownBackoff: exp}, "breaker: Cooldown and CooldownBackoff are exclusive, got 1s and exponential(1s×2, max 1m0s)"},
+		{breaker.Config{CooldownBackoff: backoff.Linear(0, 0, 0)}, "breaker: CooldownBackoff must have a Max > 0, got linear(0s+0s, max 0s)"},
+		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0, got -1"},
+		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0, got -1"},
+	} {
+		err := c.cfg.Validate()
+		if err == nil || err.Error() != c.want {
+			t.Errorf("Validate(%+v) = %v, want %q", c.cfg, err, c.want)
+			continue
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != c.want {
+					t.Errorf("New(WithConfig(%+v)) panicked with %v, want %q", c.cfg, r, c.want)
+				}
+			}()
+			breaker.New(breaker.WithConfig(c.cfg))
+		}()
+	}
+}
+
+func TestValidConfigs(t *testing.T) {
+	for _, c := range []breaker.Config{
+		{},
+		{Threshold: math.MaxUint32, FailureRatio: 1, SlowCallRatio: 1, SlowCall: 1, WindowCalls: 1, MinCalls: 1},
+		{FailureRatio: 0.5, WindowDuration: 10, WindowBuckets: 10, MinCalls: 1000},
+		{WindowDuration: time.Minute, WindowBuckets: 1000},
+		{CooldownBackoff: backoff.Constant(time.Second), MaxTrials: 100, SuccessThreshold: 1000},
+		{MinCalls: 5}, // no ratio rule: no effect, but valid
+	} {
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v", c, err)
+		}
+		breaker.New(breaker.WithConfig(c))
+	}
+}
+
+func TestOptionsApplyInOrder(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(7), breaker.WithConfig(breaker.Config{Threshold: 2, Name: "a"}), breaker.WithName("b"))
+	if b.Name() != "b" {
+		t.Fatalf("Name() = %q, want the last option's", b.Name())
+	}
+	fail(t, b, f, 2) // WithConfig replaced Threshold 7
+	wantState(t, b, breaker.Open)
+	// WithConfig also replaces the clock set by newFake: it runs on the
+	// real clock, with its default 30s cooldown.
+	if _, err := b.Allow(); err == nil {
+		t.Fatal("the real clock has not moved 30s")
+	}
+}
+
+func TestNewNilOptionPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "breaker: New option must not be nil" {
+			t.Fatalf("panic = %v", r)
+		}
+	}()
+	breaker.New(nil)
+}
+
+func TestMinCallsDefaultsToTheWindowWhenSmaller(t *testing.T) {
+	b, f := newFake(breaker.WithFailureRatio(1), breaker.WithWindowCalls(3))
+	fail(t, b, f, 2)
+	wantState(t, b, breaker.Closed)
+	fail(t, b, f, 1)
+	wantState(t, b, breaker.Open)
+}
+
+func TestTimeWindowDefaultsToTenBuckets(t *testing.T) {
+	// A window of 10s in 1s buckets: a failure leaves it 10s after its
+	// bucket began.
+	b, f := newFake(breaker.WithThreshold(100), breaker.WithWindowDuration(10*time.Second))
+	f.Advance(500 * time.Millisecond)
+	fail(t, b, f, 1)
+	f.Advance(9*time.Second + 499*time.Millisecond)
+	wantCounts(t, b, breaker.Counts{Calls: 1, Failures: 1, FailureRatio: 1, ConsecutiveFailures: 1})
+	f.Advance(time.Millisecond)
+	wantCounts(t, b, breaker.Counts{ConsecutiveFailures: 1})
+}

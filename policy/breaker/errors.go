@@ -1,0 +1,81 @@
+package breaker
+
+import (
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+)
+
+// sentinel is the type of the package's sentinel errors: each also matches
+// resilience.ErrRefused.
+type sentinel struct{ msg string }
+
+func (e *sentinel) Error() string { return e.msg }
+
+// Unwrap returns resilience.ErrRefused, so that errors.Is(err,
+// resilience.ErrRefused) holds for every refusal of a breaker.
+func (e *sentinel) Unwrap() error { return resilience.ErrRefused }
+
+var (
+	// ErrOpen is matched, through errors.Is, by the error of a call that an
+	// open breaker refused. It also matches resilience.ErrRefused.
+	ErrOpen error = &sentinel{"breaker: open"}
+	// ErrTooManyTrials is matched, through errors.Is, by the error of a call
+	// that a half-open breaker refused because MaxTrials trial calls were
+	// already in flight. It also matches resilience.ErrRefused.
+	ErrTooManyTrials error = &sentinel{"breaker: too many trials"}
+)
+
+// RefusedError is the error of a call that a breaker refused. It matches
+// [ErrOpen] or [ErrTooManyTrials] (and so resilience.ErrRefused) through
+// errors.Is, and carries what the caller needs to act on it. Get one with
+// errors.As:
+//
+//	var re *breaker.RefusedError
+//	if errors.As(err, &re) { log.Printf("%s refused, retry after %v", re.Name, re.RetryAfter()) }
+//
+// Refusals may share one RefusedError value (refusing a call then
+// allocates nothing): do not modify it.
+type RefusedError struct {
+	Name   string // the breaker's name
+	reason error  // ErrOpen or ErrTooManyTrials
+	wait   time.Duration
+	forced bool
+	gen    uint64 // the generation that refused (see Breaker.openErr)
+}
+
+// Error returns, for example, "breaker: open (payments), retry after 12s",
+// "breaker: open (payments), forced" or "breaker: too many trials
+// (payments)".
+func (e *RefusedError) Error() string {
+	msg := e.reason.Error()
+	if e.Name != "" {
+		msg += " (" + e.Name + ")"
+	}
+	switch {
+	case e.forced:
+		msg += ", forced"
+	case e.wait > 0:
+		msg += ", retry after " + e.wait.String()
+	}
+	return msg
+}
+
+// Unwrap returns [ErrOpen] or [ErrTooManyTrials].
+func (e *RefusedError) Unwrap() error { return e.reason }
+
+// RetryAfter returns the time that was left in the cooldown when the call
+// was refused, rounded up to a whole millisecond: how long the breaker will
+// stay open, at least. It is 0 for a
+// breaker forced open (no cooldown ends that) and for [ErrTooManyTrials]
+// (a trial slot may free up at any moment). resilience.RetryAfter finds
+// this method through wrapping.
+func (e *RefusedError) RetryAfter() time.Duration { return e.wait }
+
+// ceilMillis rounds d > 0 up to a whole millisecond.
+func ceilMillis(d time.Duration) time.Duration {
+	if r := d % time.Millisecond; r != 0 && d <= time.Duration(1<<63-1)-time.Millisecond {
+		d += time.Millisecond - r
+	}
+	return d
+}

@@ -1,0 +1,139 @@
+package breaker_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+)
+
+func TestTransitionsAreDeliveredInOrder(t *testing.T) {
+	var got []breaker.Transition
+	b, f := newFake(breaker.WithName("db"), breaker.WithThreshold(2), breaker.WithCooldown(time.Minute),
+		breaker.WithOnStateChange(func(tr breaker.Transition) { got = append(got, tr) }))
+	epoch := clock.NewFake().Now()
+	fail(t, b, f, 2)
+	f.Advance(2 * time.Minute)                                // half-open at +1m, noticed at +2m
+	if err := call(t, b, f, 0, breaker.Failure); err != nil { // the trial fails
+		t.Fatal(err)
+	}
+	f.Advance(time.Minute)
+	succeed(t, b, f, 1)
+	b.ForceOpen()
+	b.ForceOpen() // same state: a new generation, no transition
+	b.ForceClosed()
+	b.Reset() // closed to closed: no transition
+
+	at := func(d time.Duration) time.Time { return epoch.Add(d) }
+	want := []breaker.Transition{
+		{Name: "db", From: breaker.Closed, To: breaker.Open, Generation: 2, At: at(0),
+			Counts: breaker.Counts{Calls: 2, Failures: 2, FailureRatio: 1, ConsecutiveFailures: 2}},
+		{Name: "db", From: breaker.Open, To: breaker.HalfOpen, Generation: 3, At: at(time.Minute)},
+		{Name: "db", From: breaker.HalfOpen, To: breaker.Open, Generation: 4, At: at(2 * time.Minute),
+			Counts: breaker.Counts{Calls: 1, Failures: 1, FailureRatio: 1, ConsecutiveFailures: 1}},
+		{Name: "db", From: breaker.Open, To: breaker.HalfOpen, Generation: 5, At: at(3 * time.Minute)},
+		{Name: "db", From: breaker.HalfOpen, To: breaker.Closed, Generation: 6, At: at(3 * time.Minute),
+			Counts: breaker.Counts{Calls: 1, Successes: 1, ConsecutiveSuccesses: 1}},
+		{Name: "db", From: breaker.Closed, To: breaker.Open, Generation: 7, At: at(3 * time.Minute)},
+		{Name: "db", From: breaker.Open, To: breaker.Closed, Generation: 9, At: at(3 * time.Minute)},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("transitions mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCallbackMayCallTheBreaker(t *testing.T) {
+	// gobreaker's callback runs under its lock, so a callback that reads
+	// the counts hangs the call that caused the transition. Here the
+	// callback reads and even changes the breaker.
+	var b *breaker.Breaker
+	var seen []string
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithOnStateChange(func(tr breaker.Transition) {
+		c := b.Counts()
+		seen = append(seen, tr.From.String()+">"+tr.To.String()+" now "+b.State().String())
+		if tr.To == breaker.Open && c.Rejected == 0 {
+			p, err := b.Allow() // refused, counted
+			if err == nil {
+				p.Done(nil)
+			}
+			b.Reset() // a transition from inside a callback: delivered after this one
+		}
+	}))
+	fail(t, b, f, 1)
+	want := []string{"closed>open now open", "open>closed now closed"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Fatalf("callbacks mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCallbacksRunOneAtATimeInOrder(t *testing.T) {
+	var (
+		mu      sync.Mutex
+		running int
+		got     []breaker.Transition
+	)
+	b := breaker.New(breaker.WithClock(clock.NewFake()), breaker.WithOnStateChange(func(tr breaker.Transition) {
+		mu.Lock()
+		running++
+		if running > 1 {
+			t.Error("two callbacks ran at once")
+		}
+		got = append(got, tr)
+		mu.Unlock()
+		mu.Lock()
+		running--
+		mu.Unlock()
+	}))
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for range 200 {
+				if i%2 == 0 {
+					b.ForceOpen()
+				} else {
+					b.Reset()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.Reset() // a final delivery: everything queued has been delivered
+	if len(got) == 0 {
+		t.Fatal("no transitions delivered")
+	}
+	for i, tr := range got {
+		if i > 0 && (tr.From != got[i-1].To || tr.Generation <= got[i-1].Generation) {
+			t.Fatalf("transition %d %+v does not follow %+v", i, tr, got[i-1])
+		}
+	}
+	if last := got[len(got)-1]; last.To != b.State() {
+		t.Fatalf("last transition to %v, state %v", last.To, b.State())
+	}
+}
+
+func TestPanickingCallbackDoesNotWedgeDelivery(t *testing.T) {
+	var got []breaker.State
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithOnStateChange(func(tr breaker.Transition) {
+		got = append(got, tr.To)
+		if tr.To == breaker.Open {
+			panic("callback")
+		}
+	}))
+	func() {
+		defer func() {
+			if r := recover(); r != "callback" {
+				t.Fatalf("recover() = %v, want the callback's panic", r)
+			}
+		}()
+		fail(t, b, f, 1)
+	}()
+	wantState(t, b, breaker.Open) // the transition happened
+	b.Reset()
+	if diff := cmp.Diff([]breaker.State{breaker.Open, breaker.Closed}, got); diff != "" {
+		t.Fatalf("delivered mismatch (-want +got):\n%s", diff)
+	}
+}
