@@ -19,6 +19,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/resiliencehttp"
@@ -560,5 +561,41 @@ func TestBodyOutlivesAnAttemptContextCancelledOnReturn(t *testing.T) {
 	close(release)
 	if got := readAll(t, resp); got != "late body" {
 		t.Errorf("body %q, want %q", got, "late body")
+	}
+}
+
+func TestHedgeOfANonReplayableBodyIsRefused(t *testing.T) {
+	release := make(chan struct{})
+	var seen atomic.Int64
+	srv, _ := server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		seen.Add(1)
+		<-release
+		fmt.Fprint(w, "done")
+	})
+	fake := clock.NewFake()
+	p := hedge.New[*http.Response](time.Millisecond, hedge.WithClock(fake))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, &closeCounter{Reader: strings.NewReader("x")})
+	tr := &resiliencehttp.Transport{Base: srv.Client().Transport, Policy: p}
+	done := make(chan struct{})
+	var resp *http.Response
+	var err error
+	go func() {
+		defer close(done)
+		resp, err = tr.RoundTrip(req)
+	}()
+	if err := fake.BlockUntil(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	fake.Advance(time.Millisecond) // the hedge starts a second attempt, which must not send
+	close(release)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, resp); got != "done" {
+		t.Errorf("body %q, want done", got)
+	}
+	if seen.Load() != 1 {
+		t.Errorf("server saw %d requests, want 1", seen.Load())
 	}
 }
