@@ -37,11 +37,6 @@ type link[T any] struct {
 	name string   // empty at the end of the chain
 }
 
-// callOp is the run of a chain's end: it runs the op.
-func callOp[T any](ctx context.Context, next Next[T]) (T, error) {
-	return next.op(ctx)
-}
-
 // Next is the rest of a chain as seen from inside one layer: the layers
 // inside it and, last, the op. A layer calls [Next.Call] to go on (once, more
 // than once as retry does, or from several goroutines at once as hedge does),
@@ -59,7 +54,7 @@ type Next[T any] struct {
 // Call runs the rest of the chain under ctx and returns its result.
 func (n Next[T]) Call(ctx context.Context) (T, error) {
 	// One indirect call, small enough to be inlined into the layer that
-	// calls it: the end of the chain is a link too (callOp).
+	// calls it: the end of the chain is a link too.
 	return n.l.run(ctx, Next[T]{l: n.l.next, op: n.op})
 }
 
@@ -86,7 +81,11 @@ func chain[T any](layers []link[T]) Policy[T] {
 	if len(layers) == 0 {
 		return Policy[T]{}
 	}
-	links := append(layers, link[T]{run: callOp[T]})
+	// The end's run is a closure, not a generic function: the value of a
+	// generic function is a wrapper that passes its dictionary, one more
+	// call per chain.
+	end := func(ctx context.Context, next Next[T]) (T, error) { return next.op(ctx) }
+	links := append(layers, link[T]{run: end})
 	for i := range layers {
 		links[i].next = &links[i+1]
 	}
