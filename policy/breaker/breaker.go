@@ -419,21 +419,33 @@ func (b *Breaker) force(to State, forced bool) {
 // complete applies outcome o of the call admitted as a. measured tells
 // whether the call's duration is known.
 //
-// The common case — a success, while closed, in the generation it was
-// admitted in, with no rule that needs the clock — takes no lock and
-// writes one cache line of the goroutine's own shard: the consecutive
-// failures need no write (see failLocked).
+// The common case — a success, while closed, with no rule that needs the
+// clock — takes no lock and writes one cache line of the goroutine's own
+// shard: the consecutive failures need no write (see failLocked).
 func (b *Breaker) complete(a admission, measured bool, o Outcome) {
-	w := a.word
-	if o != Success || w != b.word.Load() || wordState(w) != Closed || b.cfg.timed {
-		b.finishSlow(w, a.trial, a.start, measured, o)
-		return
+	if o != Success || wordState(a.word) != Closed || !b.countSuccess(a.word) {
+		b.finishSlow(a.word, a.trial, a.start, measured, o)
 	}
-	gen := wordGen(w)
+}
+
+// countSuccess counts a success of a call admitted while closed with state
+// word w, in the common case: no rule needs the clock, the caller's shard
+// counts for w's generation and is not full, and the compare-and-swap on it
+// succeeds at once. It reports false, having counted nothing, in every
+// other case. It is small enough to inline (cost 80).
+//
+// It need not check that w is still current: if the breaker has left w's
+// generation, the shard either still counts for it (and the count, of a
+// generation no longer read, is harmless) or counts for a later one (and
+// the success goes to finishSlow, which drops it).
+func (b *Breaker) countSuccess(w uint64) bool {
+	if b.cfg.timed {
+		return false
+	}
 	c := &b.shardFor().n[kSuccesses]
-	if x := c.Load(); x&^countMask != tag(gen) || x&countMask == countMask || !c.CompareAndSwap(x, x+1) {
-		b.addSlow(c, kSuccesses, gen, false)
-	}
+	x := c.Load()
+	// x's tag is w's generation and its count is below countMask.
+	return x-tag(wordGen(w)) < countMask && c.CompareAndSwap(x, x+1)
 }
 
 // outcome returns what a call's non-nil error says: a failure if the call
