@@ -25,13 +25,16 @@ type Op[T any] func(ctx context.Context) (T, error)
 // identity for composition: p.Then(Policy[T]{}) and Policy[T]{}.Then(p)
 // behave as p.
 type Policy[T any] struct {
-	layers []layer[T] // outermost first; never mutated after construction
+	first *link[T] // outermost layer; nil for the identity
 }
 
-// layer is one policy of a chain.
-type layer[T any] struct {
-	name string
+// link is one layer of a chain, with a pointer to the layer inside it. A
+// chain's links are allocated together, once, by New or Then, and never
+// change; the last link is the end of the chain, which runs the op.
+type link[T any] struct {
 	run  func(ctx context.Context, next Next[T]) (T, error)
+	next *link[T] // nil at the end of the chain
+	name string   // empty at the end of the chain
 }
 
 // Next is the rest of a chain as seen from inside one layer: the layers
@@ -44,16 +47,15 @@ type layer[T any] struct {
 // Layers get their Next from the chain; the zero Next has no op and must not
 // be called.
 type Next[T any] struct {
-	layers []layer[T]
-	op     Op[T]
+	l  *link[T] // the next layer, or the end of the chain
+	op Op[T]
 }
 
 // Call runs the rest of the chain under ctx and returns its result.
 func (n Next[T]) Call(ctx context.Context) (T, error) {
-	if len(n.layers) == 0 {
-		return n.op(ctx)
-	}
-	return n.layers[0].run(ctx, Next[T]{layers: n.layers[1:], op: n.op})
+	// One indirect call, small enough to be inlined into the layer that
+	// calls it: the end of the chain is a link too.
+	return n.l.run(ctx, Next[T]{l: n.l.next, op: n.op})
 }
 
 // New returns a one-layer policy named name. run is called once per call
@@ -70,7 +72,34 @@ func New[T any](name string, run func(ctx context.Context, next Next[T]) (T, err
 	if run == nil {
 		panic("resilience: New run must not be nil (policy " + name + ")")
 	}
-	return Policy[T]{layers: []layer[T]{{name: name, run: run}}}
+	return chain([]link[T]{{name: name, run: run}})
+}
+
+// chain returns the policy of layers, outermost first: it links them in
+// place and appends the end of the chain.
+func chain[T any](layers []link[T]) Policy[T] {
+	if len(layers) == 0 {
+		return Policy[T]{}
+	}
+	// The end's run is a closure, not a generic function: the value of a
+	// generic function is a wrapper that passes its dictionary, one more
+	// call per chain.
+	end := func(ctx context.Context, next Next[T]) (T, error) { return next.op(ctx) }
+	links := append(layers, link[T]{run: end})
+	for i := range layers {
+		links[i].next = &links[i+1]
+	}
+	return Policy[T]{first: &links[0]}
+}
+
+// layers yields the layers of p, outermost first (not the end of the
+// chain).
+func (p Policy[T]) layers(yield func(*link[T]) bool) {
+	for l := p.first; l != nil && l.next != nil; l = l.next {
+		if !yield(l) {
+			return
+		}
+	}
 }
 
 // Then returns the policy p(inner[0](inner[1](...(op)))): p is outermost and
@@ -87,18 +116,13 @@ func (p Policy[T]) Then(inner ...Policy[T]) Policy[T] {
 // Then returns ps[0].Then(ps[1:]...): the first policy is outermost. Then()
 // with no arguments returns the zero (identity) Policy.
 func Then[T any](ps ...Policy[T]) Policy[T] {
-	n := 0
+	var layers []link[T]
 	for _, p := range ps {
-		n += len(p.layers)
+		for l := range p.layers {
+			layers = append(layers, link[T]{name: l.name, run: l.run})
+		}
 	}
-	if n == 0 {
-		return Policy[T]{}
-	}
-	layers := make([]layer[T], 0, n)
-	for _, p := range ps {
-		layers = append(layers, p.layers...)
-	}
-	return Policy[T]{layers: layers}
+	return chain(layers)
 }
 
 // Fallback returns a policy that runs p and, when p returns a non-nil error,
@@ -142,7 +166,10 @@ func (p Policy[T]) Do(ctx context.Context, op Op[T]) (T, error) {
 	if op == nil {
 		panic("resilience: Do op must not be nil")
 	}
-	return Next[T]{layers: p.layers, op: op}.Call(ctx)
+	if p.first == nil {
+		return op(ctx)
+	}
+	return Next[T]{l: p.first, op: op}.Call(ctx)
 }
 
 // Wrap returns op guarded by p, as an Op to keep and call many times: the
@@ -152,20 +179,23 @@ func (p Policy[T]) Wrap(op Op[T]) Op[T] {
 	if op == nil {
 		panic("resilience: Wrap op must not be nil")
 	}
-	n := Next[T]{layers: p.layers, op: op}
-	return n.Call
+	if p.first == nil {
+		return op
+	}
+	run, next := p.first.run, Next[T]{l: p.first.next, op: op}
+	return func(ctx context.Context) (T, error) { return run(ctx, next) }
 }
 
 // String names the chain, outermost first, e.g.
 // "fallback > retry > breaker(payments) > timeout(2s)". The zero Policy is
 // "identity".
 func (p Policy[T]) String() string {
-	if len(p.layers) == 0 {
+	if p.first == nil {
 		return "identity"
 	}
-	names := make([]string, len(p.layers))
-	for i, l := range p.layers {
-		names[i] = l.name
+	var names []string
+	for l := range p.layers {
+		names = append(names, l.name)
 	}
 	return strings.Join(names, " > ")
 }

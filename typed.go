@@ -63,7 +63,7 @@ func GuardErr[T any](p Policy[T], fn func(context.Context) error) func(context.C
 // of p that makes up its own result, such as a fallback, can), the call
 // returns the zero T and an error saying so that wraps p's error, if any.
 func As[T any](p Policy[any]) Policy[T] {
-	if len(p.layers) == 0 {
+	if p.first == nil {
 		return Policy[T]{}
 	}
 	return New(p.String(), func(ctx context.Context, next Next[T]) (T, error) {

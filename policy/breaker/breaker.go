@@ -30,7 +30,6 @@ import (
 type Breaker struct {
 	// Read by every call; written by transitions and failures.
 	word     atomic.Uint64 // generation<<3 | forced<<2 | state
-	streak   atomic.Uint64 // consecutive failures: tag(generation)<<32 | count
 	deadline atomic.Int64  // while open: end of the cooldown, in ns since base
 	// Refusals: the last open one (see openErr), and the two that never
 	// change.
@@ -48,6 +47,7 @@ type Breaker struct {
 	fails      uint64    // failures in this generation
 	slow       uint64    // slow calls in this generation
 	succAtFail uint64    // successes of this generation at its last failure
+	streak     uint64    // consecutive failures up to the last failure
 	carry      [2]uint64 // shard counts folded away in this generation
 	trials     []trial   // outstanding trials of this half-open state
 	nextTrial  uint32
@@ -419,24 +419,33 @@ func (b *Breaker) force(to State, forced bool) {
 // complete applies outcome o of the call admitted as a. measured tells
 // whether the call's duration is known.
 //
-// The common case — a success, while closed, in the generation it was
-// admitted in, with no rule that needs the clock — takes no lock and
-// writes one cache line of the goroutine's own shard (and the consecutive
-// failures, but only if there were any).
+// The common case — a success, while closed, with no rule that needs the
+// clock — takes no lock and writes one cache line of the goroutine's own
+// shard: the consecutive failures need no write (see failLocked).
 func (b *Breaker) complete(a admission, measured bool, o Outcome) {
-	w := a.word
-	if o != Success || w != b.word.Load() || wordState(w) != Closed || b.cfg.timed {
-		b.finishSlow(w, a.trial, a.start, measured, o)
-		return
+	if o != Success || wordState(a.word) != Closed || !b.countSuccess(a.word) {
+		b.finishSlow(a.word, a.trial, a.start, measured, o)
 	}
-	gen := wordGen(w)
-	if b.streak.Load()&countMask != 0 {
-		b.resetStreak(gen)
+}
+
+// countSuccess counts a success of a call admitted while closed with state
+// word w, in the common case: no rule needs the clock, the caller's shard
+// counts for w's generation and is not full, and the compare-and-swap on it
+// succeeds at once. It reports false, having counted nothing, in every
+// other case. It is small enough to inline (cost 80).
+//
+// It need not check that w is still current: if the breaker has left w's
+// generation, the shard either still counts for it (and the count, of a
+// generation no longer read, is harmless) or counts for a later one (and
+// the success goes to finishSlow, which drops it).
+func (b *Breaker) countSuccess(w uint64) bool {
+	if b.cfg.timed {
+		return false
 	}
 	c := &b.shardFor().n[kSuccesses]
-	if x := c.Load(); x&^countMask != tag(gen) || x&countMask == countMask || !c.CompareAndSwap(x, x+1) {
-		b.addSlow(c, kSuccesses, gen, false)
-	}
+	x := c.Load()
+	// x's tag is w's generation and its count is below countMask.
+	return x-tag(wordGen(w)) < countMask && c.CompareAndSwap(x, x+1)
 }
 
 // outcome returns what a call's non-nil error says: a failure if the call
@@ -475,7 +484,6 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 	}
 	if o == Success && !slow {
 		gen := wordGen(w)
-		b.resetStreak(gen)
 		b.add(kSuccesses, gen, false)
 		if b.tw.buckets > 0 {
 			b.shardFor().ring.add(b, gen, b.tw.bucket(now))
@@ -492,15 +500,12 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 	gen := wordGen(w)
 	var streak uint64
 	if o == Success {
-		b.resetStreak(gen)
 		b.add(kSuccesses, gen, true)
 		if b.tw.buckets > 0 {
 			b.shardFor().ring.add(b, gen, b.tw.bucket(now))
 		}
 	} else {
-		streak = b.bumpStreakLocked(gen)
-		b.fails++
-		b.succAtFail = b.sumLocked(kSuccesses, gen)
+		streak = b.failLocked(gen)
 	}
 	if slow {
 		b.slow++
@@ -528,9 +533,7 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
 	}
 	switch {
 	case o == Failure:
-		b.bumpStreakLocked(gen)
-		b.fails++
-		b.succAtFail = b.sumLocked(kSuccesses, gen)
+		b.failLocked(gen)
 		b.setLocked(Open, false, now)
 	case slow:
 		b.add(kSuccesses, gen, true)
@@ -607,7 +610,7 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		left = b.countsLocked(at)
 	}
 	gen := wordGen(old) + 1
-	b.fails, b.slow, b.succAtFail, b.carry = 0, 0, 0, [2]uint64{}
+	b.fails, b.slow, b.succAtFail, b.streak, b.carry = 0, 0, 0, 0, [2]uint64{}
 	b.trials, b.nextTrial = b.trials[:0], 0
 	b.cw.reset()
 	b.tw.reset()
@@ -640,7 +643,7 @@ func (b *Breaker) countsLocked(now int64) Counts {
 		Failures:             b.fails,
 		Slow:                 b.slow,
 		ConsecutiveSuccesses: succ - b.succAtFail,
-		ConsecutiveFailures:  b.streakLocked(gen),
+		ConsecutiveFailures:  b.streakLocked(succ),
 		Rejected:             b.sumLocked(kRejected, gen),
 	}
 	if wordState(w) == Closed {

@@ -3,27 +3,17 @@ package breaker
 import (
 	"time"
 
-	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 )
-
-// sentinel is the type of the package's sentinel errors: each also matches
-// resilience.ErrRefused.
-type sentinel struct{ msg string }
-
-func (e *sentinel) Error() string { return e.msg }
-
-// Unwrap returns resilience.ErrRefused, so that errors.Is(err,
-// resilience.ErrRefused) holds for every refusal of a breaker.
-func (e *sentinel) Unwrap() error { return resilience.ErrRefused }
 
 var (
 	// ErrOpen is matched, through errors.Is, by the error of a call that an
 	// open breaker refused. It also matches resilience.ErrRefused.
-	ErrOpen error = &sentinel{"breaker: open"}
+	ErrOpen error = refusal.Sentinel("breaker: open")
 	// ErrTooManyTrials is matched, through errors.Is, by the error of a call
 	// that a half-open breaker refused because MaxTrials trial calls were
 	// already in flight. It also matches resilience.ErrRefused.
-	ErrTooManyTrials error = &sentinel{"breaker: too many trials"}
+	ErrTooManyTrials error = refusal.Sentinel("breaker: too many trials")
 )
 
 // RefusedError is the error of a call that a breaker refused. It matches

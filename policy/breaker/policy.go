@@ -26,42 +26,52 @@ import (
 //
 // A call that b admits while closed takes no lock and allocates nothing.
 // Policy panics if b is nil.
+//
+// Policy is kept from being inlined into its caller: a closure copied by
+// inlining gets no inlining of its own (go.dev/issue/81380), and the call's
+// fast path relies on it.
+//
+//go:noinline
 func Policy[T any](b *Breaker) resilience.Policy[T] {
 	if b == nil {
 		panic("breaker: Policy breaker must not be nil")
 	}
 	return resilience.New(b.cfg.layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
-		// The generic body stays minimal: non-generic code is compiled (and
-		// inlined) here, in package breaker, rather than in every package
-		// that instantiates Policy.
-		a, err := b.enter(ctx)
-		if err != nil {
-			return v, err
+		if err = ctx.Err(); err != nil {
+			return v, err // the caller gave up: the breaker is not asked
+		}
+		w := b.word.Load()
+		if wordState(w) != Closed || b.cfg.measure {
+			return policySlow(ctx, b, next)
 		}
 		err = errPanicked // stays so only if next.Call does not return
-		defer b.settle(ctx, a, &err)
+		defer func() {
+			if err != nil || !b.countSuccess(w) {
+				b.settle(ctx, admission{word: w}, err)
+			}
+		}()
 		return next.Call(ctx)
 	})
 }
 
-// enter admits a call of the Policy adapter, unless ctx is already done.
-func (b *Breaker) enter(ctx context.Context) (admission, error) {
-	if err := ctx.Err(); err != nil {
-		return admission{}, err
-	}
-	if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
-		return admission{word: w}, nil // admit's common case, inline
-	}
+// policySlow is a call of the Policy adapter that the closed fast path
+// does not admit: one that the breaker may refuse, or whose duration is
+// measured.
+func policySlow[T any](ctx context.Context, b *Breaker, next resilience.Next[T]) (v T, err error) {
 	var a admission
-	err := b.admitSlow(&a)
-	return a, err
+	if err = b.admitSlow(&a); err != nil {
+		return v, err
+	}
+	err = errPanicked // stays so only if next.Call does not return
+	defer func() { b.settle(ctx, a, err) }()
+	return next.Call(ctx)
 }
 
 // settle completes a call run by the Policy adapter, with the error it
 // returned (errPanicked if it panicked).
-func (b *Breaker) settle(ctx context.Context, a admission, errp *error) {
+func (b *Breaker) settle(ctx context.Context, a admission, err error) {
 	o := Success
-	if err := *errp; err != nil {
+	if err != nil {
 		o = b.outcome(ctx, err)
 	}
 	b.complete(a, true, o)

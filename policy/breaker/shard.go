@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -105,49 +106,32 @@ func (b *Breaker) sumLocked(k int, gen uint64) uint64 {
 	return n
 }
 
-// The consecutive failures live in b.streak, a tagged word like a shard
-// counter: failures increment it under the lock, and a success clears it
-// without the lock, writing only when it is not already zero.
+// The consecutive failures are counted by failures, under the lock, and
+// cleared by successes without the lock and without a write: a success
+// only increments its shard counter, and the streak counts only while the
+// successes of the generation are still what they were at its last failure
+// (b.succAtFail).
 
-// resetStreak clears the consecutive failures of generation gen.
-func (b *Breaker) resetStreak(gen uint64) {
-	t := tag(gen)
-	for {
-		w := b.streak.Load()
-		if w&^countMask != t || w&countMask == 0 {
-			return
-		}
-		if b.streak.CompareAndSwap(w, t) {
-			return
-		}
+// failLocked counts a failure of generation gen, the current one, and
+// returns the consecutive failures.
+func (b *Breaker) failLocked(gen uint64) uint64 {
+	succ := b.sumLocked(kSuccesses, gen)
+	b.streak = b.streakLocked(succ)
+	if b.streak != math.MaxUint64 {
+		b.streak++
 	}
+	b.fails++
+	b.succAtFail = succ
+	return b.streak
 }
 
-// bumpStreakLocked counts one more consecutive failure in generation gen
-// (saturating) and returns the new count.
-func (b *Breaker) bumpStreakLocked(gen uint64) uint64 {
-	t := tag(gen)
-	for {
-		w := b.streak.Load()
-		nw := t | 1
-		if w&^countMask == t {
-			nw = w
-			if w&countMask != countMask {
-				nw++
-			}
-		}
-		if b.streak.CompareAndSwap(w, nw) {
-			return nw & countMask
-		}
+// streakLocked returns the consecutive failures of the current generation,
+// whose successes number succ.
+func (b *Breaker) streakLocked(succ uint64) uint64 {
+	if succ != b.succAtFail {
+		return 0 // a success since the last failure
 	}
-}
-
-// streakLocked returns the consecutive failures of generation gen.
-func (b *Breaker) streakLocked(gen uint64) uint64 {
-	if w := b.streak.Load(); w&^countMask == tag(gen) {
-		return w & countMask
-	}
-	return 0
+	return b.streak
 }
 
 // successRing counts one shard's successes per bucket of a time-based

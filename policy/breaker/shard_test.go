@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"math"
 	"sync"
 	"testing"
 
@@ -56,12 +57,13 @@ func TestShardWordsOfOtherGenerationsDoNotCount(t *testing.T) {
 func TestStreakSaturates(t *testing.T) {
 	b := New(WithClock(clock.NewFake()), WithThreshold(1))
 	b.ForceClosed()
-	gen := wordGen(b.word.Load())
-	b.streak.Store(tag(gen) | (countMask - 1))
+	b.mu.Lock()
+	b.streak = math.MaxUint64 - 1
+	b.mu.Unlock()
 	b.Record(true)
 	b.Record(true)
-	if got := b.Counts().ConsecutiveFailures; got != countMask {
-		t.Fatalf("ConsecutiveFailures = %d, want %d", got, uint64(countMask))
+	if got := b.Counts().ConsecutiveFailures; got != math.MaxUint64 {
+		t.Fatalf("ConsecutiveFailures = %d, want %d", got, uint64(math.MaxUint64))
 	}
 	b.Record(false)
 	if got := b.Counts().ConsecutiveFailures; got != 0 {

@@ -3,21 +3,14 @@ package bulkhead
 import (
 	"time"
 
-	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 )
 
 // ErrFull is matched, through errors.Is, by every refusal of a [Bulkhead]:
 // every slot taken and no room in the queue, or [Config.MaxWait] spent in
 // the queue. It also matches resilience.ErrRefused. Refusals are returned
 // as a *[FullError], which carries the bulkhead's name.
-var ErrFull error = refusal("bulkhead: full")
-
-// refusal is the type of ErrFull: a sentinel that is also a
-// resilience.ErrRefused.
-type refusal string
-
-func (r refusal) Error() string { return string(r) }
-func (refusal) Unwrap() error   { return resilience.ErrRefused }
+var ErrFull error = refusal.Sentinel("bulkhead: full")
 
 // FullError is the error of a refused [Bulkhead.Acquire]. It matches
 // [ErrFull] and resilience.ErrRefused through errors.Is.
@@ -34,7 +27,7 @@ type FullError struct {
 // Error reads "bulkhead: full (db)", or "bulkhead: full (db) after waiting
 // 100ms in the queue"; the parenthesis is left out when Name is empty.
 func (e *FullError) Error() string {
-	msg := string(ErrFull.(refusal))
+	msg := string(ErrFull.(refusal.Sentinel))
 	if e.Name != "" {
 		msg += " (" + e.Name + ")"
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 )
 
 // ErrLimited is matched, through errors.Is, by every refusal of a rate
@@ -12,7 +12,7 @@ import (
 // too long ([Limiter.Wait], [WaitPolicy]). It also matches
 // resilience.ErrRefused. Refusals are returned as a *[LimitedError], which
 // carries the limiter's name and when to come back.
-var ErrLimited error = refusal("ratelimit: limited")
+var ErrLimited error = refusal.Sentinel("ratelimit: limited")
 
 // ErrExceedsBurst is matched, through errors.Is, by the error of
 // [Limiter.WaitN] asked for more events than the burst: the bucket can
@@ -21,13 +21,6 @@ var ErrLimited error = refusal("ratelimit: limited")
 // [ErrLimited] nor resilience.ErrRefused, and carries no RetryAfter. (A
 // [Policy] or [WaitPolicy] takes one token per call and never returns it.)
 var ErrExceedsBurst = errors.New("ratelimit: events exceed the burst")
-
-// refusal is the type of ErrLimited: a sentinel that is also a
-// resilience.ErrRefused.
-type refusal string
-
-func (r refusal) Error() string { return string(r) }
-func (refusal) Unwrap() error   { return resilience.ErrRefused }
 
 // LimitedError is the error of a refused call. It matches [ErrLimited] and
 // resilience.ErrRefused through errors.Is, and resilience.RetryAfter reads
@@ -46,7 +39,7 @@ type LimitedError struct {
 // parenthesis is left out when Name is empty, and the retry is "never" when
 // Wait is math.MaxInt64.
 func (e *LimitedError) Error() string {
-	msg := string(ErrLimited.(refusal))
+	msg := string(ErrLimited.(refusal.Sentinel))
 	if e.Name != "" {
 		msg += " (" + e.Name + ")"
 	}
