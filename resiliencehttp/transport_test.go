@@ -65,6 +65,27 @@ func client(srv *httptest.Server, p resilience.Policy[*http.Response]) *http.Cli
 	return &http.Client{Transport: &resiliencehttp.Transport{Base: srv.Client().Transport, Policy: p}}
 }
 
+// getAcross GETs url with c while the retry waits on fake: once one sleeper
+// is armed, it advances fake by d, then requires the GET to succeed.
+func getAcross(t *testing.T, c *http.Client, url string, fake *clock.Fake, d time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		resp, err := c.Get(url)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	if err := fake.BlockUntil(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	fake.Advance(d)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 func readAll(t *testing.T, resp *http.Response) string {
 	t.Helper()
 	defer resp.Body.Close()
@@ -270,22 +291,7 @@ func TestRetryAfterHeaderSetsTheWait(t *testing.T) {
 			errs = append(errs, err.Error())
 		}),
 	)
-	c := client(srv, p)
-	done := make(chan error, 1)
-	go func() {
-		resp, err := c.Get(srv.URL)
-		if err == nil {
-			resp.Body.Close()
-		}
-		done <- err
-	}()
-	if err := fake.BlockUntil(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
-	fake.Advance(7 * time.Second)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	getAcross(t, client(srv, p), srv.URL, fake, 7*time.Second)
 	if diff := cmp.Diff([]time.Duration{7 * time.Second}, waits); diff != "" {
 		t.Errorf("waits mismatch (-want +got):\n%s", diff)
 	}
@@ -447,21 +453,7 @@ func TestRetryAfterDateIsRelativeToTheResponseDate(t *testing.T) {
 	var waits []time.Duration
 	p := retry.New[*http.Response](retry.WithAttempts(2), retry.WithBackoff(backoff.Schedule{}), retry.WithClock(fake),
 		retry.WithOnRetry(func(_ int, _ error, d time.Duration) { waits = append(waits, d) }))
-	done := make(chan error, 1)
-	go func() {
-		resp, err := client(srv, p).Get(srv.URL)
-		if err == nil {
-			resp.Body.Close()
-		}
-		done <- err
-	}()
-	if err := fake.BlockUntil(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
-	fake.Advance(3 * time.Second)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	getAcross(t, client(srv, p), srv.URL, fake, 3*time.Second)
 	if diff := cmp.Diff([]time.Duration{3 * time.Second}, waits); diff != "" {
 		t.Errorf("waits mismatch (-want +got):\n%s", diff)
 	}
