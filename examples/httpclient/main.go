@@ -60,6 +60,10 @@ func main() {
 	flag.Float64Var(&c.ratio, "ratio", 0.5, "failure ratio that trips the breaker")
 	flag.IntVar(&c.window, "window", 20, "calls in the breaker's sliding window")
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "httpclient: unexpected arguments %q (flags only; -h lists them)\n", flag.Args())
+		os.Exit(2)
+	}
 	if err := validate(c); err != nil {
 		fmt.Fprintln(os.Stderr, "httpclient:", err)
 		os.Exit(2)
@@ -77,6 +81,14 @@ func validate(c config) error {
 		return fmt.Errorf("-phase must be >= 500ms, got %v", c.phase)
 	case c.timeout <= 0:
 		return fmt.Errorf("-timeout must be > 0, got %v", c.timeout)
+	case c.attempts < 1:
+		return fmt.Errorf("-attempts must be >= 1 (1 = no retry), got %d", c.attempts)
+	case c.maxElapsed <= 0:
+		return fmt.Errorf("-max-elapsed must be > 0, got %v", c.maxElapsed)
+	case c.cooldown <= 0:
+		return fmt.Errorf("-cooldown must be > 0, got %v", c.cooldown)
+	case c.window < 2:
+		return fmt.Errorf("-window must be >= 2 (the ratio applies from window/2 calls on), got %d", c.window)
 	}
 	cfg := retry.DefaultConfig()
 	cfg.Attempts, cfg.MaxElapsed = c.attempts, c.maxElapsed
@@ -111,6 +123,7 @@ func (p phase) String() string {
 	return [...]string{"healthy", "failing", "hanging", "recovered"}[p]
 }
 
+// outage reports whether the server is down in phase p.
 func (p phase) outage() bool { return p == failing || p == hanging }
 
 // stats are the counters of one second, or of a phase.
@@ -159,7 +172,7 @@ func run(c config, out io.Writer) bool {
 		mu.Lock()
 		transitions = append(transitions, tr.To.String())
 		mu.Unlock()
-		fmt.Fprintf(out, "  %5.1fs  breaker(%s): %s (%d calls, %d failures in the state left)\n",
+		fmt.Fprintf(out, "%5.1fs  breaker(%s): %s (%d calls, %d failures in the state left)\n",
 			tr.At.Sub(start).Seconds(), tr.Name, line, tr.Counts.Calls, tr.Counts.Failures)
 	})))
 	pipeline := resilience.Then(
@@ -181,13 +194,18 @@ func run(c config, out io.Writer) bool {
 	)
 	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: pipeline}}
 	fmt.Fprintf(out, "pipeline: %v\nserver: http://%s, phases of %v: healthy, failing (500s), hanging, recovered\n\n", pipeline, ln.Addr(), c.phase)
-	fmt.Fprintf(out, "%6s  %-9s  %5s  %4s  %7s  %9s  %7s  %11s  %s\n", "time", "server", "calls", "ok", "retries", "fallbacks", "refused", "server hits", "breaker")
+	fmt.Fprintf(out, "each second: calls started; of the calls that ended, how many got the server's\n"+
+		"answer (ok) or the fallback's (fallbacks; refused: the breaker refused them);\n"+
+		"retries made; requests that reached the server; the breaker's state\n\n")
+	fmt.Fprintf(out, "%6s  %-9s  %7s  %4s  %9s  %7s  %7s  %11s  %s\n", "time", "server", "started", "ok", "fallbacks", "refused", "retries", "server hits", "breaker")
 
+	lastPrint := start
 	printSecond := func(now time.Time) {
-		fmt.Fprintf(out, "%5.0fs  %-9s  %5d  %4d  %7d  %9d  %7d  %11d  %s\n",
+		lastPrint = now
+		fmt.Fprintf(out, "%5.1fs  %-9s  %7d  %4d  %9d  %7d  %7d  %11d  %s\n",
 			now.Sub(start).Seconds(), phaseAt(now.Add(-time.Millisecond)),
-			second.calls.Swap(0), second.ok.Swap(0), second.retries.Swap(0),
-			second.fallbacks.Swap(0), second.refused.Swap(0), second.hits.Swap(0), b.State())
+			second.calls.Swap(0), second.ok.Swap(0), second.fallbacks.Swap(0),
+			second.refused.Swap(0), second.retries.Swap(0), second.hits.Swap(0), b.State())
 	}
 
 	// The callers: a steady rate, each call on its own goroutine, as a
@@ -222,18 +240,24 @@ loop:
 		case now := <-report.C:
 			printSecond(now)
 		case now := <-end:
-			printSecond(now)
+			if now.Sub(lastPrint) > 100*time.Millisecond { // else the report just printed it
+				printSecond(now)
+			}
 			break loop
 		}
 	}
 	wg.Wait()
 
 	// The summary.
-	outageCalls := perPhase[failing].calls.Load() + perPhase[hanging].calls.Load()
-	outageHits := perPhase[failing].hits.Load() + perPhase[hanging].hits.Load()
+	var outageCalls, outageHits int64
 	fmt.Fprintf(out, "\nsummary by server phase:\n")
 	for p := healthy; p <= recovered; p++ {
-		fmt.Fprintf(out, "  %-9s  callers made %4d calls, %4d requests reached the server\n", p, perPhase[p].calls.Load(), perPhase[p].hits.Load())
+		calls, hits := perPhase[p].calls.Load(), perPhase[p].hits.Load()
+		fmt.Fprintf(out, "  %-9s  callers made %4d calls, %4d requests reached the server\n", p, calls, hits)
+		if p.outage() {
+			outageCalls += calls
+			outageHits += hits
+		}
 	}
 	fmt.Fprintf(out, "during the outage: callers made %d calls, the server got %d requests (%.0f%% of the calls; without the breaker, up to %d attempts each)\n",
 		outageCalls, outageHits, 100*float64(outageHits)/float64(max(outageCalls, 1)), c.attempts)
