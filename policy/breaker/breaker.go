@@ -120,25 +120,6 @@ func satAdd(a, d int64) int64 {
 	return a + d
 }
 
-// trial is an outstanding half-open trial: its id, and when it expires.
-type trial struct {
-	id      uint32
-	expires int64
-}
-
-// trialDeadline returns when the first outstanding trial expires, and
-// whether there is one.
-func (b *Breaker) trialDeadline() (int64, bool) {
-	if len(b.trials) == 0 {
-		return 0, false
-	}
-	d := b.trials[0].expires
-	for _, t := range b.trials[1:] {
-		d = min(d, t.expires)
-	}
-	return d, true
-}
-
 // New returns a closed breaker configured by opts; with no options, the
 // breaker of the zero [Config]: it trips after 5 consecutive failures,
 // stays open 30s, and closes after one successful trial.
@@ -545,17 +526,6 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
 		}
 	}
 	b.unlock()
-}
-
-func (b *Breaker) removeTrialLocked(id uint32) bool {
-	for i, t := range b.trials {
-		if t.id == id {
-			b.trials[i] = b.trials[len(b.trials)-1]
-			b.trials = b.trials[:len(b.trials)-1]
-			return true
-		}
-	}
-	return false
 }
 
 // tripsLocked reports whether a trip rule holds, streak being the

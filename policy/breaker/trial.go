@@ -1,0 +1,31 @@
+package breaker
+
+// trial is an outstanding half-open trial: its id, and when it expires.
+type trial struct {
+	id      uint32
+	expires int64
+}
+
+// trialDeadline returns when the first outstanding trial expires, and
+// whether there is one.
+func (b *Breaker) trialDeadline() (int64, bool) {
+	if len(b.trials) == 0 {
+		return 0, false
+	}
+	d := b.trials[0].expires
+	for _, t := range b.trials[1:] {
+		d = min(d, t.expires)
+	}
+	return d, true
+}
+
+func (b *Breaker) removeTrialLocked(id uint32) bool {
+	for i, t := range b.trials {
+		if t.id == id {
+			b.trials[i] = b.trials[len(b.trials)-1]
+			b.trials = b.trials[:len(b.trials)-1]
+			return true
+		}
+	}
+	return false
+}
