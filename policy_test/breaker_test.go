@@ -41,7 +41,8 @@ type bConfig struct {
 	minCalls         uint64
 	cooldown         time.Duration // fixed cooldown; 0 with a schedule
 	schedule         func() backoff.Schedule
-	longest          time.Duration // the longest cooldown, and the trial TTL
+	longest          time.Duration // the longest cooldown
+	trialTimeout     time.Duration // 0: a trial expires after the cooldown before it
 	maxTrials        int
 	successThreshold uint64
 }
@@ -130,6 +131,9 @@ func drawConfig(t *rapid.T) bConfig {
 		c.schedule = func() backoff.Schedule { return backoff.Schedule{} }
 	}
 
+	c.trialTimeout = rapid.SampledFrom([]time.Duration{0, 0, 500 * time.Millisecond, 2 * time.Second, 12 * time.Second}).Draw(t, "trialTimeout")
+	add(breaker.WithTrialTimeout(c.trialTimeout))
+
 	maxTrials := rapid.IntRange(0, 3).Draw(t, "maxTrials")
 	add(breaker.WithMaxTrials(maxTrials))
 	c.maxTrials = max(maxTrials, 1)
@@ -170,6 +174,7 @@ type bModel struct {
 	consecSucc, consecFl uint64
 	rejected             uint64
 	deadline             time.Duration
+	cooldown             time.Duration // of the last unforced opening
 	trials               map[*permitRec]bool
 	schedule             backoff.Schedule // the model's own copy, with its own random source
 	seq                  backoff.Sequence
@@ -249,7 +254,7 @@ func (m *bModel) transition(to breaker.State, forced bool, at time.Duration) {
 		if cooldown == 0 {
 			cooldown = m.seq.Next()
 		}
-		m.deadline = at + cooldown
+		m.cooldown, m.deadline = cooldown, at+cooldown
 	case to == breaker.Closed:
 		m.seq = m.schedule.Start()
 	}
@@ -295,7 +300,11 @@ func (m *bModel) allow(p *permitRec) *refusal {
 		return nil
 	case breaker.HalfOpen:
 		if len(m.trials) < m.cfg.maxTrials {
-			p.gen, p.start, p.trial, p.expires = m.gen, m.now, true, m.now+m.cfg.longest
+			ttl := m.cfg.trialTimeout
+			if ttl == 0 {
+				ttl = m.cooldown
+			}
+			p.gen, p.start, p.trial, p.expires = m.gen, m.now, true, m.now+ttl
 			m.trials[p] = true
 			return nil
 		}
@@ -503,7 +512,7 @@ func (sm *bMachine) record(t *rapid.T) {
 // happens: the end of the cooldown, a trial's expiry, a bucket boundary.
 func (sm *bMachine) drawAdvance(t *rapid.T) time.Duration {
 	m := sm.m
-	choices := []time.Duration{0, 1, sm.cfg.longest, sm.cfg.longest - 1}
+	choices := []time.Duration{0, 1, sm.cfg.longest, sm.cfg.longest - 1, sm.cfg.trialTimeout}
 	if m.state == breaker.Open && !m.forced {
 		choices = append(choices, m.deadline-m.now, m.deadline-m.now-1)
 	}
@@ -525,6 +534,7 @@ func (sm *bMachine) drawAdvance(t *rapid.T) time.Duration {
 
 func (sm *bMachine) check(t *rapid.T) {
 	m := sm.m
+	m.advance() // reads are fresh: State makes due transitions (a trial timeout of 0 is due at once)
 	if got := sm.b.State(); got != m.state {
 		t.Fatalf("State() = %v, model %v", got, m.state)
 	}
@@ -544,10 +554,13 @@ func (sm *bMachine) check(t *rapid.T) {
 	}
 }
 
-// live checks that the breaker admits a call after twice the longest
-// cooldown, unless it is forced open.
+// live checks that the breaker admits a call after the longest cooldown
+// plus the longer of the longest cooldown and the trial timeout (time for
+// outstanding trials to expire, then for the cooldown that follows), unless
+// it is forced open.
 func (sm *bMachine) live(t *rapid.T) {
-	sm.advance(2 * sm.cfg.longest)
+	wait := sm.cfg.longest + max(sm.cfg.longest, sm.cfg.trialTimeout)
+	sm.advance(wait)
 	if sm.m.state == breaker.Open && sm.m.forced {
 		return
 	}
@@ -555,7 +568,7 @@ func (sm *bMachine) live(t *rapid.T) {
 	var err error
 	rec.p, err = sm.b.Allow()
 	if sm.m.allow(rec) != nil || err != nil {
-		t.Fatalf("after twice the longest cooldown (%v), Allow = %v in state %v", 2*sm.cfg.longest, err, sm.m.state)
+		t.Fatalf("after %v, Allow = %v in state %v", wait, err, sm.m.state)
 	}
 	sm.permits = append(sm.permits, rec)
 }

@@ -51,6 +51,7 @@ type Breaker struct {
 	carry      [2]uint64 // shard counts folded away in this generation
 	trials     []trial   // outstanding trials of this half-open state
 	nextTrial  uint32
+	cooldown   int64            // the cooldown of the last unforced opening, ns
 	seq        backoff.Sequence // cooldowns since the breaker last closed
 	cw         countWindow
 	tw         timeWindow
@@ -75,7 +76,7 @@ type settings struct {
 	cooldown         time.Duration
 	growing          bool // cooldowns come from schedule
 	schedule         backoff.Schedule
-	trialTTL         int64 // how long a trial may take: the longest cooldown, ns
+	trialTimeout     int64 // how long a trial may go without reporting, ns; 0: the cooldown
 	maxTrials        uint64
 	successThreshold uint64
 	classify         func(error) Outcome
@@ -190,6 +191,7 @@ func newSettings(c Config) settings {
 		cooldown:         c.Cooldown,
 		schedule:         c.CooldownBackoff,
 		growing:          c.CooldownBackoff != backoff.Schedule{},
+		trialTimeout:     int64(c.TrialTimeout),
 		maxTrials:        uint64(max(c.MaxTrials, 1)),
 		successThreshold: uint64(max(c.SuccessThreshold, 1)),
 		classify:         c.Classify,
@@ -203,10 +205,6 @@ func newSettings(c Config) settings {
 	}
 	if s.cooldown == 0 {
 		s.cooldown = 30 * time.Second
-	}
-	s.trialTTL = int64(s.cooldown)
-	if s.growing {
-		s.trialTTL = int64(s.schedule.Max())
 	}
 	if s.classify == nil {
 		s.classify = DefaultClassify
@@ -322,9 +320,7 @@ func (b *Breaker) admitSlow(p *admission) error {
 		p.word, p.start = w, now
 		return nil
 	case wordState(w) == HalfOpen && uint64(len(b.trials)) < b.cfg.maxTrials:
-		b.nextTrial++
-		b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, b.cfg.trialTTL)})
-		p.word, p.start, p.trial = w, now, b.nextTrial
+		p.word, p.start, p.trial = w, now, b.admitTrialLocked(now)
 		b.unlock()
 		return nil
 	}
@@ -552,7 +548,7 @@ func (b *Breaker) tripsLocked(now int64, streak uint64) bool {
 
 // advanceLocked makes the transitions that time has made due by now: an
 // open breaker whose cooldown has ended turns half-open, and a half-open
-// breaker with a trial outstanding one trial TTL after it was admitted
+// breaker with a trial outstanding TrialTimeout after it was admitted
 // opens again. Each takes effect at the instant it became due.
 func (b *Breaker) advanceLocked(now int64) {
 	for {
@@ -590,7 +586,8 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		if b.cfg.growing {
 			cooldown = b.seq.Next()
 		}
-		b.deadline.Store(satAdd(at, int64(cooldown)))
+		b.cooldown = int64(cooldown)
+		b.deadline.Store(satAdd(at, b.cooldown))
 	case to == Closed:
 		b.seq = b.cfg.schedule.Start()
 	}

@@ -332,7 +332,7 @@ func TestAbandonedTrialExpires(t *testing.T) {
 	}
 	f.Advance(10*time.Second - 1)
 	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
-	f.Advance(1) // one cooldown after half-open began: the trial expires
+	f.Advance(1) // one cooldown after its admission: the trial expires
 	wantState(t, b, breaker.Open)
 	wantRefused(t, b, breaker.ErrOpen, 10*time.Second)
 	abandoned.Done(nil) // too late: an older generation

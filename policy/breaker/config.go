@@ -72,18 +72,33 @@ type Config struct {
 	MinCalls int
 
 	// Cooldown is how long the breaker stays open before it turns
-	// half-open. 0 means 30s. It is also how long a half-open trial may
-	// take: a trial that has not reported one cooldown after it was
-	// admitted expires, and the breaker opens again.
+	// half-open. 0 means 30s.
 	Cooldown time.Duration
 	// CooldownBackoff, when not the zero Schedule, replaces Cooldown with a
 	// growing cooldown: the k-th opening in a row (the trip, then each
-	// failed or expired half-open trial) stays open for the schedule's k-th
-	// delay, jitter included. It starts over when the breaker closes or is
-	// reset or forced. Its Max must be > 0; a trial expires Max after it
-	// was admitted. The breaker draws delays with its lock held, so a
-	// schedule with its own random source (WithRand) must not be shared.
+	// failed, slow or expired half-open trial) stays open for the
+	// schedule's k-th delay, jitter included. It starts over when the
+	// breaker closes or is reset or forced. Its Max must be > 0. The
+	// breaker draws delays with its lock held, so a schedule with its own
+	// random source (WithRand) must not be shared.
 	CooldownBackoff backoff.Schedule
+	// TrialTimeout is how long a half-open trial may go without reporting,
+	// measured from the trial's admission: a trial that has not reported
+	// TrialTimeout after it was admitted expires: like a failed trial, it
+	// opens the breaker again (so an abandoned permit wedges nothing for
+	// good). Its report, if it ever comes, is ignored.
+	//
+	// 0 (the default) means the cooldown that preceded this half-open
+	// state: Cooldown, or with a CooldownBackoff the delay drawn for this
+	// opening (the current step, jitter included; not the schedule's Max).
+	// For the first trial, admitted as soon as the breaker turns half-open,
+	// that is one cooldown after half-open began.
+	//
+	// A dependency slower than TrialTimeout can never close the breaker:
+	// each trial expires before it reports. Set TrialTimeout above the
+	// slowest call you expect, in particular when the cooldown is short or
+	// jittered (full jitter may draw a cooldown close to 0).
+	TrialTimeout time.Duration
 
 	// MaxTrials is the number of trial calls a half-open breaker admits at
 	// once. 0 means 1.
@@ -144,6 +159,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("breaker: Cooldown and CooldownBackoff are exclusive, got %v and %v", c.Cooldown, c.CooldownBackoff)
 	case c.CooldownBackoff != backoff.Schedule{} && c.CooldownBackoff.Max() <= 0:
 		return fmt.Errorf("breaker: CooldownBackoff must have a Max > 0, got %v", c.CooldownBackoff)
+	case c.TrialTimeout < 0:
+		return fmt.Errorf("breaker: TrialTimeout must be >= 0, got %v", c.TrialTimeout)
 	case c.MaxTrials < 0:
 		return fmt.Errorf("breaker: MaxTrials must be >= 0, got %d", c.MaxTrials)
 	case c.SuccessThreshold < 0:
@@ -213,6 +230,12 @@ func WithCooldown(d time.Duration) Option { return option(func(c *Config) { c.Co
 // WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown.
 func WithCooldownBackoff(s backoff.Schedule) Option {
 	return option(func(c *Config) { c.CooldownBackoff = s })
+}
+
+// WithTrialTimeout sets Config.TrialTimeout: how long a half-open trial
+// may go without reporting before it expires. New panics if d < 0.
+func WithTrialTimeout(d time.Duration) Option {
+	return option(func(c *Config) { c.TrialTimeout = d })
 }
 
 // WithMaxTrials sets Config.MaxTrials: concurrent trial calls in half-open.

@@ -36,6 +36,7 @@ func TestValidate(t *testing.T) {
 		{breaker.Config{Cooldown: -time.Second}, "breaker: Cooldown must be >= 0, got -1s"},
 		{breaker.Config{Cooldown: time.Second, CooldownBackoff: exp}, "breaker: Cooldown and CooldownBackoff are exclusive, got 1s and exponential(1s×2, max 1m0s)"},
 		{breaker.Config{CooldownBackoff: backoff.Linear(0, 0, 0)}, "breaker: CooldownBackoff must have a Max > 0, got linear(0s+0s, max 0s)"},
+		{breaker.Config{TrialTimeout: -time.Second}, "breaker: TrialTimeout must be >= 0, got -1s"},
 		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0, got -1"},
 		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0, got -1"},
 	} {

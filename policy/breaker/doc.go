@@ -36,7 +36,7 @@
 // Options: [WithName], [WithThreshold], [WithFailureRatio],
 // [WithSlowCallRatio], [WithSlowCall], [WithTripIf], [WithWindowCalls],
 // [WithWindowDuration], [WithWindowBuckets], [WithMinCalls],
-// [WithCooldown], [WithCooldownBackoff], [WithMaxTrials],
+// [WithCooldown], [WithCooldownBackoff], [WithTrialTimeout], [WithMaxTrials],
 // [WithSuccessThreshold], [WithClassify], [WithOnStateChange],
 // [WithClock], [WithConfig]; all of type [Option].
 //

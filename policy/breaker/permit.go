@@ -20,9 +20,9 @@ import (
 // ignored when the breaker has changed generation since the permit was
 // issued (a transition, ForceOpen, ForceClosed or Reset happened): a
 // verdict on an older state says nothing about the current one. A half-open
-// trial that is never reported expires one cooldown after it was admitted,
-// and the breaker opens again, so an abandoned permit wedges nothing for
-// good.
+// trial that is not reported within Config.TrialTimeout of its admission
+// (by default, the cooldown before it) expires and counts as failed: the
+// breaker opens again, so an abandoned permit wedges nothing for good.
 //
 // A Permit is a small value: issuing and reporting one allocates nothing.
 // It must not be copied (go vet reports copies): report through the

@@ -19,6 +19,21 @@ func (b *Breaker) trialDeadline() (int64, bool) {
 	return d, true
 }
 
+// admitTrialLocked admits a half-open trial at time now and returns its id.
+// The trial expires TrialTimeout after now, or, when that is 0, the
+// cooldown of the opening that led to this half-open state after now.
+func (b *Breaker) admitTrialLocked(now int64) uint32 {
+	ttl := b.cfg.trialTimeout
+	if ttl == 0 {
+		ttl = b.cooldown
+	}
+	b.nextTrial++
+	b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, ttl)})
+	return b.nextTrial
+}
+
+// removeTrialLocked removes the outstanding trial id and reports whether
+// it was outstanding (it was not if it expired or was already reported).
 func (b *Breaker) removeTrialLocked(id uint32) bool {
 	for i, t := range b.trials {
 		if t.id == id {
