@@ -265,6 +265,15 @@ func (m *bModel) transition(to breaker.State, forced bool, at time.Duration) {
 	}
 }
 
+// firstExpiry returns when the first outstanding trial expires.
+func (m *bModel) firstExpiry() time.Duration {
+	first := time.Duration(1<<63 - 1)
+	for p := range m.trials {
+		first = min(first, p.expires)
+	}
+	return first
+}
+
 // advance makes the transitions that are due by m.now.
 func (m *bModel) advance() {
 	for {
@@ -273,11 +282,7 @@ func (m *bModel) advance() {
 			continue
 		}
 		if m.state == breaker.HalfOpen && len(m.trials) > 0 {
-			first := time.Duration(1<<63 - 1)
-			for p := range m.trials {
-				first = min(first, p.expires)
-			}
-			if m.now >= first {
+			if first := m.firstExpiry(); m.now >= first {
 				m.transition(breaker.Open, false, first)
 				continue
 			}
@@ -309,17 +314,21 @@ func (m *bModel) allow(p *permitRec) *refusal {
 			return nil
 		}
 		m.rejected++
-		return &refusal{tooManyTrials: true}
+		return &refusal{tooManyTrials: true, retryAfter: ceilMillis(m.firstExpiry() - m.now)}
 	}
 	m.rejected++
 	if m.forced {
 		return &refusal{}
 	}
-	wait := m.deadline - m.now // rounded up to a millisecond
-	if r := wait % time.Millisecond; r != 0 {
-		wait += time.Millisecond - r
+	return &refusal{retryAfter: ceilMillis(m.deadline - m.now)}
+}
+
+// ceilMillis rounds d up to a whole millisecond, as RetryAfter does.
+func ceilMillis(d time.Duration) time.Duration {
+	if r := d % time.Millisecond; r != 0 {
+		d += time.Millisecond - r
 	}
-	return &refusal{retryAfter: wait}
+	return d
 }
 
 // finish applies an outcome of permit p (nil for Record).
@@ -630,10 +639,7 @@ func TestBreakerRegressionResetRestartsCooldownSchedule(t *testing.T) {
 	b.Record(true)
 	_, err := b.Allow()
 	d, ok := resilience.RetryAfter(err)
-	if r := want % time.Millisecond; r != 0 {
-		want += time.Millisecond - r
-	}
-	if !ok || d != want {
+	if want = ceilMillis(want); !ok || d != want {
 		t.Fatalf("RetryAfter = %v, %v; want %v", d, ok, want)
 	}
 }

@@ -31,17 +31,17 @@ type Breaker struct {
 	// Read by every call; written by transitions and failures.
 	word     atomic.Uint64 // generation<<3 | forced<<2 | state
 	deadline atomic.Int64  // while open: end of the cooldown, in ns since base
-	// Refusals: the last open one (see openErr), and the two that never
-	// change.
-	lastOpenErr          atomic.Pointer[RefusedError]
-	forcedErr, trialsErr error
-	cfg                  settings
-	shards               []shard
-	shift                uint8 // 64 - log2(len(shards))
-	clk                  clock.Clock
-	base                 time.Time
-	monotonic            bool // clk is clock.Real(): read only the monotonic clock
-	_                    [64]byte
+	// Refusals: the last one with a wait (see refusedErr), and the one of
+	// a breaker forced open, which never changes.
+	lastRefusal atomic.Pointer[RefusedError]
+	forcedErr   error
+	cfg         settings
+	shards      []shard
+	shift       uint8 // 64 - log2(len(shards))
+	clk         clock.Clock
+	base        time.Time
+	monotonic   bool // clk is clock.Real(): read only the monotonic clock
+	_           [64]byte
 
 	mu         sync.Mutex
 	fails      uint64    // failures in this generation
@@ -140,7 +140,6 @@ func New(opts ...Option) *Breaker {
 	}
 	b := &Breaker{cfg: newSettings(c), clk: c.Clock}
 	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, forced: true}
-	b.trialsErr = &RefusedError{Name: c.Name, reason: ErrTooManyTrials}
 	if b.clk == nil {
 		b.clk = clock.Real()
 	}
@@ -307,7 +306,7 @@ func (b *Breaker) admitSlow(p *admission) error {
 		now := b.now()
 		if d := b.deadline.Load(); now < d && b.word.Load() == w {
 			b.add(kRejected, wordGen(w), false)
-			return b.openErr(wordGen(w), d-now)
+			return b.refusedErr(ErrOpen, wordGen(w), d-now)
 		}
 	}
 	b.mu.Lock()
@@ -327,28 +326,30 @@ func (b *Breaker) admitSlow(p *admission) error {
 	b.add(kRejected, wordGen(w), true)
 	var err error
 	switch {
-	case wordState(w) == HalfOpen:
-		err = b.trialsErr
+	case wordState(w) == HalfOpen: // MaxTrials trials are outstanding
+		d, _ := b.trialDeadline()
+		err = b.refusedErr(ErrTooManyTrials, wordGen(w), d-now)
 	case wordForced(w):
 		err = b.forcedErr
 	default:
-		err = b.openErr(wordGen(w), b.deadline.Load()-now)
+		err = b.refusedErr(ErrOpen, wordGen(w), b.deadline.Load()-now)
 	}
 	b.unlock()
 	return err
 }
 
-// openErr returns the refusal of an open breaker in generation gen whose
-// cooldown ends in wait ns. Refusals within the same millisecond of the
-// same generation share one error, so that refusing a call usually
-// allocates nothing.
-func (b *Breaker) openErr(gen uint64, wait int64) error {
+// refusedErr returns the refusal, for reason (ErrOpen or ErrTooManyTrials),
+// of a breaker in generation gen whose state may change in wait ns: the end
+// of the cooldown, or the expiry of the first outstanding trial. Refusals
+// within the same millisecond of the same generation share one error, so
+// that refusing a call usually allocates nothing.
+func (b *Breaker) refusedErr(reason error, gen uint64, wait int64) error {
 	d := ceilMillis(time.Duration(wait))
-	if e := b.lastOpenErr.Load(); e != nil && e.gen == gen && e.wait == d {
+	if e := b.lastRefusal.Load(); e != nil && e.gen == gen && e.wait == d && e.reason == reason {
 		return e
 	}
-	e := &RefusedError{Name: b.cfg.name, reason: ErrOpen, wait: d, gen: gen}
-	b.lastOpenErr.Store(e)
+	e := &RefusedError{Name: b.cfg.name, reason: reason, wait: d, gen: gen}
+	b.lastRefusal.Store(e)
 	return e
 }
 

@@ -106,7 +106,7 @@ func TestZeroConfigIsAWorkingBreaker(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first half-open Allow = %v, want a trial", err)
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second) // the trial expires 30s from now
 	trial.Done(nil)
 	wantState(t, b, breaker.Closed)
 }
@@ -297,13 +297,13 @@ func TestHalfOpenMaxTrials(t *testing.T) {
 			t.Fatalf("trial %d: Allow = %v", i, err)
 		}
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second)
 	ps[0].Report(breaker.Ignored) // frees its slot, counts neither way
 	p, err := b.Allow()
 	if err != nil {
 		t.Fatalf("Allow after an ignored trial = %v", err)
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second)
 	wantCounts(t, b, breaker.Counts{Rejected: 2})
 	ps[1].Done(nil)
 	ps[2].Done(nil)
@@ -331,8 +331,8 @@ func TestAbandonedTrialExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Advance(10*time.Second - 1)
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
-	f.Advance(1) // one cooldown after its admission: the trial expires
+	wantRefused(t, b, breaker.ErrTooManyTrials, time.Millisecond) // it expires in 1ns
+	f.Advance(1)                                                  // one cooldown after its admission: the trial expires
 	wantState(t, b, breaker.Open)
 	wantRefused(t, b, breaker.ErrOpen, 10*time.Second)
 	abandoned.Done(nil) // too late: an older generation
@@ -435,7 +435,7 @@ func TestSecondReportOfTrialIsIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second)
 	q.Done(nil)
 }
 

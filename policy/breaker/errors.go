@@ -31,12 +31,12 @@ type RefusedError struct {
 	reason error  // ErrOpen or ErrTooManyTrials
 	wait   time.Duration
 	forced bool
-	gen    uint64 // the generation that refused (see Breaker.openErr)
+	gen    uint64 // the generation that refused (see Breaker.refusedErr)
 }
 
 // Error returns, for example, "breaker: open (payments), retry after 12s",
 // "breaker: open (payments), forced" or "breaker: too many trials
-// (payments)".
+// (payments), retry after 4.5s".
 func (e *RefusedError) Error() string {
 	msg := e.reason.Error()
 	if e.Name != "" {
@@ -54,12 +54,17 @@ func (e *RefusedError) Error() string {
 // Unwrap returns [ErrOpen] or [ErrTooManyTrials].
 func (e *RefusedError) Unwrap() error { return e.reason }
 
-// RetryAfter returns the time that was left in the cooldown when the call
-// was refused, rounded up to a whole millisecond: how long the breaker will
-// stay open, at least. It is 0 for a
-// breaker forced open (no cooldown ends that) and for [ErrTooManyTrials]
-// (a trial slot may free up at any moment). resilience.RetryAfter finds
-// this method through wrapping.
+// RetryAfter returns how long the caller should wait before trying again,
+// rounded up to a whole millisecond:
+//
+//   - [ErrOpen]: the time that was left in the cooldown when the call was
+//     refused (how long the breaker stays open, at least);
+//   - [ErrTooManyTrials]: the time until the first outstanding trial
+//     expires (see Config.TrialTimeout), when the half-open state ends at
+//     the latest (a trial may report, and free its slot, sooner);
+//   - a breaker forced open: 0.
+//
+// resilience.RetryAfter finds this method through wrapping.
 func (e *RefusedError) RetryAfter() time.Duration { return e.wait }
 
 // ceilMillis rounds d > 0 up to a whole millisecond.

@@ -42,7 +42,7 @@ func TestRefusedErrors(t *testing.T) {
 		retryAfter time.Duration
 	}{
 		{open, breaker.ErrOpen, "breaker: open (payments), retry after 10.999s", 10*time.Second + 999*time.Millisecond},
-		{trials, breaker.ErrTooManyTrials, "breaker: too many trials (payments)", 0},
+		{trials, breaker.ErrTooManyTrials, "breaker: too many trials (payments), retry after 12s", 12 * time.Second},
 		{forced, breaker.ErrOpen, "breaker: open (payments), forced", 0},
 		{anon, breaker.ErrOpen, "breaker: open, retry after 30s", 30 * time.Second},
 	} {

@@ -166,7 +166,7 @@ func ExampleWithMaxTrials() {
 	p2.Done(nil)
 	fmt.Println(b.State())
 	// Output:
-	// breaker: too many trials
+	// breaker: too many trials, retry after 30s
 	// half-open
 	// closed
 }

@@ -127,3 +127,33 @@ func TestWithTrialTimeoutNegativePanics(t *testing.T) {
 	}()
 	breaker.New(breaker.WithTrialTimeout(-time.Second))
 }
+
+func TestTooManyTrialsRetryAfterIsTheEarliestTrialExpiry(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldown(time.Second), breaker.WithTrialTimeout(10*time.Second),
+		breaker.WithMaxTrials(2), breaker.WithSuccessThreshold(3))
+	fail(t, b, f, 1)
+	f.Advance(time.Second)
+	first, err := b.Allow() // expires at +11s
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Advance(3 * time.Second)
+	abandonTrial(t, b) // expires at +14s
+	f.Advance(2*time.Second + 500*time.Millisecond + 300*time.Microsecond)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 4500*time.Millisecond) // 4.4997s, rounded up
+	first.Report(breaker.Ignored)                                      // frees its slot
+	abandonTrial(t, b)                                                 // expires at +16.5003s
+	wantRefused(t, b, breaker.ErrTooManyTrials, 7500*time.Millisecond) // the one admitted at +4s comes first
+	f.Advance(7500*time.Millisecond - 300*time.Microsecond - 1)
+	wantRefused(t, b, breaker.ErrTooManyTrials, time.Millisecond) // 1ns, rounded up
+}
+
+func TestTooManyTrialsRefusalsShareTheirError(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(1))
+	fail(t, b, f, 1)
+	f.Advance(30 * time.Second)
+	abandonTrial(t, b)
+	if n := testing.AllocsPerRun(100, func() { _, _ = b.Allow() }); n != 0 {
+		t.Fatalf("a refusal for too many trials allocates %v times", n)
+	}
+}
