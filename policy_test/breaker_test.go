@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -318,7 +319,7 @@ func (m *bModel) allow(p *permitRec) *refusal {
 	}
 	m.rejected++
 	if m.forced {
-		return &refusal{}
+		return &refusal{retryAfter: math.MaxInt64} // never
 	}
 	return &refusal{retryAfter: ceilMillis(m.deadline - m.now)}
 }

@@ -139,7 +139,7 @@ func New(opts ...Option) *Breaker {
 		panic(err.Error())
 	}
 	b := &Breaker{cfg: newSettings(c), clk: c.Clock}
-	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, forced: true}
+	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, wait: math.MaxInt64, forced: true}
 	if b.clk == nil {
 		b.clk = clock.Real()
 	}
@@ -370,8 +370,10 @@ func (b *Breaker) Record(failure bool) {
 }
 
 // ForceOpen opens the breaker and holds it open: it refuses every call
-// (with ErrOpen and no retry hint) until [Breaker.ForceClosed] or
-// [Breaker.Reset]. Like every manual control it starts a new generation:
+// until [Breaker.ForceClosed] or [Breaker.Reset], with a [*RefusedError]
+// that matches [ErrOpen] and whose RetryAfter is the largest Duration
+// (time.Duration(math.MaxInt64)), a "never" hint: a retry policy gives up
+// at once instead of waiting. Like every manual control it starts a new generation:
 // counts start from zero, and outstanding permits report nothing.
 func (b *Breaker) ForceOpen() { b.force(Open, true) }
 

@@ -367,7 +367,7 @@ func TestForceOpen(t *testing.T) {
 	if !errors.Is(err, breaker.ErrOpen) || err.Error() != "breaker: open, forced" {
 		t.Fatalf("Allow = %v, want the forced ErrOpen", err)
 	}
-	wantRefused(t, b, breaker.ErrOpen, 0)
+	wantRefused(t, b, breaker.ErrOpen, never)
 	b.Reset()
 	wantState(t, b, breaker.Closed)
 	fail(t, b, f, 5)

@@ -62,7 +62,10 @@ func (e *RefusedError) Unwrap() error { return e.reason }
 //   - [ErrTooManyTrials]: the time until the first outstanding trial
 //     expires (see Config.TrialTimeout), when the half-open state ends at
 //     the latest (a trial may report, and free its slot, sooner);
-//   - a breaker forced open: 0.
+//   - [ErrOpen] from a breaker forced open ([Breaker.ForceOpen]): the
+//     largest Duration, time.Duration(math.MaxInt64), meaning "never": no
+//     cooldown ends a forced opening, so a retry policy should stop at
+//     once rather than wait (this library's retry policy does).
 //
 // resilience.RetryAfter finds this method through wrapping.
 func (e *RefusedError) RetryAfter() time.Duration { return e.wait }
