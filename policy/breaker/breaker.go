@@ -3,6 +3,7 @@ package breaker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -428,10 +429,20 @@ func (b *Breaker) countSuccess(w uint64) bool {
 	return x-tag(wordGen(w)) < countMask && c.CompareAndSwap(x, x+1)
 }
 
+// completeErr completes the call admitted as a, which returned the non-nil
+// err, with the outcome err says (see outcome). If the classifier panics,
+// or returns an invalid Outcome (then completeErr panics), the call is
+// completed as ignored first, so that its permit is not lost.
+func (b *Breaker) completeErr(ctx context.Context, a admission, err error) {
+	o := Ignored
+	defer func() { b.complete(a, true, o) }()
+	o = b.outcome(ctx, err)
+}
+
 // outcome returns what a call's non-nil error says: a failure if the call
 // panicked; ignored if the caller's ctx was canceled, since the caller's
 // own cancellation is never the dependency's failure; else what the
-// classifier says.
+// classifier says. It panics if the classifier returns an invalid Outcome.
 func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
 	switch {
 	case err == errPanicked:
@@ -439,7 +450,11 @@ func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return Ignored
 	}
-	return b.cfg.classify(err)
+	o := b.cfg.classify(err)
+	if o > Ignored {
+		panic(fmt.Sprintf("breaker: Classify outcome must be Success, Failure or Ignored, got %d (for error %q)", o, err))
+	}
+	return o
 }
 
 // errPanicked marks a call that panicked (or whose goroutine exited).

@@ -18,7 +18,9 @@ import (
 // is never the dependency's failure, whatever error the op returned);
 // otherwise as Config.Classify says. If the op panics (or its goroutine
 // exits, as t.FailNow does), the call counts as a failure, the permit is
-// released, and the panic goes on unchanged.
+// released, and the panic goes on unchanged. If Config.Classify returns an
+// invalid Outcome, the call panics after releasing the permit (see
+// [Permit.Done]).
 //
 // If ctx is already done when the call arrives, the call returns ctx.Err()
 // at once: the breaker is not asked and the op is not run, so an expired
@@ -70,9 +72,9 @@ func policySlow[T any](ctx context.Context, b *Breaker, next resilience.Next[T])
 // settle completes a call run by the Policy adapter, with the error it
 // returned (errPanicked if it panicked).
 func (b *Breaker) settle(ctx context.Context, a admission, err error) {
-	o := Success
 	if err != nil {
-		o = b.outcome(ctx, err)
+		b.completeErr(ctx, a, err)
+		return
 	}
-	b.complete(a, true, o)
+	b.complete(a, true, Success)
 }
