@@ -118,6 +118,15 @@ type Config struct {
 	// order they happened (by whichever goroutine is delivering, possibly
 	// not the one that caused the transition). It may call any method of
 	// the breaker.
+	//
+	// If it panics, the panic goes up to the caller of the breaker method
+	// that was delivering (Allow, a report, Policy's Do, State, ...: the
+	// call that caused the transition, or a later one), once the breaker's
+	// state is consistent: the transition and the call's own outcome have
+	// taken effect and the lock is released. Delivery is not wedged: the
+	// transitions queued after the one whose callback panicked are
+	// delivered by the next call into the breaker, then later ones as
+	// usual.
 	OnStateChange func(Transition)
 	// Clock is the time source. nil means clock.Real().
 	Clock clock.Clock
