@@ -78,9 +78,14 @@ type Config struct {
 	// growing cooldown: the k-th opening in a row (the trip, then each
 	// failed, slow or expired half-open trial) stays open for the
 	// schedule's k-th delay, jitter included. It starts over when the
-	// breaker closes or is reset or forced. Its Max must be > 0. The
-	// breaker draws delays with its lock held, so a schedule with its own
-	// random source (WithRand) must not be shared.
+	// breaker closes or is reset or forced. The breaker draws delays with
+	// its lock held, so a schedule with its own random source (WithRand)
+	// must not be shared.
+	//
+	// The zero Schedule, which equals backoff.Constant(0), means no
+	// backoff: the fixed Cooldown (never a cooldown of 0). Any other
+	// schedule must have a Max > 0 (Validate rejects, for example,
+	// Constant(0) with jitter), and is exclusive with Cooldown.
 	CooldownBackoff backoff.Schedule
 	// TrialTimeout is how long a half-open trial may go without reporting,
 	// measured from the trial's admission: a trial that has not reported
@@ -237,7 +242,8 @@ func WithMinCalls(n int) Option { return option(func(c *Config) { c.MinCalls = n
 // WithCooldown sets Config.Cooldown: how long the breaker stays open.
 func WithCooldown(d time.Duration) Option { return option(func(c *Config) { c.Cooldown = d }) }
 
-// WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown.
+// WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown. The
+// zero Schedule (backoff.Constant(0)) means the fixed Cooldown.
 func WithCooldownBackoff(s backoff.Schedule) Option {
 	return option(func(c *Config) { c.CooldownBackoff = s })
 }

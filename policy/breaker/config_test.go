@@ -114,3 +114,28 @@ func TestTimeWindowDefaultsToTenBuckets(t *testing.T) {
 	f.Advance(time.Millisecond)
 	wantCounts(t, b, breaker.Counts{ConsecutiveFailures: 1})
 }
+
+func TestZeroCooldownBackoffMeansTheFixedCooldown(t *testing.T) {
+	// backoff.Constant(0) is the zero Schedule: no backoff, the fixed
+	// Cooldown (never a cooldown of 0).
+	for _, c := range []struct {
+		opts []breaker.Option
+		want time.Duration
+	}{
+		{[]breaker.Option{breaker.WithCooldownBackoff(backoff.Constant(0))}, 30 * time.Second},
+		{[]breaker.Option{breaker.WithCooldownBackoff(backoff.Schedule{})}, 30 * time.Second},
+		{[]breaker.Option{breaker.WithCooldown(5 * time.Second), breaker.WithCooldownBackoff(backoff.Constant(0))}, 5 * time.Second},
+	} {
+		b, f := newFake(append(c.opts, breaker.WithThreshold(1))...)
+		for range 3 { // the trip, then failed trials: the cooldown does not grow
+			fail(t, b, f, 1)
+			wantRefused(t, b, breaker.ErrOpen, c.want)
+			f.Advance(c.want)
+		}
+	}
+	// A schedule that is not the zero one but never waits is refused.
+	const want = "breaker: CooldownBackoff must have a Max > 0, got constant(0s, full jitter)"
+	if err := (breaker.Config{CooldownBackoff: backoff.Constant(0).WithJitter(backoff.Full)}).Validate(); err == nil || err.Error() != want {
+		t.Fatalf("Validate = %v, want %q", err, want)
+	}
+}
