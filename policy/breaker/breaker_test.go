@@ -159,6 +159,39 @@ func TestFailureRatioNeedsMinCalls(t *testing.T) {
 	wantState(t, b, breaker.Open)
 }
 
+func TestRatioRulesAreCheckedOnlyOnFailuresAndSlowCalls(t *testing.T) {
+	// 3 failures, then a success that brings the window to MinCalls with
+	// a ratio of 0.75: no trip until a failure or a slow call is counted.
+	for _, last := range []struct {
+		d time.Duration
+		o breaker.Outcome
+	}{{0, breaker.Failure}, {2 * time.Second, breaker.Success}} {
+		b, f := newFake(breaker.WithFailureRatio(0.5), breaker.WithWindowCalls(10), breaker.WithMinCalls(4),
+			breaker.WithSlowCall(time.Second))
+		fail(t, b, f, 3)
+		succeed(t, b, f, 1)
+		wantCounts(t, b, breaker.Counts{Calls: 4, Successes: 1, Failures: 3, FailureRatio: 0.75, ConsecutiveSuccesses: 1})
+		succeed(t, b, f, 1) // 3 of 5: still no trip
+		wantState(t, b, breaker.Closed)
+		if err := call(t, b, f, last.d, last.o); err != nil {
+			t.Fatal(err)
+		}
+		wantState(t, b, breaker.Open)
+	}
+	// The same for the slow-call ratio: slow calls, then fast successes.
+	b, f := newFake(breaker.WithSlowCallRatio(0.5), breaker.WithSlowCall(time.Second), breaker.WithWindowCalls(10),
+		breaker.WithMinCalls(4))
+	for range 3 {
+		if err := call(t, b, f, 2*time.Second, breaker.Success); err != nil {
+			t.Fatal(err)
+		}
+	}
+	succeed(t, b, f, 1)
+	wantState(t, b, breaker.Closed)
+	fail(t, b, f, 1)
+	wantState(t, b, breaker.Open)
+}
+
 func TestFailureRatioTimeWindowAgesOut(t *testing.T) {
 	for _, c := range []struct {
 		gap  time.Duration

@@ -23,19 +23,29 @@ type Config struct {
 	Name string
 
 	// Trip rules. The closed breaker opens when any rule that is on holds
-	// after a failure or a slow call. When no rule is on at all (Threshold,
-	// FailureRatio and SlowCallRatio are 0 and TripIf is nil), Threshold is 5.
+	// after a failure or a slow call: the rules are checked only when a
+	// failure or a slow call (successful or not) is counted, never when a
+	// fast success is. When no rule is on at all (Threshold, FailureRatio
+	// and SlowCallRatio are 0 and TripIf is nil), Threshold is 5.
 
 	// Threshold is the number of consecutive failures that trips the
-	// breaker, however far apart in time they come. 0 turns the rule off.
+	// breaker, however far apart in time they come, in [0, 4294967295]
+	// (2³²-1). 0 turns the rule off.
 	Threshold int
 	// FailureRatio trips the breaker when Failures/Calls over the window
 	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
-	// 0 turns the rule off.
+	// 0 turns the rule off. The ratio is checked only when a failure or a
+	// slow call is counted, not on a (fast) success: a ratio reached
+	// otherwise — a success that brings the window to MinCalls, successes
+	// aging out of a time-based window — trips the breaker at the next
+	// failure or slow call, not before.
 	FailureRatio float64
 	// SlowCallRatio trips the breaker when Slow/Calls over the window
 	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
-	// 0 turns the rule off. It needs SlowCall.
+	// 0 turns the rule off. It needs SlowCall. Like FailureRatio, it is
+	// checked only when a failure or a slow call is counted, not on a fast
+	// success: a ratio reached otherwise trips the breaker at the next
+	// failure or slow call.
 	SlowCallRatio float64
 	// SlowCall is the duration above which a call is slow, whether it
 	// succeeded or failed. 0 (the default) counts no call as slow. When it
