@@ -149,7 +149,8 @@ type Config struct {
 
 // Validate reports whether c is a valid configuration: nil if it is, or an
 // error naming the first invalid field and its value, for example
-// "breaker: Threshold must be >= 0, got -3".
+// "breaker: Threshold must be in [0, 4294967295], got -3" or "breaker:
+// TrialTimeout must be >= 0, got -1s".
 func (c Config) Validate() error {
 	switch {
 	case c.Threshold < 0 || uint64(c.Threshold) > math.MaxUint32:
