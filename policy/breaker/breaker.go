@@ -24,10 +24,13 @@ import (
 // [Permit] it returns. Create one with [New]; the zero Breaker is not
 // usable. A Breaker is safe for simultaneous use by multiple goroutines.
 //
-// While closed, admitting a call and reporting its success take no lock,
-// allocate nothing and write no memory shared by all callers: counts are
-// kept in shards, 16 to 128 cache-line pairs (2 to 16 KiB) depending on
-// GOMAXPROCS. Failures, slow calls and transitions take the lock.
+// While closed, admitting a call and reporting its success allocate
+// nothing and write no memory shared by all callers: counts are kept in
+// shards, 16 to 128 cache-line pairs (2 to 16 KiB) depending on
+// GOMAXPROCS. Admitting takes no lock; nor does counting a success, except
+// with a time-based window (WindowDuration), where the success goes into
+// its bucket under a lock of the caller's shard. Failures, slow calls and
+// transitions take the breaker's lock.
 type Breaker struct {
 	// Read by every call; written by transitions and failures.
 	word     atomic.Uint64 // generation<<3 | forced<<2 | state
@@ -265,8 +268,8 @@ func (b *Breaker) Counts() Counts {
 // Otherwise Allow returns a Permit on which reports do nothing, and a
 // [*RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
 //
-// A closed breaker admits every call; this path takes no lock and does not
-// allocate. An open breaker refuses until its cooldown has passed. A
+// A closed breaker admits every call; admission then takes no lock and
+// does not allocate. An open breaker refuses until its cooldown has passed. A
 // half-open breaker admits up to MaxTrials trials at once. A refusal
 // rarely allocates: refusals share their error when they can.
 func (b *Breaker) Allow() (Permit, error) {

@@ -72,13 +72,16 @@ type Config struct {
 	// leaves it between (WindowBuckets-1)/WindowBuckets·WindowDuration and
 	// WindowDuration after it finished. Memory is O(WindowBuckets) per
 	// shard. With a time-based window every call reads the clock when it
-	// finishes. 0: none.
+	// finishes, and a success is counted in its bucket under a lock of the
+	// caller's shard (not the breaker's lock). It must give each bucket at
+	// least 1ns. 0: none.
 	WindowDuration time.Duration
 	// WindowBuckets is the number of buckets of a time-based window, in
-	// [1, 1000]. 0 means 10.
+	// [0, 1000]; 0 means 10. It needs WindowDuration.
 	WindowBuckets int
 	// MinCalls is the number of calls the window must hold before a ratio
-	// rule applies. 0 means 10, or WindowCalls if that is smaller.
+	// rule applies, at most WindowCalls when that is set. 0 means 10, or
+	// WindowCalls if that is smaller.
 	MinCalls int
 
 	// Cooldown is how long the breaker stays open before it turns

@@ -18,8 +18,10 @@
 // any T. Callers that cannot wrap the call in a function (a transport, a
 // stream) use the two-step [Breaker.Allow] and [Permit] instead.
 //
-// While closed, admitting a call and counting its success take no lock and
-// allocate nothing.
+// While closed, admitting a call and counting its success allocate nothing
+// and take no lock, except that with a time-based window a success is
+// counted under a lock of the caller's shard (one of many, not a lock all
+// calls share).
 //
 // # Entry points
 //

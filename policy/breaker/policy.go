@@ -26,7 +26,9 @@ import (
 // at once: the breaker is not asked and the op is not run, so an expired
 // deadline is not counted against the dependency.
 //
-// A call that b admits while closed takes no lock and allocates nothing.
+// A call that b admits while closed allocates nothing, and takes no lock
+// unless it fails, is slow, or is counted in a time-based window (whose
+// buckets are kept under per-shard locks).
 // Policy panics if b is nil.
 //
 // Policy is kept from being inlined into its caller: a closure copied by
