@@ -80,7 +80,7 @@ func recovered(f func()) (r any) {
 func TestClassifyReturningAnInvalidOutcomePanics(t *testing.T) {
 	const want = `breaker: Classify outcome must be Success, Failure or Ignored, got 7 (for error "boom")`
 	classify := breaker.WithClassify(func(error) breaker.Outcome { return 7 })
-	b, f := newFake(breaker.WithThreshold(1), classify)
+	b, _ := newFake(breaker.WithThreshold(1), classify)
 	p, _ := b.Allow()
 	if r := recovered(func() { p.Done(errBoom) }); r != want {
 		t.Fatalf("Done panicked with %v, want %q", r, want)
@@ -95,7 +95,7 @@ func TestClassifyReturningAnInvalidOutcomePanics(t *testing.T) {
 	wantCounts(t, b, breaker.Counts{})
 
 	// A half-open trial whose outcome cannot be classified is released.
-	b, f = newFake(breaker.WithThreshold(1), classify)
+	b, f := newFake(breaker.WithThreshold(1), classify)
 	policy = breaker.Policy[int](b)
 	b.Record(true)
 	f.Advance(30 * time.Second)
