@@ -43,15 +43,22 @@ func TestTrialTimeoutIsMeasuredFromAdmission(t *testing.T) {
 	wantState(t, b, breaker.Open)
 }
 
+// wantTrialExpiresAfter admits a trial that never reports and checks that
+// it expires exactly timeout later: not before, and the breaker opens.
+func wantTrialExpiresAfter(t *testing.T, b *breaker.Breaker, f *clock.Fake, timeout time.Duration) {
+	t.Helper()
+	abandonTrial(t, b)
+	f.Advance(timeout - 1)
+	wantState(t, b, breaker.HalfOpen)
+	f.Advance(1)
+	wantState(t, b, breaker.Open)
+}
+
 func TestTrialTimeoutDefaultsToTheCooldown(t *testing.T) {
 	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldown(10*time.Second))
 	fail(t, b, f, 1)
 	f.Advance(10 * time.Second)
-	abandonTrial(t, b)
-	f.Advance(10*time.Second - 1)
-	wantState(t, b, breaker.HalfOpen)
-	f.Advance(1)
-	wantState(t, b, breaker.Open)
+	wantTrialExpiresAfter(t, b, f, 10*time.Second)
 }
 
 func TestTrialTimeoutWithCooldownBackoffIsTheCurrentStep(t *testing.T) {
@@ -62,11 +69,7 @@ func TestTrialTimeoutWithCooldownBackoffIsTheCurrentStep(t *testing.T) {
 	fail(t, b, f, 1)
 	for _, step := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		f.Advance(step) // the cooldown ends
-		abandonTrial(t, b)
-		f.Advance(step - 1)
-		wantState(t, b, breaker.HalfOpen)
-		f.Advance(1)
-		wantState(t, b, breaker.Open)
+		wantTrialExpiresAfter(t, b, f, step)
 	}
 }
 
@@ -75,11 +78,7 @@ func TestExplicitTrialTimeoutWinsOverCooldownBackoff(t *testing.T) {
 		breaker.WithCooldownBackoff(backoff.Exponential(time.Second, 2, time.Minute)))
 	fail(t, b, f, 1)
 	f.Advance(time.Second)
-	abandonTrial(t, b)
-	f.Advance(5*time.Second - 1)
-	wantState(t, b, breaker.HalfOpen)
-	f.Advance(1)
-	wantState(t, b, breaker.Open)
+	wantTrialExpiresAfter(t, b, f, 5*time.Second)
 }
 
 func TestEachTrialHasItsOwnTimeout(t *testing.T) {
