@@ -18,8 +18,10 @@ var (
 
 // RefusedError is the error of a call that a breaker refused. It matches
 // [ErrOpen] or [ErrTooManyTrials] (and so resilience.ErrRefused) through
-// errors.Is, and carries what the caller needs to act on it. Get one with
-// errors.As:
+// errors.Is, and carries what the caller needs to act on it: the breaker's
+// name and a Retry-After hint ([RefusedError.RetryAfter]), which for a
+// breaker forced open is the largest Duration, meaning "never". Get one
+// with errors.As:
 //
 //	var re *breaker.RefusedError
 //	if errors.As(err, &re) { log.Printf("%s refused, retry after %v", re.Name, re.RetryAfter()) }
@@ -60,8 +62,8 @@ func (e *RefusedError) Unwrap() error { return e.reason }
 //   - [ErrOpen]: the time that was left in the cooldown when the call was
 //     refused (how long the breaker stays open, at least);
 //   - [ErrTooManyTrials]: the time until the first outstanding trial
-//     expires (see Config.TrialTimeout), when the half-open state ends at
-//     the latest (a trial may report, and free its slot, sooner);
+//     expires (see Config.TrialTimeout): by then that trial has either
+//     reported, freeing its slot, or expired, opening the breaker again;
 //   - [ErrOpen] from a breaker forced open ([Breaker.ForceOpen]): the
 //     largest Duration, time.Duration(math.MaxInt64), meaning "never": no
 //     cooldown ends a forced opening, so a retry policy should stop at
