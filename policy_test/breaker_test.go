@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -41,7 +42,8 @@ type bConfig struct {
 	minCalls         uint64
 	cooldown         time.Duration // fixed cooldown; 0 with a schedule
 	schedule         func() backoff.Schedule
-	longest          time.Duration // the longest cooldown, and the trial TTL
+	longest          time.Duration // the longest cooldown
+	trialTimeout     time.Duration // 0: a trial expires after the cooldown before it
 	maxTrials        int
 	successThreshold uint64
 }
@@ -130,6 +132,9 @@ func drawConfig(t *rapid.T) bConfig {
 		c.schedule = func() backoff.Schedule { return backoff.Schedule{} }
 	}
 
+	c.trialTimeout = rapid.SampledFrom([]time.Duration{0, 0, 500 * time.Millisecond, 2 * time.Second, 12 * time.Second}).Draw(t, "trialTimeout")
+	add(breaker.WithTrialTimeout(c.trialTimeout))
+
 	maxTrials := rapid.IntRange(0, 3).Draw(t, "maxTrials")
 	add(breaker.WithMaxTrials(maxTrials))
 	c.maxTrials = max(maxTrials, 1)
@@ -170,6 +175,7 @@ type bModel struct {
 	consecSucc, consecFl uint64
 	rejected             uint64
 	deadline             time.Duration
+	cooldown             time.Duration // of the last unforced opening
 	trials               map[*permitRec]bool
 	schedule             backoff.Schedule // the model's own copy, with its own random source
 	seq                  backoff.Sequence
@@ -249,7 +255,7 @@ func (m *bModel) transition(to breaker.State, forced bool, at time.Duration) {
 		if cooldown == 0 {
 			cooldown = m.seq.Next()
 		}
-		m.deadline = at + cooldown
+		m.cooldown, m.deadline = cooldown, at+cooldown
 	case to == breaker.Closed:
 		m.seq = m.schedule.Start()
 	}
@@ -260,6 +266,15 @@ func (m *bModel) transition(to breaker.State, forced bool, at time.Duration) {
 	}
 }
 
+// firstExpiry returns when the first outstanding trial expires.
+func (m *bModel) firstExpiry() time.Duration {
+	first := time.Duration(1<<63 - 1)
+	for p := range m.trials {
+		first = min(first, p.expires)
+	}
+	return first
+}
+
 // advance makes the transitions that are due by m.now.
 func (m *bModel) advance() {
 	for {
@@ -268,11 +283,7 @@ func (m *bModel) advance() {
 			continue
 		}
 		if m.state == breaker.HalfOpen && len(m.trials) > 0 {
-			first := time.Duration(1<<63 - 1)
-			for p := range m.trials {
-				first = min(first, p.expires)
-			}
-			if m.now >= first {
+			if first := m.firstExpiry(); m.now >= first {
 				m.transition(breaker.Open, false, first)
 				continue
 			}
@@ -295,22 +306,30 @@ func (m *bModel) allow(p *permitRec) *refusal {
 		return nil
 	case breaker.HalfOpen:
 		if len(m.trials) < m.cfg.maxTrials {
-			p.gen, p.start, p.trial, p.expires = m.gen, m.now, true, m.now+m.cfg.longest
+			ttl := m.cfg.trialTimeout
+			if ttl == 0 {
+				ttl = m.cooldown
+			}
+			p.gen, p.start, p.trial, p.expires = m.gen, m.now, true, m.now+ttl
 			m.trials[p] = true
 			return nil
 		}
 		m.rejected++
-		return &refusal{tooManyTrials: true}
+		return &refusal{tooManyTrials: true, retryAfter: ceilMillis(m.firstExpiry() - m.now)}
 	}
 	m.rejected++
 	if m.forced {
-		return &refusal{}
+		return &refusal{retryAfter: math.MaxInt64} // never
 	}
-	wait := m.deadline - m.now // rounded up to a millisecond
-	if r := wait % time.Millisecond; r != 0 {
-		wait += time.Millisecond - r
+	return &refusal{retryAfter: ceilMillis(m.deadline - m.now)}
+}
+
+// ceilMillis rounds d up to a whole millisecond, as RetryAfter does.
+func ceilMillis(d time.Duration) time.Duration {
+	if r := d % time.Millisecond; r != 0 {
+		d += time.Millisecond - r
 	}
-	return &refusal{retryAfter: wait}
+	return d
 }
 
 // finish applies an outcome of permit p (nil for Record).
@@ -503,7 +522,7 @@ func (sm *bMachine) record(t *rapid.T) {
 // happens: the end of the cooldown, a trial's expiry, a bucket boundary.
 func (sm *bMachine) drawAdvance(t *rapid.T) time.Duration {
 	m := sm.m
-	choices := []time.Duration{0, 1, sm.cfg.longest, sm.cfg.longest - 1}
+	choices := []time.Duration{0, 1, sm.cfg.longest, sm.cfg.longest - 1, sm.cfg.trialTimeout}
 	if m.state == breaker.Open && !m.forced {
 		choices = append(choices, m.deadline-m.now, m.deadline-m.now-1)
 	}
@@ -525,6 +544,7 @@ func (sm *bMachine) drawAdvance(t *rapid.T) time.Duration {
 
 func (sm *bMachine) check(t *rapid.T) {
 	m := sm.m
+	m.advance() // reads are fresh: State makes due transitions (a trial timeout of 0 is due at once)
 	if got := sm.b.State(); got != m.state {
 		t.Fatalf("State() = %v, model %v", got, m.state)
 	}
@@ -544,10 +564,13 @@ func (sm *bMachine) check(t *rapid.T) {
 	}
 }
 
-// live checks that the breaker admits a call after twice the longest
-// cooldown, unless it is forced open.
+// live checks that the breaker admits a call after the longest cooldown
+// plus the longer of the longest cooldown and the trial timeout (time for
+// outstanding trials to expire, then for the cooldown that follows), unless
+// it is forced open.
 func (sm *bMachine) live(t *rapid.T) {
-	sm.advance(2 * sm.cfg.longest)
+	wait := sm.cfg.longest + max(sm.cfg.longest, sm.cfg.trialTimeout)
+	sm.advance(wait)
 	if sm.m.state == breaker.Open && sm.m.forced {
 		return
 	}
@@ -555,7 +578,7 @@ func (sm *bMachine) live(t *rapid.T) {
 	var err error
 	rec.p, err = sm.b.Allow()
 	if sm.m.allow(rec) != nil || err != nil {
-		t.Fatalf("after twice the longest cooldown (%v), Allow = %v in state %v", 2*sm.cfg.longest, err, sm.m.state)
+		t.Fatalf("after %v, Allow = %v in state %v", wait, err, sm.m.state)
 	}
 	sm.permits = append(sm.permits, rec)
 }
@@ -617,10 +640,7 @@ func TestBreakerRegressionResetRestartsCooldownSchedule(t *testing.T) {
 	b.Record(true)
 	_, err := b.Allow()
 	d, ok := resilience.RetryAfter(err)
-	if r := want % time.Millisecond; r != 0 {
-		want += time.Millisecond - r
-	}
-	if !ok || d != want {
+	if want = ceilMillis(want); !ok || d != want {
 		t.Fatalf("RetryAfter = %v, %v; want %v", d, ok, want)
 	}
 }

@@ -3,6 +3,7 @@ package breaker
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -23,25 +24,28 @@ import (
 // [Permit] it returns. Create one with [New]; the zero Breaker is not
 // usable. A Breaker is safe for simultaneous use by multiple goroutines.
 //
-// While closed, admitting a call and reporting its success take no lock,
-// allocate nothing and write no memory shared by all callers: counts are
-// kept in shards, 16 to 128 cache-line pairs (2 to 16 KiB) depending on
-// GOMAXPROCS. Failures, slow calls and transitions take the lock.
+// While closed, admitting a call and reporting its success allocate
+// nothing and write no memory shared by all callers: counts are kept in
+// shards, 16 to 128 cache-line pairs (2 to 16 KiB) depending on
+// GOMAXPROCS. Admitting takes no lock; nor does counting a success, except
+// with a time-based window (WindowDuration), where the success goes into
+// its bucket under a lock of the caller's shard. Failures, slow calls and
+// transitions take the breaker's lock.
 type Breaker struct {
 	// Read by every call; written by transitions and failures.
 	word     atomic.Uint64 // generation<<3 | forced<<2 | state
 	deadline atomic.Int64  // while open: end of the cooldown, in ns since base
-	// Refusals: the last open one (see openErr), and the two that never
-	// change.
-	lastOpenErr          atomic.Pointer[RefusedError]
-	forcedErr, trialsErr error
-	cfg                  settings
-	shards               []shard
-	shift                uint8 // 64 - log2(len(shards))
-	clk                  clock.Clock
-	base                 time.Time
-	monotonic            bool // clk is clock.Real(): read only the monotonic clock
-	_                    [64]byte
+	// Refusals: the last one with a wait (see refusedErr), and the one of
+	// a breaker forced open, which never changes.
+	lastRefusal atomic.Pointer[RefusedError]
+	forcedErr   error
+	cfg         settings
+	shards      []shard
+	shift       uint8 // 64 - log2(len(shards))
+	clk         clock.Clock
+	base        time.Time
+	monotonic   bool // clk is clock.Real(): read only the monotonic clock
+	_           [64]byte
 
 	mu         sync.Mutex
 	fails      uint64    // failures in this generation
@@ -51,6 +55,7 @@ type Breaker struct {
 	carry      [2]uint64 // shard counts folded away in this generation
 	trials     []trial   // outstanding trials of this half-open state
 	nextTrial  uint32
+	cooldown   int64            // the cooldown of the last unforced opening, ns
 	seq        backoff.Sequence // cooldowns since the breaker last closed
 	cw         countWindow
 	tw         timeWindow
@@ -75,7 +80,7 @@ type settings struct {
 	cooldown         time.Duration
 	growing          bool // cooldowns come from schedule
 	schedule         backoff.Schedule
-	trialTTL         int64 // how long a trial may take: the longest cooldown, ns
+	trialTimeout     int64 // how long a trial may go without reporting, ns; 0: the cooldown
 	maxTrials        uint64
 	successThreshold uint64
 	classify         func(error) Outcome
@@ -120,25 +125,6 @@ func satAdd(a, d int64) int64 {
 	return a + d
 }
 
-// trial is an outstanding half-open trial: its id, and when it expires.
-type trial struct {
-	id      uint32
-	expires int64
-}
-
-// trialDeadline returns when the first outstanding trial expires, and
-// whether there is one.
-func (b *Breaker) trialDeadline() (int64, bool) {
-	if len(b.trials) == 0 {
-		return 0, false
-	}
-	d := b.trials[0].expires
-	for _, t := range b.trials[1:] {
-		d = min(d, t.expires)
-	}
-	return d, true
-}
-
 // New returns a closed breaker configured by opts; with no options, the
 // breaker of the zero [Config]: it trips after 5 consecutive failures,
 // stays open 30s, and closes after one successful trial.
@@ -157,8 +143,7 @@ func New(opts ...Option) *Breaker {
 		panic(err.Error())
 	}
 	b := &Breaker{cfg: newSettings(c), clk: c.Clock}
-	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, forced: true}
-	b.trialsErr = &RefusedError{Name: c.Name, reason: ErrTooManyTrials}
+	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, wait: math.MaxInt64, forced: true}
 	if b.clk == nil {
 		b.clk = clock.Real()
 	}
@@ -209,6 +194,7 @@ func newSettings(c Config) settings {
 		cooldown:         c.Cooldown,
 		schedule:         c.CooldownBackoff,
 		growing:          c.CooldownBackoff != backoff.Schedule{},
+		trialTimeout:     int64(c.TrialTimeout),
 		maxTrials:        uint64(max(c.MaxTrials, 1)),
 		successThreshold: uint64(max(c.SuccessThreshold, 1)),
 		classify:         c.Classify,
@@ -222,10 +208,6 @@ func newSettings(c Config) settings {
 	}
 	if s.cooldown == 0 {
 		s.cooldown = 30 * time.Second
-	}
-	s.trialTTL = int64(s.cooldown)
-	if s.growing {
-		s.trialTTL = int64(s.schedule.Max())
 	}
 	if s.classify == nil {
 		s.classify = DefaultClassify
@@ -286,8 +268,8 @@ func (b *Breaker) Counts() Counts {
 // Otherwise Allow returns a Permit on which reports do nothing, and a
 // [*RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
 //
-// A closed breaker admits every call; this path takes no lock and does not
-// allocate. An open breaker refuses until its cooldown has passed. A
+// A closed breaker admits every call; admission then takes no lock and
+// does not allocate. An open breaker refuses until its cooldown has passed. A
 // half-open breaker admits up to MaxTrials trials at once. A refusal
 // rarely allocates: refusals share their error when they can.
 func (b *Breaker) Allow() (Permit, error) {
@@ -328,7 +310,7 @@ func (b *Breaker) admitSlow(p *admission) error {
 		now := b.now()
 		if d := b.deadline.Load(); now < d && b.word.Load() == w {
 			b.add(kRejected, wordGen(w), false)
-			return b.openErr(wordGen(w), d-now)
+			return b.refusedErr(ErrOpen, wordGen(w), d-now)
 		}
 	}
 	b.mu.Lock()
@@ -341,37 +323,37 @@ func (b *Breaker) admitSlow(p *admission) error {
 		p.word, p.start = w, now
 		return nil
 	case wordState(w) == HalfOpen && uint64(len(b.trials)) < b.cfg.maxTrials:
-		b.nextTrial++
-		b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, b.cfg.trialTTL)})
-		p.word, p.start, p.trial = w, now, b.nextTrial
+		p.word, p.start, p.trial = w, now, b.admitTrialLocked(now)
 		b.unlock()
 		return nil
 	}
 	b.add(kRejected, wordGen(w), true)
 	var err error
 	switch {
-	case wordState(w) == HalfOpen:
-		err = b.trialsErr
+	case wordState(w) == HalfOpen: // MaxTrials trials are outstanding
+		d, _ := b.trialDeadline()
+		err = b.refusedErr(ErrTooManyTrials, wordGen(w), d-now)
 	case wordForced(w):
 		err = b.forcedErr
 	default:
-		err = b.openErr(wordGen(w), b.deadline.Load()-now)
+		err = b.refusedErr(ErrOpen, wordGen(w), b.deadline.Load()-now)
 	}
 	b.unlock()
 	return err
 }
 
-// openErr returns the refusal of an open breaker in generation gen whose
-// cooldown ends in wait ns. Refusals within the same millisecond of the
-// same generation share one error, so that refusing a call usually
-// allocates nothing.
-func (b *Breaker) openErr(gen uint64, wait int64) error {
+// refusedErr returns the refusal, for reason (ErrOpen or ErrTooManyTrials),
+// of a breaker in generation gen whose state may change in wait ns: the end
+// of the cooldown, or the expiry of the first outstanding trial. Refusals
+// within the same millisecond of the same generation share one error, so
+// that refusing a call usually allocates nothing.
+func (b *Breaker) refusedErr(reason error, gen uint64, wait int64) error {
 	d := ceilMillis(time.Duration(wait))
-	if e := b.lastOpenErr.Load(); e != nil && e.gen == gen && e.wait == d {
+	if e := b.lastRefusal.Load(); e != nil && e.gen == gen && e.wait == d && e.reason == reason {
 		return e
 	}
-	e := &RefusedError{Name: b.cfg.name, reason: ErrOpen, wait: d, gen: gen}
-	b.lastOpenErr.Store(e)
+	e := &RefusedError{Name: b.cfg.name, reason: reason, wait: d, gen: gen}
+	b.lastRefusal.Store(e)
 	return e
 }
 
@@ -392,8 +374,10 @@ func (b *Breaker) Record(failure bool) {
 }
 
 // ForceOpen opens the breaker and holds it open: it refuses every call
-// (with ErrOpen and no retry hint) until [Breaker.ForceClosed] or
-// [Breaker.Reset]. Like every manual control it starts a new generation:
+// until [Breaker.ForceClosed] or [Breaker.Reset], with a [*RefusedError]
+// that matches [ErrOpen] and whose RetryAfter is the largest Duration
+// (time.Duration(math.MaxInt64)), a "never" hint: a retry policy gives up
+// at once instead of waiting. Like every manual control it starts a new generation:
 // counts start from zero, and outstanding permits report nothing.
 func (b *Breaker) ForceOpen() { b.force(Open, true) }
 
@@ -448,10 +432,20 @@ func (b *Breaker) countSuccess(w uint64) bool {
 	return x-tag(wordGen(w)) < countMask && c.CompareAndSwap(x, x+1)
 }
 
+// completeErr completes the call admitted as a, which returned the non-nil
+// err, with the outcome err says (see outcome). If the classifier panics,
+// or returns an invalid Outcome (then completeErr panics), the call is
+// completed as ignored first, so that its permit is not lost.
+func (b *Breaker) completeErr(ctx context.Context, a admission, err error) {
+	o := Ignored
+	defer func() { b.complete(a, true, o) }()
+	o = b.outcome(ctx, err)
+}
+
 // outcome returns what a call's non-nil error says: a failure if the call
 // panicked; ignored if the caller's ctx was canceled, since the caller's
 // own cancellation is never the dependency's failure; else what the
-// classifier says.
+// classifier says. It panics if the classifier returns an invalid Outcome.
 func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
 	switch {
 	case err == errPanicked:
@@ -459,7 +453,11 @@ func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
 	case errors.Is(ctx.Err(), context.Canceled):
 		return Ignored
 	}
-	return b.cfg.classify(err)
+	o := b.cfg.classify(err)
+	if o > Ignored {
+		panic(fmt.Sprintf("breaker: Classify outcome must be Success, Failure or Ignored, got %d (for error %q)", o, err))
+	}
+	return o
 }
 
 // errPanicked marks a call that panicked (or whose goroutine exited).
@@ -547,17 +545,6 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
 	b.unlock()
 }
 
-func (b *Breaker) removeTrialLocked(id uint32) bool {
-	for i, t := range b.trials {
-		if t.id == id {
-			b.trials[i] = b.trials[len(b.trials)-1]
-			b.trials = b.trials[:len(b.trials)-1]
-			return true
-		}
-	}
-	return false
-}
-
 // tripsLocked reports whether a trip rule holds, streak being the
 // consecutive failures.
 func (b *Breaker) tripsLocked(now int64, streak uint64) bool {
@@ -582,7 +569,7 @@ func (b *Breaker) tripsLocked(now int64, streak uint64) bool {
 
 // advanceLocked makes the transitions that time has made due by now: an
 // open breaker whose cooldown has ended turns half-open, and a half-open
-// breaker with a trial outstanding one trial TTL after it was admitted
+// breaker with a trial outstanding TrialTimeout after it was admitted
 // opens again. Each takes effect at the instant it became due.
 func (b *Breaker) advanceLocked(now int64) {
 	for {
@@ -620,7 +607,8 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		if b.cfg.growing {
 			cooldown = b.seq.Next()
 		}
-		b.deadline.Store(satAdd(at, int64(cooldown)))
+		b.cooldown = int64(cooldown)
+		b.deadline.Store(satAdd(at, b.cooldown))
 	case to == Closed:
 		b.seq = b.cfg.schedule.Start()
 	}

@@ -106,7 +106,7 @@ func TestZeroConfigIsAWorkingBreaker(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first half-open Allow = %v, want a trial", err)
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second) // the trial expires 30s from now
 	trial.Done(nil)
 	wantState(t, b, breaker.Closed)
 }
@@ -154,6 +154,39 @@ func TestFailureRatioNeedsMinCalls(t *testing.T) {
 	// Defaults: the last 100 calls, at least 10 of them.
 	b, f := newFake(breaker.WithFailureRatio(1))
 	fail(t, b, f, 9)
+	wantState(t, b, breaker.Closed)
+	fail(t, b, f, 1)
+	wantState(t, b, breaker.Open)
+}
+
+func TestRatioRulesAreCheckedOnlyOnFailuresAndSlowCalls(t *testing.T) {
+	// 3 failures, then a success that brings the window to MinCalls with
+	// a ratio of 0.75: no trip until a failure or a slow call is counted.
+	for _, last := range []struct {
+		d time.Duration
+		o breaker.Outcome
+	}{{0, breaker.Failure}, {2 * time.Second, breaker.Success}} {
+		b, f := newFake(breaker.WithFailureRatio(0.5), breaker.WithWindowCalls(10), breaker.WithMinCalls(4),
+			breaker.WithSlowCall(time.Second))
+		fail(t, b, f, 3)
+		succeed(t, b, f, 1)
+		wantCounts(t, b, breaker.Counts{Calls: 4, Successes: 1, Failures: 3, FailureRatio: 0.75, ConsecutiveSuccesses: 1})
+		succeed(t, b, f, 1) // 3 of 5: still no trip
+		wantState(t, b, breaker.Closed)
+		if err := call(t, b, f, last.d, last.o); err != nil {
+			t.Fatal(err)
+		}
+		wantState(t, b, breaker.Open)
+	}
+	// The same for the slow-call ratio: slow calls, then fast successes.
+	b, f := newFake(breaker.WithSlowCallRatio(0.5), breaker.WithSlowCall(time.Second), breaker.WithWindowCalls(10),
+		breaker.WithMinCalls(4))
+	for range 3 {
+		if err := call(t, b, f, 2*time.Second, breaker.Success); err != nil {
+			t.Fatal(err)
+		}
+	}
+	succeed(t, b, f, 1)
 	wantState(t, b, breaker.Closed)
 	fail(t, b, f, 1)
 	wantState(t, b, breaker.Open)
@@ -297,13 +330,13 @@ func TestHalfOpenMaxTrials(t *testing.T) {
 			t.Fatalf("trial %d: Allow = %v", i, err)
 		}
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second)
 	ps[0].Report(breaker.Ignored) // frees its slot, counts neither way
 	p, err := b.Allow()
 	if err != nil {
 		t.Fatalf("Allow after an ignored trial = %v", err)
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second)
 	wantCounts(t, b, breaker.Counts{Rejected: 2})
 	ps[1].Done(nil)
 	ps[2].Done(nil)
@@ -331,8 +364,8 @@ func TestAbandonedTrialExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Advance(10*time.Second - 1)
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
-	f.Advance(1) // one cooldown after half-open began: the trial expires
+	wantRefused(t, b, breaker.ErrTooManyTrials, time.Millisecond) // it expires in 1ns
+	f.Advance(1)                                                  // one cooldown after its admission: the trial expires
 	wantState(t, b, breaker.Open)
 	wantRefused(t, b, breaker.ErrOpen, 10*time.Second)
 	abandoned.Done(nil) // too late: an older generation
@@ -367,7 +400,7 @@ func TestForceOpen(t *testing.T) {
 	if !errors.Is(err, breaker.ErrOpen) || err.Error() != "breaker: open, forced" {
 		t.Fatalf("Allow = %v, want the forced ErrOpen", err)
 	}
-	wantRefused(t, b, breaker.ErrOpen, 0)
+	wantRefused(t, b, breaker.ErrOpen, never)
 	b.Reset()
 	wantState(t, b, breaker.Closed)
 	fail(t, b, f, 5)
@@ -435,7 +468,7 @@ func TestSecondReportOfTrialIsIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, b, breaker.ErrTooManyTrials, 0)
+	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second)
 	q.Done(nil)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
@@ -67,4 +68,61 @@ func TestStateString(t *testing.T) {
 			t.Errorf("%d.String() = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// recovered runs f and returns what it panicked with.
+func recovered(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+func TestClassifyReturningAnInvalidOutcomePanics(t *testing.T) {
+	const want = `breaker: Classify outcome must be Success, Failure or Ignored, got 7 (for error "boom")`
+	classify := breaker.WithClassify(func(error) breaker.Outcome { return 7 })
+	b, _ := newFake(breaker.WithThreshold(1), classify)
+	p, _ := b.Allow()
+	if r := recovered(func() { p.Done(errBoom) }); r != want {
+		t.Fatalf("Done panicked with %v, want %q", r, want)
+	}
+	policy := breaker.Policy[int](b)
+	if r := recovered(func() {
+		_, _ = policy.Do(context.Background(), func(context.Context) (int, error) { return 0, errBoom })
+	}); r != want {
+		t.Fatalf("Do panicked with %v, want %q", r, want)
+	}
+	wantState(t, b, breaker.Closed) // counted neither way
+	wantCounts(t, b, breaker.Counts{})
+
+	// A half-open trial whose outcome cannot be classified is released.
+	b, f := newFake(breaker.WithThreshold(1), classify)
+	policy = breaker.Policy[int](b)
+	b.Record(true)
+	f.Advance(30 * time.Second)
+	trial, _ := b.Allow()
+	if r := recovered(func() { trial.Done(errBoom) }); r != want {
+		t.Fatalf("Done panicked with %v, want %q", r, want)
+	}
+	wantState(t, b, breaker.HalfOpen)
+	if r := recovered(func() {
+		_, _ = policy.Do(context.Background(), func(context.Context) (int, error) { return 0, errBoom })
+	}); r != want {
+		t.Fatalf("Do panicked with %v, want %q", r, want)
+	}
+	wantState(t, b, breaker.HalfOpen)
+	wantCounts(t, b, breaker.Counts{})
+	succeed(t, b, f, 1) // the slot is free
+	wantState(t, b, breaker.Closed)
+}
+
+func TestPanickingClassifierReleasesTheTrial(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithClassify(func(error) breaker.Outcome { panic("classify") }))
+	b.Record(true)
+	f.Advance(30 * time.Second)
+	trial, _ := b.Allow()
+	if r := recovered(func() { trial.Done(errBoom) }); r != "classify" {
+		t.Fatalf("Done panicked with %v, want the classifier's panic", r)
+	}
+	succeed(t, b, f, 1) // the slot is free
+	wantState(t, b, breaker.Closed)
 }

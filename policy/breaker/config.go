@@ -23,19 +23,29 @@ type Config struct {
 	Name string
 
 	// Trip rules. The closed breaker opens when any rule that is on holds
-	// after a failure or a slow call. When no rule is on at all (Threshold,
-	// FailureRatio and SlowCallRatio are 0 and TripIf is nil), Threshold is 5.
+	// after a failure or a slow call: the rules are checked only when a
+	// failure or a slow call (successful or not) is counted, never when a
+	// fast success is. When no rule is on at all (Threshold, FailureRatio
+	// and SlowCallRatio are 0 and TripIf is nil), Threshold is 5.
 
 	// Threshold is the number of consecutive failures that trips the
-	// breaker, however far apart in time they come. 0 turns the rule off.
+	// breaker, however far apart in time they come, in [0, 4294967295]
+	// (2³²-1). 0 turns the rule off.
 	Threshold int
 	// FailureRatio trips the breaker when Failures/Calls over the window
 	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
-	// 0 turns the rule off.
+	// 0 turns the rule off. The ratio is checked only when a failure or a
+	// slow call is counted, not on a (fast) success: a ratio reached
+	// otherwise — a success that brings the window to MinCalls, successes
+	// aging out of a time-based window — trips the breaker at the next
+	// failure or slow call, not before.
 	FailureRatio float64
 	// SlowCallRatio trips the breaker when Slow/Calls over the window
 	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
-	// 0 turns the rule off. It needs SlowCall.
+	// 0 turns the rule off. It needs SlowCall. Like FailureRatio, it is
+	// checked only when a failure or a slow call is counted, not on a fast
+	// success: a ratio reached otherwise trips the breaker at the next
+	// failure or slow call.
 	SlowCallRatio float64
 	// SlowCall is the duration above which a call is slow, whether it
 	// succeeded or failed. 0 (the default) counts no call as slow. When it
@@ -62,28 +72,51 @@ type Config struct {
 	// leaves it between (WindowBuckets-1)/WindowBuckets·WindowDuration and
 	// WindowDuration after it finished. Memory is O(WindowBuckets) per
 	// shard. With a time-based window every call reads the clock when it
-	// finishes. 0: none.
+	// finishes, and a success is counted in its bucket under a lock of the
+	// caller's shard (not the breaker's lock). It must give each bucket at
+	// least 1ns. 0: none.
 	WindowDuration time.Duration
 	// WindowBuckets is the number of buckets of a time-based window, in
-	// [1, 1000]. 0 means 10.
+	// [0, 1000]; 0 means 10. It needs WindowDuration.
 	WindowBuckets int
 	// MinCalls is the number of calls the window must hold before a ratio
-	// rule applies. 0 means 10, or WindowCalls if that is smaller.
+	// rule applies, at most WindowCalls when that is set. 0 means 10, or
+	// WindowCalls if that is smaller.
 	MinCalls int
 
 	// Cooldown is how long the breaker stays open before it turns
-	// half-open. 0 means 30s. It is also how long a half-open trial may
-	// take: a trial that has not reported one cooldown after it was
-	// admitted expires, and the breaker opens again.
+	// half-open. 0 means 30s.
 	Cooldown time.Duration
 	// CooldownBackoff, when not the zero Schedule, replaces Cooldown with a
 	// growing cooldown: the k-th opening in a row (the trip, then each
-	// failed or expired half-open trial) stays open for the schedule's k-th
-	// delay, jitter included. It starts over when the breaker closes or is
-	// reset or forced. Its Max must be > 0; a trial expires Max after it
-	// was admitted. The breaker draws delays with its lock held, so a
-	// schedule with its own random source (WithRand) must not be shared.
+	// failed, slow or expired half-open trial) stays open for the
+	// schedule's k-th delay, jitter included. It starts over when the
+	// breaker closes or is reset or forced. The breaker draws delays with
+	// its lock held, so a schedule with its own random source (WithRand)
+	// must not be shared.
+	//
+	// The zero Schedule, which equals backoff.Constant(0), means no
+	// backoff: the fixed Cooldown (never a cooldown of 0). Any other
+	// schedule must have a Max > 0 (Validate rejects, for example,
+	// Constant(0) with jitter), and is exclusive with Cooldown.
 	CooldownBackoff backoff.Schedule
+	// TrialTimeout is how long a half-open trial may go without reporting,
+	// measured from the trial's admission: a trial that has not reported
+	// TrialTimeout after it was admitted expires: like a failed trial, it
+	// opens the breaker again (so an abandoned permit wedges nothing for
+	// good). Its report, if it ever comes, is ignored.
+	//
+	// 0 (the default) means the cooldown that preceded this half-open
+	// state: Cooldown, or with a CooldownBackoff the delay drawn for this
+	// opening (the current step, jitter included; not the schedule's Max).
+	// For the first trial, admitted as soon as the breaker turns half-open,
+	// that is one cooldown after half-open began.
+	//
+	// A dependency slower than TrialTimeout can never close the breaker:
+	// each trial expires before it reports. Set TrialTimeout above the
+	// slowest call you expect, in particular when the cooldown is short or
+	// jittered (full jitter may draw a cooldown close to 0).
+	TrialTimeout time.Duration
 
 	// MaxTrials is the number of trial calls a half-open breaker admits at
 	// once. 0 means 1.
@@ -95,13 +128,23 @@ type Config struct {
 	// Classify decides what an error says about the dependency: [Success],
 	// [Failure] or [Ignored]. It is called only for non-nil errors, and sees
 	// them as returned (wrapped or not). nil means [DefaultClassify]. A
-	// panic in the op is always a failure.
+	// panic in the op is always a failure. A Classify that returns any
+	// other Outcome value makes the report panic (see [Permit.Done]).
 	Classify func(err error) Outcome
 	// OnStateChange, if not nil, is called after each transition, outside
 	// the breaker's lock, with transitions delivered one at a time in the
 	// order they happened (by whichever goroutine is delivering, possibly
 	// not the one that caused the transition). It may call any method of
 	// the breaker.
+	//
+	// If it panics, the panic goes up to the caller of the breaker method
+	// that was delivering (Allow, a report, Policy's Do, State, ...: the
+	// call that caused the transition, or a later one), once the breaker's
+	// state is consistent: the transition and the call's own outcome have
+	// taken effect and the lock is released. Delivery is not wedged: the
+	// transitions queued after the one whose callback panicked are
+	// delivered by the next call into the breaker, then later ones as
+	// usual.
 	OnStateChange func(Transition)
 	// Clock is the time source. nil means clock.Real().
 	Clock clock.Clock
@@ -109,7 +152,8 @@ type Config struct {
 
 // Validate reports whether c is a valid configuration: nil if it is, or an
 // error naming the first invalid field and its value, for example
-// "breaker: Threshold must be >= 0, got -3".
+// "breaker: Threshold must be in [0, 4294967295], got -3" or "breaker:
+// TrialTimeout must be >= 0, got -1s".
 func (c Config) Validate() error {
 	switch {
 	case c.Threshold < 0 || uint64(c.Threshold) > math.MaxUint32:
@@ -144,6 +188,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("breaker: Cooldown and CooldownBackoff are exclusive, got %v and %v", c.Cooldown, c.CooldownBackoff)
 	case c.CooldownBackoff != backoff.Schedule{} && c.CooldownBackoff.Max() <= 0:
 		return fmt.Errorf("breaker: CooldownBackoff must have a Max > 0, got %v", c.CooldownBackoff)
+	case c.TrialTimeout < 0:
+		return fmt.Errorf("breaker: TrialTimeout must be >= 0, got %v", c.TrialTimeout)
 	case c.MaxTrials < 0:
 		return fmt.Errorf("breaker: MaxTrials must be >= 0, got %d", c.MaxTrials)
 	case c.SuccessThreshold < 0:
@@ -210,9 +256,16 @@ func WithMinCalls(n int) Option { return option(func(c *Config) { c.MinCalls = n
 // WithCooldown sets Config.Cooldown: how long the breaker stays open.
 func WithCooldown(d time.Duration) Option { return option(func(c *Config) { c.Cooldown = d }) }
 
-// WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown.
+// WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown. The
+// zero Schedule (backoff.Constant(0)) means the fixed Cooldown.
 func WithCooldownBackoff(s backoff.Schedule) Option {
 	return option(func(c *Config) { c.CooldownBackoff = s })
+}
+
+// WithTrialTimeout sets Config.TrialTimeout: how long a half-open trial
+// may go without reporting before it expires. New panics if d < 0.
+func WithTrialTimeout(d time.Duration) Option {
+	return option(func(c *Config) { c.TrialTimeout = d })
 }
 
 // WithMaxTrials sets Config.MaxTrials: concurrent trial calls in half-open.

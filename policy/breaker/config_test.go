@@ -36,6 +36,7 @@ func TestValidate(t *testing.T) {
 		{breaker.Config{Cooldown: -time.Second}, "breaker: Cooldown must be >= 0, got -1s"},
 		{breaker.Config{Cooldown: time.Second, CooldownBackoff: exp}, "breaker: Cooldown and CooldownBackoff are exclusive, got 1s and exponential(1s×2, max 1m0s)"},
 		{breaker.Config{CooldownBackoff: backoff.Linear(0, 0, 0)}, "breaker: CooldownBackoff must have a Max > 0, got linear(0s+0s, max 0s)"},
+		{breaker.Config{TrialTimeout: -time.Second}, "breaker: TrialTimeout must be >= 0, got -1s"},
 		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0, got -1"},
 		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0, got -1"},
 	} {
@@ -112,4 +113,29 @@ func TestTimeWindowDefaultsToTenBuckets(t *testing.T) {
 	wantCounts(t, b, breaker.Counts{Calls: 1, Failures: 1, FailureRatio: 1, ConsecutiveFailures: 1})
 	f.Advance(time.Millisecond)
 	wantCounts(t, b, breaker.Counts{ConsecutiveFailures: 1})
+}
+
+func TestZeroCooldownBackoffMeansTheFixedCooldown(t *testing.T) {
+	// backoff.Constant(0) is the zero Schedule: no backoff, the fixed
+	// Cooldown (never a cooldown of 0).
+	for _, c := range []struct {
+		opts []breaker.Option
+		want time.Duration
+	}{
+		{[]breaker.Option{breaker.WithCooldownBackoff(backoff.Constant(0))}, 30 * time.Second},
+		{[]breaker.Option{breaker.WithCooldownBackoff(backoff.Schedule{})}, 30 * time.Second},
+		{[]breaker.Option{breaker.WithCooldown(5 * time.Second), breaker.WithCooldownBackoff(backoff.Constant(0))}, 5 * time.Second},
+	} {
+		b, f := newFake(append(c.opts, breaker.WithThreshold(1))...)
+		for range 3 { // the trip, then failed trials: the cooldown does not grow
+			fail(t, b, f, 1)
+			wantRefused(t, b, breaker.ErrOpen, c.want)
+			f.Advance(c.want)
+		}
+	}
+	// A schedule that is not the zero one but never waits is refused.
+	const want = "breaker: CooldownBackoff must have a Max > 0, got constant(0s, full jitter)"
+	if err := (breaker.Config{CooldownBackoff: backoff.Constant(0).WithJitter(backoff.Full)}).Validate(); err == nil || err.Error() != want {
+		t.Fatalf("Validate = %v, want %q", err, want)
+	}
 }

@@ -4,10 +4,13 @@
 // A [Breaker] is closed (admitting calls) until a trip rule holds, open
 // (refusing calls with [ErrOpen]) for a cooldown, then half-open: it admits
 // a few trial calls, refuses the rest with [ErrTooManyTrials], and closes
-// when enough trials succeed or opens again when one fails. Trip rules:
-// consecutive failures; failure ratio or slow-call ratio over a sliding
-// window (count-based or time-based), once it holds a minimum number of
-// calls; a custom rule on [Counts]. The cooldown is fixed or grows along a
+// when enough trials succeed in a row. It opens again on a trial that
+// fails, that is slow (when Config.SlowCall is set), or that expires
+// without reporting (after Config.TrialTimeout). Trip rules: consecutive
+// failures; failure ratio or slow-call ratio over a sliding window
+// (count-based or time-based), once it holds a minimum number of calls; a
+// custom rule on [Counts]. The rules are checked when a failure or a slow
+// call is counted, not on successes. The cooldown is fixed or grows along a
 // backoff schedule. See [Config].
 //
 // One Breaker guards one dependency whatever the result types of its
@@ -15,8 +18,10 @@
 // any T. Callers that cannot wrap the call in a function (a transport, a
 // stream) use the two-step [Breaker.Allow] and [Permit] instead.
 //
-// While closed, admitting a call and counting its success take no lock and
-// allocate nothing.
+// While closed, admitting a call and counting its success allocate nothing
+// and take no lock, except that with a time-based window a success is
+// counted under a lock of the caller's shard (one of many, not a lock all
+// calls share).
 //
 // # Entry points
 //
@@ -36,7 +41,7 @@
 // Options: [WithName], [WithThreshold], [WithFailureRatio],
 // [WithSlowCallRatio], [WithSlowCall], [WithTripIf], [WithWindowCalls],
 // [WithWindowDuration], [WithWindowBuckets], [WithMinCalls],
-// [WithCooldown], [WithCooldownBackoff], [WithMaxTrials],
+// [WithCooldown], [WithCooldownBackoff], [WithTrialTimeout], [WithMaxTrials],
 // [WithSuccessThreshold], [WithClassify], [WithOnStateChange],
 // [WithClock], [WithConfig]; all of type [Option].
 //

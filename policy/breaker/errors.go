@@ -18,8 +18,10 @@ var (
 
 // RefusedError is the error of a call that a breaker refused. It matches
 // [ErrOpen] or [ErrTooManyTrials] (and so resilience.ErrRefused) through
-// errors.Is, and carries what the caller needs to act on it. Get one with
-// errors.As:
+// errors.Is, and carries what the caller needs to act on it: the breaker's
+// name and a Retry-After hint ([RefusedError.RetryAfter]), which for a
+// breaker forced open is the largest Duration, meaning "never". Get one
+// with errors.As:
 //
 //	var re *breaker.RefusedError
 //	if errors.As(err, &re) { log.Printf("%s refused, retry after %v", re.Name, re.RetryAfter()) }
@@ -31,12 +33,12 @@ type RefusedError struct {
 	reason error  // ErrOpen or ErrTooManyTrials
 	wait   time.Duration
 	forced bool
-	gen    uint64 // the generation that refused (see Breaker.openErr)
+	gen    uint64 // the generation that refused (see Breaker.refusedErr)
 }
 
 // Error returns, for example, "breaker: open (payments), retry after 12s",
 // "breaker: open (payments), forced" or "breaker: too many trials
-// (payments)".
+// (payments), retry after 4.5s".
 func (e *RefusedError) Error() string {
 	msg := e.reason.Error()
 	if e.Name != "" {
@@ -54,12 +56,20 @@ func (e *RefusedError) Error() string {
 // Unwrap returns [ErrOpen] or [ErrTooManyTrials].
 func (e *RefusedError) Unwrap() error { return e.reason }
 
-// RetryAfter returns the time that was left in the cooldown when the call
-// was refused, rounded up to a whole millisecond: how long the breaker will
-// stay open, at least. It is 0 for a
-// breaker forced open (no cooldown ends that) and for [ErrTooManyTrials]
-// (a trial slot may free up at any moment). resilience.RetryAfter finds
-// this method through wrapping.
+// RetryAfter returns how long the caller should wait before trying again,
+// rounded up to a whole millisecond:
+//
+//   - [ErrOpen]: the time that was left in the cooldown when the call was
+//     refused (how long the breaker stays open, at least);
+//   - [ErrTooManyTrials]: the time until the first outstanding trial
+//     expires (see Config.TrialTimeout): by then that trial has either
+//     reported, freeing its slot, or expired, opening the breaker again;
+//   - [ErrOpen] from a breaker forced open ([Breaker.ForceOpen]): the
+//     largest Duration, time.Duration(math.MaxInt64), meaning "never": no
+//     cooldown ends a forced opening, so a retry policy should stop at
+//     once rather than wait (this library's retry policy does).
+//
+// resilience.RetryAfter finds this method through wrapping.
 func (e *RefusedError) RetryAfter() time.Duration { return e.wait }
 
 // ceilMillis rounds d > 0 up to a whole millisecond.

@@ -2,6 +2,7 @@ package breaker_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -166,7 +167,7 @@ func ExampleWithMaxTrials() {
 	p2.Done(nil)
 	fmt.Println(b.State())
 	// Output:
-	// breaker: too many trials
+	// breaker: too many trials, retry after 30s
 	// half-open
 	// closed
 }
@@ -329,4 +330,172 @@ func ExampleConfig_Validate() {
 	// Output:
 	// breaker: FailureRatio must be in [0, 1], got 1.5
 	// api closed
+}
+
+// Done classifies the call's error: nil is a success, context.Canceled is
+// ignored, other errors are failures. Only the first report counts.
+func ExamplePermit_Done() {
+	b := breaker.New(breaker.WithClock(clock.NewFake()))
+	for _, err := range []error{nil, errUnavailable, context.Canceled} {
+		p, _ := b.Allow()
+		p.Done(err)
+		p.Done(nil) // ignored: the permit has reported
+	}
+	c := b.Counts()
+	fmt.Println(c.Successes, c.Failures, c.Calls)
+	// Output: 1 1 2
+}
+
+// Reset closes the breaker whatever its state, with counts from zero.
+func ExampleBreaker_Reset() {
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithClock(clock.NewFake()))
+	report(b, errUnavailable)
+	fmt.Println(b.State())
+	b.Reset() // e.g. after a deployment fixed the dependency
+	fmt.Println(b.State(), b.Counts().Failures)
+	// Output:
+	// open
+	// closed 0
+}
+
+// Counts are a snapshot of the current state's counts, here over a window
+// of the last 4 calls.
+func ExampleBreaker_Counts() {
+	b := breaker.New(breaker.WithThreshold(10), breaker.WithWindowCalls(4), breaker.WithClock(clock.NewFake()))
+	for _, err := range []error{errUnavailable, nil, errUnavailable, nil, errUnavailable, errUnavailable} {
+		report(b, err)
+	}
+	c := b.Counts()
+	fmt.Printf("%d of the last %d calls failed (%.2f), %d in a row\n", c.Failures, c.Calls, c.FailureRatio, c.ConsecutiveFailures)
+	// Output: 3 of the last 4 calls failed (0.75), 2 in a row
+}
+
+func ExampleBreaker_Name() {
+	b := breaker.New(breaker.WithName("inventory"), breaker.WithClock(clock.NewFake()))
+	fmt.Printf("%q %v\n", b.Name(), breaker.Policy[int](b))
+	// Output: "inventory" breaker(inventory)
+}
+
+// A count-based window: the failure ratio over the last 5 calls. Older
+// failures leave the window as new calls come.
+func ExampleWithWindowCalls() {
+	b := breaker.New(breaker.WithFailureRatio(0.6), breaker.WithWindowCalls(5), breaker.WithClock(clock.NewFake()))
+	for _, err := range []error{errUnavailable, errUnavailable, nil, nil, nil, nil} {
+		report(b, err)
+	}
+	fmt.Println(b.Counts().Failures) // the first failure has left the window
+	report(b, errUnavailable)
+	report(b, errUnavailable)
+	fmt.Println(b.State()) // 2 of 5: 0.4
+	report(b, errUnavailable)
+	fmt.Println(b.State()) // 3 of 5: 0.6
+	// Output:
+	// 1
+	// closed
+	// open
+}
+
+// No ratio rule applies before the window holds MinCalls calls: two
+// failures out of two do not trip a ratio of 0.5 that needs 4 calls.
+func ExampleWithMinCalls() {
+	b := breaker.New(breaker.WithFailureRatio(0.5), breaker.WithMinCalls(4), breaker.WithClock(clock.NewFake()))
+	report(b, errUnavailable)
+	report(b, errUnavailable)
+	report(b, nil)
+	fmt.Println(b.State(), b.Counts().Calls)
+	report(b, errUnavailable) // 3 of 4
+	fmt.Println(b.State())
+	// Output:
+	// closed 3
+	// open
+}
+
+// Three successful trials in a row close the breaker; one trial at a time.
+func ExampleWithSuccessThreshold() {
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithSuccessThreshold(3), breaker.WithClock(clk))
+	report(b, errUnavailable)
+	clk.Advance(30 * time.Second)
+	for range 3 {
+		report(b, nil)
+		fmt.Print(b.State(), " ")
+	}
+	fmt.Println()
+	// Output: half-open half-open closed
+}
+
+// A configuration read at run time (here, decoded from JSON), checked, then
+// applied; options after WithConfig override single fields.
+func ExampleWithConfig() {
+	var cfg breaker.Config
+	if err := json.Unmarshal([]byte(`{"Name": "search", "FailureRatio": 0.5, "WindowCalls": 20, "Cooldown": 5000000000}`), &cfg); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithConfig(cfg), breaker.WithClock(clk), breaker.WithMinCalls(2))
+	report(b, errUnavailable)
+	report(b, errUnavailable)
+	_, err := b.Allow()
+	fmt.Println(err)
+	// Output: breaker: open (search), retry after 5s
+}
+
+// A classifier decides what an error says about the dependency: here a
+// client error (HTTP 4xx) is the caller's fault, and a rate limit counts
+// neither way.
+func ExampleWithClassify() {
+	errBadRequest := errors.New("400 bad request")
+	errTooMany := errors.New("429 too many requests")
+	b := breaker.New(breaker.WithThreshold(2), breaker.WithClock(clock.NewFake()),
+		breaker.WithClassify(func(err error) breaker.Outcome {
+			switch {
+			case errors.Is(err, errBadRequest):
+				return breaker.Success // the dependency answered
+			case errors.Is(err, errTooMany):
+				return breaker.Ignored
+			}
+			return breaker.DefaultClassify(err)
+		}))
+	for _, err := range []error{errUnavailable, errBadRequest, errUnavailable, errTooMany} {
+		report(b, err)
+	}
+	c := b.Counts()
+	fmt.Println(b.State(), c.Successes, c.Failures, c.ConsecutiveFailures)
+	report(b, errUnavailable) // the ignored call did not break the run of failures
+	fmt.Println(b.State())
+	// Output:
+	// closed 1 2 1
+	// open
+}
+
+// A short cooldown but a slow dependency: a trial may take up to a minute
+// before it expires and the breaker opens again.
+func ExampleWithTrialTimeout() {
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(time.Second),
+		breaker.WithTrialTimeout(time.Minute), breaker.WithClock(clk))
+	report(b, errUnavailable)
+	clk.Advance(time.Second)
+
+	p, _ := b.Allow() // a trial
+	_, err := b.Allow()
+	fmt.Println(err)
+	clk.Advance(20 * time.Second) // the call takes 20s: well past the cooldown
+	p.Done(nil)
+	fmt.Println(b.State())
+
+	report(b, errUnavailable)
+	clk.Advance(time.Second)
+	_, _ = b.Allow() // a trial that never reports
+	clk.Advance(time.Minute)
+	fmt.Println(b.State())
+	// Output:
+	// breaker: too many trials, retry after 1m0s
+	// closed
+	// open
 }

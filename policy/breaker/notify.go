@@ -18,8 +18,9 @@ func (b *Breaker) unlock() {
 }
 
 // deliver calls Config.OnStateChange for each queued transition, in order.
-// A panic in the callback goes up to deliver's caller; the transitions
-// after it stay queued for the next delivery.
+// A panic in the callback goes up to deliver's caller; the deferred
+// function re-takes the lock and resets b.delivering, so the transitions
+// after it stay queued for the next delivery instead of being wedged.
 func (b *Breaker) deliver() {
 	b.mu.Lock()
 	if b.delivering {

@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -136,4 +137,59 @@ func TestPanickingCallbackDoesNotWedgeDelivery(t *testing.T) {
 	if diff := cmp.Diff([]breaker.State{breaker.Open, breaker.Closed}, got); diff != "" {
 		t.Fatalf("delivered mismatch (-want +got):\n%s", diff)
 	}
+}
+
+func TestPanickingCallbackLeavesLaterTransitionsQueued(t *testing.T) {
+	// One State call makes two transitions due at once: the abandoned
+	// trial expires (half-open > open), then that cooldown ends (open >
+	// half-open). The callback panics on the first; the panic reaches the
+	// State call, the breaker is consistent, and the second transition is
+	// delivered by the next call.
+	var got []string
+	panicked := false
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldown(time.Second),
+		breaker.WithOnStateChange(func(tr breaker.Transition) {
+			got = append(got, tr.From.String()+">"+tr.To.String())
+			if tr.From == breaker.HalfOpen && !panicked {
+				panicked = true
+				panic("callback")
+			}
+		}))
+	fail(t, b, f, 1)
+	f.Advance(time.Second)
+	if _, err := b.Allow(); err != nil { // a trial, abandoned
+		t.Fatal(err)
+	}
+	f.Advance(10 * time.Second)
+	if r := recovered(func() { b.State() }); r != "callback" {
+		t.Fatalf("State panicked with %v, want the callback's panic", r)
+	}
+	want := []string{"closed>open", "open>half-open", "half-open>open"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("delivered before the panic mismatch (-want +got):\n%s", diff)
+	}
+	wantCounts(t, b, breaker.Counts{}) // no deadlock; delivers the queued transition
+	want = append(want, "open>half-open")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("delivered mismatch (-want +got):\n%s", diff)
+	}
+	wantState(t, b, breaker.HalfOpen)
+	succeed(t, b, f, 1) // and later transitions too
+	want = append(want, "half-open>closed")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("delivered mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestPanickingCallbackReachesThePolicyCaller(t *testing.T) {
+	b, _ := newFake(breaker.WithThreshold(1), breaker.WithOnStateChange(func(breaker.Transition) { panic("callback") }))
+	p := breaker.Policy[int](b)
+	r := recovered(func() {
+		_, _ = p.Do(context.Background(), func(context.Context) (int, error) { return 0, errBoom })
+	})
+	if r != "callback" {
+		t.Fatalf("Do panicked with %v, want the callback's panic", r)
+	}
+	wantState(t, b, breaker.Open) // the failure was counted and tripped the breaker
+	wantRefused(t, b, breaker.ErrOpen, 30*time.Second)
 }

@@ -20,9 +20,9 @@ import (
 // ignored when the breaker has changed generation since the permit was
 // issued (a transition, ForceOpen, ForceClosed or Reset happened): a
 // verdict on an older state says nothing about the current one. A half-open
-// trial that is never reported expires one cooldown after it was admitted,
-// and the breaker opens again, so an abandoned permit wedges nothing for
-// good.
+// trial that is not reported within Config.TrialTimeout of its admission
+// (by default, the cooldown before it) expires and counts as failed: the
+// breaker opens again, so an abandoned permit wedges nothing for good.
 //
 // A Permit is a small value: issuing and reporting one allocates nothing.
 // It must not be copied (go vet reports copies): report through the
@@ -48,6 +48,11 @@ func (p *Permit) admission() admission {
 // [DefaultClassify]: context.Canceled and refusals of other guards are
 // ignored, other errors are failures). When SlowCall is set, a call that
 // took longer is also slow.
+//
+// Done panics if Config.Classify returns an invalid Outcome (not Success,
+// Failure or Ignored), with a message naming it; the call is then counted
+// neither way and its permit is released (as it is when the classifier
+// itself panics), so a half-open trial slot is not lost.
 func (p *Permit) Done(err error) {
 	if err != nil {
 		p.fail(err)
@@ -60,7 +65,7 @@ func (p *Permit) Done(err error) {
 func (p *Permit) fail(err error) {
 	if p.b != nil && !p.done {
 		p.done = true
-		p.b.complete(p.admission(), true, p.b.outcome(context.Background(), err))
+		p.b.completeErr(context.Background(), p.admission(), err)
 	}
 }
 

@@ -18,13 +18,17 @@ import (
 // is never the dependency's failure, whatever error the op returned);
 // otherwise as Config.Classify says. If the op panics (or its goroutine
 // exits, as t.FailNow does), the call counts as a failure, the permit is
-// released, and the panic goes on unchanged.
+// released, and the panic goes on unchanged. If Config.Classify returns an
+// invalid Outcome, the call panics after releasing the permit (see
+// [Permit.Done]).
 //
 // If ctx is already done when the call arrives, the call returns ctx.Err()
 // at once: the breaker is not asked and the op is not run, so an expired
 // deadline is not counted against the dependency.
 //
-// A call that b admits while closed takes no lock and allocates nothing.
+// A call that b admits while closed allocates nothing, and takes no lock
+// unless it fails, is slow, or is counted in a time-based window (whose
+// buckets are kept under per-shard locks).
 // Policy panics if b is nil.
 //
 // Policy is kept from being inlined into its caller: a closure copied by
@@ -70,9 +74,9 @@ func policySlow[T any](ctx context.Context, b *Breaker, next resilience.Next[T])
 // settle completes a call run by the Policy adapter, with the error it
 // returned (errPanicked if it panicked).
 func (b *Breaker) settle(ctx context.Context, a admission, err error) {
-	o := Success
 	if err != nil {
-		o = b.outcome(ctx, err)
+		b.completeErr(ctx, a, err)
+		return
 	}
-	b.complete(a, true, o)
+	b.complete(a, true, Success)
 }

@@ -17,7 +17,8 @@ const (
 	Open
 	// HalfOpen admits up to MaxTrials concurrent trial calls and refuses the
 	// others with [ErrTooManyTrials]. SuccessThreshold successful trials
-	// close the breaker; a failed trial opens it again.
+	// in a row close the breaker; a trial that fails, is slow (when
+	// SlowCall is set) or expires (see Config.TrialTimeout) opens it again.
 	HalfOpen
 )
 
