@@ -33,17 +33,25 @@ const drainLimit = 64 << 10
 // failures reach them as a [*StatusError] carrying the Retry-After header.
 //
 // The caller gets what a RoundTripper returns: the winning response with
-// its body intact; or, when the policies give up, the last response that
-// arrived (e.g. the final 503), also with its body intact; or, when no
-// response arrived at all (or the request's own context ended), the error.
-// Every other response, discarded by a retry or a hedge, is drained (up to
-// 64 KiB) and closed, so no connection leaks.
+// its body intact; or, when the policies give up, the last failure response
+// whose body could be read (e.g. the final 503), with its body intact; or,
+// when there is none (or the request's own context ended), the error. Every other response,
+// discarded by a retry or a hedge, is drained (up to 64 KiB) and closed, so
+// no connection leaks; a longer body is closed unread, which costs its
+// connection.
 //
-// Each attempt runs under the context the policies give it, until its
-// response headers arrive; from then on the response body lives as long as
-// the request's own context, not the attempt's: a timeout policy bounds an
-// attempt up to its headers, and http.Client.Timeout or the request's
-// context bounds the body.
+// Each attempt runs under the context the policies give it until its
+// response headers arrive and, for a failure, until its body has been read,
+// up to 64 KiB: a timeout, a hedge or a retry bounds both. If that read
+// fails, because the attempt's context ended or the connection broke, the
+// attempt fails with the context's cause (a timeout's error, say) or with
+// the read error wrapped in the response's [*StatusError], e.g.
+// "resiliencehttp: 503 Service Unavailable: reading its body: unexpected
+// EOF", and the response is closed: the caller never gets a
+// response whose body is known to be broken. Beyond the headers of a
+// success, and beyond the first 64 KiB of a failure's body, the body lives
+// as long as the request's own context, not the attempt's:
+// http.Client.Timeout or the request's context bounds it.
 //
 // Retries send the body again through Request.GetBody; a request whose body
 // cannot be replayed is sent once (see [ErrBodyNotReplayable]).
@@ -127,32 +135,53 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		r.Body = body
 	}
 
-	// The attempt's context governs the exchange until the headers arrive.
-	// After that the body belongs to the request's own context, so that a
-	// policy that cancels the attempt's context when the attempt returns (a
-	// timeout does) does not cut the body off under the caller.
+	// The attempt's context governs the exchange until the headers arrive
+	// and, for a failure, until its body is read (bounded), so that a
+	// timeout, a hedge or a retry bounds both. After that the body belongs
+	// to the request's own context, so that a policy that cancels the
+	// attempt's context when the attempt returns (a timeout does) does not
+	// cut the body off under the caller.
 	reqCtx, cancel := context.WithCancel(ex.req.Context())
 	stop := context.AfterFunc(ctx, cancel)
 	resp, err := ex.base().RoundTrip(r.WithContext(reqCtx))
+	failed := false
+	var readErr error
+	if err == nil {
+		failed = ex.isFailure(resp)
+		if failed {
+			// A failure's body is usually short: read it now and close it,
+			// so its connection is free for the next attempt while the
+			// response stays whole in case it is the last one.
+			readErr = buffer(resp, cancel)
+		}
+	}
 	if !stop() {
-		// The attempt's context ended during the round trip.
+		// The attempt's context ended before the attempt was done.
+		cancel()
 		if err == nil {
 			discard(resp)
 		}
-		cancel()
 		return nil, permanentIf(!ex.replayable(), context.Cause(ctx))
+	}
+	var status *StatusError
+	if failed {
+		status = &StatusError{
+			StatusCode: resp.StatusCode,
+			Status:     resp.Status,
+			After:      retryAfterOf(resp, time.Now),
+		}
+	}
+	if readErr != nil {
+		// No one gets a response whose body is known to be broken.
+		cancel()
+		discard(resp)
+		err = fmt.Errorf("%w: reading its body: %w", status, readErr)
 	}
 	if err != nil {
 		cancel()
 		return nil, permanentIf(!ex.replayable(), err)
 	}
-	failed := ex.isFailure(resp)
-	if failed {
-		// A failure's body is usually short: read it now (bounded) and close
-		// it, so its connection is free for the next attempt while the
-		// response stays whole in case it is the last one.
-		buffer(resp, cancel)
-	} else {
+	if !failed {
 		resp.Body = newBody(resp.Body, cancel)
 	}
 
@@ -167,11 +196,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		ex.close(superseded)
 	}
 	if failed {
-		return resp, permanentIf(!ex.replayable(), &StatusError{
-			StatusCode: resp.StatusCode,
-			Status:     resp.Status,
-			After:      retryAfterOf(resp, time.Now),
-		})
+		return resp, permanentIf(!ex.replayable(), status)
 	}
 	return resp, nil
 }
@@ -224,33 +249,30 @@ func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, erro
 	return resp, nil
 }
 
-// buffer reads up to drainLimit bytes of resp's body. When that is all of
-// it, the network body is closed and replaced by the bytes read; otherwise
-// the body reads those bytes and then the rest from the network. Either way
-// closing resp.Body releases the attempt's context.
-func buffer(resp *http.Response, cancel context.CancelFunc) {
+// buffer reads up to drainLimit bytes of resp's body, and returns the
+// error of that read, if any (resp is then for discarding). When that is
+// all of the body, the network body is closed and replaced by the bytes
+// read; otherwise the body reads those bytes and then the rest from the
+// network. Either way closing resp.Body releases the attempt's context.
+func buffer(resp *http.Response, cancel context.CancelFunc) error {
 	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
-	if err == nil && len(buf) <= drainLimit {
+	switch {
+	case err != nil:
+		return err
+	case len(buf) <= drainLimit:
 		_ = resp.Body.Close()
 		cancel()
 		resp.Body = io.NopCloser(bytes.NewReader(buf))
-		return
+	default:
+		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel}
 	}
-	rest := io.Reader(resp.Body)
-	if err != nil {
-		rest = errReader{err}
-	}
-	resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), rest), resp.Body}, cancel: cancel}
+	return nil
 }
 
 type readCloser struct {
 	io.Reader
 	io.Closer
 }
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // discard drains a bounded part of resp's body, so its connection can be
 // reused, and closes it.
