@@ -23,6 +23,11 @@ import (
 // not sent, so a breaker does not count it.
 var ErrBodyNotReplayable = fmt.Errorf("resiliencehttp: request body cannot be replayed (no GetBody): %w", resilience.ErrRefused)
 
+// errReturned is the error of an attempt that a policy starts after
+// RoundTrip returned: the request is not sent, since the caller may be
+// reusing it.
+var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip returned: %w", resilience.ErrRefused)
+
 // drainLimit is how much of a discarded response body is read so that its
 // connection can be reused; a longer body is closed unread.
 const drainLimit = 64 << 10
@@ -52,6 +57,12 @@ const drainLimit = 64 << 10
 // success, and beyond the first 64 KiB of a failure's body, the body lives
 // as long as the request's own context, not the attempt's:
 // http.Client.Timeout or the request's context bounds it.
+//
+// A layer may return before the attempts it started are done (a timeout
+// WithAbandon does). A response that arrives after RoundTrip returned is
+// closed at once (the layers still see it, with its body closed); an
+// attempt that starts after RoundTrip returned does not send the request,
+// and fails with an error matching resilience.ErrRefused.
 //
 // Retries send the body again through Request.GetBody; a request whose body
 // cannot be replayed is sent once (see [ErrBodyNotReplayable]).
@@ -86,6 +97,7 @@ type exchange struct {
 	req *http.Request
 
 	mu        sync.Mutex
+	finished  bool // RoundTrip has returned (a layer may abandon attempts)
 	attempts  int
 	bodyUsed  bool             // req.Body was handed to the base transport
 	responses []*http.Response // received, not yet closed; oldest first
@@ -113,17 +125,20 @@ func (ex *exchange) replayable() bool {
 
 // attempt is the Op the policies run: one send of the request.
 func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
-	ex.mu.Lock()
-	ex.attempts++
-	first := ex.attempts == 1
-	ex.mu.Unlock()
-
 	r := ex.req.Clone(ctx)
-	switch {
-	case first || ex.req.Body == nil || ex.req.Body == http.NoBody:
-		ex.mu.Lock()
-		ex.bodyUsed = true
+	ex.mu.Lock()
+	if ex.finished {
 		ex.mu.Unlock()
+		return nil, errReturned
+	}
+	ex.attempts++
+	fresh := ex.attempts == 1 || ex.req.Body == nil || ex.req.Body == http.NoBody
+	if fresh {
+		ex.bodyUsed = true
+	}
+	ex.mu.Unlock()
+	switch {
+	case fresh:
 		r.Body = ex.req.Body
 	case ex.req.GetBody == nil:
 		return nil, ErrBodyNotReplayable
@@ -186,6 +201,15 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 	}
 
 	ex.mu.Lock()
+	if ex.finished {
+		// No one will read it: the layers see it, closed.
+		ex.mu.Unlock()
+		discard(resp)
+		if failed {
+			return resp, status
+		}
+		return resp, nil
+	}
 	ex.responses = append(ex.responses, resp)
 	var superseded *http.Response
 	if failed {
@@ -225,6 +249,7 @@ func (ex *exchange) close(resp *http.Response) {
 func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, error) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
+	ex.finished = true
 	if !ex.bodyUsed && ex.req.Body != nil {
 		ex.req.Body.Close() // the policies refused before any attempt
 	}

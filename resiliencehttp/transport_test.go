@@ -760,3 +760,62 @@ func TestBrokenFailureBodyIsAnErrorNotAResponse(t *testing.T) {
 		})
 	}
 }
+
+func TestAttemptThatOutlivesRoundTripLeavesNothingOpen(t *testing.T) {
+	// A layer may return before the attempts it started are done (a timeout
+	// WithAbandon does): a response that arrives after RoundTrip returned
+	// has no one to read it and must be closed, and an attempt that starts
+	// after RoundTrip returned must not send the request, which the caller
+	// may be reusing.
+	errGaveUp := errors.New("gave up")
+	t.Run("finishes late", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			gate := make(chan struct{})
+			entered := make(chan int, 1)
+			mt := &memTransport{entered: entered, reply: func(int) memReply {
+				return memReply{status: http.StatusOK, body: "late", gate: gate}
+			}}
+			detach := resilience.New("detach", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
+				go next.Call(ctx)
+				<-entered // the attempt is in flight
+				return nil, errGaveUp
+			})
+			req, _ := http.NewRequest(http.MethodGet, "http://dependency.test/", nil)
+			if _, err := (&resiliencehttp.Transport{Base: mt, Policy: detach}).RoundTrip(req); err != errGaveUp {
+				t.Fatalf("RoundTrip error %v, want %v", err, errGaveUp)
+			}
+			close(gate) // the response arrives
+			synctest.Wait()
+			if open, all := mt.open(); all != 1 || open != 0 {
+				t.Errorf("%d of %d late response bodies left open, want 0 of 1", open, all)
+			}
+		})
+	})
+	t.Run("starts late", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			mt := &memTransport{reply: func(int) memReply { return memReply{status: http.StatusOK, body: "late"} }}
+			start := make(chan struct{})
+			lateErr := make(chan error, 1)
+			detach := resilience.New("detach", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
+				go func() {
+					<-start
+					_, err := next.Call(ctx)
+					lateErr <- err
+				}()
+				return nil, errGaveUp
+			})
+			req, _ := http.NewRequest(http.MethodGet, "http://dependency.test/", nil)
+			if _, err := (&resiliencehttp.Transport{Base: mt, Policy: detach}).RoundTrip(req); err != errGaveUp {
+				t.Fatalf("RoundTrip error %v, want %v", err, errGaveUp)
+			}
+			close(start)
+			synctest.Wait()
+			if n := mt.attempts(); n != 0 {
+				t.Errorf("%d requests sent after RoundTrip returned, want 0", n)
+			}
+			if err := <-lateErr; !errors.Is(err, resilience.ErrRefused) {
+				t.Errorf("late attempt's error %v, want one matching resilience.ErrRefused", err)
+			}
+		})
+	})
+}
