@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -818,4 +819,46 @@ func TestAttemptThatOutlivesRoundTripLeavesNothingOpen(t *testing.T) {
 			}
 		})
 	})
+}
+
+func TestTimeoutOfANonReplayableRequestIsSaidOnce(t *testing.T) {
+	// The attempt's failure is marked permanent (the body cannot be sent
+	// again) and the timeout wraps it: the message says the timeout once,
+	// and the error still matches what a timeout's does.
+	for name, rep := range map[string]memReply{
+		"before the headers":  {status: 0},
+		"in the failure body": {status: http.StatusServiceUnavailable, body: "partial", stall: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mt := &memTransport{reply: func(int) memReply { return rep }}
+				retries := 0
+				p := resilience.Then(
+					retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Schedule{}),
+						retry.WithOnRetry(func(int, error, time.Duration) { retries++ })),
+					timeout.New[*http.Response](100*time.Millisecond),
+				)
+				req, _ := http.NewRequest(http.MethodPost, "http://dependency.test/", &closeCounter{Reader: strings.NewReader("x")})
+				resp, err := (&http.Client{Transport: &resiliencehttp.Transport{Base: mt, Policy: p}}).Do(req)
+				if resp != nil {
+					resp.Body.Close()
+					t.Fatalf("Do returned a %d response, want an error", resp.StatusCode)
+				}
+				const want = `Post "http://dependency.test/": timeout: call exceeded 100ms`
+				if err == nil || err.Error() != want {
+					t.Errorf("error %q, want %q", err, want)
+				}
+				var ue *url.Error
+				if !errors.Is(err, timeout.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ue) || !ue.Timeout() {
+					t.Errorf("error %v: want it to match timeout.ErrTimeout and context.DeadlineExceeded, and Timeout() true", err)
+				}
+				if errors.Is(err, resiliencehttp.ErrBodyNotReplayable) || errors.Is(err, resilience.ErrRefused) {
+					t.Errorf("error %v matches a refusal, but the request was sent", err)
+				}
+				if n := mt.attempts(); n != 1 || retries != 0 {
+					t.Errorf("%d attempts after %d retries, want 1 after 0 (the body cannot be sent again)", n, retries)
+				}
+			})
+		})
+	}
 }
