@@ -47,10 +47,10 @@ const drainLimit = 64 << 10
 // The caller gets what a RoundTripper returns: the winning response with
 // its body intact; or, when the policies give up, the last failure response
 // whose body could be read (e.g. the final 503), with its body intact; or,
-// when there is none (or the request's own context ended), the error. Every other response,
-// discarded by a retry or a hedge, is drained (up to 64 KiB) and closed, so
-// no connection leaks; a longer body is closed unread, which costs its
-// connection.
+// when there is none (or the request's own context ended), the error.
+// Every other response, discarded by a retry or a hedge, is drained (up to
+// 64 KiB) and closed, so no connection leaks; a longer body is closed
+// unread, which costs its connection.
 //
 // Each attempt runs under the context the policies give it until its
 // response headers arrive and, for a failure, until its body has been read,
@@ -59,8 +59,8 @@ const drainLimit = 64 << 10
 // attempt fails with the context's cause (a timeout's error, say) or with
 // the read error wrapped in the response's [*StatusError], e.g.
 // "resiliencehttp: 503 Service Unavailable: reading its body: unexpected
-// EOF", and the response is closed: the caller never gets a
-// response whose body is known to be broken. Beyond the headers of a
+// EOF", and the response is closed: the caller never gets a response
+// whose body is known to be broken. Beyond the headers of a
 // success, and beyond the first 64 KiB of a failure's body, the body lives
 // as long as the request's own context, not the attempt's:
 // http.Client.Timeout or the request's context bounds it.
@@ -211,7 +211,10 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		cancel()
 		return nil, permanentIf(!ex.replayable(), err)
 	}
-	if !failed {
+	var result error
+	if failed {
+		result = permanentIf(!ex.replayable(), status)
+	} else {
 		resp.Body = newBody(resp.Body, cancel)
 	}
 
@@ -220,10 +223,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		// No one will read it: the layers see it, closed.
 		ex.mu.Unlock()
 		discard(resp)
-		if failed {
-			return resp, status
-		}
-		return resp, nil
+		return resp, result
 	}
 	ex.responses = append(ex.responses, resp)
 	var superseded *http.Response
@@ -234,10 +234,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 	if superseded != nil {
 		ex.close(superseded)
 	}
-	if failed {
-		return resp, permanentIf(!ex.replayable(), status)
-	}
-	return resp, nil
+	return resp, result
 }
 
 func permanentIf(cond bool, err error) error {
