@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -109,7 +108,6 @@ type exchange struct {
 	bodyUsed  bool             // req.Body was handed to the base transport
 	responses []*http.Response // received, not yet closed; oldest first
 	lastFail  *http.Response   // the newest response classified as a failure
-	cut       error            // the cause that cut an attempt short, if marked permanent
 }
 
 func (ex *exchange) base() http.RoundTripper {
@@ -188,9 +186,6 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		if ex.replayable() {
 			return nil, cause
 		}
-		ex.mu.Lock()
-		ex.cut = cause
-		ex.mu.Unlock()
 		return nil, retry.Permanent(cause)
 	}
 	var status *StatusError
@@ -281,43 +276,9 @@ func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, erro
 		if err == nil {
 			err = errors.New("resiliencehttp: policy returned neither a response nor an error")
 		}
-		if ex.cut != nil {
-			err = sayOnce(err, ex.cut)
-		}
 		return nil, err
 	}
 	return resp, nil
-}
-
-// sayOnce returns err, whose chain may hold cause marked retry.Permanent,
-// with cause's message said once where a layer that wrapped the mark
-// repeated it ("c: c"): a timeout wraps the error of an op that ran out of
-// its time, and here that error was the timeout's own. The result unwraps
-// to err.
-func sayOnce(err, cause error) error {
-	c := cause.Error()
-	msg := err.Error()
-	i := strings.Index(msg, c+": "+c)
-	if c == "" || i < 0 {
-		return err
-	}
-	return &onceError{err: err, msg: msg[:i] + msg[i+len(c)+2:]}
-}
-
-// onceError is err with a message that does not repeat itself.
-type onceError struct {
-	err error
-	msg string
-}
-
-func (e *onceError) Error() string { return e.msg }
-func (e *onceError) Unwrap() error { return e.err }
-
-// Timeout reports what err's own Timeout method does: url.Error.Timeout
-// asks the error it wraps directly, not its chain.
-func (e *onceError) Timeout() bool {
-	t, ok := e.err.(interface{ Timeout() bool })
-	return ok && t.Timeout()
 }
 
 // buffer reads up to drainLimit bytes of resp's body, and returns the
