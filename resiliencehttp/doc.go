@@ -7,8 +7,12 @@
 // 5xx except 501 are failures, see [IsFailure]), turns Retry-After into the
 // failure's RetryAfter hint ([StatusError], [ParseRetryAfter]), replays
 // bodies through Request.GetBody and refuses to resend one it cannot
-// ([ErrBodyNotReplayable]), and drains and closes every response it
-// discards, so no connection leaks.
+// ([ErrBodyNotReplayable]), and closes every response it discards, so no
+// connection leaks. It drains a discarded body of up to 64 KiB first, so
+// that its connection can be reused; a longer body is closed unread, which
+// costs its connection. A failure's body is read (up to 64 KiB) under the
+// attempt's context, so a timeout or a hedge bounds it as it bounds the
+// wait for the headers.
 //
 // On the server side, [Middleware] puts guards (rate limiter, bulkhead) in
 // front of a handler and answers their refusals with 429 or 503 and a

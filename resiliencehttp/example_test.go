@@ -1,6 +1,8 @@
 package resiliencehttp_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
@@ -92,16 +95,104 @@ func ExampleIsFailure() {
 	// 503 true
 }
 
+func ExampleTransport_RoundTrip() {
+	// A dependency that is down for good.
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "upstream down", http.StatusBadGateway)
+	}))
+	defer srv.Close()
+
+	tr := &resiliencehttp.Transport{Policy: retry.New[*http.Response](
+		retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(time.Millisecond)),
+	)}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The retry gave up: the caller gets the last response, body intact.
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)), "after", calls.Load(), "attempts")
+	// Output: 502 upstream down after 2 attempts
+}
+
 func ExampleStatusError() {
+	// A dependency that is overloaded.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+
+	// The caller gives up while the retry is about to wait: RoundTrip
+	// returns no response, and its error holds the last attempt's
+	// StatusError.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: retry.New[*http.Response](
+		retry.WithOnRetry(func(int, error, time.Duration) { cancel() }),
+	)}}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	_, err := client.Do(req)
+	var se *resiliencehttp.StatusError
+	if errors.As(err, &se) {
+		fmt.Println(se.StatusCode, se.RetryAfter())
+	}
+	// Output: 503 3s
+}
+
+func ExampleStatusError_Error() {
+	fmt.Println(&resiliencehttp.StatusError{StatusCode: 503, Status: "503 Service Unavailable", After: 2 * time.Second})
+	fmt.Println(&resiliencehttp.StatusError{StatusCode: 429})
+	// Output:
+	// resiliencehttp: 503 Service Unavailable (retry after 2s)
+	// resiliencehttp: 429 Too Many Requests
+}
+
+func ExampleStatusError_RetryAfter() {
 	// Inside the policies, a failing response is a *StatusError; its
-	// RetryAfter is the Retry-After header, which a retry honours.
-	var err error = &resiliencehttp.StatusError{StatusCode: 503, Status: "503 Service Unavailable", After: 5 * time.Second}
-	d, _ := resilience.RetryAfter(err)
-	fmt.Println(err, "|", d)
-	// Output: resiliencehttp: 503 Service Unavailable (retry after 5s) | 5s
+	// RetryAfter is the Retry-After header, which a retry honours: it finds
+	// it with resilience.RetryAfter, through any wrapping.
+	err := fmt.Errorf("payments: %w", &resiliencehttp.StatusError{StatusCode: 503, After: 5 * time.Second})
+	fmt.Println(resilience.RetryAfter(err))
+	fmt.Println((&resiliencehttp.StatusError{StatusCode: 500}).RetryAfter())
+	// Output:
+	// 5s true
+	// 0s
+}
+
+// resetNetwork is a RoundTripper whose every connection is reset.
+type resetNetwork struct{}
+
+func (resetNetwork) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		r.Body.Close()
+	}
+	return nil, errors.New("connection reset by peer")
 }
 
 func ExampleErrBodyNotReplayable() {
+	// A hedge sends another attempt as soon as one fails. A streamed body
+	// has no GetBody: it cannot be sent twice, so the second attempt is
+	// refused with ErrBodyNotReplayable.
+	tr := &resiliencehttp.Transport{
+		Base:   resetNetwork{},
+		Policy: hedge.New[*http.Response](time.Second),
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://payments.internal/events", io.NopCloser(strings.NewReader("event")))
+	_, err := tr.RoundTrip(req)
+	fmt.Println(errors.Is(err, resiliencehttp.ErrBodyNotReplayable))
+	fmt.Println(err)
+	// Output:
+	// true
+	// hedge: all 2 attempts failed: connection reset by peer; resiliencehttp: request body cannot be replayed (no GetBody): resilience: refused
+}
+
+func ExampleErrBodyNotReplayable_retry() {
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
@@ -109,8 +200,9 @@ func ExampleErrBodyNotReplayable() {
 	}))
 	defer srv.Close()
 
-	// A streamed body has no GetBody: it cannot be sent twice, so the
-	// request is sent once however many attempts the retry allows.
+	// A retry stops at the first failure of a request whose body cannot be
+	// replayed: it is sent once however many attempts the retry allows, and
+	// the caller gets its response.
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, io.NopCloser(strings.NewReader("event")))
 	tr := &resiliencehttp.Transport{Policy: retry.New[*http.Response](retry.WithAttempts(5))}
 	resp, err := tr.RoundTrip(req)

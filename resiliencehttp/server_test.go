@@ -115,3 +115,20 @@ func TestMiddlewareHandlerSeesTheGuardsContext(t *testing.T) {
 		t.Errorf("handler saw context value %v, want tagged", seen)
 	}
 }
+
+func TestMiddlewareOmitsRetryAfterWhenTheHintIsNever(t *testing.T) {
+	// A limiter of rate 0 never refills: its refusal's hint is the largest
+	// time.Duration, "never", which no Retry-After can say.
+	lim := ratelimit.New(0, 1)
+	h := resiliencehttp.Middleware(ratelimit.Policy[struct{}](lim))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	if resp := get(t, h); resp.StatusCode != 200 {
+		t.Fatalf("first request: %d, want 200", resp.StatusCode)
+	}
+	resp := get(t, h)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("second request: %d, want 429", resp.StatusCode)
+	}
+	if v := resp.Header.Values("Retry-After"); len(v) != 0 {
+		t.Errorf("Retry-After %q, want none for a hint of never", v)
+	}
+}

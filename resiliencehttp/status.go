@@ -9,10 +9,24 @@ import (
 )
 
 // StatusError is how a response the [Transport] classifies as a failure
-// reaches the policies: retry, breaker and the rest see it as the attempt's
-// error. Its RetryAfter method carries the response's Retry-After header, so
-// a retry waits at least that long. The caller of RoundTrip never sees a
-// StatusError: it gets the response itself.
+// reaches the policies: retry, breaker, a Fallback and the rest see it as
+// the attempt's error. Its RetryAfter method carries the response's
+// Retry-After header, so a retry waits at least that long.
+//
+// When the policies give up after such a response, the caller of RoundTrip
+// gets the response itself, with err == nil, not a StatusError. The
+// caller's error wraps a StatusError (find it with errors.As) only when
+// RoundTrip returns no response although an attempt got a failure:
+//
+//   - the request's own context ended while the policies were still at
+//     work, e.g. cancelled during a retry's wait:
+//     "retry: gave up after 1 attempt (context canceled): resiliencehttp:
+//     503 Service Unavailable";
+//   - the policies gave up with the error of an attempt whose failure's
+//     body could not be read (the connection broke), and no other failure
+//     response could be read to return instead:
+//     "resiliencehttp: 503 Service Unavailable: reading its body:
+//     unexpected EOF".
 type StatusError struct {
 	// StatusCode and Status are the response's, e.g. 503 and
 	// "503 Service Unavailable".

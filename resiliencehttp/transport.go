@@ -21,7 +21,18 @@ import (
 // retry.Permanent so that a retry policy stops at once; a hedge's extra
 // attempt gets this error. It matches resilience.ErrRefused: the request was
 // not sent, so a breaker does not count it.
+//
+// When the first attempt is cut short by its own context (a timeout), its
+// error is that context's cause, marked permanent; the caller's error says
+// the cause once, e.g. `Post "…": timeout: call exceeded 100ms`, and
+// matches it (timeout.ErrTimeout, context.DeadlineExceeded), not this
+// error: the request was sent.
 var ErrBodyNotReplayable = fmt.Errorf("resiliencehttp: request body cannot be replayed (no GetBody): %w", resilience.ErrRefused)
+
+// errReturned is the error of an attempt that a policy starts after
+// RoundTrip returned: the request is not sent, since the caller may be
+// reusing it.
+var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip returned: %w", resilience.ErrRefused)
 
 // drainLimit is how much of a discarded response body is read so that its
 // connection can be reused; a longer body is closed unread.
@@ -33,17 +44,31 @@ const drainLimit = 64 << 10
 // failures reach them as a [*StatusError] carrying the Retry-After header.
 //
 // The caller gets what a RoundTripper returns: the winning response with
-// its body intact; or, when the policies give up, the last response that
-// arrived (e.g. the final 503), also with its body intact; or, when no
-// response arrived at all (or the request's own context ended), the error.
+// its body intact; or, when the policies give up, the last failure response
+// whose body could be read (e.g. the final 503), with its body intact; or,
+// when there is none (or the request's own context ended), the error.
 // Every other response, discarded by a retry or a hedge, is drained (up to
-// 64 KiB) and closed, so no connection leaks.
+// 64 KiB) and closed, so no connection leaks; a longer body is closed
+// unread, which costs its connection.
 //
-// Each attempt runs under the context the policies give it, until its
-// response headers arrive; from then on the response body lives as long as
-// the request's own context, not the attempt's: a timeout policy bounds an
-// attempt up to its headers, and http.Client.Timeout or the request's
-// context bounds the body.
+// Each attempt runs under the context the policies give it until its
+// response headers arrive and, for a failure, until its body has been read,
+// up to 64 KiB: a timeout, a hedge or a retry bounds both. If that read
+// fails, because the attempt's context ended or the connection broke, the
+// attempt fails with the context's cause (a timeout's error, say) or with
+// the read error wrapped in the response's [*StatusError], e.g.
+// "resiliencehttp: 503 Service Unavailable: reading its body: unexpected
+// EOF", and the response is closed: the caller never gets a response
+// whose body is known to be broken. Beyond the headers of a
+// success, and beyond the first 64 KiB of a failure's body, the body lives
+// as long as the request's own context, not the attempt's:
+// http.Client.Timeout or the request's context bounds it.
+//
+// A layer may return before the attempts it started are done (a timeout
+// WithAbandon does). A response that arrives after RoundTrip returned is
+// closed at once (the layers still see it, with its body closed); an
+// attempt that starts after RoundTrip returned does not send the request,
+// and fails with an error matching resilience.ErrRefused.
 //
 // Retries send the body again through Request.GetBody; a request whose body
 // cannot be replayed is sent once (see [ErrBodyNotReplayable]).
@@ -78,6 +103,7 @@ type exchange struct {
 	req *http.Request
 
 	mu        sync.Mutex
+	finished  bool // RoundTrip has returned (a layer may abandon attempts)
 	attempts  int
 	bodyUsed  bool             // req.Body was handed to the base transport
 	responses []*http.Response // received, not yet closed; oldest first
@@ -105,17 +131,20 @@ func (ex *exchange) replayable() bool {
 
 // attempt is the Op the policies run: one send of the request.
 func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
-	ex.mu.Lock()
-	ex.attempts++
-	first := ex.attempts == 1
-	ex.mu.Unlock()
-
 	r := ex.req.Clone(ctx)
-	switch {
-	case first || ex.req.Body == nil || ex.req.Body == http.NoBody:
-		ex.mu.Lock()
-		ex.bodyUsed = true
+	ex.mu.Lock()
+	if ex.finished {
 		ex.mu.Unlock()
+		return nil, errReturned
+	}
+	ex.attempts++
+	fresh := ex.attempts == 1 || ex.req.Body == nil || ex.req.Body == http.NoBody
+	if fresh {
+		ex.bodyUsed = true
+	}
+	ex.mu.Unlock()
+	switch {
+	case fresh:
 		r.Body = ex.req.Body
 	case ex.req.GetBody == nil:
 		return nil, ErrBodyNotReplayable
@@ -127,36 +156,70 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		r.Body = body
 	}
 
-	// The attempt's context governs the exchange until the headers arrive.
-	// After that the body belongs to the request's own context, so that a
-	// policy that cancels the attempt's context when the attempt returns (a
-	// timeout does) does not cut the body off under the caller.
+	// The attempt's context governs the exchange until the headers arrive
+	// and, for a failure, until its body is read (bounded), so that a
+	// timeout, a hedge or a retry bounds both. After that the body belongs
+	// to the request's own context, so that a policy that cancels the
+	// attempt's context when the attempt returns (a timeout does) does not
+	// cut the body off under the caller.
 	reqCtx, cancel := context.WithCancel(ex.req.Context())
 	stop := context.AfterFunc(ctx, cancel)
 	resp, err := ex.base().RoundTrip(r.WithContext(reqCtx))
+	failed := false
+	var readErr error
+	if err == nil {
+		failed = ex.isFailure(resp)
+		if failed {
+			// A failure's body is usually short: read it now and close it,
+			// so its connection is free for the next attempt while the
+			// response stays whole in case it is the last one.
+			readErr = buffer(resp, cancel)
+		}
+	}
 	if !stop() {
-		// The attempt's context ended during the round trip.
+		// The attempt's context ended before the attempt was done.
+		cancel()
 		if err == nil {
 			discard(resp)
 		}
+		cause := context.Cause(ctx)
+		if ex.replayable() {
+			return nil, cause
+		}
+		return nil, retry.Permanent(cause)
+	}
+	var status *StatusError
+	if failed {
+		status = &StatusError{
+			StatusCode: resp.StatusCode,
+			Status:     resp.Status,
+			After:      retryAfterOf(resp, time.Now),
+		}
+	}
+	if readErr != nil {
+		// No one gets a response whose body is known to be broken.
 		cancel()
-		return nil, permanentIf(!ex.replayable(), context.Cause(ctx))
+		discard(resp)
+		err = fmt.Errorf("%w: reading its body: %w", status, readErr)
 	}
 	if err != nil {
 		cancel()
 		return nil, permanentIf(!ex.replayable(), err)
 	}
-	failed := ex.isFailure(resp)
+	var result error
 	if failed {
-		// A failure's body is usually short: read it now (bounded) and close
-		// it, so its connection is free for the next attempt while the
-		// response stays whole in case it is the last one.
-		buffer(resp, cancel)
+		result = permanentIf(!ex.replayable(), status)
 	} else {
 		resp.Body = newBody(resp.Body, cancel)
 	}
 
 	ex.mu.Lock()
+	if ex.finished {
+		// No one will read it: the layers see it, closed.
+		ex.mu.Unlock()
+		discard(resp)
+		return resp, result
+	}
 	ex.responses = append(ex.responses, resp)
 	var superseded *http.Response
 	if failed {
@@ -166,14 +229,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 	if superseded != nil {
 		ex.close(superseded)
 	}
-	if failed {
-		return resp, permanentIf(!ex.replayable(), &StatusError{
-			StatusCode: resp.StatusCode,
-			Status:     resp.Status,
-			After:      retryAfterOf(resp, time.Now),
-		})
-	}
-	return resp, nil
+	return resp, result
 }
 
 func permanentIf(cond bool, err error) error {
@@ -200,6 +256,7 @@ func (ex *exchange) close(resp *http.Response) {
 func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, error) {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
+	ex.finished = true
 	if !ex.bodyUsed && ex.req.Body != nil {
 		ex.req.Body.Close() // the policies refused before any attempt
 	}
@@ -224,33 +281,30 @@ func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, erro
 	return resp, nil
 }
 
-// buffer reads up to drainLimit bytes of resp's body. When that is all of
-// it, the network body is closed and replaced by the bytes read; otherwise
-// the body reads those bytes and then the rest from the network. Either way
-// closing resp.Body releases the attempt's context.
-func buffer(resp *http.Response, cancel context.CancelFunc) {
+// buffer reads up to drainLimit bytes of resp's body, and returns the
+// error of that read, if any (resp is then for discarding). When that is
+// all of the body, the network body is closed and replaced by the bytes
+// read; otherwise the body reads those bytes and then the rest from the
+// network. Either way closing resp.Body releases the attempt's context.
+func buffer(resp *http.Response, cancel context.CancelFunc) error {
 	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
-	if err == nil && len(buf) <= drainLimit {
+	switch {
+	case err != nil:
+		return err
+	case len(buf) <= drainLimit:
 		_ = resp.Body.Close()
 		cancel()
 		resp.Body = io.NopCloser(bytes.NewReader(buf))
-		return
+	default:
+		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel}
 	}
-	rest := io.Reader(resp.Body)
-	if err != nil {
-		rest = errReader{err}
-	}
-	resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), rest), resp.Body}, cancel: cancel}
+	return nil
 }
 
 type readCloser struct {
 	io.Reader
 	io.Closer
 }
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // discard drains a bounded part of resp's body, so its connection can be
 // reused, and closes it.

@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -469,6 +471,7 @@ func TestRetryAfterDateIsRelativeToTheResponseDate(t *testing.T) {
 // bodies were still open when it was sent.
 type trackingTransport struct {
 	base      http.RoundTripper
+	arrived   chan<- struct{} // if not nil, told when each response's headers arrive
 	mu        sync.Mutex
 	bodies    []*trackedBody
 	openAtTry []int
@@ -500,6 +503,9 @@ func (tt *trackingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	tt.mu.Lock()
 	tt.bodies = append(tt.bodies, b)
 	tt.mu.Unlock()
+	if tt.arrived != nil {
+		tt.arrived <- struct{}{}
+	}
 	return resp, nil
 }
 
@@ -577,5 +583,282 @@ func TestHedgeOfANonReplayableBodyIsRefused(t *testing.T) {
 	}
 	if seen.Load() != 1 {
 		t.Errorf("server saw %d requests, want 1", seen.Load())
+	}
+}
+
+// stallingServer answers every request with a 503 whose headers promise 100
+// bytes, sends 7, and then stalls until the client gives up on the request
+// (which closes its connection); it tells gone the request's number then.
+func stallingServer(t *testing.T, gone chan<- int) *httptest.Server {
+	srv, _ := server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprint(w, "partial")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		gone <- n
+	})
+	return srv
+}
+
+func TestStalledFailureBodyIsBoundedByTheAttempt(t *testing.T) {
+	// A 503 whose body stalls after its headers: the attempt's timeout ends
+	// the read of the body, the retry goes on, and the caller gets the
+	// timeout, not a response whose body is broken.
+	attempts3 := retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Schedule{}))
+	for name, p := range map[string]resilience.Policy[*http.Response]{
+		"timeout":            resilience.Then(attempts3, timeout.New[*http.Response](200*time.Millisecond)),
+		"abandoning timeout": resilience.Then(attempts3, timeout.New[*http.Response](200*time.Millisecond, timeout.WithAbandon(true))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mt := &memTransport{reply: func(int) memReply {
+					return memReply{status: http.StatusServiceUnavailable, body: "partial", stall: true}
+				}}
+				c := &http.Client{Transport: &resiliencehttp.Transport{Base: mt, Policy: p}}
+				start := time.Now()
+				resp, err := c.Get("http://dependency.test/")
+				elapsed := time.Since(start)
+				if resp != nil {
+					resp.Body.Close()
+					t.Fatalf("Get returned a %d response (error %v), want no response", resp.StatusCode, err)
+				}
+				const want = `Get "http://dependency.test/": retry: gave up after 3 attempts: timeout: call exceeded 200ms`
+				if err == nil || err.Error() != want {
+					t.Errorf("Get error = %v, want %s", err, want)
+				}
+				if !errors.Is(err, timeout.ErrTimeout) {
+					t.Errorf("Get error %v does not match timeout.ErrTimeout", err)
+				}
+				if elapsed != 600*time.Millisecond {
+					t.Errorf("Get took %v, want 3 attempts of 200ms", elapsed)
+				}
+				synctest.Wait() // abandoned attempts return
+				if got := mt.attempts(); got != 3 {
+					t.Errorf("%d attempts, want 3", got)
+				}
+				if open, all := mt.open(); open != 0 {
+					t.Errorf("%d of %d response bodies left open", open, all)
+				}
+			})
+		})
+	}
+}
+
+func TestHedgeCancelsAnAttemptStuckInAFailureBody(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mt := &memTransport{reply: func(n int) memReply {
+			if n == 1 {
+				return memReply{status: http.StatusServiceUnavailable, body: "partial", stall: true}
+			}
+			return memReply{status: http.StatusOK, body: "ok"}
+		}}
+		tr := &resiliencehttp.Transport{Base: mt, Policy: hedge.New[*http.Response](50 * time.Millisecond)}
+		req, _ := http.NewRequest(http.MethodGet, "http://dependency.test/", nil)
+		start := time.Now()
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readAll(t, resp); resp.StatusCode != http.StatusOK || got != "ok" {
+			t.Errorf("got %d %q, want the hedge's 200 ok", resp.StatusCode, got)
+		}
+		if elapsed := time.Since(start); elapsed != 50*time.Millisecond {
+			t.Errorf("RoundTrip took %v, want 50ms (the hedge won at once)", elapsed)
+		}
+		synctest.Wait()
+		if open, all := mt.open(); open != 0 {
+			t.Errorf("%d of %d response bodies left open", open, all)
+		}
+	})
+}
+
+func TestStalledFailureBodyOverTheNetworkReleasesItsConnection(t *testing.T) {
+	// The same over a real connection: when an attempt's timeout ends the
+	// read of its 503's body, the connection is closed (the server sees the
+	// request cancelled) and the retry goes on.
+	gone := make(chan int, 2)
+	srv := stallingServer(t, gone)
+	fake := clock.NewFake()
+	arrived := make(chan struct{})
+	tt := &trackingTransport{base: srv.Client().Transport, arrived: arrived}
+	p := resilience.Then(noWait(2), timeout.New[*http.Response](200*time.Millisecond, timeout.WithClock(fake)))
+	c := &http.Client{Transport: &resiliencehttp.Transport{Base: tt, Policy: p}}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := c.Get(srv.URL)
+		if err == nil {
+			resp.Body.Close()
+			err = fmt.Errorf("got a %d response, want an error", resp.StatusCode)
+		}
+		done <- err
+	}()
+	for i := range 2 {
+		<-arrived // the 503's headers are in: the attempt reads its body
+		fake.Advance(200 * time.Millisecond)
+		if n := <-gone; n != i+1 {
+			t.Errorf("server saw request %d cancelled, want %d", n, i+1)
+		}
+	}
+	if err := <-done; !errors.Is(err, timeout.ErrTimeout) {
+		t.Errorf("Get = %v, want an error matching timeout.ErrTimeout", err)
+	}
+	for i, b := range tt.bodies {
+		if !b.closed.Load() {
+			t.Errorf("body of attempt %d never closed", i+1)
+		}
+	}
+}
+
+func TestBrokenFailureBodyIsAnErrorNotAResponse(t *testing.T) {
+	// A 503 whose connection breaks in the middle of its body is the
+	// attempt's error; the caller gets a response only if one arrived whole.
+	tests := []struct {
+		name     string
+		whole    []bool // per attempt: does the 503's body arrive whole?
+		wantBody string // of the response the caller gets; "" for an error
+	}{
+		{"every body broken", []bool{false, false}, ""},
+		{"an earlier body whole", []bool{true, false}, "attempt 1 failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+				if tt.whole[n-1] {
+					w.WriteHeader(http.StatusServiceUnavailable)
+					fmt.Fprintf(w, "attempt %d failed", n)
+					return
+				}
+				w.Header().Set("Content-Length", "100")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprint(w, "partial")
+				w.(http.Flusher).Flush()
+				panic(http.ErrAbortHandler) // the connection breaks
+			})
+			resp, err := client(srv, noWait(2)).Get(srv.URL)
+			if tt.wantBody != "" {
+				if err != nil {
+					t.Fatalf("Get: %v; want the whole 503", err)
+				}
+				if got := readAll(t, resp); resp.StatusCode != 503 || got != tt.wantBody {
+					t.Errorf("got %d %q, want 503 %q", resp.StatusCode, got, tt.wantBody)
+				}
+				return
+			}
+			if resp != nil {
+				body, rerr := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				t.Fatalf("Get returned %d %q (body error %v) and error %v, want no response", resp.StatusCode, body, rerr, err)
+			}
+			want := fmt.Sprintf(`Get "%s": retry: gave up after 2 attempts: resiliencehttp: 503 Service Unavailable: reading its body: unexpected EOF`, srv.URL)
+			if err == nil || err.Error() != want {
+				t.Errorf("Get error = %v, want %s", err, want)
+			}
+			var se *resiliencehttp.StatusError
+			if !errors.As(err, &se) || se.StatusCode != 503 || !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("Get error %v does not carry the 503's StatusError and io.ErrUnexpectedEOF", err)
+			}
+		})
+	}
+}
+
+func TestAttemptThatOutlivesRoundTripLeavesNothingOpen(t *testing.T) {
+	// A layer may return before the attempts it started are done (a timeout
+	// WithAbandon does): a response that arrives after RoundTrip returned
+	// has no one to read it and must be closed, and an attempt that starts
+	// after RoundTrip returned must not send the request, which the caller
+	// may be reusing.
+	errGaveUp := errors.New("gave up")
+	t.Run("finishes late", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			gate := make(chan struct{})
+			entered := make(chan int, 1)
+			mt := &memTransport{entered: entered, reply: func(int) memReply {
+				return memReply{status: http.StatusOK, body: "late", gate: gate}
+			}}
+			detach := resilience.New("detach", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
+				go next.Call(ctx)
+				<-entered // the attempt is in flight
+				return nil, errGaveUp
+			})
+			req, _ := http.NewRequest(http.MethodGet, "http://dependency.test/", nil)
+			if _, err := (&resiliencehttp.Transport{Base: mt, Policy: detach}).RoundTrip(req); err != errGaveUp {
+				t.Fatalf("RoundTrip error %v, want %v", err, errGaveUp)
+			}
+			close(gate) // the response arrives
+			synctest.Wait()
+			if open, all := mt.open(); all != 1 || open != 0 {
+				t.Errorf("%d of %d late response bodies left open, want 0 of 1", open, all)
+			}
+		})
+	})
+	t.Run("starts late", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			mt := &memTransport{reply: func(int) memReply { return memReply{status: http.StatusOK, body: "late"} }}
+			start := make(chan struct{})
+			lateErr := make(chan error, 1)
+			detach := resilience.New("detach", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
+				go func() {
+					<-start
+					_, err := next.Call(ctx)
+					lateErr <- err
+				}()
+				return nil, errGaveUp
+			})
+			req, _ := http.NewRequest(http.MethodGet, "http://dependency.test/", nil)
+			if _, err := (&resiliencehttp.Transport{Base: mt, Policy: detach}).RoundTrip(req); err != errGaveUp {
+				t.Fatalf("RoundTrip error %v, want %v", err, errGaveUp)
+			}
+			close(start)
+			synctest.Wait()
+			if n := mt.attempts(); n != 0 {
+				t.Errorf("%d requests sent after RoundTrip returned, want 0", n)
+			}
+			if err := <-lateErr; !errors.Is(err, resilience.ErrRefused) {
+				t.Errorf("late attempt's error %v, want one matching resilience.ErrRefused", err)
+			}
+		})
+	})
+}
+
+func TestTimeoutOfANonReplayableRequestIsSaidOnce(t *testing.T) {
+	// The attempt's failure is marked permanent (the body cannot be sent
+	// again) and the timeout wraps it: the message says the timeout once,
+	// and the error still matches what a timeout's does.
+	for name, rep := range map[string]memReply{
+		"before the headers":  {status: 0},
+		"in the failure body": {status: http.StatusServiceUnavailable, body: "partial", stall: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mt := &memTransport{reply: func(int) memReply { return rep }}
+				retries := 0
+				p := resilience.Then(
+					retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Schedule{}),
+						retry.WithOnRetry(func(int, error, time.Duration) { retries++ })),
+					timeout.New[*http.Response](100*time.Millisecond),
+				)
+				req, _ := http.NewRequest(http.MethodPost, "http://dependency.test/", &closeCounter{Reader: strings.NewReader("x")})
+				resp, err := (&http.Client{Transport: &resiliencehttp.Transport{Base: mt, Policy: p}}).Do(req)
+				if resp != nil {
+					resp.Body.Close()
+					t.Fatalf("Do returned a %d response, want an error", resp.StatusCode)
+				}
+				const want = `Post "http://dependency.test/": timeout: call exceeded 100ms`
+				if err == nil || err.Error() != want {
+					t.Errorf("error %q, want %q", err, want)
+				}
+				var ue *url.Error
+				if !errors.Is(err, timeout.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ue) || !ue.Timeout() {
+					t.Errorf("error %v: want it to match timeout.ErrTimeout and context.DeadlineExceeded, and Timeout() true", err)
+				}
+				if errors.Is(err, resiliencehttp.ErrBodyNotReplayable) || errors.Is(err, resilience.ErrRefused) {
+					t.Errorf("error %v matches a refusal, but the request was sent", err)
+				}
+				if n := mt.attempts(); n != 1 || retries != 0 {
+					t.Errorf("%d attempts after %d retries, want 1 after 0 (the body cannot be sent again)", n, retries)
+				}
+			})
+		})
 	}
 }
