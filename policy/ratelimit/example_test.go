@@ -39,7 +39,8 @@ func ExampleEvery() {
 }
 
 func ExampleLimiter_Allow() {
-	l := ratelimit.New(1, 1) // one request per second
+	// A fake clock keeps the example exact; a service uses the real one.
+	l := ratelimit.New(1, 1, ratelimit.WithClock(clock.NewFake())) // one request per second
 	handle := func() string {
 		if !l.Allow() {
 			return "429 Too Many Requests"
@@ -135,7 +136,7 @@ func ExampleWaitPolicy() {
 
 // One bucket per client, for at most MaxKeys clients.
 func ExampleNewKeyed() {
-	perClient := ratelimit.NewKeyed[string](1, 2, ratelimit.WithMaxKeys(10_000))
+	perClient := ratelimit.NewKeyed[string](1, 2, ratelimit.WithMaxKeys(10_000), ratelimit.WithClock(clock.NewFake()))
 	for _, client := range []string{"10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2"} {
 		fmt.Println(client, perClient.Allow(client))
 	}

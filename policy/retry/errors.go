@@ -106,10 +106,10 @@ func (e *Error) Unwrap() []error {
 
 // Permanent returns err marked as not worth retrying: a retry policy returns
 // it at once, as it is, without another attempt. The mark is transparent:
-// the result's message is err's, errors.Is and errors.As reach err
-// through it, and its Timeout method reports err's. The mark survives wrapping with %w, so a Permanent error
-// returned by an inner retry also stops the outer ones. Permanent(nil)
-// returns nil.
+// the result's message is err's, errors.Is and errors.As reach err through
+// it, and its Timeout method reports err's. The mark survives wrapping with
+// %w, so a Permanent error returned by an inner retry also stops the outer
+// ones. Permanent(nil) returns nil.
 func Permanent(err error) error {
 	if err == nil {
 		return nil
