@@ -120,3 +120,55 @@ func ExampleSchedule_WithRand() {
 	// true
 	// true
 }
+
+// Max bounds every delay, jittered or not, and so the total wait of a
+// number of retries; a Max of 0 means no wait at all.
+func ExampleSchedule_Max() {
+	for _, s := range []backoff.Schedule{
+		backoff.Exponential(100*time.Millisecond, 2, 2*time.Second).WithJitter(backoff.Full),
+		backoff.Linear(time.Second, time.Second, 3*time.Second),
+		{},
+	} {
+		fmt.Printf("max %v: 5 retries wait at most %v\n", s.Max(), 5*s.Max())
+	}
+	// Output:
+	// max 2s: 5 retries wait at most 10s
+	// max 3s: 5 retries wait at most 15s
+	// max 0s: 5 retries wait at most 0s
+}
+
+// String describes the schedule (not its random source), for logs.
+func ExampleSchedule_String() {
+	fmt.Println(backoff.Schedule{})
+	fmt.Println(backoff.Linear(100*time.Millisecond, 50*time.Millisecond, time.Second))
+	fmt.Println(backoff.Exponential(100*time.Millisecond, 1.5, 10*time.Second).WithJitter(backoff.Equal))
+	// Output:
+	// constant(0s)
+	// linear(100ms+50ms, max 1s)
+	// exponential(100ms×1.5, max 10s, equal jitter)
+}
+
+func ExampleJitter_String() {
+	for _, j := range []backoff.Jitter{backoff.None, backoff.Full, backoff.Equal, backoff.Decorrelated, 9} {
+		fmt.Print(j, " ")
+	}
+	fmt.Println()
+	// Output: none full equal decorrelated Jitter(9)
+}
+
+// Each execution walks the schedule with its own Sequence: Next advances
+// only that one, and a new Sequence starts over from the first delay.
+func ExampleSequence_Next() {
+	s := backoff.Exponential(time.Second, 2, time.Minute)
+	a := s.Start()
+	fmt.Println(a.Next(), a.Next(), a.Next())
+	b := s.Start() // another execution
+	fmt.Println(b.Next(), a.Next())
+
+	var zero backoff.Sequence // as if started from the zero Schedule
+	fmt.Println(zero.Next())
+	// Output:
+	// 1s 2s 4s
+	// 1s 8s
+	// 0s
+}

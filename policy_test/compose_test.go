@@ -110,15 +110,20 @@ func apply(s layerSpec, name string, next func() (int, error)) (int, error) {
 	panic("unknown layer kind")
 }
 
-func runOp(o opSpec, r *recorder) (int, error) {
-	r.add("op")
-	if o.Panic {
-		panic(&panicValue{o.V})
+// opOf returns the op of o, recording each run in r. A panicking op panics
+// with the same pointer on every run, so two runs' panics compare equal.
+func opOf(o opSpec, r *recorder) resilience.Op[int] {
+	pv := &panicValue{o.V}
+	return func(context.Context) (int, error) {
+		r.add("op")
+		if o.Panic {
+			panic(pv)
+		}
+		if o.Fails {
+			return 0, errOp
+		}
+		return o.V, nil
 	}
-	if o.Fails {
-		return 0, errOp
-	}
-	return o.V, nil
 }
 
 func observe(r *recorder, run func() (int, error)) (out outcome) {
@@ -168,16 +173,7 @@ func TestComposeMatchesModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		specs, o := genSpecs(t), genOp(t)
 		r := &recorder{}
-		// The panic value must be the same pointer in both runs.
-		var pv *panicValue
-		opFn := func(context.Context) (int, error) {
-			if o.Panic {
-				r.add("op")
-				panic(pv)
-			}
-			return runOp(o, r)
-		}
-		pv = &panicValue{o.V}
+		opFn := opOf(o, r)
 		want := observe(r, func() (int, error) {
 			return modelWith(specs, r, func() (int, error) { return opFn(context.Background()) })
 		})
@@ -215,14 +211,7 @@ func TestComposeLaws(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		specs, o := genSpecs(t), genOp(t)
 		r := &recorder{}
-		pv := &panicValue{o.V}
-		op := func(context.Context) (int, error) {
-			if o.Panic {
-				r.add("op")
-				panic(pv)
-			}
-			return runOp(o, r)
-		}
+		op := opOf(o, r)
 		layers := build(specs, 0, r)
 		i := rapid.IntRange(0, len(layers)).Draw(t, "split1")
 		j := rapid.IntRange(i, len(layers)).Draw(t, "split2")
@@ -264,14 +253,7 @@ func TestFallbackCalledIffError(t *testing.T) {
 		fbV := rapid.IntRange(-100, 100).Draw(t, "fallbackValue")
 		fbFails := rapid.Bool().Draw(t, "fallbackFails")
 		r := &recorder{}
-		pv := &panicValue{o.V}
-		op := func(context.Context) (int, error) {
-			if o.Panic {
-				r.add("op")
-				panic(pv)
-			}
-			return runOp(o, r)
-		}
+		op := opOf(o, r)
 		p := resilience.Then(build(specs, 0, r)...)
 		plain := observe(r, func() (int, error) { return p.Do(context.Background(), op) })
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -498,4 +499,123 @@ func ExampleWithTrialTimeout() {
 	// breaker: too many trials, retry after 1m0s
 	// closed
 	// open
+}
+
+// The breaker stays open for the cooldown after it trips, then admits a
+// trial call.
+func ExampleWithCooldown() {
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(5*time.Second), breaker.WithClock(clk))
+	report(b, errUnavailable)
+	clk.Advance(4 * time.Second)
+	_, err := b.Allow()
+	fmt.Println(err)
+	clk.Advance(time.Second)
+	fmt.Println(b.State())
+	// Output:
+	// breaker: open, retry after 1s
+	// half-open
+}
+
+// The name appears in the policy layer's name and in refusals.
+func ExampleWithName() {
+	for _, b := range []*breaker.Breaker{
+		breaker.New(breaker.WithThreshold(1), breaker.WithClock(clock.NewFake())),
+		breaker.New(breaker.WithThreshold(1), breaker.WithClock(clock.NewFake()), breaker.WithName("payments")),
+	} {
+		report(b, errUnavailable)
+		_, err := b.Allow()
+		fmt.Printf("%v: %v\n", breaker.Policy[int](b), err)
+	}
+	// Output:
+	// breaker: breaker: open, retry after 30s
+	// breaker(payments): breaker: open (payments), retry after 30s
+}
+
+// The breaker reads every time from its clock: cooldowns, windows, slow
+// calls and the times of transitions. A fake clock makes them exact.
+func ExampleWithClock() {
+	clk := clock.NewFake()
+	clk.Set(time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC))
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithClock(clk),
+		breaker.WithOnStateChange(func(t breaker.Transition) {
+			fmt.Println(t.At.Format(time.TimeOnly), t.From, "->", t.To)
+		}))
+	report(b, errUnavailable)
+	clk.Advance(time.Hour)
+	report(b, nil) // the trial
+	// Output:
+	// 12:00:00 closed -> open
+	// 12:00:30 open -> half-open
+	// 13:00:00 half-open -> closed
+}
+
+// A call over SlowCall is slow, even when it succeeds: it counts in
+// Counts.Slow, and a slow trial opens the breaker again.
+func ExampleWithSlowCall() {
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithSlowCall(2*time.Second), breaker.WithClock(clk))
+	p, _ := b.Allow()
+	clk.Advance(3 * time.Second) // the call takes 3s
+	p.Done(nil)
+	fmt.Println(b.State(), b.Counts().Slow)
+
+	report(b, errUnavailable)
+	clk.Advance(30 * time.Second)
+	p, _ = b.Allow() // a trial
+	clk.Advance(3 * time.Second)
+	p.Done(nil)
+	fmt.Println(b.State())
+	// Output:
+	// closed 1
+	// open
+}
+
+// Buckets set how finely calls leave a time-based window: in 2 buckets of
+// 30s, a call leaves 30s to 60s after it finished; in 60 buckets of 1s,
+// 59s to 60s after.
+func ExampleWithWindowBuckets() {
+	for _, n := range []int{2, 60} {
+		clk := clock.NewFake()
+		b := breaker.New(breaker.WithFailureRatio(0.5), breaker.WithWindowDuration(time.Minute),
+			breaker.WithWindowBuckets(n), breaker.WithClock(clk))
+		clk.Advance(29 * time.Second)
+		report(b, errUnavailable)
+		clk.Advance(31 * time.Second)
+		fmt.Printf("%d buckets: %d failure(s) in the window 31s later\n", n, b.Counts().Failures)
+	}
+	// Output:
+	// 2 buckets: 0 failure(s) in the window 31s later
+	// 60 buckets: 1 failure(s) in the window 31s later
+}
+
+// RetryAfter is the time left in the cooldown when the call was refused,
+// and the largest Duration ("never") for a breaker forced open.
+func ExampleRefusedError_RetryAfter() {
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithClock(clk))
+	report(b, errUnavailable)
+	clk.Advance(20 * time.Second)
+	var re *breaker.RefusedError
+	if _, err := b.Allow(); errors.As(err, &re) {
+		fmt.Println(re.RetryAfter())
+	}
+	b.ForceOpen()
+	if _, err := b.Allow(); errors.As(err, &re) {
+		fmt.Println(re.RetryAfter() == math.MaxInt64, re)
+	}
+	// Output:
+	// 10s
+	// true breaker: open, forced
+}
+
+// A state reads as a short lower-case word, fit for logs and metric labels.
+func ExampleState_String() {
+	for _, s := range []breaker.State{breaker.Closed, breaker.Open, breaker.HalfOpen} {
+		fmt.Printf("breaker_state{state=%q} %d\n", s, s)
+	}
+	// Output:
+	// breaker_state{state="closed"} 0
+	// breaker_state{state="open"} 1
+	// breaker_state{state="half-open"} 2
 }

@@ -2,6 +2,7 @@ package bulkhead_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -131,4 +132,92 @@ func ExampleFullError() {
 		fmt.Println("refused by", fe.Name)
 	}
 	// Output: refused by search
+}
+
+// Queued counts the callers waiting for a slot, for metrics. (With MaxWait
+// on a fake clock, the example can see the callers queue.)
+func ExampleBulkhead_Queued() {
+	fake := clock.NewFake()
+	b := bulkhead.New(1, bulkhead.WithMaxQueue(2), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(fake))
+	_ = b.TryAcquire()
+	got := make(chan error)
+	for range 2 {
+		go func() { got <- b.Acquire(context.Background()) }()
+	}
+	_ = fake.BlockUntil(context.Background(), 2) // both callers are queued
+	fmt.Println("in flight:", b.InFlight(), "queued:", b.Queued())
+	fmt.Println(b.Acquire(context.Background())) // no room left in the queue
+	fake.Advance(time.Second)                    // both waits run out
+	<-got
+	<-got
+	fmt.Println("queued:", b.Queued())
+	// Output:
+	// in flight: 1 queued: 2
+	// bulkhead: full
+	// queued: 0
+}
+
+// Release gives a slot back, to the first caller in line or, with nobody
+// queued, to the pool. Releasing a slot that is not held panics.
+func ExampleBulkhead_Release() {
+	b := bulkhead.New(1)
+	fmt.Println(b.TryAcquire(), b.TryAcquire())
+	b.Release()
+	fmt.Println(b.InFlight(), b.TryAcquire())
+	b.Release()
+	defer func() { fmt.Println("panic:", recover()) }()
+	b.Release() // once too many
+	// Output:
+	// true false
+	// 0 true
+	// panic: bulkhead: Release without a held slot
+}
+
+// The clock times MaxWait: on a fake clock, a queued caller is refused
+// only once the fake time has passed MaxWait.
+func ExampleWithClock() {
+	fake := clock.NewFake()
+	b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
+	_ = b.TryAcquire()
+	got := make(chan error)
+	go func() { got <- b.Acquire(context.Background()) }()
+	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
+	fake.Advance(59 * time.Second)
+	fmt.Println("queued:", b.Queued())
+	fake.Advance(time.Second)
+	fmt.Println(<-got)
+	// Output:
+	// queued: 1
+	// bulkhead: full after waiting 1m0s in the queue
+}
+
+// A configuration read at run time sets every field, MaxConcurrent
+// included; options after WithConfig change single fields again.
+func ExampleWithConfig() {
+	var c bulkhead.Config
+	if err := json.Unmarshal([]byte(`{"MaxConcurrent": 2, "Name": "db"}`), &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	b := bulkhead.New(c.MaxConcurrent, bulkhead.WithConfig(c), bulkhead.WithName("db-replica"))
+	fmt.Println(b.TryAcquire(), b.TryAcquire(), b.TryAcquire())
+	fmt.Println(b.Acquire(context.Background()))
+	// Output:
+	// true true false
+	// bulkhead: full (db-replica)
+}
+
+// The name appears in the policy layer's name and in refusals.
+func ExampleWithName() {
+	for _, b := range []*bulkhead.Bulkhead{bulkhead.New(1), bulkhead.New(1, bulkhead.WithName("db"))} {
+		_ = b.TryAcquire()
+		fmt.Printf("%v: %v\n", bulkhead.Policy[int](b), b.Acquire(context.Background()))
+	}
+	// Output:
+	// bulkhead: bulkhead: full
+	// bulkhead(db): bulkhead: full (db)
 }

@@ -2,6 +2,7 @@ package ratelimit_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -38,7 +39,8 @@ func ExampleEvery() {
 }
 
 func ExampleLimiter_Allow() {
-	l := ratelimit.New(1, 1) // one request per second
+	// A fake clock keeps the example exact; a service uses the real one.
+	l := ratelimit.New(1, 1, ratelimit.WithClock(clock.NewFake())) // one request per second
 	handle := func() string {
 		if !l.Allow() {
 			return "429 Too Many Requests"
@@ -134,7 +136,7 @@ func ExampleWaitPolicy() {
 
 // One bucket per client, for at most MaxKeys clients.
 func ExampleNewKeyed() {
-	perClient := ratelimit.NewKeyed[string](1, 2, ratelimit.WithMaxKeys(10_000))
+	perClient := ratelimit.NewKeyed[string](1, 2, ratelimit.WithMaxKeys(10_000), ratelimit.WithClock(clock.NewFake()))
 	for _, client := range []string{"10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2"} {
 		fmt.Println(client, perClient.Allow(client))
 	}
@@ -203,4 +205,110 @@ func ExampleLimitedError() {
 		fmt.Println("refused by", le.Name, "for about", le.Wait.Round(time.Hour))
 	}
 	// Output: refused by export for about 1h0m0s
+}
+
+// The bucket refills as its clock says: on a fake clock, a token comes
+// back only when the fake time has moved on by 1/Rate.
+func ExampleWithClock() {
+	fake := clock.NewFake()
+	l := ratelimit.New(10, 1, ratelimit.WithClock(fake)) // a token every 100ms
+	fmt.Println(l.Allow(), l.Allow())
+	fake.Advance(99 * time.Millisecond)
+	fmt.Println(l.Allow())
+	fake.Advance(time.Millisecond)
+	fmt.Println(l.Allow())
+	// Output:
+	// true false
+	// false
+	// true
+}
+
+// A configuration read at run time sets every field, Rate and Burst
+// included; options after WithConfig change single fields again.
+func ExampleWithConfig() {
+	var c ratelimit.Config
+	if err := json.Unmarshal([]byte(`{"Rate": 100, "Burst": 2, "Name": "search"}`), &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	l := ratelimit.New(c.Rate, c.Burst, ratelimit.WithConfig(c), ratelimit.WithClock(clock.NewFake()))
+	fmt.Println(l.Allow(), l.Allow())
+	_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
+	fmt.Println(err)
+	// Output:
+	// true true
+	// ratelimit: limited (search), retry after 10ms
+}
+
+// A Keyed tracks at most MaxKeys keys: the least recently used is
+// forgotten, and its bucket starts full if it comes back.
+func ExampleWithMaxKeys() {
+	k := ratelimit.NewKeyed[string](0, 1, ratelimit.WithMaxKeys(2)) // one event per key while tracked
+	fmt.Println(k.Allow("a"), k.Allow("a"))
+	k.Allow("b")
+	k.Allow("c") // "a" is forgotten
+	fmt.Println(k.Len(), k.Allow("a"))
+	// Output:
+	// true false
+	// 2 true
+}
+
+// Wait waits for a token at most MaxWait; when the token is further away,
+// it fails at once, without waiting.
+func ExampleWithMaxWait() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(2*time.Second), 1, ratelimit.WithMaxWait(time.Second), ratelimit.WithClock(fake))
+	ctx := context.Background()
+	fmt.Println(l.Wait(ctx)) // the bucket starts full
+	fmt.Println(l.Wait(ctx)) // the next token is 2s away
+
+	fake.Advance(time.Second)
+	go func() {
+		_ = fake.BlockUntil(ctx, 1) // the caller below waits...
+		fake.Advance(time.Second)   // ...for the token, now 1s away
+	}()
+	fmt.Println(l.Wait(ctx))
+	// Output:
+	// <nil>
+	// ratelimit: limited, retry after 2s
+	// <nil>
+}
+
+// The name appears in the policy layer's name and in refusals.
+func ExampleWithName() {
+	for _, l := range []*ratelimit.Limiter{ratelimit.New(0, 1), ratelimit.New(0, 1, ratelimit.WithName("export"))} {
+		p := ratelimit.Policy[int](l)
+		op := func(context.Context) (int, error) { return 1, nil }
+		_, _ = p.Do(context.Background(), op)
+		_, err := p.Do(context.Background(), op)
+		fmt.Printf("%v: %v\n", p, err)
+	}
+	// Output:
+	// ratelimit: ratelimit: limited, retry never
+	// ratelimit(export): ratelimit: limited (export), retry never
+}
+
+// RetryAfter says when the same call would pass; resilience.RetryAfter
+// finds it through wrapping, for example for a Retry-After header.
+func ExampleLimitedError_RetryAfter() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+	_ = l.Allow()
+	fake.Advance(250 * time.Millisecond)
+	_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
+	err = fmt.Errorf("geocode: %w", err)
+
+	var le *ratelimit.LimitedError
+	if errors.As(err, &le) {
+		fmt.Println(le.RetryAfter())
+	}
+	d, ok := resilience.RetryAfter(err)
+	fmt.Println(d, ok)
+	// Output:
+	// 750ms
+	// 750ms true
 }

@@ -106,10 +106,10 @@ func (e *Error) Unwrap() []error {
 
 // Permanent returns err marked as not worth retrying: a retry policy returns
 // it at once, as it is, without another attempt. The mark is transparent:
-// the result's message is err's, and errors.Is and errors.As reach err
-// through it. The mark survives wrapping with %w, so a Permanent error
-// returned by an inner retry also stops the outer ones. Permanent(nil)
-// returns nil.
+// the result's message is err's, errors.Is and errors.As reach err through
+// it, and its Timeout method reports err's. The mark survives wrapping with
+// %w, so a Permanent error returned by an inner retry also stops the outer
+// ones. Permanent(nil) returns nil.
 func Permanent(err error) error {
 	if err == nil {
 		return nil
@@ -122,6 +122,14 @@ type permanentError struct{ err error }
 func (e *permanentError) Error() string        { return e.err.Error() }
 func (e *permanentError) Unwrap() error        { return e.err }
 func (e *permanentError) Is(target error) bool { return target == errPermanent }
+
+// Timeout reports what err's own Timeout method does, so the mark stays
+// transparent to code that asks an error directly, as url.Error.Timeout
+// and net.Error users do.
+func (e *permanentError) Timeout() bool {
+	t, ok := e.err.(interface{ Timeout() bool })
+	return ok && t.Timeout()
+}
 
 // errPermanent is matched by every error marked by [Permanent]; errors.Is
 // finds it without allocating, where errors.As would.

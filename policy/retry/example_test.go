@@ -2,6 +2,7 @@ package retry_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -278,4 +279,21 @@ func ExampleBudgetConfig_Validate() {
 	fmt.Println(retry.BudgetConfig{Ratio: 0.2}.Validate())
 	// Output:
 	// retry: BudgetConfig.Window must be > 0, got 0s
+}
+
+// A configuration read at run time: decode it over the defaults, and check
+// it before building the policy (New would panic with the same message).
+func ExampleConfig_Validate() {
+	for _, js := range []string{`{"Attempts": 5}`, `{"Attempts": 0}`, `{"MaxElapsed": -1}`} {
+		c := retry.DefaultConfig()
+		if err := json.Unmarshal([]byte(js), &c); err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(c.Validate())
+	}
+	// Output:
+	// <nil>
+	// retry: Attempts 0 (no limit) needs a MaxElapsed > 0, got 0s
+	// retry: MaxElapsed must be >= 0 (0 = no bound), got -1ns
 }

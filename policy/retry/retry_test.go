@@ -638,3 +638,23 @@ func TestNotRetriedErrorsAreReturnedAsTheyAreAfterCancellation(t *testing.T) {
 		}
 	}
 }
+
+type timeoutErr struct{ timeout bool }
+
+func (e timeoutErr) Error() string { return "t" }
+func (e timeoutErr) Timeout() bool { return e.timeout }
+
+// The Permanent mark is transparent to code that asks an error for its
+// Timeout method directly (url.Error.Timeout does).
+func TestPermanentKeepsTimeout(t *testing.T) {
+	for _, want := range []bool{true, false} {
+		err := retry.Permanent(timeoutErr{want})
+		te, ok := err.(interface{ Timeout() bool })
+		if !ok || te.Timeout() != want {
+			t.Errorf("Permanent(timeout %v): Timeout method %v, reports %v", want, ok, ok && te.Timeout())
+		}
+	}
+	if te := retry.Permanent(errors.New("x")).(interface{ Timeout() bool }); te.Timeout() {
+		t.Error("Permanent of an error without Timeout reports Timeout() true")
+	}
+}

@@ -2,6 +2,7 @@ package timeout
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -49,10 +50,15 @@ func (e *expiredError) Timeout() bool { return true }
 
 // expiredWith returns the error of a call that expired and whose op then
 // returned err (not nil): expired itself when err is the bare context
-// error, which carries nothing more, else expired wrapping err.
+// error, which carries nothing more; err unchanged when it already wraps
+// expired (an op that returned its context's cause, perhaps marked
+// retry.Permanent), so the expiry is said once; else expired wrapping err.
 func expiredWith(expired *expiredError, err error) error {
 	if err == context.DeadlineExceeded || err == error(expired) {
 		return expired
+	}
+	if errors.Is(err, expired) {
+		return err
 	}
 	return &expiredError{d: expired.d, err: err}
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
@@ -355,6 +356,24 @@ func TestAllocsAtMostContextWithTimeout(t *testing.T) {
 		lateErr := func(ctx context.Context) (int, error) { <-ctx.Done(); return 0, errOp }
 		if got := testing.AllocsPerRun(100, func() { _, _ = expired.Do(ctx, lateErr) }); got > std+1 {
 			t.Errorf("expiry with the op's error: %v allocs per call, context.WithTimeout: %v (+1 allowed)", got, std)
+		}
+	})
+}
+
+// An op that returns its context's cause, perhaps marked or wrapped, gets
+// that error back as it is: the expiry is said once, not "c: c".
+func TestOpReturningTheCauseSaysItOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := timeout.New[int](100 * time.Millisecond)
+		_, err := p.Do(context.Background(), func(ctx context.Context) (int, error) {
+			<-ctx.Done()
+			return 0, retry.Permanent(context.Cause(ctx))
+		})
+		if got, want := err.Error(), "timeout: call exceeded 100ms"; got != want {
+			t.Errorf("error %q, want %q", got, want)
+		}
+		if !errors.Is(err, timeout.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v does not match ErrTimeout and DeadlineExceeded", err)
 		}
 	})
 }

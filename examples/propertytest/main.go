@@ -1,0 +1,56 @@
+// Command propertytest is a service's own pipeline, with the property test
+// that proves it: see pipeline_test.go, which `go test ./examples/...` runs.
+// The test drives the pipeline with pgregory.net/rapid over random schedules
+// of failures and pauses, on a clock.Fake, so it runs in milliseconds however
+// long the backoffs and cooldowns are.
+//
+//	go test ./examples/propertytest/ -rapid.checks=1000 -v
+//	go run ./examples/propertytest
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/retry"
+)
+
+// The service's settings for calls to its inventory dependency.
+const (
+	attempts  = 3                      // per call, the first included
+	retryWait = 100 * time.Millisecond // between attempts
+	threshold = 5                      // consecutive failures that trip
+	cooldown  = 10 * time.Second       // open, before a trial
+)
+
+// NewInventoryPolicy is the pipeline under test: retry outside, breaker
+// inside, so that every attempt is counted and an open breaker cuts retries
+// short. Time comes from clk so that a test can control it.
+func NewInventoryPolicy(clk clock.Clock) (resilience.Policy[int], *breaker.Breaker) {
+	b := breaker.New(breaker.WithName("inventory"), breaker.WithThreshold(threshold),
+		breaker.WithCooldown(cooldown), breaker.WithClock(clk))
+	p := resilience.Then(
+		retry.New[int](retry.WithAttempts(attempts), retry.WithBackoff(backoff.Constant(retryWait)),
+			retry.WithMaxElapsed(time.Second), retry.WithClock(clk)),
+		breaker.Policy[int](b),
+	)
+	return p, b
+}
+
+func main() {
+	p, b := NewInventoryPolicy(clock.Real())
+	calls := 0
+	for range 3 {
+		_, err := p.Do(context.Background(), func(context.Context) (int, error) {
+			calls++
+			return 0, errors.New("inventory: connection refused")
+		})
+		fmt.Printf("call: %v\n  breaker %v after %d attempts in all\n", err, b.State(), calls)
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The README shows this program from run on, and what it prints.
+func TestREADMEShowsThisProgram(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	body := s[strings.Index(s, "func run("):]
+	if !strings.Contains(string(readme), "```go\n"+body+"```\n") {
+		t.Errorf("README.md's quick start is not main.go from %q on", "func run(")
+	}
+	if !strings.Contains(string(readme), "```\n"+want+"```\n") {
+		t.Errorf("README.md does not show the quick start's output:\n%s", want)
+	}
+}
+
+const want = `price 9.99, err <nil>; pricing called 3 times; breaker closed
+price 9.99, err <nil>; pricing called 2 times; breaker open
+price 9.99, err <nil>; pricing called 0 times; breaker open
+`
+
+// The program does what the README says it does. It runs in a synctest
+// bubble, so the retry's backoff waits take no real time.
+func TestRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var out strings.Builder
+		run(&out)
+		if diff := cmp.Diff(want, out.String()); diff != "" {
+			t.Errorf("output mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

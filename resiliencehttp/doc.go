@@ -1,0 +1,23 @@
+// Package resiliencehttp puts the library's policies on net/http, with the
+// standard library only.
+//
+// On the client side, [Transport] is an http.RoundTripper that sends each
+// request through a resilience.Policy[*http.Response]: retry, breaker,
+// timeout and hedge see every attempt. It classifies responses (429 and
+// 5xx except 501 are failures, see [IsFailure]), turns Retry-After into the
+// failure's RetryAfter hint ([StatusError], [ParseRetryAfter]), replays
+// bodies through Request.GetBody and refuses to resend one it cannot
+// ([ErrBodyNotReplayable]), and closes every response it discards, so no
+// connection leaks. It drains a discarded body of up to 64 KiB first, so
+// that its connection can be reused; a longer body is closed unread, which
+// costs its connection. A failure's body is read (up to 64 KiB) under the
+// attempt's context, so a timeout or a hedge bounds it as it bounds the
+// wait for the headers.
+//
+// On the server side, [Middleware] puts guards (rate limiter, bulkhead) in
+// front of a handler and answers their refusals with 429 or 503 and a
+// Retry-After header.
+//
+// Entry points: [Transport], [Middleware], [IsFailure], [ParseRetryAfter],
+// [StatusError], [ErrBodyNotReplayable].
+package resiliencehttp

@@ -1,0 +1,216 @@
+package resiliencehttp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/timeout"
+	"github.com/f0b5b96b/resilience/resiliencehttp"
+)
+
+func ExampleTransport() {
+	// A server that fails its first two requests.
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 2 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "hello")
+	}))
+	defer srv.Close()
+
+	client := &http.Client{Transport: &resiliencehttp.Transport{
+		Policy: resilience.Then(
+			retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(time.Millisecond))),
+			timeout.New[*http.Response](2*time.Second), // each attempt, up to its headers
+		),
+	}}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, string(body), "after", calls.Load(), "attempts")
+	// Output: 200 hello after 3 attempts
+}
+
+func ExampleMiddleware() {
+	limiter := ratelimit.New(1, 1) // 1 request per second, burst 1
+	slots := bulkhead.New(10)      // at most 10 requests at once
+	guard := resiliencehttp.Middleware(resilience.Then(
+		ratelimit.Policy[struct{}](limiter),
+		bulkhead.Policy[struct{}](slots),
+	))
+	h := guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+
+	for range 2 {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		fmt.Printf("%d Retry-After=%q\n", w.Code, w.Header().Get("Retry-After"))
+	}
+	// Output:
+	// 200 Retry-After=""
+	// 429 Retry-After="1"
+}
+
+func ExampleParseRetryAfter() {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	fmt.Println(resiliencehttp.ParseRetryAfter("120", now))
+	fmt.Println(resiliencehttp.ParseRetryAfter("Sun, 29 Nov 2026 12:00:30 GMT", now))
+	fmt.Println(resiliencehttp.ParseRetryAfter("soon", now))
+	// Output:
+	// 2m0s true
+	// 30s true
+	// 0s false
+}
+
+func ExampleIsFailure() {
+	for _, code := range []int{200, 404, 429, 500, 501, 503} {
+		fmt.Println(code, resiliencehttp.IsFailure(&http.Response{StatusCode: code}))
+	}
+	// Output:
+	// 200 false
+	// 404 false
+	// 429 true
+	// 500 true
+	// 501 false
+	// 503 true
+}
+
+func ExampleTransport_RoundTrip() {
+	// A dependency that is down for good.
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "upstream down", http.StatusBadGateway)
+	}))
+	defer srv.Close()
+
+	tr := &resiliencehttp.Transport{Policy: retry.New[*http.Response](
+		retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(time.Millisecond)),
+	)}
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The retry gave up: the caller gets the last response, body intact.
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)), "after", calls.Load(), "attempts")
+	// Output: 502 upstream down after 2 attempts
+}
+
+func ExampleStatusError() {
+	// A dependency that is overloaded.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+
+	// The caller gives up while the retry is about to wait: RoundTrip
+	// returns no response, and its error holds the last attempt's
+	// StatusError.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: retry.New[*http.Response](
+		retry.WithOnRetry(func(int, error, time.Duration) { cancel() }),
+	)}}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	_, err := client.Do(req)
+	var se *resiliencehttp.StatusError
+	if errors.As(err, &se) {
+		fmt.Println(se.StatusCode, se.RetryAfter())
+	}
+	// Output: 503 3s
+}
+
+func ExampleStatusError_Error() {
+	fmt.Println(&resiliencehttp.StatusError{StatusCode: 503, Status: "503 Service Unavailable", After: 2 * time.Second})
+	fmt.Println(&resiliencehttp.StatusError{StatusCode: 429})
+	// Output:
+	// resiliencehttp: 503 Service Unavailable (retry after 2s)
+	// resiliencehttp: 429 Too Many Requests
+}
+
+func ExampleStatusError_RetryAfter() {
+	// Inside the policies, a failing response is a *StatusError; its
+	// RetryAfter is the Retry-After header, which a retry honours: it finds
+	// it with resilience.RetryAfter, through any wrapping.
+	err := fmt.Errorf("payments: %w", &resiliencehttp.StatusError{StatusCode: 503, After: 5 * time.Second})
+	fmt.Println(resilience.RetryAfter(err))
+	fmt.Println((&resiliencehttp.StatusError{StatusCode: 500}).RetryAfter())
+	// Output:
+	// 5s true
+	// 0s
+}
+
+// resetNetwork is a RoundTripper whose every connection is reset.
+type resetNetwork struct{}
+
+func (resetNetwork) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		r.Body.Close()
+	}
+	return nil, errors.New("connection reset by peer")
+}
+
+func ExampleErrBodyNotReplayable() {
+	// A hedge sends another attempt as soon as one fails. A streamed body
+	// has no GetBody: it cannot be sent twice, so the second attempt is
+	// refused with ErrBodyNotReplayable.
+	tr := &resiliencehttp.Transport{
+		Base:   resetNetwork{},
+		Policy: hedge.New[*http.Response](time.Second),
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://payments.internal/events", io.NopCloser(strings.NewReader("event")))
+	_, err := tr.RoundTrip(req)
+	fmt.Println(errors.Is(err, resiliencehttp.ErrBodyNotReplayable))
+	fmt.Println(err)
+	// Output:
+	// true
+	// hedge: all 2 attempts failed: connection reset by peer; resiliencehttp: request body cannot be replayed (no GetBody): resilience: refused
+}
+
+func ExampleErrBodyNotReplayable_retry() {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+
+	// A retry stops at the first failure of a request whose body cannot be
+	// replayed: it is sent once however many attempts the retry allows, and
+	// the caller gets its response.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, io.NopCloser(strings.NewReader("event")))
+	tr := &resiliencehttp.Transport{Policy: retry.New[*http.Response](retry.WithAttempts(5))}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, "after", calls.Load(), "attempt")
+	// Output: 503 after 1 attempt
+}

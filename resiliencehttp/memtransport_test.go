@@ -1,0 +1,128 @@
+package resiliencehttp_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// memTransport answers attempts in memory, so that a synctest bubble sees
+// every wait (a wait on a real connection is not durable, and time in a
+// bubble would not move). reply says how attempt n (from 1) is answered.
+// Like net/http's transport, it closes the request's body, and its waits,
+// including a body's stalled read, end with the request's context.
+type memTransport struct {
+	reply   func(n int) memReply
+	entered chan<- int // if not nil, told n as attempt n starts
+
+	mu     sync.Mutex
+	n      int
+	bodies []*memBody
+}
+
+type memReply struct {
+	status int             // 0: no headers ever; the round trip waits for the context
+	body   string          // what the body gives first
+	stall  bool            // after body, the body waits for the context instead of ending
+	gate   <-chan struct{} // if not nil, the headers wait for it to close
+}
+
+func (m *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_ = r.Body.Close()
+	}
+	m.mu.Lock()
+	m.n++
+	n := m.n
+	m.mu.Unlock()
+	if m.entered != nil {
+		m.entered <- n
+	}
+	rep := m.reply(n)
+	ctx := r.Context()
+	if rep.status == 0 {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	if rep.gate != nil {
+		select {
+		case <-rep.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	b := &memBody{ctx: ctx, r: strings.NewReader(rep.body), stall: rep.stall, closed: make(chan struct{})}
+	m.mu.Lock()
+	m.bodies = append(m.bodies, b)
+	m.mu.Unlock()
+	return &http.Response{
+		StatusCode: rep.status,
+		Status:     fmt.Sprintf("%d %s", rep.status, http.StatusText(rep.status)),
+		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{},
+		Body:          b,
+		ContentLength: -1,
+		Request:       r,
+	}, nil
+}
+
+// attempts returns how many round trips started.
+func (m *memTransport) attempts() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n
+}
+
+// open returns how many of the response bodies handed out are not closed,
+// and how many were handed out.
+func (m *memTransport) open() (open, all int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, b := range m.bodies {
+		select {
+		case <-b.closed:
+		default:
+			open++
+		}
+	}
+	return open, len(m.bodies)
+}
+
+type memBody struct {
+	ctx    context.Context
+	r      *strings.Reader
+	stall  bool
+	once   sync.Once
+	closed chan struct{}
+}
+
+var errReadClosed = errors.New("read on closed body")
+
+func (b *memBody) Read(p []byte) (int, error) {
+	select {
+	case <-b.closed:
+		return 0, errReadClosed
+	default:
+	}
+	if b.r.Len() > 0 {
+		return b.r.Read(p)
+	}
+	if !b.stall {
+		return 0, io.EOF
+	}
+	select {
+	case <-b.ctx.Done():
+		return 0, b.ctx.Err()
+	case <-b.closed:
+		return 0, errReadClosed
+	}
+}
+
+func (b *memBody) Close() error {
+	b.once.Do(func() { close(b.closed) })
+	return nil
+}

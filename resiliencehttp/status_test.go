@@ -1,0 +1,61 @@
+package resiliencehttp_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/resiliencehttp"
+)
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		value  string
+		want   time.Duration
+		wantOK bool
+	}{
+		{"0", 0, true},
+		{"120", 2 * time.Minute, true},
+		{" 5 ", 5 * time.Second, true},
+		{"Sun, 29 Nov 2026 12:00:30 GMT", 30 * time.Second, true}, // IMF-fixdate
+		{"Sunday, 29-Nov-26 12:01:00 GMT", time.Minute, true},     // RFC 850
+		{"Sun Nov 29 12:00:10 2026", 10 * time.Second, true},      // asctime
+		{"Sun, 29 Nov 2026 11:00:00 GMT", 0, true},                // in the past
+		{"99999999999999999999", time.Duration(1<<63 - 1), true},  // saturates
+		{"9223372036854775807", time.Duration(1<<63 - 1), true},   // saturates
+		{"", 0, false},
+		{"-1", 0, false},
+		{"1.5", 0, false},
+		{"soon", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := resiliencehttp.ParseRetryAfter(tt.value, now)
+		if got != tt.want || ok != tt.wantOK {
+			t.Errorf("ParseRetryAfter(%q) = %v, %v; want %v, %v", tt.value, got, ok, tt.want, tt.wantOK)
+		}
+	}
+}
+
+func TestStatusError(t *testing.T) {
+	e := &resiliencehttp.StatusError{StatusCode: 503, Status: "503 Service Unavailable", After: 2 * time.Second}
+	if got, want := e.Error(), "resiliencehttp: 503 Service Unavailable (retry after 2s)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if d, ok := resilience.RetryAfter(e); d != 2*time.Second || !ok {
+		t.Errorf("resilience.RetryAfter = %v, %v; want 2s, true", d, ok)
+	}
+	if got, want := (&resiliencehttp.StatusError{StatusCode: 429}).Error(), "resiliencehttp: 429 Too Many Requests"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+func TestIsFailure(t *testing.T) {
+	for code := 100; code <= 599; code++ {
+		want := code == 429 || (code >= 500 && code != 501)
+		if got := resiliencehttp.IsFailure(&http.Response{StatusCode: code}); got != want {
+			t.Errorf("IsFailure(%d) = %v, want %v", code, got, want)
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package resiliencehttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/retry"
+)
+
+// ErrBodyNotReplayable is the error of an attempt after the first for a
+// request whose body cannot be sent again: it has a body but no GetBody
+// (http.NewRequest sets GetBody for bytes.Buffer, bytes.Reader and
+// strings.Reader bodies). The first attempt's failure is marked
+// retry.Permanent so that a retry policy stops at once; a hedge's extra
+// attempt gets this error. It matches resilience.ErrRefused: the request was
+// not sent, so a breaker does not count it.
+//
+// When the first attempt is cut short by its own context (a timeout), its
+// error is that context's cause, marked permanent; the caller's error says
+// the cause once, e.g. `Post "…": timeout: call exceeded 100ms`, and
+// matches it (timeout.ErrTimeout, context.DeadlineExceeded), not this
+// error: the request was sent.
+var ErrBodyNotReplayable = fmt.Errorf("resiliencehttp: request body cannot be replayed (no GetBody): %w", resilience.ErrRefused)
+
+// errReturned is the error of an attempt that a policy starts after
+// RoundTrip returned: the request is not sent, since the caller may be
+// reusing it.
+var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip returned: %w", resilience.ErrRefused)
+
+// drainLimit is how much of a discarded response body is read so that its
+// connection can be reused; a longer body is closed unread.
+const drainLimit = 64 << 10
+
+// Transport is an [http.RoundTripper] that sends each request through a
+// resilience.Policy[*http.Response]: retries, breaker, timeout and the rest
+// see each attempt, and responses that [IsFailure] (or Classify) calls
+// failures reach them as a [*StatusError] carrying the Retry-After header.
+//
+// The caller gets what a RoundTripper returns: the winning response with
+// its body intact; or, when the policies give up, the last failure response
+// whose body could be read (e.g. the final 503), with its body intact; or,
+// when there is none (or the request's own context ended), the error.
+// Every other response, discarded by a retry or a hedge, is drained (up to
+// 64 KiB) and closed, so no connection leaks; a longer body is closed
+// unread, which costs its connection.
+//
+// Each attempt runs under the context the policies give it until its
+// response headers arrive and, for a failure, until its body has been read,
+// up to 64 KiB: a timeout, a hedge or a retry bounds both. If that read
+// fails, because the attempt's context ended or the connection broke, the
+// attempt fails with the context's cause (a timeout's error, say) or with
+// the read error wrapped in the response's [*StatusError], e.g.
+// "resiliencehttp: 503 Service Unavailable: reading its body: unexpected
+// EOF", and the response is closed: the caller never gets a response
+// whose body is known to be broken. Beyond the headers of a
+// success, and beyond the first 64 KiB of a failure's body, the body lives
+// as long as the request's own context, not the attempt's:
+// http.Client.Timeout or the request's context bounds it.
+//
+// A layer may return before the attempts it started are done (a timeout
+// WithAbandon does). A response that arrives after RoundTrip returned is
+// closed at once (the layers still see it, with its body closed); an
+// attempt that starts after RoundTrip returned does not send the request,
+// and fails with an error matching resilience.ErrRefused.
+//
+// Retries send the body again through Request.GetBody; a request whose body
+// cannot be replayed is sent once (see [ErrBodyNotReplayable]).
+//
+// The zero Transport sends each request once through
+// http.DefaultTransport. A Transport is safe for simultaneous use; its
+// fields must not change once it is in use.
+type Transport struct {
+	// Base sends each attempt; nil means http.DefaultTransport.
+	Base http.RoundTripper
+
+	// Policy guards each request; the zero Policy sends it once.
+	Policy resilience.Policy[*http.Response]
+
+	// Classify reports whether a response is a failure for the policies;
+	// nil means IsFailure.
+	Classify func(*http.Response) bool
+}
+
+// RoundTrip sends req through t.Policy. It follows the RoundTripper
+// contract: it does not change req, and it closes req.Body, also on error.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ex := &exchange{t: t, req: req}
+	resp, err := t.Policy.Do(req.Context(), ex.attempt)
+	return ex.finish(resp, err)
+}
+
+// exchange is the state of one RoundTrip: what each attempt needs and the
+// responses that attempts received.
+type exchange struct {
+	t   *Transport
+	req *http.Request
+
+	mu        sync.Mutex
+	finished  bool // RoundTrip has returned (a layer may abandon attempts)
+	attempts  int
+	bodyUsed  bool             // req.Body was handed to the base transport
+	responses []*http.Response // received, not yet closed; oldest first
+	lastFail  *http.Response   // the newest response classified as a failure
+}
+
+func (ex *exchange) base() http.RoundTripper {
+	if ex.t.Base != nil {
+		return ex.t.Base
+	}
+	return http.DefaultTransport
+}
+
+func (ex *exchange) isFailure(resp *http.Response) bool {
+	if ex.t.Classify != nil {
+		return ex.t.Classify(resp)
+	}
+	return IsFailure(resp)
+}
+
+// replayable reports whether the request can be sent more than once.
+func (ex *exchange) replayable() bool {
+	return ex.req.Body == nil || ex.req.Body == http.NoBody || ex.req.GetBody != nil
+}
+
+// attempt is the Op the policies run: one send of the request.
+func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
+	r := ex.req.Clone(ctx)
+	ex.mu.Lock()
+	if ex.finished {
+		ex.mu.Unlock()
+		return nil, errReturned
+	}
+	ex.attempts++
+	fresh := ex.attempts == 1 || ex.req.Body == nil || ex.req.Body == http.NoBody
+	if fresh {
+		ex.bodyUsed = true
+	}
+	ex.mu.Unlock()
+	switch {
+	case fresh:
+		r.Body = ex.req.Body
+	case ex.req.GetBody == nil:
+		return nil, ErrBodyNotReplayable
+	default:
+		body, err := ex.req.GetBody()
+		if err != nil {
+			return nil, fmt.Errorf("resiliencehttp: GetBody: %w", err)
+		}
+		r.Body = body
+	}
+
+	// The attempt's context governs the exchange until the headers arrive
+	// and, for a failure, until its body is read (bounded), so that a
+	// timeout, a hedge or a retry bounds both. After that the body belongs
+	// to the request's own context, so that a policy that cancels the
+	// attempt's context when the attempt returns (a timeout does) does not
+	// cut the body off under the caller.
+	reqCtx, cancel := context.WithCancel(ex.req.Context())
+	stop := context.AfterFunc(ctx, cancel)
+	resp, err := ex.base().RoundTrip(r.WithContext(reqCtx))
+	failed := false
+	var readErr error
+	if err == nil {
+		failed = ex.isFailure(resp)
+		if failed {
+			// A failure's body is usually short: read it now and close it,
+			// so its connection is free for the next attempt while the
+			// response stays whole in case it is the last one.
+			readErr = buffer(resp, cancel)
+		}
+	}
+	if !stop() {
+		// The attempt's context ended before the attempt was done.
+		cancel()
+		if err == nil {
+			discard(resp)
+		}
+		cause := context.Cause(ctx)
+		if ex.replayable() {
+			return nil, cause
+		}
+		return nil, retry.Permanent(cause)
+	}
+	var status *StatusError
+	if failed {
+		status = &StatusError{
+			StatusCode: resp.StatusCode,
+			Status:     resp.Status,
+			After:      retryAfterOf(resp, time.Now),
+		}
+	}
+	if readErr != nil {
+		// No one gets a response whose body is known to be broken.
+		cancel()
+		discard(resp)
+		err = fmt.Errorf("%w: reading its body: %w", status, readErr)
+	}
+	if err != nil {
+		cancel()
+		return nil, permanentIf(!ex.replayable(), err)
+	}
+	var result error
+	if failed {
+		result = permanentIf(!ex.replayable(), status)
+	} else {
+		resp.Body = newBody(resp.Body, cancel)
+	}
+
+	ex.mu.Lock()
+	if ex.finished {
+		// No one will read it: the layers see it, closed.
+		ex.mu.Unlock()
+		discard(resp)
+		return resp, result
+	}
+	ex.responses = append(ex.responses, resp)
+	var superseded *http.Response
+	if failed {
+		superseded, ex.lastFail = ex.lastFail, resp
+	}
+	ex.mu.Unlock()
+	if superseded != nil {
+		ex.close(superseded)
+	}
+	return resp, result
+}
+
+func permanentIf(cond bool, err error) error {
+	if cond {
+		return retry.Permanent(err)
+	}
+	return err
+}
+
+// close drains and closes resp, a response no one will read, and forgets it.
+func (ex *exchange) close(resp *http.Response) {
+	ex.mu.Lock()
+	for i, r := range ex.responses {
+		if r == resp {
+			ex.responses = append(ex.responses[:i], ex.responses[i+1:]...)
+			break
+		}
+	}
+	ex.mu.Unlock()
+	discard(resp)
+}
+
+// finish decides what the caller gets and closes every other response.
+func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.finished = true
+	if !ex.bodyUsed && ex.req.Body != nil {
+		ex.req.Body.Close() // the policies refused before any attempt
+	}
+	if err != nil {
+		resp = nil
+		if ex.req.Context().Err() == nil {
+			resp = ex.lastFail // the policies gave up: the last response, intact
+		}
+	}
+	for _, r := range ex.responses {
+		if r != resp {
+			discard(r)
+		}
+	}
+	ex.responses = nil
+	if resp == nil {
+		if err == nil {
+			err = errors.New("resiliencehttp: policy returned neither a response nor an error")
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// buffer reads up to drainLimit bytes of resp's body, and returns the
+// error of that read, if any (resp is then for discarding). When that is
+// all of the body, the network body is closed and replaced by the bytes
+// read; otherwise the body reads those bytes and then the rest from the
+// network. Either way closing resp.Body releases the attempt's context.
+func buffer(resp *http.Response, cancel context.CancelFunc) error {
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
+	switch {
+	case err != nil:
+		return err
+	case len(buf) <= drainLimit:
+		_ = resp.Body.Close()
+		cancel()
+		resp.Body = io.NopCloser(bytes.NewReader(buf))
+	default:
+		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel}
+	}
+	return nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// discard drains a bounded part of resp's body, so its connection can be
+// reused, and closes it.
+func discard(resp *http.Response) {
+	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
+	_ = resp.Body.Close()
+}
+
+// body is a response body whose Close also releases the attempt's context.
+type body struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *body) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// rwBody keeps a 101 Switching Protocols body writable.
+type rwBody struct {
+	body
+	w io.Writer
+}
+
+func (b *rwBody) Write(p []byte) (int, error) { return b.w.Write(p) }
+
+func newBody(rc io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
+	if w, ok := rc.(io.Writer); ok {
+		return &rwBody{body: body{rc, cancel}, w: w}
+	}
+	return &body{rc, cancel}
+}
