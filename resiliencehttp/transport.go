@@ -96,6 +96,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return ex.finish(resp, err)
 }
 
+// CloseIdleConnections closes the idle connections of t.Base (of
+// http.DefaultTransport when Base is nil), if it has such a method, so that
+// http.Client.CloseIdleConnections reaches through the Transport.
+func (t *Transport) CloseIdleConnections() {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // exchange is the state of one RoundTrip: what each attempt needs and the
 // responses that attempts received.
 type exchange struct {
