@@ -84,7 +84,9 @@ type Transport struct {
 	Policy resilience.Policy[*http.Response]
 
 	// Classify reports whether a response is a failure for the policies;
-	// nil means IsFailure.
+	// nil means IsFailure. It is called once per attempt, from the
+	// attempt's goroutine: concurrently for concurrent requests and for a
+	// hedge's attempts, so it must be safe for simultaneous use.
 	Classify func(*http.Response) bool
 }
 
