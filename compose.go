@@ -64,6 +64,12 @@ func (n Next[T]) Call(ctx context.Context) (T, error) {
 // policy written with New composes with them and, like them, costs no
 // allocation per call beyond what run itself allocates.
 //
+// A Policy is shared: run is called by every goroutine that calls through
+// the policy, concurrently, so it must be safe for simultaneous use (keep
+// per-call state in local variables, shared state behind atomics or a
+// lock). An outer layer such as a hedge may also call next.Call
+// concurrently within one call.
+//
 // New panics if name is empty or run is nil.
 func New[T any](name string, run func(ctx context.Context, next Next[T]) (T, error)) Policy[T] {
 	if name == "" {

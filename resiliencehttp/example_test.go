@@ -214,3 +214,24 @@ func ExampleErrBodyNotReplayable_retry() {
 	fmt.Println(resp.StatusCode, "after", calls.Load(), "attempt")
 	// Output: 503 after 1 attempt
 }
+
+// The client's CloseIdleConnections reaches the base transport, so idle
+// connections (and their goroutines) go when the client is done.
+func ExampleTransport_CloseIdleConnections() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	base := &http.Transport{}
+	client := &http.Client{Transport: &resiliencehttp.Transport{Base: base, Policy: retry.New[*http.Response]()}}
+	resp, err := client.Get(srv.URL)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	client.CloseIdleConnections() // closes base's idle connection
+	fmt.Println(resp.Status)
+	// Output: 200 OK
+}

@@ -84,7 +84,9 @@ type Transport struct {
 	Policy resilience.Policy[*http.Response]
 
 	// Classify reports whether a response is a failure for the policies;
-	// nil means IsFailure.
+	// nil means IsFailure. It is called once per attempt, from the
+	// attempt's goroutine: concurrently for concurrent requests and for a
+	// hedge's attempts, so it must be safe for simultaneous use.
 	Classify func(*http.Response) bool
 }
 
@@ -94,6 +96,19 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex := &exchange{t: t, req: req}
 	resp, err := t.Policy.Do(req.Context(), ex.attempt)
 	return ex.finish(resp, err)
+}
+
+// CloseIdleConnections closes the idle connections of t.Base (of
+// http.DefaultTransport when Base is nil), if it has such a method, so that
+// http.Client.CloseIdleConnections reaches through the Transport.
+func (t *Transport) CloseIdleConnections() {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }
 
 // exchange is the state of one RoundTrip: what each attempt needs and the

@@ -862,3 +862,29 @@ func TestTimeoutOfANonReplayableRequestIsSaidOnce(t *testing.T) {
 		})
 	}
 }
+
+// idleCloser is a base transport that counts CloseIdleConnections calls.
+type idleCloser struct {
+	http.RoundTripper
+	closed atomic.Int64
+}
+
+func (c *idleCloser) CloseIdleConnections() { c.closed.Add(1) }
+
+// http.Client.CloseIdleConnections reaches the base transport through the
+// Transport (else idle connections and their goroutines stay).
+func TestCloseIdleConnectionsReachesTheBase(t *testing.T) {
+	base := &idleCloser{RoundTripper: http.DefaultTransport}
+	c := &http.Client{Transport: &resiliencehttp.Transport{Base: base}}
+	c.CloseIdleConnections()
+	if got := base.closed.Load(); got != 1 {
+		t.Errorf("base.CloseIdleConnections called %d times, want 1", got)
+	}
+	// Neither a nil Base nor a base without the method is a problem.
+	(&resiliencehttp.Transport{}).CloseIdleConnections()
+	(&resiliencehttp.Transport{Base: roundTripFunc(func(*http.Request) (*http.Response, error) { return nil, nil })}).CloseIdleConnections()
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

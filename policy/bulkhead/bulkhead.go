@@ -52,12 +52,15 @@ const (
 // New returns a bulkhead that lets at most maxConcurrent calls hold a slot
 // at once, configured by opts (no queue by default: see [WithMaxQueue]).
 //
-// New panics if the configuration is invalid (see [Config.Validate]), with
+// New panics if an option is nil or the configuration is invalid (see [Config.Validate]), with
 // a message naming the field and the value, e.g.
 // "bulkhead: MaxConcurrent must be between 1 and 2147483647, got 0".
 func New(maxConcurrent int, opts ...Option) *Bulkhead {
 	cfg := Config{MaxConcurrent: maxConcurrent}
 	for _, o := range opts {
+		if o == nil {
+			panic("bulkhead: New option must not be nil")
+		}
 		o.apply(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {

@@ -95,6 +95,8 @@ func configure[T any](delay time.Duration, opts []Option) Config[T] {
 	c := Config[T]{Delay: delay, MaxHedges: 1}
 	for _, o := range opts {
 		switch o := o.(type) {
+		case nil:
+			panic("hedge: New option must not be nil")
 		case maxHedgesOption:
 			c.MaxHedges = int(o)
 		case clockOption:

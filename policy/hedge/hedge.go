@@ -49,9 +49,10 @@ import (
 // attempts' errors. That slice grows with the attempts a call actually
 // starts, never with MaxHedges: any MaxHedges up to math.MaxInt is fine.
 //
-// New panics with the message of [Config.Validate] if the configuration is
-// invalid, and if an option carries a result type other than T. The policy
-// is safe for simultaneous use by multiple goroutines if Accept is.
+// New panics if an option is nil, and with the message of [Config.Validate]
+// if the configuration is invalid, and if an option carries a result type
+// other than T. The policy is safe for simultaneous use by multiple
+// goroutines if Accept is.
 func New[T any](delay time.Duration, opts ...Option) resilience.Policy[T] {
 	c := configure[T](delay, opts)
 	if err := c.Validate(); err != nil {

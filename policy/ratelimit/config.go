@@ -124,6 +124,9 @@ func WithConfig(c Config) Option { return option(func(cfg *Config) { *cfg = c })
 func build(rate float64, burst int, opts []Option) Config {
 	cfg := Config{Rate: rate, Burst: burst}
 	for _, o := range opts {
+		if o == nil {
+			panic("ratelimit: option must not be nil")
+		}
 		o.apply(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {

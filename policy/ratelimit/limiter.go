@@ -35,7 +35,7 @@ type Limiter struct {
 // starts full. A rate of +Inf admits every event (burst may then be 0); a
 // rate of 0 admits burst events in all.
 //
-// New panics if the configuration is invalid (see [Config.Validate]): a
+// New panics if an option is nil or the configuration is invalid (see [Config.Validate]): a
 // negative or NaN rate, a rate above 1e9 other than +Inf, or burst < 1 with
 // a finite rate, with a message naming the field and the value, e.g.
 // "ratelimit: Burst must be >= 1 with a finite Rate, got 0".

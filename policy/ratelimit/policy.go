@@ -11,7 +11,8 @@ import (
 // runs the rest of the chain; with no token there, it returns a
 // *[LimitedError] (matching [ErrLimited] and resilience.ErrRefused, with the
 // wait until the next token as RetryAfter) without running the rest of the
-// chain. This sheds excess load fast; to smooth it out by waiting instead,
+// chain. A call whose ctx is already done returns ctx.Err() and takes no
+// token. This sheds excess load fast; to smooth it out by waiting instead,
 // use [WaitPolicy].
 //
 // The layer is named "ratelimit(Name)", or "ratelimit" when l has no name.
@@ -21,8 +22,11 @@ import (
 func Policy[T any](l *Limiter) resilience.Policy[T] {
 	p := policyParams(l)
 	return resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+		var zero T
+		if err := ctx.Err(); err != nil {
+			return zero, err // the caller gave up: no token is spent
+		}
 		if wait, _, at, ok := l.take(1, 0); !ok {
-			var zero T
 			return zero, &LimitedError{Name: p.cfg.Name, Wait: p.waitFor(at, wait)}
 		}
 		return next.Call(ctx)

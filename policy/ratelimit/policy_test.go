@@ -90,3 +90,18 @@ func TestPolicyNilPanics(t *testing.T) {
 		}()
 	}
 }
+
+// A call whose caller already gave up neither runs nor spends a token.
+func TestPolicyCancelledCallTakesNoToken(t *testing.T) {
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(clock.NewFake()))
+	p := ratelimit.Policy[int](l)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ran := false
+	if _, err := p.Do(ctx, func(context.Context) (int, error) { ran = true; return 1, nil }); err != context.Canceled || ran {
+		t.Fatalf("cancelled call: err %v, op ran %v; want context.Canceled and not run", err, ran)
+	}
+	if !l.Allow() {
+		t.Error("the cancelled call spent the only token")
+	}
+}

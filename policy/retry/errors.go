@@ -39,7 +39,9 @@ var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 // with the values below (errors.Is on the Error may also match them through
 // Err, when the op's own error is one of them).
 type Error struct {
-	// Attempts is how many times the op was called.
+	// Attempts is how many attempts were made: calls of the rest of the
+	// chain, including ones that an inner guard (an open breaker, a full
+	// bulkhead) refused before they reached the op.
 	Attempts int
 
 	// Err is the error of the last attempt.

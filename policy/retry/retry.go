@@ -48,12 +48,15 @@ import (
 // no clock unless MaxElapsed or a Budget is set (then one clock reading).
 // Giving up allocates the returned Error.
 //
-// New panics with the message of [Config.Validate] if the configuration is
-// invalid. The policy is safe for simultaneous use by multiple goroutines if
-// its hooks and backoff's random source are.
+// New panics if an option is nil, and with the message of [Config.Validate]
+// if the configuration is invalid. The policy is safe for simultaneous use
+// by multiple goroutines if its hooks and backoff's random source are.
 func New[T any](opts ...Option) resilience.Policy[T] {
 	c := DefaultConfig()
 	for _, o := range opts {
+		if o == nil {
+			panic("retry: New option must not be nil")
+		}
 		o.apply(&c)
 	}
 	if err := c.Validate(); err != nil {

@@ -45,12 +45,15 @@ import (
 // which holds a T) and a goroutine, whose memory the runtime reuses once it
 // ends: an abandoned op keeps its goroutine and stack until it returns.
 //
-// New panics with the message of [Config.Validate] if the configuration is
-// invalid: d <= 0 is not "no timeout". The policy is safe for simultaneous
-// use by multiple goroutines.
+// New panics if an option is nil, and with the message of [Config.Validate]
+// if the configuration is invalid: d <= 0 is not "no timeout". The policy is
+// safe for simultaneous use by multiple goroutines.
 func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 	c := Config{Duration: d}
 	for _, o := range opts {
+		if o == nil {
+			panic("timeout: New option must not be nil")
+		}
 		o.apply(&c)
 	}
 	if err := c.Validate(); err != nil {
