@@ -106,16 +106,14 @@ type Config struct {
 	// opens the breaker again (so an abandoned permit wedges nothing for
 	// good). Its report, if it ever comes, is ignored.
 	//
-	// 0 (the default) means the cooldown that preceded this half-open
-	// state: Cooldown, or with a CooldownBackoff the delay drawn for this
-	// opening (the current step, jitter included; not the schedule's Max).
-	// For the first trial, admitted as soon as the breaker turns half-open,
-	// that is one cooldown after half-open began.
+	// 0 (the default) means the longest cooldown there can be: Cooldown
+	// (30s by default), or with a CooldownBackoff the schedule's Max, so
+	// that a short or jittered cooldown (full jitter, or a first step of 0)
+	// never makes a trial's time short.
 	//
 	// A dependency slower than TrialTimeout can never close the breaker:
 	// each trial expires before it reports. Set TrialTimeout above the
-	// slowest call you expect, in particular when the cooldown is short or
-	// jittered (full jitter may draw a cooldown close to 0).
+	// slowest call you expect.
 	TrialTimeout time.Duration
 
 	// MaxTrials is the number of trial calls a half-open breaker admits at
@@ -263,7 +261,9 @@ func WithCooldownBackoff(s backoff.Schedule) Option {
 }
 
 // WithTrialTimeout sets Config.TrialTimeout: how long a half-open trial
-// may go without reporting before it expires. New panics if d < 0.
+// may go without reporting before it expires; 0 means the longest cooldown
+// (Cooldown, or CooldownBackoff's Max). A dependency slower than d can
+// never close the breaker. New panics if d < 0.
 func WithTrialTimeout(d time.Duration) Option {
 	return option(func(c *Config) { c.TrialTimeout = d })
 }
