@@ -175,7 +175,11 @@ func (c Config) Validate() error {
 	case c.WindowBuckets > 0 && c.WindowDuration == 0:
 		return fmt.Errorf("breaker: WindowBuckets needs WindowDuration, got %d buckets and 0s", c.WindowBuckets)
 	case c.WindowDuration > 0 && c.WindowDuration < time.Duration(c.buckets()):
-		return fmt.Errorf("breaker: WindowDuration must be at least 1ns per bucket, got %v", c.WindowDuration)
+		buckets := fmt.Sprint(c.WindowBuckets)
+		if c.WindowBuckets == 0 {
+			buckets = "0: the default 10"
+		}
+		return fmt.Errorf("breaker: WindowDuration must be at least 1ns per bucket (WindowBuckets %s), got %v", buckets, c.WindowDuration)
 	case c.MinCalls < 0:
 		return fmt.Errorf("breaker: MinCalls must be >= 0, got %d", c.MinCalls)
 	case c.WindowCalls > 0 && c.MinCalls > c.WindowCalls:
