@@ -2,7 +2,6 @@ package breaker_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -104,12 +103,8 @@ func TestTrialTimeoutWithFullJitterIsTheScheduleMax(t *testing.T) {
 	// Full jitter draws cooldowns anywhere in [0, step]; each trial still
 	// gets the schedule's Max, 8s, and ErrTooManyTrials's hint counts down
 	// from it.
-	schedule := func() backoff.Schedule {
-		return backoff.Exponential(time.Second, 2, 8*time.Second).
-			WithJitter(backoff.Full).WithRand(rand.New(rand.NewPCG(3, 4)))
-	}
-	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldownBackoff(schedule()))
-	cooldowns := schedule().Start()
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldownBackoff(fullJitter(8*time.Second, 3)))
+	cooldowns := fullJitter(8*time.Second, 3).Start()
 	fail(t, b, f, 1)
 	for range 6 {
 		f.Advance(cooldowns.Next())
