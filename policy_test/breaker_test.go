@@ -42,8 +42,9 @@ type bConfig struct {
 	minCalls         uint64
 	cooldown         time.Duration // fixed cooldown; 0 with a schedule
 	schedule         func() backoff.Schedule
-	longest          time.Duration // the longest cooldown
-	trialTimeout     time.Duration // 0: a trial expires after the cooldown before it
+	longest          time.Duration // the longest cooldown: Cooldown, or the schedule's Max
+	trialTimeout     time.Duration // as drawn; 0: the default
+	trialTTL         time.Duration // how long a trial lives: trialTimeout, or longest for 0
 	maxTrials        int
 	successThreshold uint64
 }
@@ -134,6 +135,10 @@ func drawConfig(t *rapid.T) bConfig {
 
 	c.trialTimeout = rapid.SampledFrom([]time.Duration{0, 0, 500 * time.Millisecond, 2 * time.Second, 12 * time.Second}).Draw(t, "trialTimeout")
 	add(breaker.WithTrialTimeout(c.trialTimeout))
+	c.trialTTL = c.trialTimeout
+	if c.trialTTL == 0 {
+		c.trialTTL = c.longest
+	}
 
 	maxTrials := rapid.IntRange(0, 3).Draw(t, "maxTrials")
 	add(breaker.WithMaxTrials(maxTrials))
@@ -175,7 +180,6 @@ type bModel struct {
 	consecSucc, consecFl uint64
 	rejected             uint64
 	deadline             time.Duration
-	cooldown             time.Duration // of the last unforced opening
 	trials               map[*permitRec]bool
 	schedule             backoff.Schedule // the model's own copy, with its own random source
 	seq                  backoff.Sequence
@@ -255,7 +259,7 @@ func (m *bModel) transition(to breaker.State, forced bool, at time.Duration) {
 		if cooldown == 0 {
 			cooldown = m.seq.Next()
 		}
-		m.cooldown, m.deadline = cooldown, at+cooldown
+		m.deadline = at + cooldown
 	case to == breaker.Closed:
 		m.seq = m.schedule.Start()
 	}
@@ -306,11 +310,7 @@ func (m *bModel) allow(p *permitRec) *refusal {
 		return nil
 	case breaker.HalfOpen:
 		if len(m.trials) < m.cfg.maxTrials {
-			ttl := m.cfg.trialTimeout
-			if ttl == 0 {
-				ttl = m.cooldown
-			}
-			p.gen, p.start, p.trial, p.expires = m.gen, m.now, true, m.now+ttl
+			p.gen, p.start, p.trial, p.expires = m.gen, m.now, true, m.now+m.cfg.trialTTL
 			m.trials[p] = true
 			return nil
 		}
@@ -522,7 +522,7 @@ func (sm *bMachine) record(t *rapid.T) {
 // happens: the end of the cooldown, a trial's expiry, a bucket boundary.
 func (sm *bMachine) drawAdvance(t *rapid.T) time.Duration {
 	m := sm.m
-	choices := []time.Duration{0, 1, sm.cfg.longest, sm.cfg.longest - 1, sm.cfg.trialTimeout}
+	choices := []time.Duration{0, 1, sm.cfg.longest, sm.cfg.longest - 1, sm.cfg.trialTTL, sm.cfg.trialTTL - 1}
 	if m.state == breaker.Open && !m.forced {
 		choices = append(choices, m.deadline-m.now, m.deadline-m.now-1)
 	}
@@ -544,7 +544,7 @@ func (sm *bMachine) drawAdvance(t *rapid.T) time.Duration {
 
 func (sm *bMachine) check(t *rapid.T) {
 	m := sm.m
-	m.advance() // reads are fresh: State makes due transitions (a trial timeout of 0 is due at once)
+	m.advance() // reads are fresh: State makes due transitions
 	if got := sm.b.State(); got != m.state {
 		t.Fatalf("State() = %v, model %v", got, m.state)
 	}
@@ -564,12 +564,12 @@ func (sm *bMachine) check(t *rapid.T) {
 	}
 }
 
-// live checks that the breaker admits a call after the longest cooldown
-// plus the longer of the longest cooldown and the trial timeout (time for
-// outstanding trials to expire, then for the cooldown that follows), unless
+// live checks that the breaker admits a call after a trial's time plus the
+// longest cooldown (time for outstanding trials to expire, then for the
+// cooldown that follows; an open breaker needs only the cooldown), unless
 // it is forced open.
 func (sm *bMachine) live(t *rapid.T) {
-	wait := sm.cfg.longest + max(sm.cfg.longest, sm.cfg.trialTimeout)
+	wait := sm.cfg.trialTTL + sm.cfg.longest
 	sm.advance(wait)
 	if sm.m.state == breaker.Open && sm.m.forced {
 		return

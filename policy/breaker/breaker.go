@@ -55,7 +55,6 @@ type Breaker struct {
 	carry      [2]uint64 // shard counts folded away in this generation
 	trials     []trial   // outstanding trials of this half-open state
 	nextTrial  uint32
-	cooldown   int64            // the cooldown of the last unforced opening, ns
 	seq        backoff.Sequence // cooldowns since the breaker last closed
 	cw         countWindow
 	tw         timeWindow
@@ -80,7 +79,7 @@ type settings struct {
 	cooldown         time.Duration
 	growing          bool // cooldowns come from schedule
 	schedule         backoff.Schedule
-	trialTimeout     int64 // how long a trial may go without reporting, ns; 0: the cooldown
+	trialTimeout     int64 // how long a trial may go without reporting, ns (> 0)
 	maxTrials        uint64
 	successThreshold uint64
 	classify         func(error) Outcome
@@ -208,6 +207,12 @@ func newSettings(c Config) settings {
 	}
 	if s.cooldown == 0 {
 		s.cooldown = 30 * time.Second
+	}
+	if s.trialTimeout == 0 { // the longest cooldown there can be
+		s.trialTimeout = int64(s.cooldown)
+		if s.growing {
+			s.trialTimeout = int64(s.schedule.Max())
+		}
 	}
 	if s.classify == nil {
 		s.classify = DefaultClassify
@@ -607,8 +612,7 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		if b.cfg.growing {
 			cooldown = b.seq.Next()
 		}
-		b.cooldown = int64(cooldown)
-		b.deadline.Store(satAdd(at, b.cooldown))
+		b.deadline.Store(satAdd(at, int64(cooldown)))
 	case to == Closed:
 		b.seq = b.cfg.schedule.Start()
 	}

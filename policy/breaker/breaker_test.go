@@ -299,13 +299,17 @@ func TestCooldownGrowsAlongBackoffAndResetsOnClose(t *testing.T) {
 	wantRefused(t, b, breaker.ErrOpen, time.Second)
 }
 
+// fullJitter returns Exponential(1s, 2, max) with full jitter, drawing
+// from a source seeded with seed: schedules made with the same arguments
+// draw the same cooldowns.
+func fullJitter(max time.Duration, seed uint64) backoff.Schedule {
+	return backoff.Exponential(time.Second, 2, max).
+		WithJitter(backoff.Full).WithRand(rand.New(rand.NewPCG(seed, seed)))
+}
+
 func TestCooldownBackoffJitter(t *testing.T) {
-	schedule := func() backoff.Schedule {
-		return backoff.Exponential(time.Second, 2, 30*time.Second).
-			WithJitter(backoff.Full).WithRand(rand.New(rand.NewPCG(1, 2)))
-	}
-	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldownBackoff(schedule()))
-	want := schedule().Start()
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldownBackoff(fullJitter(30*time.Second, 1)))
+	want := fullJitter(30*time.Second, 1).Start()
 	fail(t, b, f, 1)
 	for range 10 {
 		d := want.Next()

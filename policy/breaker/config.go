@@ -106,16 +106,14 @@ type Config struct {
 	// opens the breaker again (so an abandoned permit wedges nothing for
 	// good). Its report, if it ever comes, is ignored.
 	//
-	// 0 (the default) means the cooldown that preceded this half-open
-	// state: Cooldown, or with a CooldownBackoff the delay drawn for this
-	// opening (the current step, jitter included; not the schedule's Max).
-	// For the first trial, admitted as soon as the breaker turns half-open,
-	// that is one cooldown after half-open began.
+	// 0 (the default) means the longest cooldown there can be: Cooldown
+	// (30s by default), or with a CooldownBackoff the schedule's Max, so
+	// that a short or jittered cooldown (full jitter, or a first step of 0)
+	// never makes a trial's time short.
 	//
 	// A dependency slower than TrialTimeout can never close the breaker:
 	// each trial expires before it reports. Set TrialTimeout above the
-	// slowest call you expect, in particular when the cooldown is short or
-	// jittered (full jitter may draw a cooldown close to 0).
+	// slowest call you expect.
 	TrialTimeout time.Duration
 
 	// MaxTrials is the number of trial calls a half-open breaker admits at
@@ -177,7 +175,11 @@ func (c Config) Validate() error {
 	case c.WindowBuckets > 0 && c.WindowDuration == 0:
 		return fmt.Errorf("breaker: WindowBuckets needs WindowDuration, got %d buckets and 0s", c.WindowBuckets)
 	case c.WindowDuration > 0 && c.WindowDuration < time.Duration(c.buckets()):
-		return fmt.Errorf("breaker: WindowDuration must be at least 1ns per bucket, got %v", c.WindowDuration)
+		buckets := fmt.Sprint(c.WindowBuckets)
+		if c.WindowBuckets == 0 {
+			buckets = "0: the default 10"
+		}
+		return fmt.Errorf("breaker: WindowDuration must be at least 1ns per bucket (WindowBuckets %s), got %v", buckets, c.WindowDuration)
 	case c.MinCalls < 0:
 		return fmt.Errorf("breaker: MinCalls must be >= 0, got %d", c.MinCalls)
 	case c.WindowCalls > 0 && c.MinCalls > c.WindowCalls:
@@ -263,7 +265,9 @@ func WithCooldownBackoff(s backoff.Schedule) Option {
 }
 
 // WithTrialTimeout sets Config.TrialTimeout: how long a half-open trial
-// may go without reporting before it expires. New panics if d < 0.
+// may go without reporting before it expires; 0 means the longest cooldown
+// (Cooldown, or CooldownBackoff's Max). A dependency slower than d can
+// never close the breaker. New panics if d < 0.
 func WithTrialTimeout(d time.Duration) Option {
 	return option(func(c *Config) { c.TrialTimeout = d })
 }

@@ -21,7 +21,7 @@ import (
 // issued (a transition, ForceOpen, ForceClosed or Reset happened): a
 // verdict on an older state says nothing about the current one. A half-open
 // trial that is not reported within Config.TrialTimeout of its admission
-// (by default, the cooldown before it) expires and counts as failed: the
+// (by default, the longest cooldown) expires and counts as failed: the
 // breaker opens again, so an abandoned permit wedges nothing for good.
 //
 // A Permit is a small value: issuing and reporting one allocates nothing.

@@ -20,15 +20,10 @@ func (b *Breaker) trialDeadline() (int64, bool) {
 }
 
 // admitTrialLocked admits a half-open trial at time now and returns its id.
-// The trial expires TrialTimeout after now, or, when that is 0, the
-// cooldown of the opening that led to this half-open state after now.
+// The trial expires the effective TrialTimeout after now.
 func (b *Breaker) admitTrialLocked(now int64) uint32 {
-	ttl := b.cfg.trialTimeout
-	if ttl == 0 {
-		ttl = b.cooldown
-	}
 	b.nextTrial++
-	b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, ttl)})
+	b.trials = append(b.trials, trial{b.nextTrial, satAdd(now, b.cfg.trialTimeout)})
 	return b.nextTrial
 }
 

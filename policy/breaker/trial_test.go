@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -61,15 +62,60 @@ func TestTrialTimeoutDefaultsToTheCooldown(t *testing.T) {
 	wantTrialExpiresAfter(t, b, f, 10*time.Second)
 }
 
-func TestTrialTimeoutWithCooldownBackoffIsTheCurrentStep(t *testing.T) {
-	// The schedule's Max is a minute; the trials expire after the step
-	// that opened the breaker: 1s, then 2s, then 4s.
+func TestTrialTimeoutWithCooldownBackoffIsTheScheduleMax(t *testing.T) {
+	// The cooldowns are 1s, then 2s, then 4s; every trial expires after
+	// the schedule's Max, a minute, whatever step opened the breaker.
 	b, f := newFake(breaker.WithThreshold(1),
 		breaker.WithCooldownBackoff(backoff.Exponential(time.Second, 2, time.Minute)))
 	fail(t, b, f, 1)
 	for _, step := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		wantRefused(t, b, breaker.ErrOpen, step)
 		f.Advance(step) // the cooldown ends
-		wantTrialExpiresAfter(t, b, f, step)
+		wantTrialExpiresAfter(t, b, f, time.Minute)
+	}
+}
+
+func TestTrialOfZeroFirstCooldownStepCanClose(t *testing.T) {
+	// Linear(0, 100ms, 1s) opens for 0 first: the breaker is half-open at
+	// once, and the trial, which succeeds at once or just inside the
+	// schedule's Max, must close it rather than expire at once.
+	for _, took := range []time.Duration{0, time.Second - 1} {
+		var got []breaker.State
+		b, f := newFake(breaker.WithThreshold(1),
+			breaker.WithCooldownBackoff(backoff.Linear(0, 100*time.Millisecond, time.Second)),
+			breaker.WithOnStateChange(func(tr breaker.Transition) { got = append(got, tr.To) }))
+		b.Record(true)
+		v, err := breaker.Policy[int](b).Do(context.Background(), func(context.Context) (int, error) {
+			f.Advance(took)
+			return 1, nil
+		})
+		if v != 1 || err != nil {
+			t.Fatalf("trial taking %v: Do = %v, %v; want 1, nil", took, v, err)
+		}
+		if diff := cmp.Diff([]breaker.State{breaker.Open, breaker.HalfOpen, breaker.Closed}, got); diff != "" {
+			t.Fatalf("trial taking %v: transitions mismatch (-want +got):\n%s", took, diff)
+		}
+		wantState(t, b, breaker.Closed)
+	}
+}
+
+func TestTrialTimeoutWithFullJitterIsTheScheduleMax(t *testing.T) {
+	// Full jitter draws cooldowns anywhere in [0, step]; each trial still
+	// gets the schedule's Max, 8s, and ErrTooManyTrials's hint counts down
+	// from it.
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldownBackoff(fullJitter(8*time.Second, 3)))
+	cooldowns := fullJitter(8*time.Second, 3).Start()
+	fail(t, b, f, 1)
+	for range 6 {
+		f.Advance(cooldowns.Next())
+		abandonTrial(t, b)
+		wantRefused(t, b, breaker.ErrTooManyTrials, 8*time.Second)
+		f.Advance(3*time.Second + 250*time.Microsecond)
+		wantRefused(t, b, breaker.ErrTooManyTrials, 5*time.Second) // 4.99975s, rounded up
+		f.Advance(5*time.Second - 250*time.Microsecond - 1)
+		wantState(t, b, breaker.HalfOpen)
+		f.Advance(1) // 8s after the trial's admission
+		wantState(t, b, breaker.Open)
 	}
 }
 
