@@ -102,13 +102,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 // http.DefaultTransport when Base is nil), if it has such a method, so that
 // http.Client.CloseIdleConnections reaches through the Transport.
 func (t *Transport) CloseIdleConnections() {
-	base := t.Base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	if c, ok := base.(interface{ CloseIdleConnections() }); ok {
+	if c, ok := t.base().(interface{ CloseIdleConnections() }); ok {
 		c.CloseIdleConnections()
 	}
+}
+
+// base returns the transport that sends each attempt.
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
 }
 
 // exchange is the state of one RoundTrip: what each attempt needs and the
@@ -125,13 +129,6 @@ type exchange struct {
 	lastFail  *http.Response   // the newest response classified as a failure
 }
 
-func (ex *exchange) base() http.RoundTripper {
-	if ex.t.Base != nil {
-		return ex.t.Base
-	}
-	return http.DefaultTransport
-}
-
 func (ex *exchange) isFailure(resp *http.Response) bool {
 	if ex.t.Classify != nil {
 		return ex.t.Classify(resp)
@@ -139,10 +136,13 @@ func (ex *exchange) isFailure(resp *http.Response) bool {
 	return IsFailure(resp)
 }
 
-// replayable reports whether the request can be sent more than once.
-func (ex *exchange) replayable() bool {
-	return ex.req.Body == nil || ex.req.Body == http.NoBody || ex.req.GetBody != nil
+// bodyless reports whether the request has no body to send.
+func (ex *exchange) bodyless() bool {
+	return ex.req.Body == nil || ex.req.Body == http.NoBody
 }
+
+// replayable reports whether the request can be sent more than once.
+func (ex *exchange) replayable() bool { return ex.bodyless() || ex.req.GetBody != nil }
 
 // attempt is the Op the policies run: one send of the request.
 func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
@@ -153,7 +153,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		return nil, errReturned
 	}
 	ex.attempts++
-	fresh := ex.attempts == 1 || ex.req.Body == nil || ex.req.Body == http.NoBody
+	fresh := ex.attempts == 1 || ex.bodyless()
 	if fresh {
 		ex.bodyUsed = true
 	}
@@ -179,7 +179,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 	// cut the body off under the caller.
 	reqCtx, cancel := context.WithCancel(ex.req.Context())
 	stop := context.AfterFunc(ctx, cancel)
-	resp, err := ex.base().RoundTrip(r.WithContext(reqCtx))
+	resp, err := ex.t.base().RoundTrip(r.WithContext(reqCtx))
 	failed := false
 	var readErr error
 	if err == nil {

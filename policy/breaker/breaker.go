@@ -382,8 +382,9 @@ func (b *Breaker) Record(failure bool) {
 // until [Breaker.ForceClosed] or [Breaker.Reset], with a [*RefusedError]
 // that matches [ErrOpen] and whose RetryAfter is the largest Duration
 // (time.Duration(math.MaxInt64)), a "never" hint: a retry policy gives up
-// at once instead of waiting. Like every manual control it starts a new generation:
-// counts start from zero, and outstanding permits report nothing.
+// at once instead of waiting. Like every manual control it starts a new
+// generation: counts start from zero, and outstanding permits report
+// nothing.
 func (b *Breaker) ForceOpen() { b.force(Open, true) }
 
 // ForceClosed closes the breaker and holds it closed: it admits every call

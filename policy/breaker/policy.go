@@ -50,8 +50,12 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 		}
 		err = errPanicked // stays so only if next.Call does not return
 		defer func() {
-			if err != nil || !b.countSuccess(w) {
-				b.settle(ctx, admission{word: w}, err)
+			if err != nil {
+				b.completeErr(ctx, admission{word: w}, err)
+			} else if !b.countSuccess(w) {
+				// Not the common case: count it the slow way, without
+				// trying the shard's compare-and-swap a second time.
+				b.finishSlow(w, 0, 0, false, Success)
 			}
 		}()
 		return next.Call(ctx)
