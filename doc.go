@@ -30,6 +30,32 @@
 //   - [As]: typed calls through one shared Policy[any]
 //   - [ErrRefused], [RetryAfter]: what guards' refusals share
 //
+// # Configuration
+//
+// Every policy is configured one way: its package's option functions,
+// given to its New and applied in order (the last to set a field wins).
+// Each package also has a Config struct, one field per option, for
+// configurations read at run time; the rule is the same in every package:
+//
+//   - A zero field means the field's documented default, never "zero" or
+//     "none"; Config{} is the default configuration. Each field's doc says
+//     its default.
+//   - A setting that can be switched off says so, and is switched off by
+//     [Off] (-1), in the option and in the field alike.
+//   - WithConfig(c) sets the fields of c that are not zero, so it never
+//     erases New's arguments, an earlier option, or a default: given
+//     bulkhead.New(5, bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1})),
+//     the bulkhead has 5 slots and a queue of 1.
+//   - c.Validate() reports the first invalid field by name and value, the
+//     message New panics with. Invalid options panic in New.
+//   - Config values round-trip through encoding/json: durations are Go
+//     duration strings ("250ms", "30s", "off"), fields that cannot be
+//     serialised (functions, clocks, shared objects) are skipped, unknown
+//     fields are an error.
+//
+// Options that carry a result type are generic (hedge.WithAccept[T]); all
+// others are not.
+//
 // # Order
 //
 // a.Then(b, c) runs a outermost: a(b(c(op))). Put the fallback outermost, then

@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"errors"
+	"math"
 	"time"
 )
 
@@ -10,19 +11,106 @@ import (
 // full bulkhead, a rate limit. A refusal means the dependency was not called,
 // so it says nothing about the dependency's health: a breaker does not count
 // an inner guard's refusal as a failure. Each guard also has its own
-// sentinel (breaker.ErrOpen, bulkhead.ErrFull, ratelimit.ErrLimited, ...).
+// sentinel (breaker.ErrOpen, bulkhead.ErrFull, ratelimit.ErrLimited, ...),
+// and every refusal is a *[RefusedError].
 var ErrRefused = errors.New("resilience: refused")
+
+// Never is the Retry-After hint that means "do not come back": the largest
+// Duration. A breaker forced open and a rate limiter of rate 0 give it; a
+// retry policy stops at once on it, and an HTTP server leaves the
+// Retry-After header out for it.
+const Never = time.Duration(math.MaxInt64)
+
+// RefusedError is the error of a call that a guard refused: the dependency
+// was not called. It matches, through errors.Is, the guard's own sentinel
+// (its Reason, such as breaker.ErrOpen) and [ErrRefused], and it says which
+// guard refused ([RefusedError.Name]) and, where the guard can know it, when
+// to come back ([RefusedError.RetryAfter]). Get one with errors.As:
+//
+//	var re *resilience.RefusedError
+//	if errors.As(err, &re) {
+//		log.Printf("%s refused: %v, retry after %v", re.Name(), re.Reason(), re.RetryAfter())
+//	}
+//
+// A RefusedError is immutable: guards may return one value to many callers
+// (refusing then allocates nothing). Guards make them with [Refuse].
+type RefusedError struct {
+	reason error
+	name   string
+	after  time.Duration // the hint; meaningful only when hint is true
+	hint   bool
+}
+
+// Refuse returns the refusal of a guard named name (possibly empty) for
+// reason, the guard's sentinel, which must match [ErrRefused]. retryAfter is
+// when to come back: >= 0 is a hint ([Never] for never); a negative value
+// means the guard cannot know, and the error then carries no hint.
+//
+// Refuse is for guards: this library's, and your own. It panics if reason
+// is nil or does not match ErrRefused.
+func Refuse(reason error, name string, retryAfter time.Duration) *RefusedError {
+	if reason == nil || !errors.Is(reason, ErrRefused) {
+		panic("resilience: Refuse reason must match ErrRefused, got " + errString(reason))
+	}
+	return &RefusedError{reason: reason, name: name, after: max(retryAfter, 0), hint: retryAfter >= 0}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "nil"
+	}
+	return "\"" + err.Error() + "\""
+}
+
+// Name returns the name of the guard that refused, possibly empty.
+func (e *RefusedError) Name() string { return e.name }
+
+// Reason returns the guard's sentinel: why the call was refused.
+func (e *RefusedError) Reason() error { return e.reason }
+
+// RetryAfter returns how long the caller should wait before trying again:
+// [Never] for never, 0 when the guard cannot know (then [RetryAfter] of the
+// error reports no hint at all).
+func (e *RefusedError) RetryAfter() time.Duration { return e.after }
+
+// Error reads, for example, "breaker: open (payments), retry after 12s",
+// "ratelimit: limited (api), retry never" or "bulkhead: full (db)": the
+// reason's message, the name in parentheses unless it is empty, and the
+// hint if there is one.
+func (e *RefusedError) Error() string {
+	msg := e.reason.Error()
+	if e.name != "" {
+		msg += " (" + e.name + ")"
+	}
+	switch {
+	case !e.hint:
+	case e.after == Never:
+		msg += ", retry never"
+	default:
+		msg += ", retry after " + e.after.String()
+	}
+	return msg
+}
+
+// Unwrap returns the reason.
+func (e *RefusedError) Unwrap() error { return e.reason }
 
 // RetryAfter reports the wait that err asks for before the next attempt: the
 // first error in err's tree (in the order errors.Is walks it: Unwrap() error
 // and Unwrap() []error, depth first) with a method RetryAfter()
-// time.Duration. Refusals of this library's guards have one (an open
-// breaker's remaining cooldown, a rate limiter's time to the next token), and
-// so may errors of other packages, such as an HTTP 429 or 503 with a
-// Retry-After header. ok is false when no error in the tree has the method.
-// A negative hint is reported as 0. RetryAfter does not allocate.
+// time.Duration, except a [RefusedError] without a hint, which is passed
+// over. Refusals of this library's guards have one where the guard can know
+// it (an open breaker's remaining cooldown, a rate limiter's time to the
+// next token), and so may errors of other packages, such as an HTTP 429 or
+// 503 with a Retry-After header. ok is false when no error in the tree has
+// a hint. A negative hint is reported as 0; [Never] means never. RetryAfter
+// does not allocate.
 func RetryAfter(err error) (d time.Duration, ok bool) {
 	for err != nil {
+		if r, isRefusal := err.(*RefusedError); isRefusal && !r.hint {
+			err = r.reason
+			continue
+		}
 		if h, isHint := err.(interface{ RetryAfter() time.Duration }); isHint {
 			return max(h.RetryAfter(), 0), true
 		}

@@ -3,6 +3,8 @@ package resilience_test
 import (
 	"errors"
 	"fmt"
+	"github.com/f0b5b96b/resilience/internal/refusal"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,3 +62,67 @@ type ptrHint struct{ after time.Duration }
 
 func (e *ptrHint) Error() string             { return "hint" }
 func (e *ptrHint) RetryAfter() time.Duration { return e.after }
+
+var errTestFull = refusal.New("guard: full", nil)
+
+func TestRefuse(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       *resilience.RefusedError
+		wantMsg   string
+		wantAfter time.Duration
+		wantOK    bool
+	}{
+		{"hint", resilience.Refuse(errTestFull, "db", 2*time.Second), "guard: full (db), retry after 2s", 2 * time.Second, true},
+		{"zero hint", resilience.Refuse(errTestFull, "db", 0), "guard: full (db), retry after 0s", 0, true},
+		{"never", resilience.Refuse(errTestFull, "", resilience.Never), "guard: full, retry never", resilience.Never, true},
+		{"no hint", resilience.Refuse(errTestFull, "db", -1), "guard: full (db)", 0, false},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.wantMsg {
+			t.Errorf("%s: Error() = %q, want %q", tt.name, got, tt.wantMsg)
+		}
+		wrapped := fmt.Errorf("call: %w", tt.err)
+		if !errors.Is(wrapped, errTestFull) || !errors.Is(wrapped, resilience.ErrRefused) {
+			t.Errorf("%s: errors.Is(sentinel), errors.Is(ErrRefused) = %v, %v; want true, true", tt.name, errors.Is(wrapped, errTestFull), errors.Is(wrapped, resilience.ErrRefused))
+		}
+		if d, ok := resilience.RetryAfter(wrapped); d != tt.wantAfter || ok != tt.wantOK {
+			t.Errorf("%s: RetryAfter = %v, %v; want %v, %v", tt.name, d, ok, tt.wantAfter, tt.wantOK)
+		}
+		var re *resilience.RefusedError
+		if !errors.As(wrapped, &re) || re.Name() != tt.err.Name() || re.Reason() != errTestFull {
+			t.Errorf("%s: errors.As gave %v; want the refusal with its name and reason", tt.name, re)
+		}
+	}
+}
+
+func TestRetryAfterPassesOverAHintlessRefusal(t *testing.T) {
+	// A hintless refusal that wraps (through its reason) nothing with a
+	// hint, joined with a hint: the hint is found.
+	err := errors.Join(resilience.Refuse(errTestFull, "db", -1), hintError{time.Second})
+	if d, ok := resilience.RetryAfter(err); d != time.Second || !ok {
+		t.Errorf("RetryAfter = %v, %v; want 1s, true", d, ok)
+	}
+}
+
+func TestRefusePanics(t *testing.T) {
+	for _, reason := range []error{nil, errors.New("not a refusal")} {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.HasPrefix(msg, "resilience: Refuse reason must match ErrRefused, got ") {
+					t.Errorf("Refuse(%v) panic = %q; want one naming the reason", reason, msg)
+				}
+			}()
+			resilience.Refuse(reason, "x", 0)
+		}()
+	}
+}
+
+func TestSentinelsCompareByIdentity(t *testing.T) {
+	// Two sentinels with the same text are different conditions.
+	same := refusal.New("guard: full", nil)
+	if errors.Is(resilience.Refuse(errTestFull, "", -1), same) {
+		t.Error("a refusal matched another sentinel of the same text")
+	}
+}

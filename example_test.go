@@ -232,3 +232,64 @@ func ExampleFallback() {
 	// guard out:  down
 	// stale <nil>
 }
+
+// errQuota is the sentinel of a guard of our own: a refusal, so it matches
+// resilience.ErrRefused. (This library's guards build theirs the same way.)
+var errQuota = fmt.Errorf("quota: used up: %w", resilience.ErrRefused)
+
+func ExampleRefuse() {
+	err := resilience.Refuse(errQuota, "tenant-42", 90*time.Second)
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, errQuota), errors.Is(err, resilience.ErrRefused))
+
+	// Without a hint (a guard that cannot know when to come back):
+	noHint := resilience.Refuse(errQuota, "tenant-42", -1)
+	_, ok := resilience.RetryAfter(noHint)
+	fmt.Println(noHint, ok)
+	// Output:
+	// quota: used up: resilience: refused (tenant-42), retry after 1m30s
+	// true true
+	// quota: used up: resilience: refused (tenant-42) false
+}
+
+func ExampleRefusedError() {
+	var err error = resilience.Refuse(errQuota, "tenant-42", resilience.Never)
+	err = fmt.Errorf("charge: %w", err)
+
+	var re *resilience.RefusedError
+	if errors.As(err, &re) {
+		fmt.Println(re.Name(), re.Reason() == errQuota, re.RetryAfter() == resilience.Never)
+	}
+	// Output: tenant-42 true true
+}
+
+func ExamplePermanent() {
+	errBadRequest := errors.New("400 bad request")
+	err := fmt.Errorf("charge: %w", resilience.Permanent(errBadRequest))
+	fmt.Println(err, resilience.IsPermanent(err), errors.Is(err, errBadRequest))
+	// Output: charge: 400 bad request true true
+}
+
+func ExampleIsPermanent() {
+	fmt.Println(resilience.IsPermanent(errors.New("timeout")))
+	fmt.Println(resilience.IsPermanent(resilience.Permanent(errors.New("not found"))))
+	// Output:
+	// false
+	// true
+}
+
+func ExampleOff() {
+	// A zero setting means its default; Off switches a setting off where
+	// its doc says it may be. Here: a count that takes Off.
+	attempts := func(n int) string {
+		switch n {
+		case 0:
+			return "default (3)"
+		case resilience.Off:
+			return "no limit"
+		}
+		return fmt.Sprint(n)
+	}
+	fmt.Println(attempts(0), "|", attempts(resilience.Off), "|", attempts(5))
+	// Output: default (3) | no limit | 5
+}

@@ -9,11 +9,18 @@ import (
 )
 
 func TestSentinel(t *testing.T) {
-	var err error = refusal.Sentinel("guard: full")
-	if err.Error() != "guard: full" || !errors.Is(err, resilience.ErrRefused) {
-		t.Errorf("Sentinel = %q, errors.Is(ErrRefused) = %v; want %q, true", err, errors.Is(err, resilience.ErrRefused), "guard: full")
+	full := refusal.New("guard: full", nil)
+	if full.Error() != "guard: full" || !errors.Is(full, resilience.ErrRefused) {
+		t.Errorf("Sentinel = %q, errors.Is(ErrRefused) = %v; want %q, true", full, errors.Is(full, resilience.ErrRefused), "guard: full")
 	}
-	if errors.Is(err, refusal.Sentinel("guard: other")) {
-		t.Error("two sentinels of different messages match each other")
+	if errors.Is(full, refusal.New("guard: full", nil)) {
+		t.Error("two sentinels of the same message match each other: they must compare by identity")
+	}
+	timedOut := refusal.New("guard: full, queue wait ran out", full)
+	if !errors.Is(timedOut, full) || !errors.Is(timedOut, resilience.ErrRefused) {
+		t.Error("a child sentinel does not match its parent and ErrRefused")
+	}
+	if errors.Is(full, timedOut) {
+		t.Error("a parent sentinel matches its child")
 	}
 }

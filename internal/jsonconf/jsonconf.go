@@ -1,0 +1,164 @@
+// Package jsonconf writes and reads the policies' Config structs as JSON,
+// one way for every package: exported fields by their Go names, zero fields
+// left out (a zero field means the default), durations as Go duration
+// strings ("250ms", "30s"; -1ns, the Off value, as "off"), infinite floats
+// as "+Inf", and fields that cannot be serialised (functions, interfaces
+// such as a clock, pointers to shared objects, channels) skipped. Reading
+// matches field names as encoding/json does (case-insensitively), rejects
+// unknown fields, and leaves fields that are absent or null unchanged.
+package jsonconf
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"time"
+)
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+// serialisable reports whether a field of type t is written and read.
+func serialisable(f reflect.StructField) bool {
+	if !f.IsExported() {
+		return false
+	}
+	switch f.Type.Kind() {
+	case reflect.Func, reflect.Interface, reflect.Chan, reflect.Pointer, reflect.UnsafePointer:
+		return false
+	}
+	return true
+}
+
+// Marshal returns the JSON object of the struct v.
+func Marshal(v any) ([]byte, error) {
+	rv := reflect.ValueOf(v)
+	rt := rv.Type()
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		fv := rv.Field(i)
+		if !serialisable(f) || fv.IsZero() {
+			continue
+		}
+		val, err := marshalValue(fv)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", rt.Name(), f.Name, err)
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		name, _ := json.Marshal(f.Name)
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func marshalValue(fv reflect.Value) ([]byte, error) {
+	switch {
+	case fv.Type() == durationType:
+		d := time.Duration(fv.Int())
+		if d == -1 {
+			return []byte(`"off"`), nil
+		}
+		return json.Marshal(d.String())
+	case fv.Kind() == reflect.Float64 || fv.Kind() == reflect.Float32:
+		x := fv.Float()
+		switch {
+		case math.IsInf(x, 1):
+			return []byte(`"+Inf"`), nil
+		case math.IsInf(x, -1):
+			return []byte(`"-Inf"`), nil
+		case math.IsNaN(x):
+			return nil, fmt.Errorf("NaN has no JSON form")
+		}
+	}
+	return json.Marshal(fv.Interface())
+}
+
+// Unmarshal reads the JSON object data into the struct *v. Errors start
+// with pkg (the package name) and name the field.
+func Unmarshal(pkg string, data []byte, v any) error {
+	rv := reflect.ValueOf(v).Elem()
+	rt := rv.Type()
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return fmt.Errorf("%s: %s: %w", pkg, rt.Name(), err)
+	}
+	for key, raw := range fields {
+		i := fieldIndex(rt, key)
+		if i < 0 {
+			return fmt.Errorf("%s: %s: unknown field %q", pkg, rt.Name(), key)
+		}
+		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			continue
+		}
+		f := rt.Field(i)
+		if err := unmarshalValue(raw, rv.Field(i)); err != nil {
+			return fmt.Errorf("%s: %s.%s: %w", pkg, rt.Name(), f.Name, err)
+		}
+	}
+	return nil
+}
+
+// fieldIndex returns the index of the serialisable field named key: the
+// exact name first, else the first that matches it case-insensitively, as
+// encoding/json matches; -1 if none.
+func fieldIndex(rt reflect.Type, key string) int {
+	fold := -1
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if !serialisable(f) {
+			continue
+		}
+		if f.Name == key {
+			return i
+		}
+		if fold < 0 && strings.EqualFold(f.Name, key) {
+			fold = i
+		}
+	}
+	return fold
+}
+
+func unmarshalValue(raw json.RawMessage, fv reflect.Value) error {
+	switch {
+	case fv.Type() == durationType:
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("a duration must be a string such as \"250ms\" or \"off\", got %s", raw)
+		}
+		if s == "off" {
+			fv.SetInt(-1)
+			return nil
+		}
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return err
+		}
+		fv.SetInt(int64(d))
+		return nil
+	case fv.Kind() == reflect.Float64 || fv.Kind() == reflect.Float32:
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			switch s {
+			case "+Inf", "Inf", "inf", "+inf":
+				fv.SetFloat(math.Inf(1))
+				return nil
+			case "-Inf", "-inf":
+				fv.SetFloat(math.Inf(-1))
+				return nil
+			}
+			return fmt.Errorf("a number or \"+Inf\", got %s", raw)
+		}
+	}
+	return json.Unmarshal(raw, fv.Addr().Interface())
+}
