@@ -221,7 +221,7 @@ func (m *bhMachine) advance(t *rapid.T, d time.Duration) {
 	for _, c := range m.queue {
 		if m.fake.Now().Sub(c.queued) >= m.maxWait {
 			m.timedOutInQueue++
-			m.expect(t, c, fmt.Sprintf("bulkhead: full (model) after waiting %v in the queue", m.maxWait))
+			m.expect(t, c, "bulkhead: full, MaxWait spent in the queue (model)")
 		} else {
 			left = append(left, c)
 		}

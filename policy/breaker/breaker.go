@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 )
@@ -37,7 +38,7 @@ type Breaker struct {
 	deadline atomic.Int64  // while open: end of the cooldown, in ns since base
 	// Refusals: the last one with a wait (see refusedErr), and the one of
 	// a breaker forced open, which never changes.
-	lastRefusal atomic.Pointer[RefusedError]
+	lastRefusal atomic.Pointer[refused]
 	forcedErr   error
 	cfg         settings
 	shards      []shard
@@ -142,7 +143,7 @@ func New(opts ...Option) *Breaker {
 		panic(err.Error())
 	}
 	b := &Breaker{cfg: newSettings(c), clk: c.Clock}
-	b.forcedErr = &RefusedError{Name: c.Name, reason: ErrOpen, wait: math.MaxInt64, forced: true}
+	b.forcedErr = resilience.Refuse(ErrForcedOpen, c.Name, resilience.Never)
 	if b.clk == nil {
 		b.clk = clock.Real()
 	}
@@ -271,7 +272,7 @@ func (b *Breaker) Counts() Counts {
 // [Permit] and a nil error; the caller makes the call and reports its
 // outcome exactly once on the permit ([Permit.Done] or [Permit.Report]).
 // Otherwise Allow returns a Permit on which reports do nothing, and a
-// [*RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
+// *[resilience.RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
 //
 // A closed breaker admits every call; admission then takes no lock and
 // does not allocate. An open breaker refuses until its cooldown has passed. A
@@ -354,12 +355,18 @@ func (b *Breaker) admitSlow(p *admission) error {
 // that refusing a call usually allocates nothing.
 func (b *Breaker) refusedErr(reason error, gen uint64, wait int64) error {
 	d := ceilMillis(time.Duration(wait))
-	if e := b.lastRefusal.Load(); e != nil && e.gen == gen && e.wait == d && e.reason == reason {
-		return e
+	if r := b.lastRefusal.Load(); r != nil && r.gen == gen && r.err.RetryAfter() == d && r.err.Reason() == reason {
+		return r.err
 	}
-	e := &RefusedError{Name: b.cfg.name, reason: reason, wait: d, gen: gen}
-	b.lastRefusal.Store(e)
-	return e
+	r := &refused{err: resilience.Refuse(reason, b.cfg.name, d), gen: gen}
+	b.lastRefusal.Store(r)
+	return r.err
+}
+
+// refused is a refusal and the generation that made it.
+type refused struct {
+	err *resilience.RefusedError
+	gen uint64
 }
 
 // Record applies the outcome of a call made without a permit (for example
@@ -379,7 +386,7 @@ func (b *Breaker) Record(failure bool) {
 }
 
 // ForceOpen opens the breaker and holds it open: it refuses every call
-// until [Breaker.ForceClosed] or [Breaker.Reset], with a [*RefusedError]
+// until [Breaker.ForceClosed] or [Breaker.Reset], with a *[resilience.RefusedError]
 // that matches [ErrOpen] and whose RetryAfter is the largest Duration
 // (time.Duration(math.MaxInt64)), a "never" hint: a retry policy gives up
 // at once instead of waiting. Like every manual control it starts a new

@@ -2,6 +2,7 @@ package breaker_test
 
 import (
 	"errors"
+	"github.com/f0b5b96b/resilience"
 	"math/rand/v2"
 	"testing"
 	"testing/synctest"
@@ -74,7 +75,7 @@ func wantRefused(t *testing.T, b *breaker.Breaker, sentinel error, retryAfter ti
 		p.Report(breaker.Ignored)
 		t.Fatalf("Allow = %v, want %v", err, sentinel)
 	}
-	var re *breaker.RefusedError
+	var re *resilience.RefusedError
 	if !errors.As(err, &re) || re.RetryAfter() != retryAfter {
 		t.Fatalf("Allow = %v, want a RefusedError with RetryAfter %v", err, retryAfter)
 	}
@@ -401,7 +402,7 @@ func TestForceOpen(t *testing.T) {
 	f.Advance(time.Hour)
 	wantState(t, b, breaker.Open)
 	_, err := b.Allow()
-	if !errors.Is(err, breaker.ErrOpen) || err.Error() != "breaker: open, forced" {
+	if !errors.Is(err, breaker.ErrOpen) || err.Error() != "breaker: forced open, retry never" {
 		t.Fatalf("Allow = %v, want the forced ErrOpen", err)
 	}
 	wantRefused(t, b, breaker.ErrOpen, never)

@@ -36,7 +36,7 @@
 //   - [Breaker.State], [Breaker.Counts], [Breaker.Name], and
 //     Config.OnStateChange with a [Transition]: observation
 //   - [DefaultClassify], [Outcome]: which errors are failures
-//   - [RefusedError], [ErrOpen], [ErrTooManyTrials]: refusals
+//   - [ErrOpen], [ErrForcedOpen], [ErrTooManyTrials]: refusals (*resilience.RefusedError)
 //
 // Options: [WithName], [WithThreshold], [WithFailureRatio],
 // [WithSlowCallRatio], [WithSlowCall], [WithTripIf], [WithWindowCalls],

@@ -49,12 +49,12 @@ func TestRefusedErrors(t *testing.T) {
 	}{
 		{open, breaker.ErrOpen, "breaker: open (payments), retry after 10.999s", 10*time.Second + 999*time.Millisecond},
 		{trials, breaker.ErrTooManyTrials, "breaker: too many trials (payments), retry after 12s", 12 * time.Second},
-		{forced, breaker.ErrOpen, "breaker: open (payments), forced", never},
+		{forced, breaker.ErrOpen, "breaker: forced open (payments), retry never", never},
 		{anon, breaker.ErrOpen, "breaker: open, retry after 30s", 30 * time.Second},
 	} {
 		wrapped := fmt.Errorf("call: %w", c.err)
-		var re *breaker.RefusedError
-		if !errors.As(wrapped, &re) || re.Name != b.Name() && c.err != anon {
+		var re *resilience.RefusedError
+		if !errors.As(wrapped, &re) || re.Name() != b.Name() && c.err != anon {
 			t.Errorf("%v: errors.As gives %+v", c.err, re)
 		}
 		if !errors.Is(wrapped, c.sentinel) || !errors.Is(wrapped, resilience.ErrRefused) {

@@ -237,7 +237,7 @@ func ExampleBreaker_ForceOpen() {
 	b.Reset()
 	fmt.Println(b.State())
 	// Output:
-	// breaker: open (db), forced
+	// breaker: forced open (db), retry never
 	// closed
 }
 
@@ -303,15 +303,15 @@ func ExampleDefaultClassify() {
 	// Output: closed 1
 }
 
-func ExampleRefusedError() {
+func Example_refusal() {
 	b := breaker.New(breaker.WithName("payments"), breaker.WithThreshold(1), breaker.WithClock(clock.NewFake()))
 	report(b, errUnavailable)
 	_, err := b.Allow()
 	err = fmt.Errorf("charge: %w", err)
 
-	var re *breaker.RefusedError
+	var re *resilience.RefusedError
 	if errors.As(err, &re) {
-		fmt.Println(re.Name, re.RetryAfter())
+		fmt.Println(re.Name(), re.RetryAfter())
 	}
 	fmt.Println(errors.Is(err, breaker.ErrOpen), errors.Is(err, resilience.ErrRefused))
 	// Output:
@@ -591,12 +591,12 @@ func ExampleWithWindowBuckets() {
 
 // RetryAfter is the time left in the cooldown when the call was refused,
 // and the largest Duration ("never") for a breaker forced open.
-func ExampleRefusedError_RetryAfter() {
+func Example_refusalRetryAfter() {
 	clk := clock.NewFake()
 	b := breaker.New(breaker.WithThreshold(1), breaker.WithClock(clk))
 	report(b, errUnavailable)
 	clk.Advance(20 * time.Second)
-	var re *breaker.RefusedError
+	var re *resilience.RefusedError
 	if _, err := b.Allow(); errors.As(err, &re) {
 		fmt.Println(re.RetryAfter())
 	}
@@ -606,7 +606,7 @@ func ExampleRefusedError_RetryAfter() {
 	}
 	// Output:
 	// 10s
-	// true breaker: open, forced
+	// true breaker: forced open, retry never
 }
 
 // A state reads as a short lower-case word, fit for logs and metric labels.

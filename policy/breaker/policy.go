@@ -12,7 +12,7 @@ import (
 // as calls to one dependency should.
 //
 // Each call asks b for a permit. If b refuses, the call returns b's
-// [*RefusedError] without running the rest of the chain. Otherwise it runs
+// *[resilience.RefusedError] without running the rest of the chain. Otherwise it runs
 // the rest of the chain and reports the outcome: success for a nil error;
 // ignored when the caller's ctx was canceled (the caller's own cancellation
 // is never the dependency's failure, whatever error the op returned);

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 )
 
@@ -71,8 +72,8 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 		maxQueue: int64(cfg.MaxQueue),
 		cfg:      cfg,
 		clk:      cfg.Clock,
-		full:     &FullError{Name: cfg.Name},
-		timedOut: &FullError{Name: cfg.Name, Waited: cfg.MaxWait},
+		full:     resilience.Refuse(ErrFull, cfg.Name, -1),
+		timedOut: resilience.Refuse(ErrQueueTimeout, cfg.Name, -1),
 	}
 	if b.clk == nil {
 		b.clk = clock.Real()
@@ -86,9 +87,10 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 // a panic gives it back too).
 //
 // Acquire returns, holding no slot:
-//   - a *[FullError] matching [ErrFull] (and resilience.ErrRefused) at once
-//     when every slot is taken and the queue is full or absent, or after
-//     waiting [Config.MaxWait] in the queue;
+//   - a *resilience.RefusedError matching [ErrFull] at once when every
+//     slot is taken and the queue is full or absent, or matching
+//     [ErrQueueTimeout] (and ErrFull) after waiting [Config.MaxWait] in
+//     the queue;
 //   - ctx.Err() as soon as ctx ends while the caller waits. The caller
 //     leaves the queue at once; if a slot reached it at that same moment,
 //     the slot goes on to the next caller in line.

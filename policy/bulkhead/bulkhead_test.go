@@ -64,9 +64,9 @@ func TestAtMostMaxConcurrentThenFull(t *testing.T) {
 	if !errors.Is(err, bulkhead.ErrFull) || !errors.Is(err, resilience.ErrRefused) {
 		t.Fatalf("Acquire beyond max = %v, want ErrFull and ErrRefused", err)
 	}
-	var fe *bulkhead.FullError
-	if !errors.As(err, &fe) || fe.Name != "db" || fe.Waited != 0 {
-		t.Fatalf("Acquire beyond max = %#v, want *FullError{Name: db}", err)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || re.Name() != "db" || re.Reason() != bulkhead.ErrFull {
+		t.Fatalf("Acquire beyond max = %#v, want a refusal of db for ErrFull", err)
 	}
 	if b.TryAcquire() {
 		t.Fatal("TryAcquire succeeded with every slot held")
@@ -85,10 +85,10 @@ func TestErrorMessages(t *testing.T) {
 		want string
 	}{
 		{bulkhead.ErrFull, "bulkhead: full"},
-		{&bulkhead.FullError{}, "bulkhead: full"},
-		{&bulkhead.FullError{Name: "db"}, "bulkhead: full (db)"},
-		{&bulkhead.FullError{Name: "db", Waited: 100 * time.Millisecond}, "bulkhead: full (db) after waiting 100ms in the queue"},
-		{&bulkhead.FullError{Waited: time.Second}, "bulkhead: full after waiting 1s in the queue"},
+		{bulkhead.ErrQueueTimeout, "bulkhead: full, MaxWait spent in the queue"},
+		{resilience.Refuse(bulkhead.ErrFull, "", -1), "bulkhead: full"},
+		{resilience.Refuse(bulkhead.ErrFull, "db", -1), "bulkhead: full (db)"},
+		{resilience.Refuse(bulkhead.ErrQueueTimeout, "db", -1), "bulkhead: full, MaxWait spent in the queue (db)"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {
@@ -98,8 +98,10 @@ func TestErrorMessages(t *testing.T) {
 			t.Errorf("%q does not match ErrFull and ErrRefused", tt.want)
 		}
 	}
-	if _, ok := resilience.RetryAfter(&bulkhead.FullError{}); ok {
-		t.Error("FullError gives a Retry-After hint; a bulkhead has none to give")
+	b := bulkhead.New(1)
+	_ = b.TryAcquire()
+	if _, ok := resilience.RetryAfter(b.Acquire(t.Context())); ok {
+		t.Error("a bulkhead's refusal gives a Retry-After hint; a bulkhead has none to give")
 	}
 }
 
@@ -289,9 +291,9 @@ func TestMaxWait(t *testing.T) {
 		fake.Advance(time.Millisecond) // early has waited 1s
 		synctest.Wait()
 		err := <-early
-		var fe *bulkhead.FullError
-		if !errors.As(err, &fe) || *fe != (bulkhead.FullError{Name: "db", Waited: time.Second}) {
-			t.Fatalf("early caller: %#v, want FullError after 1s", err)
+		var re *resilience.RefusedError
+		if !errors.As(err, &re) || re.Name() != "db" || re.Reason() != bulkhead.ErrQueueTimeout {
+			t.Fatalf("early caller: %#v, want db's refusal for ErrQueueTimeout after 1s", err)
 		}
 		if got := result(late); got != "waiting" {
 			t.Fatalf("late caller: %s", got)
@@ -327,7 +329,7 @@ func TestMaxWaitRacingRelease(t *testing.T) {
 			case "acquired":
 				checkCounts(t, b, counts{1, 0})
 				b.Release()
-			case "bulkhead: full after waiting 1s in the queue":
+			case "bulkhead: full, MaxWait spent in the queue":
 				checkCounts(t, b, counts{0, 0})
 			default:
 				t.Fatalf("outcome %q", got)

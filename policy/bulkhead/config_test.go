@@ -64,13 +64,13 @@ func TestOptionsApplyInOrder(t *testing.T) {
 	tests := []struct {
 		name string
 		opts []bulkhead.Option
-		want bulkhead.FullError // refusal after the first two slots are taken
+		want string // refusal after the first two slots are taken
 	}{
-		{"name", []bulkhead.Option{bulkhead.WithName("a"), bulkhead.WithName("b")}, bulkhead.FullError{Name: "b"}},
+		{"name", []bulkhead.Option{bulkhead.WithName("a"), bulkhead.WithName("b")}, "bulkhead: full (b)"},
 		{"config then option", []bulkhead.Option{bulkhead.WithConfig(base), bulkhead.WithName("late"), bulkhead.WithMaxQueue(0), bulkhead.WithMaxWait(0)},
-			bulkhead.FullError{Name: "late"}},
+			"bulkhead: full (late)"},
 		{"option then config", []bulkhead.Option{bulkhead.WithName("early"), bulkhead.WithConfig(base), bulkhead.WithMaxQueue(0), bulkhead.WithMaxWait(0)},
-			bulkhead.FullError{Name: "cfg"}},
+			"bulkhead: full (cfg)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,11 +79,7 @@ func TestOptionsApplyInOrder(t *testing.T) {
 				t.Fatal("could not take 2 slots")
 			}
 			err := b.Acquire(t.Context())
-			fe, ok := err.(*bulkhead.FullError)
-			if !ok {
-				t.Fatalf("Acquire = %v, want *FullError", err)
-			}
-			if diff := cmp.Diff(tt.want, *fe); diff != "" {
+			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
 				t.Fatalf("mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -21,8 +21,8 @@
 //
 // # Errors
 //
-// A refusal is a *[FullError] carrying the bulkhead's name; it matches
-// [ErrFull] and resilience.ErrRefused through errors.Is. A caller whose
+// A refusal is a *resilience.RefusedError carrying the bulkhead's name; it
+// matches [ErrFull] and resilience.ErrRefused through errors.Is. A caller whose
 // context ends while it waits gets ctx.Err(), which is the caller's own
 // doing and not the dependency's failure. Invalid configuration panics in
 // New with a message naming the field and the value; [Config.Validate]

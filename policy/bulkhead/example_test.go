@@ -75,7 +75,7 @@ func ExampleWithMaxWait() {
 	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
 	fake.Advance(100 * time.Millisecond)
 	fmt.Println(<-got)
-	// Output: bulkhead: full (db) after waiting 100ms in the queue
+	// Output: bulkhead: full, MaxWait spent in the queue (db)
 }
 
 func ExampleBulkhead_TryAcquire() {
@@ -124,14 +124,16 @@ func ExampleConfig_Validate() {
 	// 0
 }
 
-func ExampleFullError() {
+// A refusal says which bulkhead refused, and matches ErrFull.
+func Example_refusal() {
 	b := bulkhead.New(1, bulkhead.WithName("search"))
 	_ = b.TryAcquire()
-	var fe *bulkhead.FullError
-	if errors.As(b.Acquire(context.Background()), &fe) {
-		fmt.Println("refused by", fe.Name)
+	err := b.Acquire(context.Background())
+	var re *resilience.RefusedError
+	if errors.As(err, &re) {
+		fmt.Println("refused by", re.Name(), errors.Is(err, bulkhead.ErrFull))
 	}
-	// Output: refused by search
+	// Output: refused by search true
 }
 
 // Queued counts the callers waiting for a slot, for metrics. (With MaxWait
@@ -188,7 +190,7 @@ func ExampleWithClock() {
 	fmt.Println(<-got)
 	// Output:
 	// queued: 1
-	// bulkhead: full after waiting 1m0s in the queue
+	// bulkhead: full, MaxWait spent in the queue
 }
 
 // A configuration read at run time sets every field, MaxConcurrent

@@ -11,7 +11,7 @@ import (
 // takes a slot with [Bulkhead.Acquire] — waiting in b's queue if b has one —
 // runs the rest of the chain, and gives the slot back, also when the rest of
 // the chain panics (the panic then goes on up unchanged). A refused call
-// returns Acquire's error (a *[FullError], or ctx.Err()) without running
+// returns Acquire's error (a *resilience.RefusedError, or ctx.Err()) without running
 // the rest of the chain.
 //
 // Any number of policies, of any result types, may share one b: they share

@@ -50,7 +50,7 @@
 //
 // # Errors
 //
-// A refusal is a *[LimitedError] carrying the limiter's name and, as
+// A refusal is a *resilience.RefusedError carrying the limiter's name and, as
 // RetryAfter(), the wait until the tokens asked for are there; it matches
 // [ErrLimited] and resilience.ErrRefused through errors.Is. WaitN asked
 // for more than the burst returns an error matching [ErrExceedsBurst]

@@ -196,13 +196,14 @@ func ExampleConfig_Validate() {
 	// true
 }
 
-func ExampleLimitedError() {
+// A refusal says which limiter refused and when to come back.
+func Example_refusal() {
 	l := ratelimit.New(ratelimit.Every(time.Hour), 1, ratelimit.WithName("export"))
 	_ = l.Allow()
 	_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 0, nil })
-	var le *ratelimit.LimitedError
-	if errors.As(err, &le) {
-		fmt.Println("refused by", le.Name, "for about", le.Wait.Round(time.Hour))
+	var re *resilience.RefusedError
+	if errors.As(err, &re) {
+		fmt.Println("refused by", re.Name(), "for about", re.RetryAfter().Round(time.Hour))
 	}
 	// Output: refused by export for about 1h0m0s
 }
@@ -294,7 +295,7 @@ func ExampleWithName() {
 
 // RetryAfter says when the same call would pass; resilience.RetryAfter
 // finds it through wrapping, for example for a Retry-After header.
-func ExampleLimitedError_RetryAfter() {
+func Example_refusalRetryAfter() {
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
 	_ = l.Allow()
@@ -302,9 +303,9 @@ func ExampleLimitedError_RetryAfter() {
 	_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
 	err = fmt.Errorf("geocode: %w", err)
 
-	var le *ratelimit.LimitedError
-	if errors.As(err, &le) {
-		fmt.Println(le.RetryAfter())
+	var re *resilience.RefusedError
+	if errors.As(err, &re) {
+		fmt.Println(re.RetryAfter())
 	}
 	d, ok := resilience.RetryAfter(err)
 	fmt.Println(d, ok)

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"github.com/f0b5b96b/resilience"
 	"math"
 	"math/big"
 	"math/bits"
@@ -49,7 +50,7 @@ const (
 	maxTau     = 1 << 61 // units; tau never exceeds it
 	maxElapsed = 1 << 61 // ns (73 years) since the origin; time stops there
 	kShift     = 62      // fraction bits of k
-	never      = time.Duration(math.MaxInt64)
+	never      = resilience.Never
 )
 
 // params is what every bucket of one configuration shares; immutable.

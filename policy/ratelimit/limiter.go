@@ -3,6 +3,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"github.com/f0b5b96b/resilience"
 	"math"
 	"sync/atomic"
 	"time"
@@ -117,7 +118,7 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 
 // WaitN takes n tokens, waiting until they are there. It returns nil once
 // they are taken, and otherwise, without taking any:
-//   - a *[LimitedError] matching [ErrLimited] at once, without waiting,
+//   - a *resilience.RefusedError matching [ErrLimited] at once, without waiting,
 //     when the wait would end after ctx's deadline or last longer than
 //     [Config.MaxWait] (or, with Rate 0, never end); its RetryAfter() is
 //     that wait;
@@ -149,7 +150,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	}
 	wait, tat, at, ok := l.take(n, limit)
 	if !ok {
-		return &LimitedError{Name: p.cfg.Name, Wait: p.waitFor(at, wait)}
+		return resilience.Refuse(ErrLimited, p.cfg.Name, p.waitFor(at, wait))
 	}
 	if wait <= 0 {
 		return nil

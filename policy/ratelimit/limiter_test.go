@@ -339,12 +339,12 @@ func checkLimited(t *testing.T, err error, name string, wait time.Duration) {
 	if !errors.Is(err, ratelimit.ErrLimited) || !errors.Is(err, resilience.ErrRefused) {
 		t.Fatalf("err = %v, want ErrLimited and ErrRefused", err)
 	}
-	var le *ratelimit.LimitedError
-	if !errors.As(err, &le) {
-		t.Fatalf("err = %T, want *LimitedError", err)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) {
+		t.Fatalf("err = %T, want *resilience.RefusedError", err)
 	}
-	if diff := cmp.Diff(ratelimit.LimitedError{Name: name, Wait: wait}, *le); diff != "" {
-		t.Fatalf("mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]any{name, wait}, []any{re.Name(), re.RetryAfter()}); diff != "" {
+		t.Fatalf("refusal's name and RetryAfter mismatch (-want +got):\n%s", diff)
 	}
 	if d, ok := resilience.RetryAfter(err); !ok || d != wait {
 		t.Fatalf("RetryAfter = %v, %v, want %v", d, ok, wait)
@@ -430,9 +430,9 @@ func TestLimitedErrorMessages(t *testing.T) {
 		want string
 	}{
 		{ratelimit.ErrLimited, "ratelimit: limited"},
-		{&ratelimit.LimitedError{Wait: time.Second}, "ratelimit: limited, retry after 1s"},
-		{&ratelimit.LimitedError{Name: "api", Wait: 250 * time.Millisecond}, "ratelimit: limited (api), retry after 250ms"},
-		{&ratelimit.LimitedError{Name: "api", Wait: math.MaxInt64}, "ratelimit: limited (api), retry never"},
+		{resilience.Refuse(ratelimit.ErrLimited, "", time.Second), "ratelimit: limited, retry after 1s"},
+		{resilience.Refuse(ratelimit.ErrLimited, "api", 250*time.Millisecond), "ratelimit: limited (api), retry after 250ms"},
+		{resilience.Refuse(ratelimit.ErrLimited, "api", resilience.Never), "ratelimit: limited (api), retry never"},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.want {

@@ -9,7 +9,7 @@ import (
 // Policy returns l as a layer of a resilience.Policy[T] that refuses at
 // once: each call through it takes one token, as [Limiter.Allow] does, and
 // runs the rest of the chain; with no token there, it returns a
-// *[LimitedError] (matching [ErrLimited] and resilience.ErrRefused, with the
+// *resilience.RefusedError (matching [ErrLimited] and resilience.ErrRefused, with the
 // wait until the next token as RetryAfter) without running the rest of the
 // chain. A call whose ctx is already done returns ctx.Err() and takes no
 // token. This sheds excess load fast; to smooth it out by waiting instead,
@@ -27,7 +27,7 @@ func Policy[T any](l *Limiter) resilience.Policy[T] {
 			return zero, err // the caller gave up: no token is spent
 		}
 		if wait, _, at, ok := l.take(1, 0); !ok {
-			return zero, &LimitedError{Name: p.cfg.Name, Wait: p.waitFor(at, wait)}
+			return zero, resilience.Refuse(ErrLimited, p.cfg.Name, p.waitFor(at, wait))
 		}
 		return next.Call(ctx)
 	})
