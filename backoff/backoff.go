@@ -10,12 +10,13 @@ import (
 	"time"
 )
 
-// kind is the growth rule of a Schedule. The zero kind is constant, so the
-// zero Schedule equals Constant(0).
+// kind is the growth rule of a Schedule. The zero kind is unset, so the
+// zero Schedule is distinct from every schedule a constructor returns.
 type kind uint8
 
 const (
-	kindConstant kind = iota
+	kindUnset kind = iota
+	kindConstant
 	kindLinear
 	kindExponential
 )
@@ -24,8 +25,12 @@ const (
 // each retry of one execution. Delays are [time.Duration] values
 // (nanoseconds); none is negative and none exceeds [Schedule.Max].
 //
-// The zero Schedule gives no delay: every delay is 0. It is equal to
-// Constant(0).
+// The zero Schedule is "not set": a Config field that holds one means
+// that field's documented default (for a retry policy, exponential backoff
+// with full jitter), as every zero field does. Used directly, it gives no
+// delay, as Constant(0) does, but it is not equal to Constant(0), which is
+// the schedule of no wait said explicitly. [Schedule.IsZero] tells them
+// apart.
 //
 // A Schedule is an immutable value: it is safe to copy and to share, and
 // methods such as [Schedule.WithJitter] return a modified copy. It is safe
@@ -43,7 +48,8 @@ type Schedule struct {
 }
 
 // Constant returns a schedule whose delay is d before every retry. Its
-// [Schedule.Max] is d. Constant panics if d < 0.
+// [Schedule.Max] is d. Constant(0) is the schedule of no wait at all.
+// Constant panics if d < 0.
 func Constant(d time.Duration) Schedule {
 	if d < 0 {
 		panic(fmt.Sprintf("backoff: Constant delay must be >= 0, got %v", d))
@@ -194,6 +200,9 @@ func (s Schedule) WithRand(r *rand.Rand) Schedule {
 // Linear with base 0). Max() == 0 means no delay at all.
 func (s Schedule) Max() time.Duration { return s.max }
 
+// IsZero reports whether s is the zero Schedule: not set.
+func (s Schedule) IsZero() bool { return s == Schedule{} }
+
 // Start returns a fresh [Sequence] for one execution: its first
 // [Sequence.Next] is the delay before the first retry. Start does not
 // allocate.
@@ -212,11 +221,13 @@ func (s Schedule) Delays() iter.Seq[time.Duration] {
 }
 
 // String describes s, for example "constant(1s)", "linear(100ms+50ms, max
-// 1s)" or "exponential(100ms×2, max 10s, full jitter)". The random source is
-// not shown.
+// 1s)" or "exponential(100ms×2, max 10s, full jitter)"; the zero Schedule is
+// "unset". The random source is not shown.
 func (s Schedule) String() string {
 	var b strings.Builder
 	switch s.kind {
+	case kindUnset:
+		return "unset"
 	case kindConstant:
 		fmt.Fprintf(&b, "constant(%v", s.base)
 	case kindLinear:

@@ -69,9 +69,14 @@ func TestZeroSequence(t *testing.T) {
 	}
 }
 
-func TestZeroScheduleIsConstantZero(t *testing.T) {
-	if backoff.Constant(0) != (backoff.Schedule{}) {
-		t.Errorf("Constant(0) != Schedule{}")
+// The zero Schedule is "not set", which a Config reads as its default;
+// Constant(0) is "no wait", said explicitly. Both give no delay.
+func TestZeroScheduleIsNotConstantZero(t *testing.T) {
+	if backoff.Constant(0) == (backoff.Schedule{}) || backoff.Constant(0).IsZero() {
+		t.Error("Constant(0) is the zero Schedule; a Config could not tell \"no wait\" from \"not set\"")
+	}
+	if !(backoff.Schedule{}).IsZero() {
+		t.Error("Schedule{}.IsZero() = false")
 	}
 }
 
@@ -200,7 +205,8 @@ func TestScheduleString(t *testing.T) {
 		s    backoff.Schedule
 		want string
 	}{
-		{backoff.Schedule{}, "constant(0s)"},
+		{backoff.Schedule{}, "unset"},
+		{backoff.Constant(0), "constant(0s)"},
 		{backoff.Constant(time.Second), "constant(1s)"},
 		{backoff.Constant(time.Second).WithJitter(backoff.Equal), "constant(1s, equal jitter)"},
 		{backoff.Linear(100*ms, 50*ms, time.Second), "linear(100ms+50ms, max 1s)"},

@@ -8,7 +8,9 @@
 //   - [Linear]: a delay that grows by a fixed step, up to a cap.
 //   - [Exponential]: a delay that grows by a fixed factor, up to a cap.
 //
-// The zero Schedule gives no delay at all. Refine a schedule with
+// The zero Schedule is "not set" (a Config field holding it means the
+// field's default); Constant(0) is "no wait". A Schedule reads and writes
+// itself as JSON ([Schedule.MarshalJSON]), for configuration files. Refine a schedule with
 // [Schedule.WithJitter] (randomize the delays; see [Jitter]) and
 // [Schedule.WithRand] (choose the random source, for example a seeded one in
 // tests). [Schedule.Max] reports the upper bound of every delay, and a Max

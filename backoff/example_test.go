@@ -1,6 +1,7 @@
 package backoff_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -140,9 +141,11 @@ func ExampleSchedule_Max() {
 // String describes the schedule (not its random source), for logs.
 func ExampleSchedule_String() {
 	fmt.Println(backoff.Schedule{})
+	fmt.Println(backoff.Constant(0))
 	fmt.Println(backoff.Linear(100*time.Millisecond, 50*time.Millisecond, time.Second))
 	fmt.Println(backoff.Exponential(100*time.Millisecond, 1.5, 10*time.Second).WithJitter(backoff.Equal))
 	// Output:
+	// unset
 	// constant(0s)
 	// linear(100ms+50ms, max 1s)
 	// exponential(100ms×1.5, max 10s, equal jitter)
@@ -171,4 +174,34 @@ func ExampleSequence_Next() {
 	// 1s 2s 4s
 	// 1s 8s
 	// 0s
+}
+
+// A schedule in a configuration file: MarshalJSON writes it, UnmarshalJSON
+// reads it back through the same constructor and its checks.
+func ExampleSchedule_MarshalJSON() {
+	s := backoff.Exponential(100*time.Millisecond, 2, 10*time.Second).WithJitter(backoff.Full)
+	data, _ := json.Marshal(s)
+	fmt.Println(string(data))
+
+	var back backoff.Schedule
+	err := json.Unmarshal([]byte(`{"Kind":"linear","Base":"1s","Step":"500ms","Max":"5s"}`), &back)
+	fmt.Println(back, err)
+	err = json.Unmarshal([]byte(`{"Kind":"exponential","Base":"1s","Multiplier":0.5,"Max":"5s"}`), &back)
+	fmt.Println(err)
+	// Output:
+	// {"Kind":"exponential","Base":"100ms","Multiplier":2,"Max":"10s","Jitter":"full"}
+	// linear(1s+500ms, max 5s) <nil>
+	// backoff: Exponential multiplier must be >= 1, got 0.5
+}
+
+func ExampleSchedule_UnmarshalJSON() {
+	var cfg struct{ Backoff backoff.Schedule }
+	err := json.Unmarshal([]byte(`{"Backoff": {"Kind": "constant", "Base": "250ms"}}`), &cfg)
+	fmt.Println(cfg.Backoff, err)
+	// Output: constant(250ms) <nil>
+}
+
+func ExampleSchedule_IsZero() {
+	fmt.Println(backoff.Schedule{}.IsZero(), backoff.Constant(0).IsZero())
+	// Output: true false
 }

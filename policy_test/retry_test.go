@@ -418,7 +418,7 @@ func TestRetryBudgetBounds(t *testing.T) {
 			now := clk.Now().Sub(start)
 			calls = append(calls, now)
 			var asked, granted int
-			p := retry.New[int](retry.WithBudget(b), retry.WithAttempts(5), retry.WithBackoff(backoff.Schedule{}),
+			p := retry.New[int](retry.WithBudget(b), retry.WithAttempts(5), retry.WithBackoff(backoff.Constant(0)),
 				retry.WithClock(clk),
 				retry.WithOnRetry(func(int, error, time.Duration) { granted++ }))
 			n := 0

@@ -60,7 +60,7 @@ func server(t *testing.T, reply func(n int, w http.ResponseWriter, r *http.Reque
 
 // noWait retries at once: the tests are about what crosses the wire.
 func noWait(attempts int) resilience.Policy[*http.Response] {
-	return retry.New[*http.Response](retry.WithAttempts(attempts), retry.WithBackoff(backoff.Schedule{}))
+	return retry.New[*http.Response](retry.WithAttempts(attempts), retry.WithBackoff(backoff.Constant(0)))
 }
 
 func client(srv *httptest.Server, p resilience.Policy[*http.Response]) *http.Client {
@@ -251,7 +251,7 @@ func TestBodyThatCannotBeReplayedIsSentOnce(t *testing.T) {
 		t.Fatal("test needs a request without GetBody")
 	}
 	retries := 0
-	p := retry.New[*http.Response](retry.WithAttempts(5), retry.WithBackoff(backoff.Schedule{}),
+	p := retry.New[*http.Response](retry.WithAttempts(5), retry.WithBackoff(backoff.Constant(0)),
 		retry.WithOnRetry(func(int, error, time.Duration) { retries++ }))
 	tr := &resiliencehttp.Transport{Base: srv.Client().Transport, Policy: p}
 	resp, err := tr.RoundTrip(req)
@@ -400,7 +400,7 @@ func TestCallerCancellationReturnsTheError(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	p := retry.New[*http.Response](retry.WithAttempts(2), retry.WithBackoff(backoff.Schedule{}),
+	p := retry.New[*http.Response](retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)),
 		retry.WithOnRetry(func(int, error, time.Duration) { cancel() }))
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
 	resp, err := (&resiliencehttp.Transport{Base: srv.Client().Transport, Policy: p}).RoundTrip(req)
@@ -459,7 +459,7 @@ func TestRetryAfterDateIsRelativeToTheResponseDate(t *testing.T) {
 	})
 	fake := clock.NewFake()
 	var waits []time.Duration
-	p := retry.New[*http.Response](retry.WithAttempts(2), retry.WithBackoff(backoff.Schedule{}), retry.WithClock(fake),
+	p := retry.New[*http.Response](retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)), retry.WithClock(fake),
 		retry.WithOnRetry(func(_ int, _ error, d time.Duration) { waits = append(waits, d) }))
 	getAcross(t, client(srv, p), srv.URL, fake, 3*time.Second)
 	if diff := cmp.Diff([]time.Duration{3 * time.Second}, waits); diff != "" {
@@ -605,7 +605,7 @@ func TestStalledFailureBodyIsBoundedByTheAttempt(t *testing.T) {
 	// A 503 whose body stalls after its headers: the attempt's timeout ends
 	// the read of the body, the retry goes on, and the caller gets the
 	// timeout, not a response whose body is broken.
-	attempts3 := retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Schedule{}))
+	attempts3 := retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0)))
 	for name, p := range map[string]resilience.Policy[*http.Response]{
 		"timeout":            resilience.Then(attempts3, timeout.New[*http.Response](200*time.Millisecond)),
 		"abandoning timeout": resilience.Then(attempts3, timeout.New[*http.Response](200*time.Millisecond, timeout.WithAbandon(true))),
@@ -834,7 +834,7 @@ func TestTimeoutOfANonReplayableRequestIsSaidOnce(t *testing.T) {
 				mt := &memTransport{reply: func(int) memReply { return rep }}
 				retries := 0
 				p := resilience.Then(
-					retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Schedule{}),
+					retry.New[*http.Response](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0)),
 						retry.WithOnRetry(func(int, error, time.Duration) { retries++ })),
 					timeout.New[*http.Response](100*time.Millisecond),
 				)

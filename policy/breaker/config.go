@@ -95,10 +95,10 @@ type Config struct {
 	// its lock held, so a schedule with its own random source (WithRand)
 	// must not be shared.
 	//
-	// The zero Schedule, which equals backoff.Constant(0), means no
-	// backoff: the fixed Cooldown (never a cooldown of 0). Any other
-	// schedule must have a Max > 0 (Validate rejects, for example,
-	// Constant(0) with jitter), and is exclusive with Cooldown.
+	// The zero Schedule (not set, the default) means no backoff: the fixed
+	// Cooldown. Any other schedule must have a Max > 0 (Validate rejects,
+	// for example, backoff.Constant(0), a cooldown of 0), and is exclusive
+	// with Cooldown.
 	CooldownBackoff backoff.Schedule
 	// TrialTimeout is how long a half-open trial may go without reporting,
 	// measured from the trial's admission: a trial that has not reported
@@ -259,7 +259,7 @@ func WithMinCalls(n int) Option { return option(func(c *Config) { c.MinCalls = n
 func WithCooldown(d time.Duration) Option { return option(func(c *Config) { c.Cooldown = d }) }
 
 // WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown. The
-// zero Schedule (backoff.Constant(0)) means the fixed Cooldown.
+// zero Schedule (not set) means the fixed Cooldown.
 func WithCooldownBackoff(s backoff.Schedule) Option {
 	return option(func(c *Config) { c.CooldownBackoff = s })
 }

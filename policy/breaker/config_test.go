@@ -36,6 +36,7 @@ func TestValidate(t *testing.T) {
 		{breaker.Config{Cooldown: -time.Second}, "breaker: Cooldown must be >= 0, got -1s"},
 		{breaker.Config{Cooldown: time.Second, CooldownBackoff: exp}, "breaker: Cooldown and CooldownBackoff are exclusive, got 1s and exponential(1s×2, max 1m0s)"},
 		{breaker.Config{CooldownBackoff: backoff.Linear(0, 0, 0)}, "breaker: CooldownBackoff must have a Max > 0, got linear(0s+0s, max 0s)"},
+		{breaker.Config{CooldownBackoff: backoff.Constant(0)}, "breaker: CooldownBackoff must have a Max > 0, got constant(0s)"},
 		{breaker.Config{TrialTimeout: -time.Second}, "breaker: TrialTimeout must be >= 0, got -1s"},
 		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0, got -1"},
 		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0, got -1"},
@@ -116,15 +117,15 @@ func TestTimeWindowDefaultsToTenBuckets(t *testing.T) {
 }
 
 func TestZeroCooldownBackoffMeansTheFixedCooldown(t *testing.T) {
-	// backoff.Constant(0) is the zero Schedule: no backoff, the fixed
-	// Cooldown (never a cooldown of 0).
+	// The zero Schedule is not set: no backoff, the fixed Cooldown. (An
+	// explicit backoff.Constant(0), a cooldown of 0, is rejected: see
+	// TestValidate.)
 	for _, c := range []struct {
 		opts []breaker.Option
 		want time.Duration
 	}{
-		{[]breaker.Option{breaker.WithCooldownBackoff(backoff.Constant(0))}, 30 * time.Second},
 		{[]breaker.Option{breaker.WithCooldownBackoff(backoff.Schedule{})}, 30 * time.Second},
-		{[]breaker.Option{breaker.WithCooldown(5 * time.Second), breaker.WithCooldownBackoff(backoff.Constant(0))}, 5 * time.Second},
+		{[]breaker.Option{breaker.WithCooldown(5 * time.Second), breaker.WithCooldownBackoff(backoff.Schedule{})}, 5 * time.Second},
 	} {
 		b, f := newFake(append(c.opts, breaker.WithThreshold(1))...)
 		for range 3 { // the trip, then failed trials: the cooldown does not grow

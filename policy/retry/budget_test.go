@@ -20,7 +20,7 @@ import (
 func budgetRun(t *testing.T, b *retry.Budget) bool {
 	t.Helper()
 	s := &script{errs: []error{errBoom}}
-	p := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Schedule{}))
+	p := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)))
 	v, err := p.Do(context.Background(), s.op)
 	if err == nil {
 		return true
@@ -88,8 +88,8 @@ func TestBudgetWindowSlides(t *testing.T) {
 
 func TestBudgetIsSharedAcrossResultTypes(t *testing.T) {
 	b := retry.NewBudget(retry.BudgetConfig{MinPerSecond: 1, Window: time.Second, Clock: clock.NewFake()})
-	ints := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Schedule{}))
-	strs := retry.New[string](retry.WithBudget(b), retry.WithBackoff(backoff.Schedule{}))
+	ints := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)))
+	strs := retry.New[string](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)))
 	n := 0
 	if _, err := ints.Do(context.Background(), func(context.Context) (int, error) {
 		if n++; n == 1 {
@@ -107,7 +107,7 @@ func TestBudgetIsSharedAcrossResultTypes(t *testing.T) {
 
 func TestBudgetUnderConcurrency(t *testing.T) {
 	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.25, Window: time.Minute, Clock: clock.NewFake()})
-	p := retry.New[int](retry.WithBudget(b), retry.WithAttempts(2), retry.WithBackoff(backoff.Schedule{}))
+	p := retry.New[int](retry.WithBudget(b), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)))
 	var attempts atomic.Int64
 	const executions = 400
 	var wg sync.WaitGroup

@@ -61,7 +61,7 @@ func ExampleNew() {
 }
 
 func ExampleWithAttempts() {
-	p := retry.New[string](retry.WithAttempts(2), retry.WithBackoff(backoff.Schedule{}))
+	p := retry.New[string](retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)))
 	_, err := p.Do(context.Background(), flaky(5, errUnavailable))
 	fmt.Println(err)
 	var e *retry.Error
@@ -110,7 +110,7 @@ func ExampleWithBackoff() {
 
 func ExampleWithRetryIf() {
 	errNotFound := errors.New("404 not found")
-	p := retry.New[string](retry.WithBackoff(backoff.Schedule{}), retry.WithRetryIf(func(err error) bool {
+	p := retry.New[string](retry.WithBackoff(backoff.Constant(0)), retry.WithRetryIf(func(err error) bool {
 		return !errors.Is(err, errNotFound) // a 404 will not change
 	}))
 	_, err := p.Do(context.Background(), flaky(5, errNotFound))
@@ -122,7 +122,7 @@ func ExampleWithRetryIf() {
 
 func ExampleWithOnRetry() {
 	p := retry.New[string](
-		retry.WithBackoff(backoff.Schedule{}), // no wait (rarely wise)
+		retry.WithBackoff(backoff.Constant(0)), // no wait (rarely wise)
 		retry.WithOnRetry(func(attempt int, err error, delay time.Duration) {
 			fmt.Printf("attempt %d: %v; retrying in %v\n", attempt, err, delay)
 		}),

@@ -187,7 +187,7 @@ func TestBackoffDelaysAreUsedInOrder(t *testing.T) {
 
 func TestRetryIf(t *testing.T) {
 	errRetryable := errors.New("retryable")
-	p := retry.New[int](retry.WithClock(newSleeper()), retry.WithBackoff(backoff.Schedule{}),
+	p := retry.New[int](retry.WithClock(newSleeper()), retry.WithBackoff(backoff.Constant(0)),
 		retry.WithRetryIf(func(err error) bool { return errors.Is(err, errRetryable) }))
 	s := &script{errs: []error{errRetryable, errBoom}}
 	_, err := p.Do(context.Background(), s.op)
@@ -230,7 +230,7 @@ func TestLastOptionWins(t *testing.T) {
 	s := &script{errs: fails(10, errBoom)}
 	c := retry.DefaultConfig()
 	c.Attempts = 4
-	c.Backoff = backoff.Schedule{}
+	c.Backoff = backoff.Constant(0)
 	p := retry.New[int](retry.WithAttempts(2), retry.WithConfig(c), retry.WithClock(newSleeper()))
 	_, _ = p.Do(context.Background(), s.op)
 	if s.calls != 4 {
@@ -473,7 +473,7 @@ func BenchmarkSuccessWithBudget(b *testing.B) {
 }
 
 func BenchmarkTwoFailuresThenSuccess(b *testing.B) {
-	p := retry.New[int](retry.WithBackoff(backoff.Schedule{}))
+	p := retry.New[int](retry.WithBackoff(backoff.Constant(0)))
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -574,7 +574,7 @@ func TestMaxElapsedUsedUpByAttempt(t *testing.T) {
 		return 0, errBoom
 	}
 	_, err := retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(200*time.Millisecond),
-		retry.WithBackoff(backoff.Schedule{})).Do(context.Background(), op)
+		retry.WithBackoff(backoff.Constant(0))).Do(context.Background(), op)
 	if want := "retry: gave up after 1 attempt (MaxElapsed 200ms used up: 250ms elapsed): boom"; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}

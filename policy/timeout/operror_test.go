@@ -85,7 +85,7 @@ func TestExpiryKeepsRetryVerdicts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// No waits between attempts: the third attempt runs from 800ms to
 		// 1.2s, across the timeout.
-		p := resilience.Then(timeout.New[int](time.Second), retry.New[int](retry.WithAttempts(3), retry.WithBackoff(backoff.Schedule{})))
+		p := resilience.Then(timeout.New[int](time.Second), retry.New[int](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0))))
 		_, err := p.Do(context.Background(), func(ctx context.Context) (int, error) {
 			time.Sleep(400 * time.Millisecond)
 			return 0, errOp
