@@ -20,10 +20,10 @@ import (
 // Requests for a rate limit (ratelimit.ErrLimited), 503 Service Unavailable
 // for any other refusal or error (a full bulkhead, an open breaker). Both
 // carry a Retry-After header in whole seconds, rounded up: the refusal's own
-// hint (see resilience.RetryAfter) or, when it has none, 1 second. A hint
-// of the largest time.Duration means "never" (a rate limiter of rate 0
-// refuses so): the answer then has no Retry-After header, which no number
-// of seconds could say, and a client falls back on its own backoff.
+// hint (see resilience.RetryAfter) or, when it has none, 1 second. For a
+// hint of [resilience.Never] (a rate limiter of rate 0 refuses so) the
+// answer has no Retry-After header, which no number of seconds could say,
+// and a client falls back on its own backoff.
 //
 // The handler runs inside p, in the request's goroutine, holding what the
 // guards gave it (a bulkhead slot) until it returns. Use guards here: a
@@ -50,9 +50,6 @@ func Middleware(p resilience.Policy[struct{}]) func(http.Handler) http.Handler {
 	}
 }
 
-// never is the Retry-After hint that means no wait will do.
-const never = maxDuration
-
 // refuse answers a request the guards turned away.
 func refuse(w http.ResponseWriter, err error) {
 	code := http.StatusServiceUnavailable
@@ -63,7 +60,7 @@ func refuse(w http.ResponseWriter, err error) {
 	if !ok || after <= 0 {
 		after = time.Second
 	}
-	if after != never {
+	if after != resilience.Never {
 		secs := int64(after / time.Second)
 		if after%time.Second != 0 {
 			secs++

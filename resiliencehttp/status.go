@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/f0b5b96b/resilience"
 )
 
 // StatusError is how a response the [Transport] classifies as a failure
@@ -67,8 +69,8 @@ func IsFailure(resp *http.Response) bool {
 // 10.2.3): either a number of seconds, or an HTTP date, which is taken
 // relative to now. It returns the wait (0 for a date in the past) and
 // whether the value could be parsed. Negative or fractional seconds do not
-// parse; a number of seconds too large for a time.Duration saturates at the
-// largest one.
+// parse; a number of seconds too large for a time.Duration saturates at
+// [resilience.Never].
 func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 	value = strings.TrimSpace(value)
 	if value == "" {
@@ -78,12 +80,12 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 		secs, err := strconv.ParseUint(value, 10, 64)
 		if err != nil {
 			if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
-				return maxDuration, true
+				return resilience.Never, true
 			}
 			return 0, false
 		}
-		if secs > uint64(maxDuration/time.Second) {
-			return maxDuration, true
+		if secs > uint64(resilience.Never/time.Second) {
+			return resilience.Never, true
 		}
 		return time.Duration(secs) * time.Second, true
 	}
@@ -93,8 +95,6 @@ func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
 	}
 	return max(t.Sub(now), 0), true
 }
-
-const maxDuration = time.Duration(1<<63 - 1)
 
 // retryAfterOf returns the Retry-After of resp. An HTTP date is taken
 // relative to the response's own Date header when it has one, so that the
