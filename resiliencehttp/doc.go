@@ -8,9 +8,10 @@
 // failure's RetryAfter hint ([StatusError], [ParseRetryAfter]), replays
 // bodies through Request.GetBody and refuses to resend one it cannot
 // ([ErrBodyNotReplayable]), and closes every response it discards, so no
-// connection leaks. It drains a discarded body of up to 64 KiB first, so
-// that its connection can be reused; a longer body is closed unread, which
-// costs its connection. A failure's body is read (up to 64 KiB) under the
+// connection leaks, without making the caller wait. It drains a discarded
+// body of up to 64 KiB first (a hedge loser's in the background, for at
+// most 250 ms), so that its connection can be reused; a longer body, or one
+// that stalls, is closed unread, which costs its connection. A failure's body is read (up to 64 KiB) under the
 // attempt's context, so a timeout or a hedge bounds it as it bounds the
 // wait for the headers.
 //

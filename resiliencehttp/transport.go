@@ -1,11 +1,9 @@
 package resiliencehttp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
@@ -34,10 +32,6 @@ var ErrBodyNotReplayable = fmt.Errorf("resiliencehttp: request body cannot be re
 // reusing it.
 var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip returned: %w", resilience.ErrRefused)
 
-// drainLimit is how much of a discarded response body is read so that its
-// connection can be reused; a longer body is closed unread.
-const drainLimit = 64 << 10
-
 // Transport is an [http.RoundTripper] that sends each request through a
 // resilience.Policy[*http.Response]: retries, breaker, timeout and the rest
 // see each attempt, and responses that [IsFailure] (or Classify) calls
@@ -47,9 +41,13 @@ const drainLimit = 64 << 10
 // its body intact; or, when the policies give up, the last failure response
 // whose body could be read (e.g. the final 503), with its body intact; or,
 // when there is none (or the request's own context ended), the error.
-// Every other response, discarded by a retry or a hedge, is drained (up to
-// 64 KiB) and closed, so no connection leaks; a longer body is closed
-// unread, which costs its connection.
+// Every other response, discarded by a retry or a hedge, is closed, so no
+// connection leaks, and never makes the caller wait: a failure's body is
+// read (up to 64 KiB) within its attempt, as below; a success's body (a
+// hedge's loser) is drained in the background, up to 64 KiB and for at
+// most 250 ms, so that its connection can be reused, and then closed. A
+// longer body, or one that stalls, is closed unread, which costs its
+// connection.
 //
 // Each attempt runs under the context the policies give it until its
 // response headers arrive and, for a failure, until its body has been read,
@@ -294,63 +292,4 @@ func (ex *exchange) finish(resp *http.Response, err error) (*http.Response, erro
 		return nil, err
 	}
 	return resp, nil
-}
-
-// buffer reads up to drainLimit bytes of resp's body, and returns the
-// error of that read, if any (resp is then for discarding). When that is
-// all of the body, the network body is closed and replaced by the bytes
-// read; otherwise the body reads those bytes and then the rest from the
-// network. Either way closing resp.Body releases the attempt's context.
-func buffer(resp *http.Response, cancel context.CancelFunc) error {
-	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
-	switch {
-	case err != nil:
-		return err
-	case len(buf) <= drainLimit:
-		_ = resp.Body.Close()
-		cancel()
-		resp.Body = io.NopCloser(bytes.NewReader(buf))
-	default:
-		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel}
-	}
-	return nil
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
-// discard drains a bounded part of resp's body, so its connection can be
-// reused, and closes it.
-func discard(resp *http.Response) {
-	_, _ = io.CopyN(io.Discard, resp.Body, drainLimit)
-	_ = resp.Body.Close()
-}
-
-// body is a response body whose Close also releases the attempt's context.
-type body struct {
-	io.ReadCloser
-	cancel context.CancelFunc
-}
-
-func (b *body) Close() error {
-	err := b.ReadCloser.Close()
-	b.cancel()
-	return err
-}
-
-// rwBody keeps a 101 Switching Protocols body writable.
-type rwBody struct {
-	body
-	w io.Writer
-}
-
-func (b *rwBody) Write(p []byte) (int, error) { return b.w.Write(p) }
-
-func newBody(rc io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
-	if w, ok := rc.(io.Writer); ok {
-		return &rwBody{body: body{rc, cancel}, w: w}
-	}
-	return &body{rc, cancel}
 }

@@ -1,0 +1,110 @@
+package resiliencehttp
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"time"
+)
+
+// drainLimit is how much of a discarded response body is read so that its
+// connection can be reused; a longer body is closed unread.
+const drainLimit = 64 << 10
+
+// drainTimeout bounds the time a discarded body is drained for, so that a
+// body that stalls is closed soon (its connection is then lost) instead of
+// holding a goroutine and a connection for as long as the request's
+// context lives.
+const drainTimeout = 250 * time.Millisecond
+
+// buffer reads up to drainLimit bytes of resp's body, and returns the
+// error of that read, if any (resp is then for discarding). When that is
+// all of the body, the network body is closed and replaced by the bytes
+// read; otherwise the body reads those bytes and then the rest from the
+// network. Either way closing resp.Body releases the attempt's context.
+func buffer(resp *http.Response, cancel context.CancelFunc) error {
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
+	switch {
+	case err != nil:
+		return err
+	case len(buf) <= drainLimit:
+		_ = resp.Body.Close()
+		cancel()
+		resp.Body = bufferedBody{bytes.NewReader(buf)}
+	default:
+		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel}
+	}
+	return nil
+}
+
+// bufferedBody is a whole response body held in memory.
+type bufferedBody struct{ *bytes.Reader }
+
+func (bufferedBody) Close() error { return nil }
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// discard closes resp, a response no one will read, without waiting for
+// the network: a body that needs no reading (held in memory, cut off by its
+// cancelled context, or the unbuffered rest of a failure's body, which
+// costs its connection anyway) is closed at once; the body of a success,
+// still on the network, is drained (up to drainLimit bytes, for at most
+// drainTimeout) so that its connection can be reused, and closed, by a
+// goroutine of its own. A loser's body that stalls therefore never delays
+// the winner.
+func discard(resp *http.Response) {
+	switch b := resp.Body.(type) {
+	case bufferedBody:
+		return
+	case *body:
+		if b.drain {
+			go b.discard()
+			return
+		}
+	}
+	_ = resp.Body.Close()
+}
+
+// body is a response body whose Close also releases the attempt's context.
+type body struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+	drain  bool // discard drains it first (the body of a success, still on the network)
+}
+
+func (b *body) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// discard drains b, bounded by drainLimit and drainTimeout, and closes it.
+// The timeout cancels the body's context, which ends a stalled read of a
+// body from net/http (and of any Base whose bodies honour the request's
+// context).
+func (b *body) discard() {
+	t := time.AfterFunc(drainTimeout, b.cancel)
+	_, _ = io.CopyN(io.Discard, b.ReadCloser, drainLimit)
+	t.Stop()
+	_ = b.Close()
+}
+
+// rwBody keeps a 101 Switching Protocols body writable.
+type rwBody struct {
+	body
+	w io.Writer
+}
+
+func (b *rwBody) Write(p []byte) (int, error) { return b.w.Write(p) }
+
+// newBody wraps the body of a success.
+func newBody(rc io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
+	if w, ok := rc.(io.Writer); ok {
+		return &rwBody{body: body{ReadCloser: rc, cancel: cancel}, w: w}
+	}
+	return &body{ReadCloser: rc, cancel: cancel, drain: true}
+}
