@@ -5,7 +5,10 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
+
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
 )
 
 // drainLimit is how much of a discarded response body is read so that its
@@ -23,7 +26,11 @@ const drainTimeout = 250 * time.Millisecond
 // all of the body, the network body is closed and replaced by the bytes
 // read; otherwise the body reads those bytes and then the rest from the
 // network. Either way closing resp.Body releases the attempt's context.
-func buffer(resp *http.Response, cancel context.CancelFunc) error {
+//
+// The slot s (nil if none) is given back once the exchange is over: at once
+// when the body was read whole, else when the body is read to its end or
+// closed.
+func buffer(resp *http.Response, cancel context.CancelFunc, s *slot) error {
 	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
 	switch {
 	case err != nil:
@@ -31,9 +38,10 @@ func buffer(resp *http.Response, cancel context.CancelFunc) error {
 	case len(buf) <= drainLimit:
 		_ = resp.Body.Close()
 		cancel()
+		s.release()
 		resp.Body = bufferedBody{bytes.NewReader(buf)}
 	default:
-		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel}
+		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel, slot: s}
 	}
 	return nil
 }
@@ -69,17 +77,43 @@ func discard(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// body is a response body whose Close also releases the attempt's context.
+// body is a response body whose Close also releases the attempt's context,
+// and which holds the attempt's Bulkhead slot, if any, until the exchange
+// is over: until a read returns an error (io.EOF at the end) or the body is
+// closed, whichever comes first.
 type body struct {
 	io.ReadCloser
 	cancel context.CancelFunc
-	drain  bool // discard drains it first (the body of a success, still on the network)
+	slot   *slot // nil if none
+	drain  bool  // discard drains it first (the body of a success, still on the network)
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil {
+		b.slot.release()
+	}
+	return n, err
 }
 
 func (b *body) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
+	b.slot.release()
 	return err
+}
+
+// slot is a slot of the Transport's Bulkhead, held by one exchange.
+type slot struct {
+	b    *bulkhead.Bulkhead
+	done atomic.Bool
+}
+
+// release gives the slot back, the first time it is called; s may be nil.
+func (s *slot) release() {
+	if s != nil && s.done.CompareAndSwap(false, true) {
+		s.b.Release()
+	}
 }
 
 // discard drains b, bounded by drainLimit and drainTimeout, and closes it.
@@ -102,9 +136,9 @@ type rwBody struct {
 func (b *rwBody) Write(p []byte) (int, error) { return b.w.Write(p) }
 
 // newBody wraps the body of a success.
-func newBody(rc io.ReadCloser, cancel context.CancelFunc) io.ReadCloser {
+func newBody(rc io.ReadCloser, cancel context.CancelFunc, s *slot) io.ReadCloser {
 	if w, ok := rc.(io.Writer); ok {
-		return &rwBody{body: body{ReadCloser: rc, cancel: cancel}, w: w}
+		return &rwBody{body: body{ReadCloser: rc, cancel: cancel, slot: s}, w: w}
 	}
-	return &body{ReadCloser: rc, cancel: cancel, drain: true}
+	return &body{ReadCloser: rc, cancel: cancel, slot: s, drain: true}
 }

@@ -11,9 +11,12 @@
 // connection leaks, without making the caller wait. It drains a discarded
 // body of up to 64 KiB first (a hedge loser's in the background, for at
 // most 250 ms), so that its connection can be reused; a longer body, or one
-// that stalls, is closed unread, which costs its connection. A failure's body is read (up to 64 KiB) under the
-// attempt's context, so a timeout or a hedge bounds it as it bounds the
-// wait for the headers.
+// that stalls, is closed unread, which costs its connection. A failure's
+// body is read (up to 64 KiB) under the attempt's context, so a timeout or
+// a hedge bounds it as it bounds the wait for the headers. A bulkhead in
+// the policy bounds attempts up to their headers; Transport.Bulkhead
+// bounds whole exchanges, bodies included (see "Guards and response
+// bodies" at [Transport]).
 //
 // On the server side, [Middleware] puts guards (rate limiter, bulkhead) in
 // front of a handler and answers their refusals with 429 or 503 and a

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,48 @@ func ExampleTransport() {
 	body, _ := io.ReadAll(resp.Body)
 	fmt.Println(resp.StatusCode, string(body), "after", calls.Load(), "attempts")
 	// Output: 200 hello after 3 attempts
+}
+
+// A Bulkhead on the Transport bounds whole exchanges, bodies included: here
+// at most 2 of 6 concurrent requests are at the server at any time, though
+// each body streams in pieces after its headers.
+func ExampleTransport_bulkhead() {
+	var active, peak atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := active.Add(1)
+		defer active.Add(-1)
+		for p := peak.Load(); a > p && !peak.CompareAndSwap(p, a); p = peak.Load() {
+		}
+		for range 3 {
+			fmt.Fprint(w, "chunk ")
+			w.(http.Flusher).Flush()
+		}
+	}))
+	defer srv.Close()
+
+	client := &http.Client{Transport: &resiliencehttp.Transport{
+		Policy:   retry.New[*http.Response](retry.WithAttempts(3)),
+		Bulkhead: bulkhead.New(2, bulkhead.WithMaxQueue(10)), // 2 exchanges at once; others wait
+	}}
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			resp, err := client.Get(srv.URL)
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			defer resp.Body.Close() // gives the slot back (so does reading to EOF)
+			io.Copy(io.Discard, resp.Body)
+		})
+	}
+	wg.Wait()
+	if n := peak.Load(); n <= 2 {
+		fmt.Println("never more than 2 exchanges at the server")
+	} else {
+		fmt.Println(n, "exchanges at the server at once")
+	}
+	// Output: never more than 2 exchanges at the server
 }
 
 func ExampleMiddleware() {

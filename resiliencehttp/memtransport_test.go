@@ -22,6 +22,8 @@ type memTransport struct {
 	mu     sync.Mutex
 	n      int
 	bodies []*memBody
+	live   int // exchanges in flight: from the round trip's start to its body's end
+	peak   int // the most exchanges in flight at once
 }
 
 type memReply struct {
@@ -29,6 +31,8 @@ type memReply struct {
 	body   string          // what the body gives first
 	stall  bool            // after body, the body waits for the context instead of ending
 	gate   <-chan struct{} // if not nil, the headers wait for it to close
+	rest   <-chan struct{} // if not nil, after body the body waits for it to close (or the context), then ends
+	big    bool            // body is larger than what the Transport buffers of a failure
 }
 
 func (m *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -38,6 +42,8 @@ func (m *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	m.mu.Lock()
 	m.n++
 	n := m.n
+	m.live++
+	m.peak = max(m.peak, m.live)
 	m.mu.Unlock()
 	if m.entered != nil {
 		m.entered <- n
@@ -46,16 +52,22 @@ func (m *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	ctx := r.Context()
 	if rep.status == 0 {
 		<-ctx.Done()
+		m.end()
 		return nil, ctx.Err()
 	}
 	if rep.gate != nil {
 		select {
 		case <-rep.gate:
 		case <-ctx.Done():
+			m.end()
 			return nil, ctx.Err()
 		}
 	}
-	b := &memBody{ctx: ctx, r: strings.NewReader(rep.body), stall: rep.stall, closed: make(chan struct{})}
+	text := rep.body
+	if rep.big {
+		text += strings.Repeat("x", 100<<10)
+	}
+	b := &memBody{m: m, ctx: ctx, r: strings.NewReader(text), stall: rep.stall, rest: rep.rest, closed: make(chan struct{})}
 	m.mu.Lock()
 	m.bodies = append(m.bodies, b)
 	m.mu.Unlock()
@@ -77,6 +89,21 @@ func (m *memTransport) attempts() int {
 	return m.n
 }
 
+// end records the end of an exchange.
+func (m *memTransport) end() {
+	m.mu.Lock()
+	m.live--
+	m.mu.Unlock()
+}
+
+// inFlight returns how many exchanges are in flight now, and the most
+// there were at once.
+func (m *memTransport) inFlight() (now, peak int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.live, m.peak
+}
+
 // open returns how many of the response bodies handed out are not closed,
 // and how many were handed out.
 func (m *memTransport) open() (open, all int) {
@@ -93,16 +120,27 @@ func (m *memTransport) open() (open, all int) {
 }
 
 type memBody struct {
+	m      *memTransport
 	ctx    context.Context
 	r      *strings.Reader
 	stall  bool
-	once   sync.Once
+	rest   <-chan struct{}
+	once   sync.Once // closes closed
+	ended  sync.Once // ends the exchange: at the body's end, an error, or Close
 	closed chan struct{}
 }
 
 var errReadClosed = errors.New("read on closed body")
 
 func (b *memBody) Read(p []byte) (int, error) {
+	n, err := b.read(p)
+	if err != nil {
+		b.ended.Do(b.m.end)
+	}
+	return n, err
+}
+
+func (b *memBody) read(p []byte) (int, error) {
 	select {
 	case <-b.closed:
 		return 0, errReadClosed
@@ -110,6 +148,16 @@ func (b *memBody) Read(p []byte) (int, error) {
 	}
 	if b.r.Len() > 0 {
 		return b.r.Read(p)
+	}
+	if b.rest != nil {
+		select {
+		case <-b.rest:
+			return 0, io.EOF
+		case <-b.ctx.Done():
+			return 0, b.ctx.Err()
+		case <-b.closed:
+			return 0, errReadClosed
+		}
 	}
 	if !b.stall {
 		return 0, io.EOF
@@ -124,5 +172,6 @@ func (b *memBody) Read(p []byte) (int, error) {
 
 func (b *memBody) Close() error {
 	b.once.Do(func() { close(b.closed) })
+	b.ended.Do(b.m.end)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/policy/retry"
 )
 
@@ -71,6 +72,25 @@ var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip re
 // Retries send the body again through Request.GetBody; a request whose body
 // cannot be replayed is sent once (see [ErrBodyNotReplayable]).
 //
+// # Guards and response bodies
+//
+// Each layer of Policy sees an attempt as one call of its op, which returns
+// when the response headers arrive (for a failure, once its body is read,
+// up to 64 KiB): the caller can read the body only after every layer has
+// returned the response. So a guard in Policy covers the attempt up to
+// that point, not the body the caller reads later: a bulkhead.Policy
+// gives its slot back, and a breaker's SlowCall stops its clock, when the
+// headers arrive. That is by design: were the op to last until the caller
+// finished the body, every layer would judge the attempt by the caller's
+// reading pace, and a timeout or a hedge would give up on an attempt (and
+// start another) while the caller still reads it. A breaker's SlowCall
+// thus measures the time to the headers, which is the dependency's
+// latency; a body's time depends on its size and on the reader.
+//
+// To bound whole exchanges, bodies included, set [Transport.Bulkhead]: the
+// Transport itself holds its slot until each body is read to its end or
+// closed.
+//
 // The zero Transport sends each request once through
 // http.DefaultTransport. A Transport is safe for simultaneous use; its
 // fields must not change once it is in use.
@@ -80,6 +100,33 @@ type Transport struct {
 
 	// Policy guards each request; the zero Policy sends it once.
 	Policy resilience.Policy[*http.Response]
+
+	// Bulkhead, if not nil, bounds the exchanges in flight to Base, bodies
+	// included: each attempt takes a slot (with Acquire, under the
+	// attempt's context, so it may wait in the bulkhead's queue as long as
+	// Policy lets the attempt run) before it sends the request, and gives
+	// it back when its exchange is over: when a read of the response's
+	// body returns an error (io.EOF at its end), when the body is closed,
+	// or when the Transport discards the response or the attempt fails
+	// without one. A failure's body read whole (up to 64 KiB) gives it
+	// back at once. Retries and hedges take a slot per attempt, so the
+	// server never sees more than MaxConcurrent requests at once from
+	// this Transport. A refused attempt is not sent; its error is the
+	// bulkhead's refusal (matching bulkhead.ErrFull and
+	// resilience.ErrRefused), which a breaker in Policy does not count and
+	// a retry may retry. A caller that neither reads a body to its end
+	// nor closes it keeps its slot, as it keeps its connection.
+	//
+	// A failure response whose body is longer than 64 KiB, kept in case
+	// it is the last one, holds its slot too; an attempt of the same
+	// request that finds no free slot closes that response first rather
+	// than wait for a slot its own request holds (the caller may then get
+	// the later attempt's error instead of that response).
+	//
+	// nil means no such bound. A bulkhead.Policy inside Policy bounds
+	// attempts only up to their response headers (see the Transport doc);
+	// use this field to bound whole exchanges.
+	Bulkhead *bulkhead.Bulkhead
 
 	// Classify reports whether a response is a failure for the policies;
 	// nil means IsFailure. It is called once per attempt, from the
@@ -146,6 +193,33 @@ func (ex *exchange) replayable() bool { return ex.bodyless() || ex.req.GetBody !
 func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 	r := ex.req.Clone(ctx)
 	ex.mu.Lock()
+	finished := ex.finished
+	ex.mu.Unlock()
+	if finished {
+		return nil, errReturned
+	}
+	// A slot of t.Bulkhead is held until the exchange is over: by the
+	// response's body when one is handed on (or discarded), else until the
+	// attempt returns.
+	var s *slot
+	if b := ex.t.Bulkhead; b != nil {
+		if !b.TryAcquire() {
+			// Never wait for a slot while this exchange idles on one: the
+			// last failure's body, too long to read whole, holds it.
+			ex.dropLastFail()
+			if err := b.Acquire(ctx); err != nil {
+				return nil, err
+			}
+		}
+		s = &slot{b: b}
+	}
+	handedOn := false
+	defer func() {
+		if !handedOn {
+			s.release()
+		}
+	}()
+	ex.mu.Lock()
 	if ex.finished {
 		ex.mu.Unlock()
 		return nil, errReturned
@@ -186,7 +260,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 			// A failure's body is usually short: read it now and close it,
 			// so its connection is free for the next attempt while the
 			// response stays whole in case it is the last one.
-			readErr = buffer(resp, cancel)
+			readErr = buffer(resp, cancel, s)
 		}
 	}
 	if !stop() {
@@ -223,8 +297,10 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 	if failed {
 		result = permanentIf(!ex.replayable(), status)
 	} else {
-		resp.Body = newBody(resp.Body, cancel)
+		resp.Body = newBody(resp.Body, cancel, s)
 	}
+	// The body holds the slot now (a body buffered whole gave it back).
+	handedOn = true
 
 	ex.mu.Lock()
 	if ex.finished {
@@ -250,6 +326,24 @@ func permanentIf(cond bool, err error) error {
 		return retry.Permanent(err)
 	}
 	return err
+}
+
+// dropLastFail closes the last failure response, if its body holds a slot
+// of the Transport's Bulkhead, and forgets it.
+func (ex *exchange) dropLastFail() {
+	ex.mu.Lock()
+	resp := ex.lastFail
+	if resp == nil {
+		ex.mu.Unlock()
+		return
+	}
+	if b, ok := resp.Body.(*body); !ok || b.slot == nil || b.slot.done.Load() {
+		ex.mu.Unlock()
+		return
+	}
+	ex.lastFail = nil
+	ex.mu.Unlock()
+	ex.close(resp)
 }
 
 // close drains and closes resp, a response no one will read, and forgets it.
