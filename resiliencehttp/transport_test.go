@@ -1,6 +1,7 @@
 package resiliencehttp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -888,3 +889,88 @@ func TestCloseIdleConnectionsReachesTheBase(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// recordingBase is a Base that reads each attempt's body itself, as a
+// custom RoundTripper does (no rewinding through GetBody of its own), and
+// records what it read; answer says how attempt n (from 1) is answered,
+// after reading at most read bytes of its body (-1: all).
+type recordingBase struct {
+	read   int
+	answer func(n int) (status int, err error)
+
+	mu     sync.Mutex
+	bodies []string
+	sizes  []int64 // ContentLength of each attempt
+}
+
+func (b *recordingBase) RoundTrip(r *http.Request) (*http.Response, error) {
+	var got []byte
+	if r.Body != nil {
+		var rd io.Reader = r.Body
+		if b.read >= 0 {
+			rd = io.LimitReader(r.Body, int64(b.read))
+		}
+		got, _ = io.ReadAll(rd)
+		r.Body.Close()
+	}
+	b.mu.Lock()
+	b.bodies = append(b.bodies, string(got))
+	b.sizes = append(b.sizes, r.ContentLength)
+	n := len(b.bodies)
+	b.mu.Unlock()
+	status, err := b.answer(n)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Response{StatusCode: status, Status: http.StatusText(status), Header: http.Header{},
+		Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+}
+
+func TestRetriesReplayTheWholeBodyToACustomBase(t *testing.T) {
+	const payload = `{"amount": 12}`
+	failTwice := func(n int) (int, error) {
+		switch n {
+		case 1:
+			return 0, errors.New("connection reset by peer")
+		case 2:
+			return http.StatusServiceUnavailable, nil
+		}
+		return http.StatusOK, nil
+	}
+	for _, tt := range []struct {
+		name string
+		read int // how much of each attempt's body the base reads before answering
+		body func() io.Reader
+	}{
+		{"strings.Reader, read whole", -1, func() io.Reader { return strings.NewReader(payload) }},
+		{"bytes.Buffer, read whole", -1, func() io.Reader { return bytes.NewBufferString(payload) }},
+		{"bytes.Reader, read in part", 5, func() io.Reader { return bytes.NewReader([]byte(payload)) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base := &recordingBase{read: tt.read, answer: failTwice}
+			req, err := http.NewRequest(http.MethodPost, "http://dependency.test/", tt.body())
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := (&resiliencehttp.Transport{Base: base, Policy: noWait(3)}).RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Errorf("status %d, want 200", resp.StatusCode)
+			}
+			want := payload
+			if tt.read >= 0 {
+				want = payload[:tt.read]
+			}
+			if diff := cmp.Diff([]string{want, want, want}, base.bodies); diff != "" {
+				t.Errorf("bodies the base read on each attempt mismatch (-want +got):\n%s", diff)
+			}
+			n := int64(len(payload))
+			if diff := cmp.Diff([]int64{n, n, n}, base.sizes); diff != "" {
+				t.Errorf("ContentLength of each attempt mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
