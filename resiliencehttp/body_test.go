@@ -9,22 +9,6 @@ import (
 	"github.com/f0b5b96b/resilience/policy/hedge"
 )
 
-// wait is how long a test waits for something that should happen at once
-// before it fails with a message.
-const wait = 10 * time.Second
-
-// recv waits for c, or fails the test with what did not happen.
-func recv[T any](t *testing.T, c <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-c:
-		return v
-	case <-time.After(wait):
-		t.Fatalf("after %v: %s", wait, what)
-		panic("unreachable")
-	}
-}
-
 func TestDiscardingALoserNeverDelaysTheCaller(t *testing.T) {
 	// The first attempt's response is one the hedge does not accept (it is
 	// stale), and its body stalls after a few bytes; the hedge's second

@@ -22,16 +22,6 @@ import (
 	"github.com/f0b5b96b/resilience/resiliencehttp"
 )
 
-// send sends v on c, or fails the test with what did not happen.
-func send[T any](t *testing.T, c chan<- T, v T, what string) {
-	t.Helper()
-	select {
-	case c <- v:
-	case <-time.After(wait):
-		t.Fatalf("after %v: %s", wait, what)
-	}
-}
-
 func TestBulkheadBoundsWholeExchangesAtTheServer(t *testing.T) {
 	// Ten callers, two slots, and bodies that stream: the server writes the
 	// headers and the start of the body, and the rest only when the test

@@ -68,10 +68,13 @@ func ExampleTransport_bulkhead() {
 	}))
 	defer srv.Close()
 
-	client := &http.Client{Transport: &resiliencehttp.Transport{
-		Policy:   retry.New[*http.Response](retry.WithAttempts(3)),
-		Bulkhead: bulkhead.New(2, bulkhead.WithMaxQueue(10)), // 2 exchanges at once; others wait
-	}}
+	client := &http.Client{
+		Transport: &resiliencehttp.Transport{
+			Policy:   retry.New[*http.Response](retry.WithAttempts(3)),
+			Bulkhead: bulkhead.New(2, bulkhead.WithMaxQueue(10)), // 2 exchanges at once; others wait
+		},
+		Timeout: 10 * time.Second, // bounds each whole exchange, body included
+	}
 	var wg sync.WaitGroup
 	for range 6 {
 		wg.Go(func() {

@@ -55,7 +55,10 @@ func TestMiddlewareFullBulkheadAnswers503(t *testing.T) {
 	h := resiliencehttp.Middleware(bulkhead.Policy[struct{}](bh))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
 			close(inside)
-			<-release
+			select {
+			case <-release:
+			case <-time.After(wait):
+			}
 		}
 		fmt.Fprint(w, "ok")
 	}))
@@ -65,14 +68,14 @@ func TestMiddlewareFullBulkheadAnswers503(t *testing.T) {
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/slow", nil))
 		done <- w.Code
 	}()
-	<-inside
+	recv(t, inside, "the slow request never reached the handler")
 	resp := get(t, h)
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
 		t.Errorf("while full: %d Retry-After %q (%s), want 503 and 1", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	close(release)
-	if code := <-done; code != 200 {
+	if code := recv(t, done, "the slow request never finished"); code != 200 {
 		t.Errorf("the slow request: %d, want 200", code)
 	}
 	if resp := get(t, h); resp.StatusCode != 200 {

@@ -80,11 +80,9 @@ func getAcross(t *testing.T, c *http.Client, url string, fake *clock.Fake, d tim
 		}
 		done <- err
 	}()
-	if err := fake.BlockUntil(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
+	blockUntil(t, fake, 1)
 	fake.Advance(d)
-	if err := <-done; err != nil {
+	if err := recv(t, done, "the GET never returned"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -316,7 +314,11 @@ func TestBodyOutlivesTheAttemptContext(t *testing.T) {
 			srv, _ := server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(200)
 				w.(http.Flusher).Flush()
-				<-release
+				select {
+				case <-release:
+				case <-r.Context().Done():
+					return
+				}
 				fmt.Fprint(w, "late body")
 			})
 			resp, err := client(srv, p).Get(srv.URL)
@@ -348,13 +350,13 @@ func TestAttemptContextCancelsTheRequestInFlight(t *testing.T) {
 		}
 		done <- err
 	}()
-	<-started // the request is in flight
+	recv(t, started, "the request never reached the server")
 	fake.Advance(time.Second)
-	err := <-done
+	err := recv(t, done, "Get never returned after its timeout")
 	if !errors.Is(err, timeout.ErrTimeout) {
 		t.Errorf("Get = %v, want an error matching timeout.ErrTimeout", err)
 	}
-	<-cancelled // the server saw the request cancelled
+	recv(t, cancelled, "the server never saw the request cancelled")
 }
 
 func TestRefusalBeforeAnyAttemptClosesTheBody(t *testing.T) {
@@ -505,7 +507,10 @@ func (tt *trackingTransport) RoundTrip(r *http.Request) (*http.Response, error) 
 	tt.bodies = append(tt.bodies, b)
 	tt.mu.Unlock()
 	if tt.arrived != nil {
-		tt.arrived <- struct{}{}
+		select {
+		case tt.arrived <- struct{}{}:
+		case <-r.Context().Done():
+		}
 	}
 	return resp, nil
 }
@@ -556,7 +561,11 @@ func TestHedgeOfANonReplayableBodyIsRefused(t *testing.T) {
 	var seen atomic.Int64
 	srv, _ := server(t, func(n int, w http.ResponseWriter, r *http.Request) {
 		seen.Add(1)
-		<-release
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
 		fmt.Fprint(w, "done")
 	})
 	fake := clock.NewFake()
@@ -570,12 +579,10 @@ func TestHedgeOfANonReplayableBodyIsRefused(t *testing.T) {
 		defer close(done)
 		resp, err = tr.RoundTrip(req)
 	}()
-	if err := fake.BlockUntil(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
+	blockUntil(t, fake, 1)
 	fake.Advance(time.Millisecond) // the hedge starts a second attempt, which must not send
 	close(release)
-	<-done
+	recv(t, done, "RoundTrip never returned")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -695,13 +702,13 @@ func TestStalledFailureBodyOverTheNetworkReleasesItsConnection(t *testing.T) {
 		done <- err
 	}()
 	for i := range 2 {
-		<-arrived // the 503's headers are in: the attempt reads its body
+		recv(t, arrived, fmt.Sprintf("the headers of attempt %d never arrived", i+1)) // the attempt reads its body now
 		fake.Advance(200 * time.Millisecond)
-		if n := <-gone; n != i+1 {
+		if n := recv(t, gone, fmt.Sprintf("the server never saw attempt %d cancelled", i+1)); n != i+1 {
 			t.Errorf("server saw request %d cancelled, want %d", n, i+1)
 		}
 	}
-	if err := <-done; !errors.Is(err, timeout.ErrTimeout) {
+	if err := recv(t, done, "Get never returned"); !errors.Is(err, timeout.ErrTimeout) {
 		t.Errorf("Get = %v, want an error matching timeout.ErrTimeout", err)
 	}
 	for i, b := range tt.bodies {
