@@ -48,7 +48,7 @@ func TestBulkheadBoundsWholeExchangesAtTheServer(t *testing.T) {
 		fmt.Fprint(w, "tail")
 	})
 	bh := bulkhead.New(slots, bulkhead.WithMaxQueue(callers))
-	c := &http.Client{Transport: &resiliencehttp.Transport{Base: srv.Client().Transport, Bulkhead: bh}}
+	c := &http.Client{Transport: &resiliencehttp.Transport{Base: srv.Client().Transport, Bulkhead: bh}, Timeout: wait}
 	errs := make(chan error, callers)
 	for range callers {
 		go func() {

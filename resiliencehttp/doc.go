@@ -18,10 +18,13 @@
 // bounds whole exchanges, bodies included (see "Guards and response
 // bodies" at [Transport]).
 //
-// On the server side, [Middleware] puts guards (rate limiter, bulkhead) in
-// front of a handler and answers their refusals with 429 or 503 and a
-// Retry-After header.
+// On the server side, [Middleware] puts guards (rate limiter, bulkhead,
+// breaker) in front of a handler and answers their refusals with 429 or 503
+// and a Retry-After header; [WithKeyedLimit] adds a rate limit per key (a
+// client, an API key, a tenant), bounded in the keys it tracks. The guards
+// learn what the handler did: a 5xx answer other than 501, or a panic, is a
+// failure, so a breaker opens when the handler keeps failing.
 //
-// Entry points: [Transport], [Middleware], [IsFailure], [ParseRetryAfter],
-// [StatusError], [ErrBodyNotReplayable].
+// Entry points: [Transport], [Middleware], [WithKeyedLimit], [IsFailure],
+// [ParseRetryAfter], [StatusError], [ErrBodyNotReplayable].
 package resiliencehttp

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
@@ -115,6 +118,56 @@ func ExampleMiddleware() {
 	// Output:
 	// 200 Retry-After=""
 	// 429 Retry-After="1"
+}
+
+// A breaker in Middleware learns from the handler: a 5xx answer (other than
+// 501) or a panic is a failure, and once the breaker opens the Middleware
+// answers 503 itself, with the cooldown left as Retry-After, and spares the
+// handler.
+func ExampleMiddleware_breaker() {
+	brk := breaker.New(breaker.WithThreshold(2), breaker.WithCooldown(30*time.Second), breaker.WithClock(clock.NewFake()))
+	h := resiliencehttp.Middleware(breaker.Policy[struct{}](brk))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "database down", http.StatusInternalServerError)
+	}))
+	for range 3 {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		fmt.Printf("%d Retry-After=%q\n", w.Code, w.Header().Get("Retry-After"))
+	}
+	// Output:
+	// 500 Retry-After=""
+	// 500 Retry-After=""
+	// 503 Retry-After="30"
+}
+
+// Each client host gets its own bucket: here 2 requests, then 1 a minute.
+// The key is the host of RemoteAddr without its port, which changes with
+// every connection.
+func ExampleWithKeyedLimit() {
+	limits := ratelimit.NewKeyed[string](ratelimit.Every(time.Minute), 2,
+		ratelimit.WithMaxKeys(10_000), ratelimit.WithClock(clock.NewFake()))
+	clientHost := func(r *http.Request) string {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			return r.RemoteAddr
+		}
+		return host
+	}
+	mw := resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(clientHost, limits))
+	h := mw(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+
+	for _, addr := range []string{"192.0.2.1:1001", "192.0.2.1:1002", "192.0.2.1:1003", "198.51.100.7:2001"} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = addr
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		fmt.Printf("%s %d Retry-After=%q\n", addr, w.Code, w.Header().Get("Retry-After"))
+	}
+	// Output:
+	// 192.0.2.1:1001 200 Retry-After=""
+	// 192.0.2.1:1002 200 Retry-After=""
+	// 192.0.2.1:1003 429 Retry-After="60"
+	// 198.51.100.7:2001 200 Retry-After=""
 }
 
 func ExampleParseRetryAfter() {

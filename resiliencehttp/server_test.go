@@ -2,15 +2,21 @@ package resiliencehttp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resiliencehttp"
@@ -134,4 +140,346 @@ func TestMiddlewareOmitsRetryAfterWhenTheHintIsNever(t *testing.T) {
 	if v := resp.Header.Values("Retry-After"); len(v) != 0 {
 		t.Errorf("Retry-After %q, want none for a hint of never", v)
 	}
+}
+
+// codes sends each request to h and returns the status of each answer.
+func codes(t *testing.T, h http.Handler, reqs ...*http.Request) []int {
+	t.Helper()
+	var got []int
+	for _, r := range reqs {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		got = append(got, w.Code)
+	}
+	return got
+}
+
+// reqs returns n requests made by newReq.
+func reqs(n int, newReq func(i int) *http.Request) []*http.Request {
+	rs := make([]*http.Request, n)
+	for i := range rs {
+		rs[i] = newReq(i)
+	}
+	return rs
+}
+
+func TestMiddlewareBreakerOpensAfterHandler500s(t *testing.T) {
+	fake := clock.NewFake()
+	brk := breaker.New(breaker.WithThreshold(3), breaker.WithCooldown(time.Minute), breaker.WithClock(fake))
+	calls := 0
+	h := resiliencehttp.Middleware(breaker.Policy[struct{}](brk))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		http.Error(w, "database down", http.StatusInternalServerError)
+	}))
+	get := func(int) *http.Request { return httptest.NewRequest(http.MethodGet, "/", nil) }
+	if diff := cmp.Diff([]int{500, 500, 500, 503, 503}, codes(t, h, reqs(5, get)...)); diff != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", diff)
+	}
+	if calls != 3 {
+		t.Errorf("handler ran %d times, want 3 (the breaker opens after 3 failures)", calls)
+	}
+	if s := brk.State(); s != breaker.Open {
+		t.Errorf("breaker %v, want open", s)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, get(0))
+	if got := w.Header().Get("Retry-After"); got != "60" {
+		t.Errorf("open breaker's answer: Retry-After %q, want 60 (the cooldown)", got)
+	}
+}
+
+func TestMiddlewareHandlerPanicIsAFailure(t *testing.T) {
+	brk := breaker.New(breaker.WithThreshold(2), breaker.WithCooldown(time.Minute), breaker.WithClock(clock.NewFake()))
+	h := resiliencehttp.Middleware(breaker.Policy[struct{}](brk))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		panic("nil map")
+	}))
+	for i := range 2 {
+		func() {
+			defer func() {
+				if r := recover(); r != "nil map" {
+					t.Errorf("request %d: recovered %v, want the handler's own panic", i+1, r)
+				}
+			}()
+			get(t, h)
+		}()
+	}
+	if resp := get(t, h); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("after 2 panics: %d, want 503 (the breaker counted them and opened)", resp.StatusCode)
+	}
+}
+
+func TestMiddlewareRecordsWhatTheHandlerDid(t *testing.T) {
+	// A guard sees the handler's outcome as the op's error: nil for a
+	// success, a *StatusError for a failure (5xx except 501).
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		want    int // status of the failure the guard sees; 0 for a success
+	}{
+		{"body only", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }, 0},
+		{"nothing written", func(w http.ResponseWriter, r *http.Request) {}, 0},
+		{"flush only", func(w http.ResponseWriter, r *http.Request) { w.(http.Flusher).Flush() }, 0},
+		{"204", status(204), 0},
+		{"404", status(404), 0},
+		{"429", status(429), 0},
+		{"500", status(500), 500},
+		{"501", status(501), 0},
+		{"502", status(502), 502},
+		{"503", status(503), 503},
+		{"599", status(599), 599},
+		{"103 then 200", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(103); w.WriteHeader(200) }, 0},
+		{"103 then 500", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(103); w.WriteHeader(500) }, 500},
+		{"200 then 500 (superfluous)", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200); w.WriteHeader(500) }, 0},
+		{"body copied", func(w http.ResponseWriter, r *http.Request) { io.Copy(w, strings.NewReader("ok")) }, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen error
+			spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+				v, err := next.Call(ctx)
+				seen = err
+				return v, err
+			})
+			get(t, resiliencehttp.Middleware(spy)(tt.handler))
+			var se *resiliencehttp.StatusError
+			switch {
+			case tt.want == 0 && seen != nil:
+				t.Errorf("guard saw %v, want a success", seen)
+			case tt.want != 0 && (!errors.As(seen, &se) || se.StatusCode != tt.want):
+				t.Errorf("guard saw %v, want a *StatusError of %d", seen, tt.want)
+			}
+		})
+	}
+}
+
+func status(code int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) }
+}
+
+func TestMiddlewareResponseWriterKeepsTheServersMethods(t *testing.T) {
+	// Over a real HTTP/1.1 connection the server's ResponseWriter can
+	// flush, hijack and set deadlines; the handler's must too. In a
+	// recorder, which cannot hijack, the handler's must not claim to.
+	type caps struct{ Flusher, Hijacker, ReaderFrom, Deadline bool }
+	probe := func(w http.ResponseWriter) caps {
+		_, f := w.(http.Flusher)
+		_, h := w.(http.Hijacker)
+		_, rf := w.(io.ReaderFrom)
+		return caps{f, h, rf, http.NewResponseController(w).SetWriteDeadline(time.Now().Add(time.Minute)) == nil}
+	}
+	got := make(chan caps, 2)
+	h := resiliencehttp.Middleware(resilience.Policy[struct{}]{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- probe(w)
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := srv.Client()
+	c.Timeout = wait
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if diff := cmp.Diff(caps{true, true, true, true}, recv(t, got, "handler never ran")); diff != "" {
+		t.Errorf("over HTTP/1.1, the handler's ResponseWriter mismatch (-want +got):\n%s", diff)
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	if diff := cmp.Diff(caps{true, false, true, false}, recv(t, got, "handler never ran")); diff != "" {
+		t.Errorf("in a ResponseRecorder, the handler's ResponseWriter mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestMiddlewareHijackedConnectionIsASuccess(t *testing.T) {
+	seen := make(chan error, 1)
+	spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+		v, err := next.Call(ctx)
+		seen <- err
+		return v, err
+	})
+	srv := httptest.NewServer(resiliencehttp.Middleware(spy)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Errorf("Hijack: %v", err)
+			return
+		}
+		buf.WriteString("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		buf.Flush()
+		conn.Close()
+	})))
+	defer srv.Close()
+	c := srv.Client()
+	c.Timeout = wait
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if err := recv(t, seen, "the guard never saw the hijacking handler return"); err != nil {
+		t.Errorf("guard saw %v for a hijacked connection, want a success (what goes over it is not the Middleware's to judge)", err)
+	}
+}
+
+// keyed sends one GET per key to h, the key in the X-Key header ("" for
+// no header), and returns each answer's status and Retry-After.
+func keyed(h http.Handler, keys ...string) []string {
+	var got []string
+	for _, k := range keys {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		if k != "" {
+			r.Header.Set("X-Key", k)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		a := fmt.Sprint(w.Code)
+		if ra := w.Header().Get("Retry-After"); ra != "" {
+			a += " after " + ra
+		}
+		got = append(got, a)
+	}
+	return got
+}
+
+func byHeader(r *http.Request) string { return r.Header.Get("X-Key") }
+
+func ok(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }
+
+func TestMiddlewareKeyedLimitAnswers429PerKey(t *testing.T) {
+	fake := clock.NewFake()
+	limits := ratelimit.NewKeyed[string](ratelimit.Every(10*time.Second), 1, ratelimit.WithClock(fake))
+	h := resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(byHeader, limits))(http.HandlerFunc(ok))
+	var got []string
+	got = append(got, keyed(h, "alice")...)
+	fake.Advance(2500 * time.Millisecond)
+	got = append(got, keyed(h, "alice", "bob")...)
+	fake.Advance(2500 * time.Millisecond)
+	got = append(got, keyed(h, "alice", "bob")...)
+	fake.Advance(5 * time.Second)
+	got = append(got, keyed(h, "alice", "bob")...)
+	want := []string{
+		"200",
+		"429 after 8", "200", // alice waits out her own bucket (7.5 s left); bob has his own
+		"429 after 5", "429 after 8",
+		"200", "429 after 3",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestMiddlewareKeyedLimitEmptyKeysShareOneBucket(t *testing.T) {
+	// A request cannot escape the limit by sending no key: all requests
+	// without one share the bucket of the empty key, and do not touch the
+	// buckets of requests with keys.
+	limits := ratelimit.NewKeyed[string](ratelimit.Every(time.Minute), 2, ratelimit.WithClock(clock.NewFake()))
+	served := 0
+	h := resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(byHeader, limits))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served++
+	}))
+	got := keyed(h, "", "", "", "alice", "", "alice")
+	want := []string{"200", "200", "429 after 60", "200", "429 after 60", "200"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", diff)
+	}
+	if served != 4 {
+		t.Errorf("handler served %d requests, want 4", served)
+	}
+	if n := limits.Len(); n != 2 {
+		t.Errorf("%d keys tracked, want 2 (the empty key and alice)", n)
+	}
+}
+
+func TestMiddlewareKeyedLimitKeyChurnPastMaxKeys(t *testing.T) {
+	// A client that makes new keys cannot grow the tracked set past
+	// MaxKeys; the price (ratelimit.Keyed's documented caveat) is that a
+	// key pushed out comes back with a full bucket.
+	limits := ratelimit.NewKeyed[string](ratelimit.Every(time.Minute), 1, ratelimit.WithMaxKeys(3), ratelimit.WithClock(clock.NewFake()))
+	h := resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(byHeader, limits))(http.HandlerFunc(ok))
+	if diff := cmp.Diff([]string{"200", "429 after 60"}, keyed(h, "victim", "victim")); diff != "" {
+		t.Errorf("victim's answers mismatch (-want +got):\n%s", diff)
+	}
+	for i := range 1000 {
+		if got := keyed(h, fmt.Sprintf("churn-%d", i)); got[0] != "200" {
+			t.Fatalf("new key %d: %s, want 200 (a fresh bucket)", i, got[0])
+		}
+		if n := limits.Len(); n > 3 {
+			t.Fatalf("after %d new keys: %d keys tracked, want at most MaxKeys 3", i+1, n)
+		}
+	}
+	if diff := cmp.Diff([]string{"200", "429 after 60"}, keyed(h, "victim", "victim")); diff != "" {
+		t.Errorf("victim's answers after the churn mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestMiddlewareKeyedLimitLongKeys(t *testing.T) {
+	// Long keys are tracked by their digest: a key is still limited as
+	// itself, and two long keys that differ only at the end are two keys.
+	limits := ratelimit.NewKeyed[string](ratelimit.Every(time.Minute), 1, ratelimit.WithClock(clock.NewFake()))
+	h := resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(byHeader, limits))(http.HandlerFunc(ok))
+	long := strings.Repeat("k", 100_000)
+	got := keyed(h, long+"1", long+"1", long+"2", long[:64], long[:64], long[:65])
+	want := []string{"200", "429 after 60", "200", "200", "429 after 60", "200"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("answers mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestMiddlewareKeyedLimitRefusesBeforeTheGuards(t *testing.T) {
+	// A request refused by its key's limit takes no bulkhead slot and is
+	// not counted by a breaker: it never reaches p.
+	limits := ratelimit.NewKeyed[string](ratelimit.Every(time.Minute), 1, ratelimit.WithClock(clock.NewFake()))
+	reached := 0
+	spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+		reached++
+		return next.Call(ctx)
+	})
+	h := resiliencehttp.Middleware(spy, resiliencehttp.WithKeyedLimit(byHeader, limits))(http.HandlerFunc(ok))
+	keyed(h, "a", "a", "a", "b")
+	if reached != 2 {
+		t.Errorf("p saw %d requests, want 2 (a's first and b's)", reached)
+	}
+}
+
+func TestMiddlewareOptionsPanic(t *testing.T) {
+	limits := ratelimit.NewKeyed[string](1, 1)
+	tests := []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"nil option", func() { resiliencehttp.Middleware(resilience.Policy[struct{}]{}, nil) }, "resiliencehttp: Middleware option must not be nil"},
+		{"nil key", func() { resiliencehttp.WithKeyedLimit(nil, limits) }, "resiliencehttp: WithKeyedLimit key function must not be nil"},
+		{"nil limits", func() { resiliencehttp.WithKeyedLimit(byHeader, nil) }, "resiliencehttp: WithKeyedLimit limits must not be nil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if got := recover(); got != tt.want {
+					t.Errorf("panic %v, want %q", got, tt.want)
+				}
+			}()
+			tt.f()
+		})
+	}
+}
+
+func TestMiddlewareKeyedLimitLongKeysHoldLittleMemory(t *testing.T) {
+	// 32 tracked keys of 1 MB each, as a client could send in a header:
+	// tracked as they are, they would hold 32 MB.
+	limits := ratelimit.NewKeyed[string](1, 1, ratelimit.WithMaxKeys(32))
+	h := resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(byHeader, limits))(http.HandlerFunc(ok))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range 32 {
+		keyed(h, fmt.Sprintf("%d:%s", i, strings.Repeat("k", 1<<20)))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if n := limits.Len(); n != 32 {
+		t.Fatalf("%d keys tracked, want 32", n)
+	}
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 4<<20 {
+		t.Errorf("the heap grew by %d MB for 32 tracked keys of 1 MB, want well under 4 MB (long keys kept whole?)", grown>>20)
+	}
+	runtime.KeepAlive(limits)
 }

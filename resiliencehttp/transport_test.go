@@ -65,7 +65,7 @@ func noWait(attempts int) resilience.Policy[*http.Response] {
 }
 
 func client(srv *httptest.Server, p resilience.Policy[*http.Response]) *http.Client {
-	return &http.Client{Transport: &resiliencehttp.Transport{Base: srv.Client().Transport, Policy: p}}
+	return &http.Client{Transport: &resiliencehttp.Transport{Base: srv.Client().Transport, Policy: p}, Timeout: wait}
 }
 
 // getAcross GETs url with c while the retry waits on fake: once one sleeper
@@ -166,7 +166,7 @@ func TestClassification(t *testing.T) {
 				w.WriteHeader(tt.code)
 			})
 			tr := &resiliencehttp.Transport{Base: srv.Client().Transport, Policy: noWait(3)}
-			req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+			req, _ := http.NewRequestWithContext(bounded(t), http.MethodGet, srv.URL, nil)
 			resp, err := tr.RoundTrip(req)
 			if err != nil {
 				t.Fatal(err)
@@ -190,7 +190,7 @@ func TestCustomClassify(t *testing.T) {
 		Policy:   noWait(2),
 		Classify: func(r *http.Response) bool { return r.StatusCode == http.StatusConflict },
 	}
-	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req, _ := http.NewRequestWithContext(bounded(t), http.MethodGet, srv.URL, nil)
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func TestBodyThatCannotBeReplayedIsSentOnce(t *testing.T) {
 		fmt.Fprint(w, "busy")
 	})
 	body := &closeCounter{Reader: strings.NewReader("payload")}
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, body)
+	req, _ := http.NewRequestWithContext(bounded(t), http.MethodPost, srv.URL, body)
 	if req.GetBody != nil {
 		t.Fatal("test needs a request without GetBody")
 	}
@@ -418,7 +418,7 @@ func TestZeroTransportSendsOnce(t *testing.T) {
 		seen.Add(1)
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	resp, err := (&http.Client{Transport: &resiliencehttp.Transport{}}).Get(srv.URL)
+	resp, err := (&http.Client{Transport: &resiliencehttp.Transport{}, Timeout: wait}).Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +523,7 @@ func TestAtMostOneDiscardedResponseIsHeldOpen(t *testing.T) {
 			fmt.Fprint(w, big[:size])
 		})
 		tt := &trackingTransport{base: srv.Client().Transport}
-		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req, _ := http.NewRequestWithContext(bounded(t), http.MethodGet, srv.URL, nil)
 		resp, err := (&resiliencehttp.Transport{Base: tt, Policy: noWait(4)}).RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package resiliencehttp_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -42,4 +43,12 @@ func blockUntil(t *testing.T, fake *clock.Fake, n int) {
 	if err := fake.BlockUntil(ctx, n); err != nil {
 		t.Fatalf("after %v: %d sleepers never armed on the fake clock: %v", wait, n, err)
 	}
+}
+
+// bounded returns a context that ends after wait, with a cause that says
+// so: the context of a request whose exchange must not hang.
+func bounded(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeoutCause(context.Background(), wait, fmt.Errorf("test: the exchange did not end within %v", wait))
+	t.Cleanup(cancel)
+	return ctx
 }
