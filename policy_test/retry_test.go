@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -23,12 +22,9 @@ import (
 type attemptSpec struct {
 	Took      time.Duration // time the attempt takes
 	Fails     bool
-	Hint      time.Duration // Retry-After hint of the failure, if > 0; never (math.MaxInt64) = no retry will do
-	Permanent bool          // the failure is marked retry.Permanent
+	Hint      time.Duration // Retry-After hint of the failure, if > 0; resilience.Never = no retry will do
+	Permanent bool          // the failure is marked resilience.Permanent
 }
-
-// never is the Retry-After hint that asks for no retry at all.
-const never = time.Duration(math.MaxInt64)
 
 // cancelSpec is when the caller's context is cancelled, if ever: during
 // attempt N (at its end), or during the wait after attempt N, After into it.
@@ -72,7 +68,7 @@ func (s attemptSpec) err() error {
 		err = hintErr{s.Hint}
 	}
 	if s.Permanent {
-		err = retry.Permanent(err)
+		err = resilience.Permanent(err)
 	}
 	return err
 }
@@ -129,7 +125,7 @@ func drawRetryCase(t *rapid.T) retryCase {
 			if rapid.Bool().Draw(t, "hinted") {
 				s.Hint = drawDuration(t, "hint", 5000) + time.Millisecond
 				if rapid.IntRange(0, 9).Draw(t, "never") == 0 {
-					s.Hint = never
+					s.Hint = resilience.Never
 				}
 			}
 			s.Permanent = rapid.IntRange(0, 9).Draw(t, "permanent") == 0
@@ -260,7 +256,7 @@ func modelRetry(c retryCase) retryTrace {
 		case !s.Fails:
 			tr.Outcome = "ok"
 			return tr
-		case s.Permanent || s.Hint == never:
+		case s.Permanent || s.Hint == resilience.Never:
 			tr.Outcome = "as is"
 			return tr
 		case expired:
@@ -326,7 +322,7 @@ func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel i
 			t.Fatalf("wait %d ends at %v, not before the caller's deadline %v", i+1, now, c.Deadline)
 		}
 		hint := c.op(i + 1).Hint
-		if hint == never {
+		if hint == resilience.Never {
 			t.Fatalf("wait %d after a hint of never", i+1)
 		}
 		if w < hint || w > max(c.Backoff.Max(), hint) {

@@ -41,7 +41,7 @@ type Config struct {
 
 	// RetryIf reports whether an attempt's error is worth another attempt.
 	// It is consulted for every failed attempt whose error is not marked
-	// [Permanent], even when the caller's context is done (an error it
+	// resilience.Permanent, even when the caller's context is done (an error it
 	// rejects comes back as it is), and never sees a nil error. The
 	// caller's own context errors are never retried, whatever it says. nil
 	// retries every other error. Default: nil.
@@ -66,7 +66,7 @@ type Config struct {
 // DefaultConfig returns the configuration [New] starts from: 3 attempts, no
 // bound on the elapsed time, exponential backoff from 100 ms doubling up to
 // 10 s with full jitter, every error retried except the caller's own context
-// errors and [Permanent] ones, the real clock, no budget.
+// errors and resilience.Permanent ones, the real clock, no budget.
 func DefaultConfig() Config {
 	return Config{
 		Attempts: 3,

@@ -14,7 +14,6 @@
 //     [WithOnRetry], [WithClock], [WithBudget], [WithConfig].
 //   - [Config], [DefaultConfig], [Config.Validate]: the configuration as a
 //     value, for configurations read at run time.
-//   - [Permanent]: marks an error as not worth retrying.
 //   - [Error]: what the policy returns when it gives up; its Reason says
 //     why: [ErrAttempts], [ErrMaxElapsed], [ErrBudgetExhausted], or the
 //     context's error (it ended, or its deadline would pass during the
@@ -37,11 +36,11 @@
 // Never retried, whatever the options: the caller's own context errors (the
 // policy stops as soon as the caller's context is done, without waiting any
 // further, and does not start a wait that would not end before the
-// context's deadline) and errors marked [Permanent]. A server's hint, an
+// context's deadline) and errors marked resilience.Permanent. A server's hint, an
 // error with a method RetryAfter() time.Duration (an open breaker, an HTTP
 // 429 or 503 with a Retry-After header), makes the next wait at least that
 // long; a hint that would pass MaxElapsed or the deadline ends the execution
-// at once, and a hint of math.MaxInt64 means "never": the error comes back
+// at once, and a hint of resilience.Never means "never": the error comes back
 // as it is.
 //
 // A policy is an immutable value, safe for simultaneous use by multiple

@@ -25,9 +25,9 @@ var ErrMaxElapsed = errors.New("retry: MaxElapsed reached")
 var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 
 // Error is the error a retry policy returns when it gives up on an error
-// that was worth retrying. (Errors that were not — marked [Permanent],
-// rejected by [Config.RetryIf], or with a Retry-After hint of "never" —
-// come back as they are, whatever the context.) Its message says why and
+// that was worth retrying. (Errors that were not — marked
+// resilience.Permanent, rejected by [Config.RetryIf], or with a Retry-After
+// hint of resilience.Never — come back as they are, whatever the context.) Its message says why and
 // how many attempts ran, for example
 //
 //	retry: gave up after 3 attempts: connection refused
@@ -105,38 +105,3 @@ func (e *Error) Unwrap() []error {
 	}
 	return []error{e.Reason, e.Err}
 }
-
-// Permanent returns err marked as not worth retrying: a retry policy returns
-// it at once, as it is, without another attempt. The mark is transparent:
-// the result's message is err's, errors.Is and errors.As reach err through
-// it, and its Timeout method reports err's. The mark survives wrapping with
-// %w, so a Permanent error returned by an inner retry also stops the outer
-// ones. Permanent(nil) returns nil.
-func Permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &permanentError{err}
-}
-
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string        { return e.err.Error() }
-func (e *permanentError) Unwrap() error        { return e.err }
-func (e *permanentError) Is(target error) bool { return target == errPermanent }
-
-// Timeout reports what err's own Timeout method does, so the mark stays
-// transparent to code that asks an error directly, as url.Error.Timeout
-// and net.Error users do.
-func (e *permanentError) Timeout() bool {
-	t, ok := e.err.(interface{ Timeout() bool })
-	return ok && t.Timeout()
-}
-
-// errPermanent is matched by every error marked by [Permanent]; errors.Is
-// finds it without allocating, where errors.As would.
-var errPermanent = errors.New("retry: permanent")
-
-// isPermanent reports whether err's chain holds an error marked by
-// [Permanent].
-func isPermanent(err error) bool { return errors.Is(err, errPermanent) }

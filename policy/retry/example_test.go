@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/retry"
@@ -202,12 +203,13 @@ func ExampleDefaultConfig() {
 	// 3 0s exponential(100ms×2, max 10s, full jitter)
 }
 
-func ExamplePermanent() {
+func ExampleNew_permanent() {
+	// An error marked resilience.Permanent comes back at once, as it is.
 	errBadRequest := errors.New("400 bad request")
 	p := retry.New[string]()
 	_, err := p.Do(context.Background(), func(context.Context) (string, error) {
 		fmt.Println("attempt")
-		return "", retry.Permanent(errBadRequest) // retrying will not help
+		return "", resilience.Permanent(errBadRequest) // retrying will not help
 	})
 	fmt.Println(err, errors.Is(err, errBadRequest))
 	// Output:

@@ -2,7 +2,6 @@ package retry
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -16,10 +15,10 @@ import (
 //
 // One execution (a call of Do) goes as follows. After a failed attempt:
 //
-//  1. If the error is marked [Permanent], or [Config.RetryIf] rejects it, or
-//     its Retry-After hint (see resilience.RetryAfter) is the largest
-//     time.Duration (math.MaxInt64, "never": a rate limiter of rate 0
-//     refuses so), return it as it is: no retry could help, so the policy
+//  1. If the error is marked resilience.Permanent, or [Config.RetryIf]
+//     rejects it, or its Retry-After hint (see resilience.RetryAfter) is
+//     resilience.Never (a rate limiter of rate 0 refuses so), return it as
+//     it is: no retry could help, so the policy
 //     adds nothing, whatever the state of the caller's context.
 //  2. If the caller's context is done, stop: the error matches both the
 //     context's error and the attempt's error.
@@ -86,11 +85,11 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *Config, start time.Time, v T, err error) (T, error) {
 	var seq backoff.Sequence
 	for attempt := 1; ; attempt++ {
-		if isPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
+		if resilience.IsPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
 			return v, err
 		}
 		hint, hinted := resilience.RetryAfter(err)
-		if hint == never {
+		if hint == resilience.Never {
 			return v, err
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -124,9 +123,6 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 		}
 	}
 }
-
-// never is the Retry-After hint that means no retry will ever do.
-const never = time.Duration(math.MaxInt64)
 
 // fits returns nil if a wait starting now ends within MaxElapsed of start
 // (when MaxElapsed is set) and before ctx's deadline (when it has one), on
