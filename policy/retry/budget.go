@@ -109,10 +109,21 @@ func NewBudget(c BudgetConfig) *Budget {
 	return &Budget{
 		ratio:   c.Ratio,
 		reserve: c.MinPerSecond * c.Window.Seconds(),
-		width:   (c.Window + budgetBuckets - 1) / budgetBuckets,
+		width:   bucketWidth(c.Window),
 		clock:   clk,
 		start:   clk.Now(),
 	}
+}
+
+// bucketWidth returns window/budgetBuckets rounded up, without the
+// overflow of (window + budgetBuckets - 1) / budgetBuckets near the largest
+// Duration (a negative width then made a negative ring index).
+func bucketWidth(window time.Duration) time.Duration {
+	w := window / budgetBuckets
+	if window%budgetBuckets != 0 {
+		w++
+	}
+	return w
 }
 
 // epoch returns the index of the current time slot, never negative.

@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -122,5 +123,35 @@ func TestBudgetUnderConcurrency(t *testing.T) {
 	wg.Wait()
 	if retries := attempts.Load() - executions; retries > executions/4 {
 		t.Errorf("%d retries granted for %d executions, want at most %d", retries, executions, executions/4)
+	}
+}
+
+// Regression (issue 10, defect 3.6): a Window near math.MaxInt64 passed
+// Validate, and the bucket width, rounded up past the largest Duration,
+// came out negative: once time moved past it, the budget indexed its
+// ring with a negative slot and panicked.
+func TestBudgetHugeWindow(t *testing.T) {
+	for _, w := range []time.Duration{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt64 - 8, math.MaxInt64 - 9} {
+		clk := clock.NewFake()
+		b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: 1, Window: w, Clock: clk})
+		var got []bool
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("Window %d: panic after %d executions: %v", int64(w), len(got), r)
+				}
+			}()
+			for range 40 {
+				got = append(got, budgetRun(t, b))
+				clk.Advance(10_000 * time.Hour) // 46 years in all: past a bucket (Window/10, 29 years)
+			}
+		}()
+		// The window never slides in that time: the floor (MinPerSecond
+		// × Window, huge) allows every retry.
+		for i, ok := range got {
+			if !ok {
+				t.Errorf("Window %d: retry %d denied, want every retry allowed by the floor", int64(w), i+1)
+			}
+		}
 	}
 }
