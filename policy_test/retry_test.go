@@ -37,7 +37,7 @@ type cancelSpec struct {
 
 // retryCase is one generated execution.
 type retryCase struct {
-	Attempts   int
+	Attempts   int // as given to WithAttempts: 0 = the default (3), resilience.Off = no limit
 	MaxElapsed time.Duration
 	Deadline   time.Duration // the caller's deadline, from the start, if > 0
 	Backoff    backoff.Schedule
@@ -105,7 +105,7 @@ func drawSchedule(t *rapid.T) backoff.Schedule {
 
 func drawRetryCase(t *rapid.T) retryCase {
 	c := retryCase{
-		Attempts:   rapid.IntRange(0, 6).Draw(t, "attempts"),
+		Attempts:   rapid.IntRange(resilience.Off, 6).Draw(t, "attempts"),
 		MaxElapsed: drawDuration(t, "max elapsed", 10000),
 		Backoff:    drawSchedule(t),
 		Seed:       rapid.Uint64().Draw(t, "seed"),
@@ -113,10 +113,10 @@ func drawRetryCase(t *rapid.T) retryCase {
 	if rapid.Bool().Draw(t, "deadline") {
 		c.Deadline = drawDuration(t, "deadline after", 10000) + time.Millisecond
 	}
-	if c.Attempts == 0 && c.MaxElapsed == 0 {
+	if c.Attempts == resilience.Off && c.MaxElapsed == 0 {
 		c.MaxElapsed = time.Second
 	}
-	if c.Attempts == 0 && c.Backoff.Max() == 0 {
+	if c.Attempts == resilience.Off && c.Backoff.Max() == 0 {
 		c.Backoff = backoff.Constant(100 * time.Millisecond)
 	}
 	c.Ops = rapid.SliceOfN(rapid.Custom(func(t *rapid.T) attemptSpec {
@@ -240,6 +240,17 @@ func classify(err error) string {
 	return fmt.Sprintf("%s %d", why, re.Attempts)
 }
 
+// attempts returns the most attempts of c, 0 for no limit.
+func (c retryCase) attempts() int {
+	switch c.Attempts {
+	case 0:
+		return 3
+	case resilience.Off:
+		return 0
+	}
+	return c.Attempts
+}
+
 // modelRetry is the documented behaviour of retry.New, as a plain loop.
 func modelRetry(c retryCase) retryTrace {
 	var tr retryTrace
@@ -265,7 +276,7 @@ func modelRetry(c retryCase) retryTrace {
 		case canceled:
 			tr.Outcome = fmt.Sprintf("canceled %d", n)
 			return tr
-		case n == c.Attempts:
+		case n == c.attempts():
 			tr.Outcome = fmt.Sprintf("exhausted %d", n)
 			return tr
 		}
@@ -306,8 +317,8 @@ func TestRetryMatchesModel(t *testing.T) {
 // checkRetryBounds checks the properties on a trace, independently
 // of the model.
 func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel int) {
-	if c.Attempts > 0 && len(tr.Starts) > c.Attempts {
-		t.Fatalf("%d attempts, more than %d", len(tr.Starts), c.Attempts)
+	if n := c.attempts(); n > 0 && len(tr.Starts) > n {
+		t.Fatalf("%d attempts, more than %d", len(tr.Starts), n)
 	}
 	if sleptAfterCancel > 0 {
 		t.Fatalf("Sleep called %d times after cancellation", sleptAfterCancel)
@@ -342,7 +353,7 @@ func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel i
 // was 0; it now says the attempts used MaxElapsed up).
 func TestRetryZeroWaitPastMaxElapsed(t *testing.T) {
 	c := retryCase{
-		Attempts:   0,
+		Attempts:   resilience.Off,
 		MaxElapsed: time.Millisecond,
 		Backoff:    backoff.Linear(0, time.Millisecond, time.Millisecond), // first wait 0
 		Ops:        []attemptSpec{{Took: 2 * time.Millisecond, Fails: true}},
@@ -379,13 +390,20 @@ type budgetEvent struct {
 func TestRetryBudgetBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		window := time.Duration(rapid.IntRange(1, 100).Draw(t, "window/10ms")) * 10 * time.Millisecond
-		cfg := retry.BudgetConfig{
+		cfg := retry.BudgetConfig{ // the values the bounds use; 0 means none
 			Ratio:        float64(rapid.IntRange(0, 10).Draw(t, "ratio×10")) / 10,
 			MinPerSecond: float64(rapid.IntRange(0, 20).Draw(t, "min/s")),
 			Window:       window,
 		}
 		if cfg.Ratio == 0 && cfg.MinPerSecond == 0 {
 			cfg.Ratio = 0.5
+		}
+		given := cfg // as given to NewBudget: none is Off (0 would be the default)
+		if given.Ratio == 0 {
+			given.Ratio = resilience.Off
+		}
+		if given.MinPerSecond == 0 {
+			given.MinPerSecond = resilience.Off
 		}
 		events := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) budgetEvent {
 			return budgetEvent{
@@ -396,8 +414,8 @@ func TestRetryBudgetBounds(t *testing.T) {
 
 		clk := clock.NewFake()
 		start := clk.Now()
-		cfg.Clock = clk
-		b := retry.NewBudget(cfg)
+		given.Clock = clk
+		b := retry.NewBudget(given)
 		reserve := cfg.MinPerSecond * window.Seconds()
 		var calls, grants []time.Duration // times of executions and granted retries
 		count := func(ts []time.Duration, from time.Duration, incl bool, to time.Duration) int {

@@ -76,7 +76,7 @@ func ExampleWithAttempts() {
 
 func ExampleWithMaxElapsed() {
 	p := retry.New[string](append(fakeWaits(nil),
-		retry.WithAttempts(0), // no limit but time
+		retry.WithAttempts(resilience.Off), // no limit but time
 		retry.WithMaxElapsed(time.Second),
 		retry.WithBackoff(backoff.Constant(400*time.Millisecond)),
 	)...)
@@ -156,7 +156,7 @@ func ExampleWithClock() {
 func ExampleWithBudget() {
 	// One budget per dependency, shared by every retry policy calling it:
 	// here at most one retry per 2 calls, and no floor.
-	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, Window: 10 * time.Second})
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: resilience.Off})
 	p := retry.New[string](append(fakeWaits(nil), retry.WithBudget(budget))...)
 	for range 2 {
 		_, err := p.Do(context.Background(), flaky(1, errUnavailable))
@@ -171,36 +171,58 @@ func ExampleWithBudget() {
 }
 
 func ExampleWithConfig() {
-	// A configuration read at run time: start from the defaults, check it.
-	c := retry.DefaultConfig()
-	c.Attempts = 5
-	c.Backoff = backoff.Constant(50 * time.Millisecond)
+	// WithConfig sets only the fields its Config has: the attempts here;
+	// the backoff of the option before it stays.
+	c := retry.Config{Attempts: 4}
+	p := retry.New[string](append(fakeWaits(func(_ int, _ error, delay time.Duration) {
+		fmt.Println("waiting", delay)
+	}),
+		retry.WithBackoff(backoff.Constant(50*time.Millisecond)),
+		retry.WithConfig(c),
+	)...)
+	v, _ := p.Do(context.Background(), flaky(3, errUnavailable))
+	fmt.Println(v)
+	// Output:
+	// attempt 1 failed
+	// waiting 50ms
+	// attempt 2 failed
+	// waiting 50ms
+	// attempt 3 failed
+	// waiting 50ms
+	// attempt 4 succeeded
+	// ok
+}
+
+// A configuration file: decode it into a Config (absent fields keep their
+// defaults), check it, and build the policy from it.
+func ExampleConfig_json() {
+	const file = `{
+		"Attempts": 4,
+		"MaxElapsed": "2s",
+		"Backoff": {"Kind": "constant", "Base": "300ms"}
+	}`
+	var c retry.Config
+	if err := json.Unmarshal([]byte(file), &c); err != nil {
+		fmt.Println(err)
+		return
+	}
 	if err := c.Validate(); err != nil {
 		fmt.Println(err)
 		return
 	}
-	// Options after WithConfig override its fields.
-	p := retry.New[string](append([]retry.Option{retry.WithConfig(c)}, fakeWaits(nil)...)...)
-	v, _ := p.Do(context.Background(), flaky(4, errUnavailable))
-	fmt.Println(v)
+	out, _ := json.Marshal(c)
+	fmt.Println(string(out))
 
-	c.Attempts = -1
-	fmt.Println(c.Validate())
+	p := retry.New[string](append(fakeWaits(nil), retry.WithConfig(c))...)
+	_, err := p.Do(context.Background(), flaky(10, errUnavailable))
+	fmt.Println(err)
 	// Output:
+	// {"Attempts":4,"MaxElapsed":"2s","Backoff":{"Kind":"constant","Base":"300ms"}}
 	// attempt 1 failed
 	// attempt 2 failed
 	// attempt 3 failed
 	// attempt 4 failed
-	// attempt 5 succeeded
-	// ok
-	// retry: Attempts must be >= 0 (0 = no limit), got -1
-}
-
-func ExampleDefaultConfig() {
-	c := retry.DefaultConfig()
-	fmt.Println(c.Attempts, c.MaxElapsed, c.Backoff)
-	// Output:
-	// 3 0s exponential(100ms×2, max 10s, full jitter)
+	// retry: gave up after 4 attempts: 503 service unavailable
 }
 
 func ExampleNew_permanent() {
@@ -267,9 +289,9 @@ func ExampleError_reason() {
 }
 
 func ExampleNewBudget() {
-	// Finagle's defaults: retries up to 20% of the calls of the last 10 s,
-	// plus 10 retries per second.
-	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 10, Window: 10 * time.Second})
+	// The defaults, Finagle's: retries up to 20% of the calls of the last
+	// 10 s, plus 10 retries per second.
+	budget := retry.NewBudget(retry.BudgetConfig{})
 	payments := retry.New[string](retry.WithBudget(budget))
 	refunds := retry.New[int](retry.WithBudget(budget)) // same dependency, same budget
 	fmt.Println(payments, refunds)
@@ -278,16 +300,34 @@ func ExampleNewBudget() {
 }
 
 func ExampleBudgetConfig_Validate() {
-	fmt.Println(retry.BudgetConfig{Ratio: 0.2}.Validate())
+	fmt.Println(retry.BudgetConfig{Ratio: 0.1}.Validate()) // the rest: defaults
+	fmt.Println(retry.BudgetConfig{Window: -time.Second}.Validate())
 	// Output:
-	// retry: BudgetConfig.Window must be > 0, got 0s
+	// <nil>
+	// retry: BudgetConfig.Window must be > 0, or 0 (the default, 10s), got -1s
 }
 
-// A configuration read at run time: decode it over the defaults, and check
-// it before building the policy (New would panic with the same message).
+// A budget read from a configuration file: Window as a Go duration, Off as
+// -1; absent fields keep their defaults.
+func ExampleBudgetConfig_json() {
+	var c retry.BudgetConfig
+	if err := json.Unmarshal([]byte(`{"Ratio": 0.1, "MinPerSecond": -1, "Window": "1m"}`), &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Validate(), c.Ratio, c.MinPerSecond == resilience.Off, c.Window)
+	budget := retry.NewBudget(c)
+	fmt.Println(retry.New[string](retry.WithBudget(budget)))
+	// Output:
+	// <nil> 0.1 true 1m0s
+	// retry
+}
+
+// A configuration read at run time: decode it, and check it before building
+// the policy (New would panic with the same message).
 func ExampleConfig_Validate() {
-	for _, js := range []string{`{"Attempts": 5}`, `{"Attempts": 0}`, `{"MaxElapsed": -1}`} {
-		c := retry.DefaultConfig()
+	for _, js := range []string{`{}`, `{"Attempts": 5}`, `{"Attempts": -1}`, `{"MaxElapsed": "-1s"}`} {
+		var c retry.Config
 		if err := json.Unmarshal([]byte(js), &c); err != nil {
 			fmt.Println(err)
 			continue
@@ -296,6 +336,7 @@ func ExampleConfig_Validate() {
 	}
 	// Output:
 	// <nil>
-	// retry: Attempts 0 (no limit) needs a MaxElapsed > 0, got 0s
-	// retry: MaxElapsed must be >= 0 (0 = no bound), got -1ns
+	// <nil>
+	// retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s
+	// retry: MaxElapsed must be >= 0 (0: no bound), got -1s
 }

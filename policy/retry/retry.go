@@ -6,7 +6,6 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
-	"github.com/f0b5b96b/resilience/clock"
 )
 
 // New returns a retry policy, named "retry": it calls the rest of the chain
@@ -51,7 +50,7 @@ import (
 // if the configuration is invalid. The policy is safe for simultaneous use
 // by multiple goroutines if its hooks and backoff's random source are.
 func New[T any](opts ...Option) resilience.Policy[T] {
-	c := DefaultConfig()
+	var c Config
 	for _, o := range opts {
 		if o == nil {
 			panic("retry: New option must not be nil")
@@ -61,9 +60,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
 	}
-	if c.Clock == nil {
-		c.Clock = clock.Real()
-	}
+	c = c.resolved()
 	return resilience.New("retry", func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if c.Budget != nil {
 			c.Budget.deposit()

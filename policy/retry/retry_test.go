@@ -88,13 +88,6 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("wait %d = %v, want full jitter within [0, %v]", i+1, d, hi)
 		}
 	}
-	c := retry.DefaultConfig()
-	if got, want := c.Backoff.String(), "exponential(100ms×2, max 10s, full jitter)"; got != want {
-		t.Errorf("default backoff = %s, want %s", got, want)
-	}
-	if c.Attempts != 3 || c.MaxElapsed != 0 || c.RetryIf != nil || c.OnRetry != nil || c.Clock != nil || c.Budget != nil {
-		t.Errorf("DefaultConfig() = %+v, want 3 attempts and every other field zero", c)
-	}
 	if got := retry.New[int]().String(); got != "retry" {
 		t.Errorf("String() = %q, want %q", got, "retry")
 	}
@@ -128,7 +121,7 @@ func TestAttempts(t *testing.T) {
 func TestUnlimitedAttemptsStopAtMaxElapsed(t *testing.T) {
 	clk := newSleeper()
 	s := &script{errs: fails(1000, errBoom)}
-	p := retry.New[int](retry.WithAttempts(0), retry.WithMaxElapsed(time.Second),
+	p := retry.New[int](retry.WithAttempts(resilience.Off), retry.WithMaxElapsed(time.Second),
 		retry.WithBackoff(backoff.Constant(300*time.Millisecond)), retry.WithClock(clk))
 	_, err := p.Do(context.Background(), s.op)
 	// Waits end at 300, 600 and 900 ms; a fourth would end at 1.2 s.
@@ -222,24 +215,6 @@ func TestOnRetry(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("OnRetry calls mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestLastOptionWins(t *testing.T) {
-	s := &script{errs: fails(10, errBoom)}
-	c := retry.DefaultConfig()
-	c.Attempts = 4
-	c.Backoff = backoff.Constant(0)
-	p := retry.New[int](retry.WithAttempts(2), retry.WithConfig(c), retry.WithClock(newSleeper()))
-	_, _ = p.Do(context.Background(), s.op)
-	if s.calls != 4 {
-		t.Errorf("WithAttempts(2), WithConfig(4 attempts): %d calls, want 4", s.calls)
-	}
-	s.calls = 0
-	p = retry.New[int](retry.WithConfig(c), retry.WithAttempts(2))
-	_, _ = p.Do(context.Background(), s.op)
-	if s.calls != 2 {
-		t.Errorf("WithConfig(4 attempts), WithAttempts(2): %d calls, want 2", s.calls)
 	}
 }
 
@@ -582,7 +557,7 @@ func TestReasons(t *testing.T) {
 	bg := context.Background()
 	canceled, cancel := context.WithCancel(bg)
 	cancel()
-	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: 0, Window: time.Second})
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: resilience.Off, Window: time.Second})
 	for _, tc := range []struct {
 		name string
 		ctx  context.Context
