@@ -39,6 +39,7 @@ type cancelSpec struct {
 type retryCase struct {
 	Attempts   int // as given to WithAttempts: 0 = the default (3), resilience.Off = no limit
 	MaxElapsed time.Duration
+	MaxWait    time.Duration // as given to WithMaxWait: 0 = the default, resilience.Off = no cap
 	Deadline   time.Duration // the caller's deadline, from the start, if > 0
 	Backoff    backoff.Schedule
 	Seed       uint64
@@ -52,7 +53,7 @@ type retryTrace struct {
 	Waits   []time.Duration // waits asked of the clock
 	Hooks   []time.Duration // delays passed to OnRetry
 	V       int
-	Outcome string // "ok", "as is" (not a *retry.Error), "exhausted N", "elapsed N", "canceled N", "deadline N"
+	Outcome string // "ok", "as is" (not a *retry.Error), "exhausted N", "elapsed N", "maxwait N", "canceled N", "deadline N"
 }
 
 var errAttempt = errors.New("attempt failed")
@@ -110,6 +111,13 @@ func drawRetryCase(t *rapid.T) retryCase {
 		Backoff:    drawSchedule(t),
 		Seed:       rapid.Uint64().Draw(t, "seed"),
 	}
+	switch rapid.IntRange(0, 3).Draw(t, "max wait kind") {
+	case 0: // the default
+	case 1:
+		c.MaxWait = resilience.Off
+	default:
+		c.MaxWait = drawDuration(t, "max wait", 6000) + time.Millisecond
+	}
 	if rapid.Bool().Draw(t, "deadline") {
 		c.Deadline = drawDuration(t, "deadline after", 10000) + time.Millisecond
 	}
@@ -124,6 +132,9 @@ func drawRetryCase(t *rapid.T) retryCase {
 		if s.Fails {
 			if rapid.Bool().Draw(t, "hinted") {
 				s.Hint = drawDuration(t, "hint", 5000) + time.Millisecond
+				if rapid.IntRange(0, 4).Draw(t, "long hint") == 0 {
+					s.Hint += 10 * time.Second // past the default MaxWait's floor
+				}
 				if rapid.IntRange(0, 9).Draw(t, "never") == 0 {
 					s.Hint = resilience.Never
 				}
@@ -192,6 +203,7 @@ func runRetry(c retryCase) (retryTrace, int) {
 	p := retry.New[int](
 		retry.WithAttempts(c.Attempts),
 		retry.WithMaxElapsed(c.MaxElapsed),
+		retry.WithMaxWait(c.MaxWait),
 		retry.WithBackoff(c.Backoff.WithRand(rand.New(rand.NewPCG(c.Seed, 0)))),
 		retry.WithClock(tl),
 		retry.WithOnRetry(func(_ int, _ error, d time.Duration) { tr.Hooks = append(tr.Hooks, d) }),
@@ -230,6 +242,7 @@ func classify(err error) string {
 	why := map[error]string{
 		retry.ErrAttempts:        "exhausted",
 		retry.ErrMaxElapsed:      "elapsed",
+		retry.ErrMaxWait:         "maxwait",
 		retry.ErrBudgetExhausted: "budget",
 		context.Canceled:         "canceled",
 		context.DeadlineExceeded: "deadline",
@@ -249,6 +262,17 @@ func (c retryCase) attempts() int {
 		return 0
 	}
 	return c.Attempts
+}
+
+// maxWait returns the longest wait of c, resilience.Never for no cap.
+func (c retryCase) maxWait() time.Duration {
+	switch c.MaxWait {
+	case 0:
+		return max(c.Backoff.Max(), 10*time.Second)
+	case resilience.Off:
+		return resilience.Never
+	}
+	return c.MaxWait
 }
 
 // modelRetry is the documented behaviour of retry.New, as a plain loop.
@@ -280,7 +304,11 @@ func modelRetry(c retryCase) retryTrace {
 			tr.Outcome = fmt.Sprintf("exhausted %d", n)
 			return tr
 		}
-		wait := max(seq.Next(), s.Hint)
+		if s.Hint > c.maxWait() {
+			tr.Outcome = fmt.Sprintf("maxwait %d", n)
+			return tr
+		}
+		wait := max(min(seq.Next(), c.maxWait()), s.Hint)
 		if c.MaxElapsed > 0 && now+wait > c.MaxElapsed {
 			tr.Outcome = fmt.Sprintf("elapsed %d", n)
 			return tr
@@ -338,6 +366,9 @@ func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel i
 		}
 		if w < hint || w > max(c.Backoff.Max(), hint) {
 			t.Fatalf("wait %d = %v, outside [hint %v, max(backoff max %v, hint)]", i+1, w, hint, c.Backoff.Max())
+		}
+		if w > c.maxWait() {
+			t.Fatalf("wait %d = %v, past MaxWait %v", i+1, w, c.maxWait())
 		}
 	}
 	for i, s := range tr.Starts {

@@ -18,7 +18,7 @@ import (
 // A zero field means the field's default, stated at each field, so
 // Config{} is the default configuration: 3 attempts, no bound on the
 // elapsed time, exponential backoff from 100 ms doubling up to 10 s with
-// full jitter, every error retried but the caller's
+// full jitter, waits of at most 10 s, every error retried but the caller's
 // own context errors and resilience.Permanent ones, the real clock, no
 // budget. A field that can be switched off says so; resilience.Off
 // switches it off.
@@ -48,6 +48,17 @@ type Config struct {
 	// backoff.Full jitter; backoff.Constant(0) is no wait at all.
 	Backoff backoff.Schedule
 
+	// MaxWait is the longest single wait. A Backoff delay above it is cut
+	// to MaxWait; a Retry-After hint above it ends the execution at once
+	// with an [Error] matching [ErrMaxWait], as a hint past MaxElapsed
+	// does (a hint of resilience.Never comes back as it is, as always). 0
+	// means the larger of the Backoff's Max and 10 s: 10 s with the default
+	// Backoff, and never less, so that a Backoff of short waits or none
+	// still honours ordinary hints (a rate limiter's, a "Retry-After: 2").
+	// resilience.Off switches the cap off: a hint is waited for however
+	// long it is, within MaxElapsed and the context's deadline.
+	MaxWait time.Duration
+
 	// RetryIf reports whether an attempt's error is worth another attempt.
 	// It is consulted for every failed attempt whose error is not marked
 	// resilience.Permanent, even when the caller's context is done (an
@@ -74,6 +85,7 @@ type Config struct {
 // The defaults of the fields whose zero value means one.
 const (
 	defaultAttempts = 3
+	defaultMaxWait  = 10 * time.Second // the least default; defaultBackoff's Max
 )
 
 var defaultBackoff = backoff.Exponential(100*time.Millisecond, 2, 10*time.Second).WithJitter(backoff.Full)
@@ -87,12 +99,19 @@ func (c *Config) backoff() backoff.Schedule {
 }
 
 // resolved returns c with every default filled in, as the policy runs
-// it: Attempts Off (no limit) stays Off.
+// it: Attempts Off (no limit) stays Off, MaxWait Off becomes
+// resilience.Never (no hint is longer).
 func (c Config) resolved() Config {
 	if c.Attempts == 0 {
 		c.Attempts = defaultAttempts
 	}
 	c.Backoff = c.backoff()
+	switch c.MaxWait {
+	case 0:
+		c.MaxWait = max(c.Backoff.Max(), defaultMaxWait)
+	case resilience.Off:
+		c.MaxWait = resilience.Never
+	}
 	if c.Clock == nil {
 		c.Clock = clock.Real()
 	}
@@ -108,6 +127,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("retry: Attempts must be >= 1, 0 (the default, 3) or Off (-1, no limit), got %d", c.Attempts)
 	case c.MaxElapsed < 0:
 		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0: no bound), got %v", c.MaxElapsed)
+	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
+		return fmt.Errorf("retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got %v", c.MaxWait)
 	case c.Attempts == resilience.Off && c.MaxElapsed == 0:
 		return fmt.Errorf("retry: Attempts Off (no limit) needs a MaxElapsed > 0, got %v", c.MaxElapsed)
 	case c.Attempts == resilience.Off && c.backoff().Max() == 0:
@@ -119,8 +140,9 @@ func (c Config) Validate() error {
 }
 
 // MarshalJSON writes c as a JSON object of its non-zero fields, by their Go
-// names: MaxElapsed as a Go duration string ("250ms"), Attempts Off as
-// -1, Backoff as [backoff.Schedule.MarshalJSON] writes it.
+// names: durations as Go duration strings ("250ms"; MaxWait Off as
+// "off"), Attempts Off as -1, Backoff as [backoff.Schedule.MarshalJSON]
+// writes it.
 // RetryIf, OnRetry, Clock and Budget are left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
@@ -159,6 +181,11 @@ func WithMaxElapsed(d time.Duration) Option {
 // WithBackoff sets [Config.Backoff]: the schedule of waits between attempts
 // (the zero Schedule = the default, exponential with full jitter).
 func WithBackoff(s backoff.Schedule) Option { return option(func(c *Config) { c.Backoff = s }) }
+
+// WithMaxWait sets [Config.MaxWait]: the longest single wait; a Retry-After
+// hint beyond it ends the execution (0 = the default, the larger of the
+// Backoff's Max and 10 s; resilience.Off = no cap).
+func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
 
 // WithRetryIf sets [Config.RetryIf]: which errors are worth another attempt
 // (nil = all but the built-in exceptions).

@@ -33,6 +33,10 @@ func TestValidate(t *testing.T) {
 			"retry: MaxElapsed must be >= 0 (0: no bound), got -1ns"},
 		{"unbounded", retry.Config{Attempts: resilience.Off},
 			"retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s"},
+		{"max wait", retry.Config{MaxWait: time.Minute}, ""},
+		{"max wait Off", retry.Config{MaxWait: resilience.Off}, ""},
+		{"negative max wait", retry.Config{MaxWait: -time.Second},
+			"retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got -1s"},
 		{"tight loop", retry.Config{Attempts: resilience.Off, MaxElapsed: time.Second, Backoff: backoff.Constant(0)},
 			"retry: Attempts Off (no limit) needs a Backoff with Max > 0, got constant(0s)"},
 	} {
@@ -169,6 +173,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 		Attempts:   resilience.Off,
 		MaxElapsed: 5 * time.Second,
 		Backoff:    backoff.Exponential(50*time.Millisecond, 1.5, 2*time.Second).WithJitter(backoff.Equal),
+		MaxWait:    resilience.Off,
 		RetryIf:    func(error) bool { return true },
 		OnRetry:    func(int, error, time.Duration) {},
 		Clock:      clock.NewFake(),
@@ -179,7 +184,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	const want = `{"Attempts":-1,"MaxElapsed":"5s",` +
-		`"Backoff":{"Kind":"exponential","Base":"50ms","Multiplier":1.5,"Max":"2s","Jitter":"equal"}}`
+		`"Backoff":{"Kind":"exponential","Base":"50ms","Multiplier":1.5,"Max":"2s","Jitter":"equal"},"MaxWait":"off"}`
 	if diff := cmp.Diff(want, string(data)); diff != "" {
 		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
 	}

@@ -18,6 +18,11 @@ var ErrAttempts = errors.New("retry: attempts used up")
 // through the Error.
 var ErrMaxElapsed = errors.New("retry: MaxElapsed reached")
 
+// ErrMaxWait is the [Error.Reason] when the policy gave up because an
+// attempt's Retry-After hint asked for a wait longer than
+// [Config.MaxWait]. errors.Is matches it through the Error.
+var ErrMaxWait = errors.New("retry: Retry-After exceeds MaxWait")
+
 // ErrBudgetExhausted is the [Error.Reason] when the policy gave up because
 // its [Budget] denied the retry that would have come next. errors.Is
 // matches it through the Error. It is not a refusal in the sense of
@@ -33,6 +38,7 @@ var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 //	retry: gave up after 3 attempts: connection refused
 //	retry: gave up after 2 attempts (context canceled): connection refused
 //	retry: gave up after 2 attempts (a wait of 4s would pass MaxElapsed 5s): connection refused
+//	retry: gave up after 2 attempts (a Retry-After of 16m40s exceeds MaxWait 10s): 503 Service Unavailable
 //
 // errors.Is and errors.As reach Err, the last attempt's error, through an
 // Error, and also Reason, which says why the policy gave up: compare Reason
@@ -51,14 +57,16 @@ type Error struct {
 	//   - [ErrAttempts]: the attempts were used up;
 	//   - [ErrMaxElapsed]: MaxElapsed was used up, or the next wait would
 	//     have passed it;
+	//   - [ErrMaxWait]: the last error's Retry-After hint was longer than
+	//     MaxWait;
 	//   - [ErrBudgetExhausted]: the retry budget denied the retry;
 	//   - context.Canceled or context.DeadlineExceeded (the context's
 	//     error): the caller's context ended, or the next wait would not
 	//     have ended before its deadline (then the policy did not wait).
 	Reason error
 
-	wait  time.Duration // the wait that was refused, for ErrMaxElapsed and a deadline ahead
-	limit time.Duration // MaxElapsed, or the time left until the deadline ahead
+	wait  time.Duration // the wait that was refused, for ErrMaxElapsed, ErrMaxWait and a deadline ahead
+	limit time.Duration // MaxElapsed, MaxWait, or the time left until the deadline ahead
 	used  time.Duration // time elapsed, for ErrMaxElapsed
 	ahead bool          // Reason is DeadlineExceeded for a deadline not yet reached
 }
@@ -82,6 +90,8 @@ func (e *Error) Error() string {
 		b.WriteString(" (MaxElapsed " + e.limit.String() + " used up: " + e.used.String() + " elapsed)")
 	case e.Reason == ErrMaxElapsed:
 		b.WriteString(" (a wait of " + e.wait.String() + " would pass MaxElapsed " + e.limit.String() + ")")
+	case e.Reason == ErrMaxWait:
+		b.WriteString(" (a Retry-After of " + e.wait.String() + " exceeds MaxWait " + e.limit.String() + ")")
 	case e.ahead && e.limit <= 0:
 		b.WriteString(" (the context's deadline has passed)")
 	case e.ahead:

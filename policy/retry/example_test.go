@@ -109,6 +109,36 @@ func ExampleWithBackoff() {
 	// ok
 }
 
+// tooMany is an HTTP 429 whose Retry-After header asks for a wait.
+type tooMany struct{ after time.Duration }
+
+func (e tooMany) Error() string             { return "429 too many requests" }
+func (e tooMany) RetryAfter() time.Duration { return e.after }
+
+func ExampleWithMaxWait() {
+	// The dependency asks for 16m40s, more than the default MaxWait (10 s):
+	// the policy gives up at once rather than sleep that long.
+	p := retry.New[string]()
+	_, err := p.Do(context.Background(), flaky(5, tooMany{1000 * time.Second}))
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, retry.ErrMaxWait))
+
+	// With a longer cap it waits (here on a fake clock).
+	p = retry.New[string](append(fakeWaits(func(_ int, _ error, delay time.Duration) {
+		fmt.Println("waiting", delay)
+	}), retry.WithMaxWait(time.Hour))...)
+	v, _ := p.Do(context.Background(), flaky(1, tooMany{1000 * time.Second}))
+	fmt.Println(v)
+	// Output:
+	// attempt 1 failed
+	// retry: gave up after 1 attempt (a Retry-After of 16m40s exceeds MaxWait 10s): 429 too many requests
+	// true
+	// attempt 1 failed
+	// waiting 16m40s
+	// attempt 2 succeeded
+	// ok
+}
+
 func ExampleWithRetryIf() {
 	errNotFound := errors.New("404 not found")
 	p := retry.New[string](retry.WithBackoff(backoff.Constant(0)), retry.WithRetryIf(func(err error) bool {
@@ -265,6 +295,8 @@ func ExampleError_reason() {
 			return "out of attempts"
 		case retry.ErrMaxElapsed:
 			return "out of time (MaxElapsed)"
+		case retry.ErrMaxWait:
+			return "asked to wait too long (MaxWait)"
 		case retry.ErrBudgetExhausted:
 			return "over the retry budget"
 		case context.DeadlineExceeded:

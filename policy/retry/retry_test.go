@@ -235,7 +235,7 @@ func TestRetryAfterHintPastMaxElapsedStopsAtOnce(t *testing.T) {
 	clk := newSleeper()
 	s := &script{errs: []error{errBoom, hinted{30 * time.Second}}}
 	p := retry.New[int](retry.WithAttempts(5), retry.WithMaxElapsed(10*time.Second), retry.WithClock(clk),
-		retry.WithBackoff(backoff.Constant(time.Second)))
+		retry.WithBackoff(backoff.Constant(time.Second)), retry.WithMaxWait(time.Minute))
 	v, err := p.Do(context.Background(), s.op)
 	if s.calls != 2 || v != 2 {
 		t.Errorf("Do returned %d after %d calls, want the second attempt's 2", v, s.calls)
@@ -567,7 +567,9 @@ func TestReasons(t *testing.T) {
 	}{
 		{"attempts", bg, nil, fails(3, errBoom), retry.ErrAttempts},
 		{"max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second), retry.WithBackoff(backoff.Constant(2 * time.Second))}, fails(3, errBoom), retry.ErrMaxElapsed},
-		{"hint past max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second)}, []error{hinted{time.Minute}}, retry.ErrMaxElapsed},
+		{"hint past max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second)}, []error{hinted{5 * time.Second}}, retry.ErrMaxElapsed},
+		{"hint past max wait", bg, nil, []error{hinted{time.Minute}}, retry.ErrMaxWait},
+		{"hint past max wait and max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second)}, []error{hinted{time.Minute}}, retry.ErrMaxWait},
 		{"budget", bg, []retry.Option{retry.WithBudget(budget)}, fails(3, errBoom), retry.ErrBudgetExhausted},
 		{"canceled", canceled, nil, fails(3, errBoom), context.Canceled},
 		{"deadline ahead", deadlineCtx{bg, time.Unix(0, 0)}, nil, fails(3, errBoom), context.DeadlineExceeded},
@@ -604,5 +606,103 @@ func TestNotRetriedErrorsAreReturnedAsTheyAreAfterCancellation(t *testing.T) {
 		if err != tc.err {
 			t.Errorf("%s: err = %v, want the error itself", tc.name, err)
 		}
+	}
+}
+
+// Regression (issue 10, defect 3.8): a retry without MaxElapsed slept as
+// long as any hint asked (16 minutes on a Retry-After: 1000). A hint
+// beyond MaxWait (by default the larger of the Backoff's Max and 10 s)
+// ends the execution at once, as a hint beyond MaxElapsed does.
+func TestHintPastMaxWaitStopsAtOnce(t *testing.T) {
+	clk := newSleeper()
+	hooks := 0
+	s := &script{errs: []error{errBoom, hinted{1000 * time.Second}}}
+	p := retry.New[int](retry.WithClock(clk), retry.WithOnRetry(func(int, error, time.Duration) { hooks++ }))
+	v, err := p.Do(context.Background(), s.op)
+	if s.calls != 2 || v != 2 || hooks != 1 {
+		t.Errorf("Do returned %d after %d calls and %d hooks; want the second attempt's 2 after 2 calls, 1 hook", v, s.calls, hooks)
+	}
+	if len(clk.slept) != 1 || clk.slept[0] > 100*time.Millisecond {
+		t.Errorf("waits %v, want only the first backoff delay (at most 100ms)", clk.slept)
+	}
+	var re *retry.Error
+	if !errors.As(err, &re) || re.Reason != retry.ErrMaxWait || !errors.Is(err, retry.ErrMaxWait) || !errors.Is(err, error(hinted{1000 * time.Second})) {
+		t.Errorf("err = %#v, want a *retry.Error with Reason ErrMaxWait, matching it and the hinted error", err)
+	}
+	want := "retry: gave up after 2 attempts (a Retry-After of 16m40s exceeds MaxWait 10s): unavailable, retry after 16m40s"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if d, ok := resilience.RetryAfter(err); !ok || d != 1000*time.Second {
+		t.Errorf("RetryAfter(err) = %v, %v; want the hint to stay visible", d, ok)
+	}
+}
+
+// MaxWait 0 is the larger of the Backoff's Max and 10 s: a hint of exactly
+// that is waited for, a nanosecond more ends the execution.
+func TestMaxWaitDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		backoff backoff.Schedule
+		want    time.Duration
+	}{
+		{"default backoff", backoff.Schedule{}, 10 * time.Second},
+		{"no wait", backoff.Constant(0), 10 * time.Second},
+		{"short waits", backoff.Constant(50 * time.Millisecond), 10 * time.Second},
+		{"long max", backoff.Exponential(time.Second, 2, time.Minute), time.Minute},
+		{"long constant", backoff.Constant(30 * time.Second), 30 * time.Second},
+	} {
+		for _, hint := range []time.Duration{tc.want, tc.want + 1} {
+			clk := newSleeper()
+			s := &script{errs: []error{hinted{hint}}}
+			_, err := retry.New[int](retry.WithClock(clk), retry.WithBackoff(tc.backoff)).Do(context.Background(), s.op)
+			if hint == tc.want && (err != nil || len(clk.slept) != 1 || clk.slept[0] != hint) {
+				t.Errorf("%s: hint %v: err %v, waits %v; want the hint waited for, then success", tc.name, hint, err, clk.slept)
+			}
+			if hint > tc.want && (!errors.Is(err, retry.ErrMaxWait) || len(clk.slept) != 0) {
+				t.Errorf("%s: hint %v: err %v, waits %v; want ErrMaxWait at once (MaxWait %v)", tc.name, hint, err, clk.slept, tc.want)
+			}
+		}
+	}
+}
+
+// WithMaxWait sets the cap: hints up to it are waited for, Backoff delays
+// above it are cut to it, and Off waits for any hint.
+func TestWithMaxWait(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  []retry.Option
+		errs  []error
+		waits []time.Duration
+		err   string
+	}{
+		{"longer cap", []retry.Option{retry.WithMaxWait(time.Minute)},
+			[]error{hinted{30 * time.Second}}, []time.Duration{30 * time.Second}, ""},
+		{"shorter cap", []retry.Option{retry.WithMaxWait(time.Second)},
+			[]error{hinted{2 * time.Second}}, nil,
+			"retry: gave up after 1 attempt (a Retry-After of 2s exceeds MaxWait 1s): unavailable, retry after 2s"},
+		{"cap cuts the backoff", []retry.Option{retry.WithMaxWait(2 * time.Second), retry.WithBackoff(backoff.Constant(5 * time.Second))},
+			[]error{errBoom, hinted{time.Second}}, []time.Duration{2 * time.Second, 2 * time.Second}, ""},
+		{"Off", []retry.Option{retry.WithMaxWait(resilience.Off)},
+			[]error{hinted{1000 * time.Second}, hinted{time.Hour}}, []time.Duration{1000 * time.Second, time.Hour}, ""},
+		{"Off, and a hint of never", []retry.Option{retry.WithMaxWait(resilience.Off)},
+			[]error{hinted{resilience.Never}}, nil, "unavailable, retry after 2562047h47m16.854775807s"},
+	} {
+		clk := newSleeper()
+		s := &script{errs: tc.errs}
+		_, err := retry.New[int](append([]retry.Option{retry.WithClock(clk)}, tc.opts...)...).Do(context.Background(), s.op)
+		if got := errString(err); got != tc.err {
+			t.Errorf("%s: err = %q, want %q", tc.name, got, tc.err)
+		}
+		if diff := cmp.Diff(tc.waits, clk.slept); diff != "" {
+			t.Errorf("%s: waits mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	want := "retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got -2s"
+	if got := panicString(func() { retry.New[int](retry.WithMaxWait(-2 * time.Second)) }); got != want {
+		t.Errorf("WithMaxWait(-2s): New panicked with %q, want %q", got, want)
+	}
+	if got := errString(retry.Config{MaxWait: -2 * time.Second}.Validate()); got != want {
+		t.Errorf("Config{MaxWait: -2s}.Validate() = %q, want %q", got, want)
 	}
 }
