@@ -145,7 +145,13 @@ func TestBudgetUnderConcurrency(t *testing.T) {
 			})
 		})
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%d executions did not all end within 10s", executions)
+	}
 	if retries := attempts.Load() - executions; retries > executions/4 {
 		t.Errorf("%d retries granted for %d executions, want at most %d", retries, executions, executions/4)
 	}

@@ -29,23 +29,27 @@ func flaky(n int, err error) func(context.Context) (string, error) {
 
 var errUnavailable = errors.New("503 service unavailable")
 
-// fakeWaits returns the options that make an example's waits take no real
-// time: a fake clock, advanced by each wait as soon as the policy sleeps.
-// print, if set, is called with each wait.
-func fakeWaits(print func(attempt int, err error, delay time.Duration)) []retry.Option {
-	clk := clock.NewFake()
-	return []retry.Option{
-		retry.WithClock(clk),
-		retry.WithOnRetry(func(attempt int, err error, delay time.Duration) {
-			if print != nil {
-				print(attempt, err, delay)
-			}
-			go func() {
-				_ = clk.BlockUntil(context.Background(), 1) // the policy sleeps
-				clk.Advance(delay)
-			}()
-		}),
+// instantClock is a fake clock whose Sleep does not block: it moves the
+// fake time on by the wait at once, so an example's waits take no real
+// time.
+type instantClock struct{ *clock.Fake }
+
+func (c instantClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	c.Advance(d)
+	return nil
+}
+
+// fakeWaits returns the options that make an example's waits take no real
+// time: an instantClock. print, if set, is called with each wait.
+func fakeWaits(print func(attempt int, err error, delay time.Duration)) []retry.Option {
+	opts := []retry.Option{retry.WithClock(instantClock{clock.NewFake()})}
+	if print != nil {
+		opts = append(opts, retry.WithOnRetry(print))
+	}
+	return opts
 }
 
 func ExampleNew() {
@@ -169,14 +173,24 @@ func ExampleWithClock() {
 	// A fake clock makes waits instant and observable in tests.
 	clk := clock.NewFake()
 	p := retry.New[string](retry.WithClock(clk), retry.WithBackoff(backoff.Constant(time.Hour)))
-	done := make(chan string)
+	done := make(chan string, 1)
 	go func() {
 		v, _ := p.Do(context.Background(), flaky(1, errUnavailable))
 		done <- v
 	}()
-	_ = clk.BlockUntil(context.Background(), 1) // the policy is waiting
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := clk.BlockUntil(ctx, 1); err != nil { // the policy is waiting
+		fmt.Println("the policy did not wait:", err)
+		return
+	}
 	clk.Advance(time.Hour)
-	fmt.Println(<-done)
+	select {
+	case v := <-done:
+		fmt.Println(v)
+	case <-time.After(10 * time.Second):
+		fmt.Println("Do did not return")
+	}
 	// Output:
 	// attempt 1 failed
 	// attempt 2 succeeded

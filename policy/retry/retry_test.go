@@ -325,11 +325,18 @@ func TestCancelDuringWaitStopsAtOnce(t *testing.T) {
 		v, err := p.Do(ctx, func(context.Context) (int, error) { return 9, errBoom })
 		done <- result{v, err}
 	}()
-	if err := clk.BlockUntil(context.Background(), 1); err != nil {
-		t.Fatal(err)
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	if err := clk.BlockUntil(wctx, 1); err != nil {
+		t.Fatalf("the policy did not start its wait within 10s: %v", err)
 	}
 	cancel() // the clock never moves: Do must return without it
-	r := <-done
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Do did not return within 10s of the cancellation")
+	}
 	if r.v != 9 || !errors.Is(r.err, context.Canceled) || !errors.Is(r.err, errBoom) {
 		t.Fatalf("Do = %d, %v; want 9 and an error matching both context.Canceled and errBoom", r.v, r.err)
 	}
