@@ -28,7 +28,10 @@
 //   - [Policy.Do], [Policy.Wrap]: running an op
 //   - [Guard], [Guard2], [GuardErr]: guarded functions that keep their own shape
 //   - [As]: typed calls through one shared Policy[any]
-//   - [ErrRefused], [RetryAfter]: what guards' refusals share
+//   - [ErrRefused], [RefusedError], [Refuse], [RetryAfter], [Never]: what
+//     guards' refusals share
+//   - [Permanent], [IsPermanent]: the mark of an error no retry can mend
+//   - [Off]: the value that switches a setting off (see Configuration)
 //
 // # Configuration
 //

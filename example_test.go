@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/retry"
 )
 
 // logged is a small policy of our own: it prints what passes through it.
@@ -278,18 +281,39 @@ func ExampleIsPermanent() {
 	// true
 }
 
-func ExampleOff() {
-	// A zero setting means its default; Off switches a setting off where
-	// its doc says it may be. Here: a count that takes Off.
-	attempts := func(n int) string {
-		switch n {
-		case 0:
-			return "default (3)"
-		case resilience.Off:
-			return "no limit"
-		}
-		return fmt.Sprint(n)
+// instantClock is a fake clock whose Sleep does not block: it moves the
+// fake time on by the wait at once, so an example's waits take no real time.
+type instantClock struct{ *clock.Fake }
+
+func (c instantClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	fmt.Println(attempts(0), "|", attempts(resilience.Off), "|", attempts(5))
-	// Output: default (3) | no limit | 5
+	c.Advance(d)
+	return nil
+}
+
+func ExampleOff() {
+	// A zero setting means its default (retry.WithAttempts(0): 3 attempts);
+	// Off switches off a setting that is on by default: here the limit on
+	// attempts, so the retry goes on until MaxElapsed.
+	clk := instantClock{clock.NewFake()}
+	start := clk.Now()
+	p := retry.New[string](
+		retry.WithAttempts(resilience.Off),
+		retry.WithMaxElapsed(time.Second),
+		retry.WithBackoff(backoff.Constant(300*time.Millisecond)),
+		retry.WithClock(clk),
+	)
+	_, err := p.Do(context.Background(), func(context.Context) (string, error) {
+		fmt.Println("attempt at", clk.Now().Sub(start))
+		return "", errors.New("503 service unavailable")
+	})
+	fmt.Println(err)
+	// Output:
+	// attempt at 0s
+	// attempt at 300ms
+	// attempt at 600ms
+	// attempt at 900ms
+	// retry: gave up after 4 attempts (a wait of 300ms would pass MaxElapsed 1s): 503 service unavailable
 }

@@ -63,7 +63,7 @@ func drawConfig(t *rapid.T) bConfig {
 	add := func(o breaker.Option) { c.opts = append(c.opts, o) }
 	add(breaker.WithName(rapid.SampledFrom([]string{"", "dep"}).Draw(t, "name")))
 
-	threshold := rapid.IntRange(0, 5).Draw(t, "threshold")
+	threshold := rapid.IntRange(resilience.Off, 5).Draw(t, "threshold") // Off: no consecutive rule
 	add(breaker.WithThreshold(threshold))
 	c.failureRatio = rapid.SampledFrom([]float64{0, 0, 0.25, 0.5, 0.75, 1}).Draw(t, "failureRatio")
 	add(breaker.WithFailureRatio(c.failureRatio))
@@ -76,8 +76,10 @@ func drawConfig(t *rapid.T) bConfig {
 	c.tripIf = tripRules[rapid.IntRange(0, len(tripRules)-1).Draw(t, "tripIf")]
 	add(breaker.WithTripIf(c.tripIf))
 	ratios := c.failureRatio > 0 || c.slowRatio > 0
-	c.threshold = uint64(threshold)
-	if threshold == 0 && !ratios && c.tripIf == nil {
+	switch {
+	case threshold > 0:
+		c.threshold = uint64(threshold)
+	case threshold == 0 && !ratios && c.tripIf == nil:
 		c.threshold = 5
 	}
 

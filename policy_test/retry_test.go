@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -23,12 +22,9 @@ import (
 type attemptSpec struct {
 	Took      time.Duration // time the attempt takes
 	Fails     bool
-	Hint      time.Duration // Retry-After hint of the failure, if > 0; never (math.MaxInt64) = no retry will do
-	Permanent bool          // the failure is marked retry.Permanent
+	Hint      time.Duration // Retry-After hint of the failure, if > 0; resilience.Never = no retry will do
+	Permanent bool          // the failure is marked resilience.Permanent
 }
-
-// never is the Retry-After hint that asks for no retry at all.
-const never = time.Duration(math.MaxInt64)
 
 // cancelSpec is when the caller's context is cancelled, if ever: during
 // attempt N (at its end), or during the wait after attempt N, After into it.
@@ -41,8 +37,9 @@ type cancelSpec struct {
 
 // retryCase is one generated execution.
 type retryCase struct {
-	Attempts   int
+	Attempts   int // as given to WithAttempts: 0 = the default (3), resilience.Off = no limit
 	MaxElapsed time.Duration
+	MaxWait    time.Duration // as given to WithMaxWait: 0 = the default, resilience.Off = no cap
 	Deadline   time.Duration // the caller's deadline, from the start, if > 0
 	Backoff    backoff.Schedule
 	Seed       uint64
@@ -56,7 +53,7 @@ type retryTrace struct {
 	Waits   []time.Duration // waits asked of the clock
 	Hooks   []time.Duration // delays passed to OnRetry
 	V       int
-	Outcome string // "ok", "as is" (not a *retry.Error), "exhausted N", "elapsed N", "canceled N", "deadline N"
+	Outcome string // "ok", "as is" (not a *retry.Error), "exhausted N", "elapsed N", "maxwait N", "canceled N", "deadline N"
 }
 
 var errAttempt = errors.New("attempt failed")
@@ -72,7 +69,7 @@ func (s attemptSpec) err() error {
 		err = hintErr{s.Hint}
 	}
 	if s.Permanent {
-		err = retry.Permanent(err)
+		err = resilience.Permanent(err)
 	}
 	return err
 }
@@ -109,18 +106,25 @@ func drawSchedule(t *rapid.T) backoff.Schedule {
 
 func drawRetryCase(t *rapid.T) retryCase {
 	c := retryCase{
-		Attempts:   rapid.IntRange(0, 6).Draw(t, "attempts"),
+		Attempts:   rapid.IntRange(resilience.Off, 6).Draw(t, "attempts"),
 		MaxElapsed: drawDuration(t, "max elapsed", 10000),
 		Backoff:    drawSchedule(t),
 		Seed:       rapid.Uint64().Draw(t, "seed"),
 	}
+	switch rapid.IntRange(0, 3).Draw(t, "max wait kind") {
+	case 0: // the default
+	case 1:
+		c.MaxWait = resilience.Off
+	default:
+		c.MaxWait = drawDuration(t, "max wait", 6000) + time.Millisecond
+	}
 	if rapid.Bool().Draw(t, "deadline") {
 		c.Deadline = drawDuration(t, "deadline after", 10000) + time.Millisecond
 	}
-	if c.Attempts == 0 && c.MaxElapsed == 0 {
+	if c.Attempts == resilience.Off && c.MaxElapsed == 0 {
 		c.MaxElapsed = time.Second
 	}
-	if c.Attempts == 0 && c.Backoff.Max() == 0 {
+	if c.Attempts == resilience.Off && c.Backoff.Max() == 0 {
 		c.Backoff = backoff.Constant(100 * time.Millisecond)
 	}
 	c.Ops = rapid.SliceOfN(rapid.Custom(func(t *rapid.T) attemptSpec {
@@ -128,8 +132,11 @@ func drawRetryCase(t *rapid.T) retryCase {
 		if s.Fails {
 			if rapid.Bool().Draw(t, "hinted") {
 				s.Hint = drawDuration(t, "hint", 5000) + time.Millisecond
+				if rapid.IntRange(0, 4).Draw(t, "long hint") == 0 {
+					s.Hint += 10 * time.Second // past the default MaxWait's floor
+				}
 				if rapid.IntRange(0, 9).Draw(t, "never") == 0 {
-					s.Hint = never
+					s.Hint = resilience.Never
 				}
 			}
 			s.Permanent = rapid.IntRange(0, 9).Draw(t, "permanent") == 0
@@ -196,6 +203,7 @@ func runRetry(c retryCase) (retryTrace, int) {
 	p := retry.New[int](
 		retry.WithAttempts(c.Attempts),
 		retry.WithMaxElapsed(c.MaxElapsed),
+		retry.WithMaxWait(c.MaxWait),
 		retry.WithBackoff(c.Backoff.WithRand(rand.New(rand.NewPCG(c.Seed, 0)))),
 		retry.WithClock(tl),
 		retry.WithOnRetry(func(_ int, _ error, d time.Duration) { tr.Hooks = append(tr.Hooks, d) }),
@@ -234,6 +242,7 @@ func classify(err error) string {
 	why := map[error]string{
 		retry.ErrAttempts:        "exhausted",
 		retry.ErrMaxElapsed:      "elapsed",
+		retry.ErrMaxWait:         "maxwait",
 		retry.ErrBudgetExhausted: "budget",
 		context.Canceled:         "canceled",
 		context.DeadlineExceeded: "deadline",
@@ -242,6 +251,28 @@ func classify(err error) string {
 		why = fmt.Sprintf("reason %v", re.Reason)
 	}
 	return fmt.Sprintf("%s %d", why, re.Attempts)
+}
+
+// attempts returns the most attempts of c, 0 for no limit.
+func (c retryCase) attempts() int {
+	switch c.Attempts {
+	case 0:
+		return 3
+	case resilience.Off:
+		return 0
+	}
+	return c.Attempts
+}
+
+// maxWait returns the longest wait of c, resilience.Never for no cap.
+func (c retryCase) maxWait() time.Duration {
+	switch c.MaxWait {
+	case 0:
+		return max(c.Backoff.Max(), 10*time.Second)
+	case resilience.Off:
+		return resilience.Never
+	}
+	return c.MaxWait
 }
 
 // modelRetry is the documented behaviour of retry.New, as a plain loop.
@@ -260,7 +291,7 @@ func modelRetry(c retryCase) retryTrace {
 		case !s.Fails:
 			tr.Outcome = "ok"
 			return tr
-		case s.Permanent || s.Hint == never:
+		case s.Permanent || s.Hint == resilience.Never:
 			tr.Outcome = "as is"
 			return tr
 		case expired:
@@ -269,11 +300,15 @@ func modelRetry(c retryCase) retryTrace {
 		case canceled:
 			tr.Outcome = fmt.Sprintf("canceled %d", n)
 			return tr
-		case n == c.Attempts:
+		case n == c.attempts():
 			tr.Outcome = fmt.Sprintf("exhausted %d", n)
 			return tr
 		}
-		wait := max(seq.Next(), s.Hint)
+		if s.Hint > c.maxWait() {
+			tr.Outcome = fmt.Sprintf("maxwait %d", n)
+			return tr
+		}
+		wait := max(min(seq.Next(), c.maxWait()), s.Hint)
 		if c.MaxElapsed > 0 && now+wait > c.MaxElapsed {
 			tr.Outcome = fmt.Sprintf("elapsed %d", n)
 			return tr
@@ -310,8 +345,8 @@ func TestRetryMatchesModel(t *testing.T) {
 // checkRetryBounds checks the properties on a trace, independently
 // of the model.
 func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel int) {
-	if c.Attempts > 0 && len(tr.Starts) > c.Attempts {
-		t.Fatalf("%d attempts, more than %d", len(tr.Starts), c.Attempts)
+	if n := c.attempts(); n > 0 && len(tr.Starts) > n {
+		t.Fatalf("%d attempts, more than %d", len(tr.Starts), n)
 	}
 	if sleptAfterCancel > 0 {
 		t.Fatalf("Sleep called %d times after cancellation", sleptAfterCancel)
@@ -326,11 +361,14 @@ func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel i
 			t.Fatalf("wait %d ends at %v, not before the caller's deadline %v", i+1, now, c.Deadline)
 		}
 		hint := c.op(i + 1).Hint
-		if hint == never {
+		if hint == resilience.Never {
 			t.Fatalf("wait %d after a hint of never", i+1)
 		}
 		if w < hint || w > max(c.Backoff.Max(), hint) {
 			t.Fatalf("wait %d = %v, outside [hint %v, max(backoff max %v, hint)]", i+1, w, hint, c.Backoff.Max())
+		}
+		if w > c.maxWait() {
+			t.Fatalf("wait %d = %v, past MaxWait %v", i+1, w, c.maxWait())
 		}
 	}
 	for i, s := range tr.Starts {
@@ -346,7 +384,7 @@ func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel i
 // was 0; it now says the attempts used MaxElapsed up).
 func TestRetryZeroWaitPastMaxElapsed(t *testing.T) {
 	c := retryCase{
-		Attempts:   0,
+		Attempts:   resilience.Off,
 		MaxElapsed: time.Millisecond,
 		Backoff:    backoff.Linear(0, time.Millisecond, time.Millisecond), // first wait 0
 		Ops:        []attemptSpec{{Took: 2 * time.Millisecond, Fails: true}},
@@ -383,13 +421,20 @@ type budgetEvent struct {
 func TestRetryBudgetBounds(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		window := time.Duration(rapid.IntRange(1, 100).Draw(t, "window/10ms")) * 10 * time.Millisecond
-		cfg := retry.BudgetConfig{
+		cfg := retry.BudgetConfig{ // the values the bounds use; 0 means none
 			Ratio:        float64(rapid.IntRange(0, 10).Draw(t, "ratio×10")) / 10,
 			MinPerSecond: float64(rapid.IntRange(0, 20).Draw(t, "min/s")),
 			Window:       window,
 		}
 		if cfg.Ratio == 0 && cfg.MinPerSecond == 0 {
 			cfg.Ratio = 0.5
+		}
+		given := cfg // as given to NewBudget: none is Off (0 would be the default)
+		if given.Ratio == 0 {
+			given.Ratio = resilience.Off
+		}
+		if given.MinPerSecond == 0 {
+			given.MinPerSecond = resilience.Off
 		}
 		events := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) budgetEvent {
 			return budgetEvent{
@@ -400,8 +445,8 @@ func TestRetryBudgetBounds(t *testing.T) {
 
 		clk := clock.NewFake()
 		start := clk.Now()
-		cfg.Clock = clk
-		b := retry.NewBudget(cfg)
+		given.Clock = clk
+		b := retry.NewBudget(given)
 		reserve := cfg.MinPerSecond * window.Seconds()
 		var calls, grants []time.Duration // times of executions and granted retries
 		count := func(ts []time.Duration, from time.Duration, incl bool, to time.Duration) int {

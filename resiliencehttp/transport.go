@@ -10,15 +10,14 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
-	"github.com/f0b5b96b/resilience/policy/retry"
 )
 
 // ErrBodyNotReplayable is the error of an attempt after the first for a
 // request whose body cannot be sent again: it has a body but no GetBody
 // (http.NewRequest sets GetBody for bytes.Buffer, bytes.Reader and
 // strings.Reader bodies). The first attempt's failure is marked
-// retry.Permanent so that a retry policy stops at once; a hedge's extra
-// attempt gets this error. It matches resilience.ErrRefused: the request was
+// [resilience.Permanent] so that a retry policy stops at once; a hedge's
+// extra attempt gets this error. It matches resilience.ErrRefused: the request was
 // not sent, so a breaker does not count it.
 //
 // When the first attempt is cut short by its own context (a timeout), its
@@ -273,7 +272,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		if ex.replayable() {
 			return nil, cause
 		}
-		return nil, retry.Permanent(cause)
+		return nil, resilience.Permanent(cause)
 	}
 	var status *StatusError
 	if failed {
@@ -323,7 +322,7 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 
 func permanentIf(cond bool, err error) error {
 	if cond {
-		return retry.Permanent(err)
+		return resilience.Permanent(err)
 	}
 	return err
 }

@@ -90,8 +90,7 @@ func validate(c config) error {
 	case c.window < 2:
 		return fmt.Errorf("-window must be >= 2 (the ratio applies from window/2 calls on), got %d", c.window)
 	}
-	cfg := retry.DefaultConfig()
-	cfg.Attempts, cfg.MaxElapsed = c.attempts, c.maxElapsed
+	cfg := retry.Config{Attempts: c.attempts, MaxElapsed: c.maxElapsed}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

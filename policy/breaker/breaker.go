@@ -184,7 +184,6 @@ func newSettings(c Config) settings {
 	s := settings{
 		name:             c.Name,
 		layer:            "breaker",
-		threshold:        uint64(c.Threshold),
 		failureRatio:     c.FailureRatio,
 		slowRatio:        c.SlowCallRatio,
 		slowCall:         int64(c.SlowCall),
@@ -193,7 +192,7 @@ func newSettings(c Config) settings {
 		ratios:           c.FailureRatio > 0 || c.SlowCallRatio > 0 || c.TripIf != nil,
 		cooldown:         c.Cooldown,
 		schedule:         c.CooldownBackoff,
-		growing:          c.CooldownBackoff != backoff.Schedule{},
+		growing:          !c.CooldownBackoff.IsZero(),
 		trialTimeout:     int64(c.TrialTimeout),
 		maxTrials:        uint64(max(c.MaxTrials, 1)),
 		successThreshold: uint64(max(c.SuccessThreshold, 1)),
@@ -203,7 +202,10 @@ func newSettings(c Config) settings {
 	if c.Name != "" {
 		s.layer = "breaker(" + c.Name + ")"
 	}
-	if s.threshold == 0 && !s.ratios {
+	switch {
+	case c.Threshold > 0:
+		s.threshold = uint64(c.Threshold)
+	case c.Threshold == 0 && !s.ratios: // the default; Off leaves it 0: no rule
 		s.threshold = 5
 	}
 	if s.cooldown == 0 {

@@ -6,86 +6,105 @@ import (
 	"math"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/merge"
 )
 
-// Config is the whole configuration of a [Breaker]. The zero Config is a
-// working breaker: it trips after 5 consecutive failures, stays open for
-// 30 seconds, then admits one trial call and closes when it succeeds.
+// Config is the whole configuration of a [Breaker], one field per option.
+// A zero field means the field's default, stated at the field, so the
+// zero Config is a working breaker: it trips after 5 consecutive failures,
+// stays open for 30 seconds, then admits one trial call and closes when it
+// succeeds.
 //
 // Build a breaker with options (New(WithThreshold(3), ...)), or fill a
-// Config, for example from a configuration file, check it with
-// [Config.Validate] and pass it with [WithConfig].
+// Config, for example from a JSON file (Config reads and writes JSON, see
+// [Config.MarshalJSON]), check it with [Config.Validate] and pass it with
+// [WithConfig], which sets its non-zero fields.
+//
+// Only Threshold takes [resilience.Off]: it is the one setting whose
+// default is on and that can be switched off. Every other field rejects
+// negative values.
 type Config struct {
 	// Name identifies the breaker in its errors, its policy layer
-	// ("breaker(payments)") and its transitions. It may be empty.
+	// ("breaker(payments)") and its transitions. "" (the default): no name.
 	Name string
 
 	// Trip rules. The closed breaker opens when any rule that is on holds
 	// after a failure or a slow call: the rules are checked only when a
 	// failure or a slow call (successful or not) is counted, never when a
-	// fast success is. When no rule is on at all (Threshold, FailureRatio
-	// and SlowCallRatio are 0 and TripIf is nil), Threshold is 5.
+	// fast success is. The consecutive-failures rule (Threshold) is on by
+	// default, with a threshold of 5, unless another rule is set.
 
 	// Threshold is the number of consecutive failures that trips the
-	// breaker, however far apart in time they come, in [0, 4294967295]
-	// (2³²-1). 0 turns the rule off.
+	// breaker, however far apart in time they come, at most 4294967295
+	// (2³²-1). 0 means the default: 5 when no other trip rule is set
+	// (FailureRatio, SlowCallRatio and TripIf are zero), else no
+	// consecutive-failures rule, only the rules that are set. Off
+	// ([resilience.Off], -1) switches the rule off; with no other rule, the
+	// breaker then never trips by itself (only [Breaker.ForceOpen] opens it).
 	Threshold int
 	// FailureRatio trips the breaker when Failures/Calls over the window
 	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
-	// 0 turns the rule off. The ratio is checked only when a failure or a
-	// slow call is counted, not on a (fast) success: a ratio reached
-	// otherwise — a success that brings the window to MinCalls, successes
-	// aging out of a time-based window — trips the breaker at the next
-	// failure or slow call, not before.
+	// 0 (the default) means no failure-ratio rule. The ratio is checked
+	// only when a failure or a slow call is counted, not on a (fast)
+	// success: a ratio reached otherwise — a success that brings the window
+	// to MinCalls, successes aging out of a time-based window — trips the
+	// breaker at the next failure or slow call, not before.
 	FailureRatio float64
 	// SlowCallRatio trips the breaker when Slow/Calls over the window
 	// reaches it, once the window holds at least MinCalls calls. In [0, 1];
-	// 0 turns the rule off. It needs SlowCall. Like FailureRatio, it is
-	// checked only when a failure or a slow call is counted, not on a fast
-	// success: a ratio reached otherwise trips the breaker at the next
-	// failure or slow call.
+	// 0 (the default) means no slow-call-ratio rule. It needs SlowCall.
+	// Like FailureRatio, it is checked only when a failure or a slow call
+	// is counted, not on a fast success: a ratio reached otherwise trips
+	// the breaker at the next failure or slow call.
 	SlowCallRatio float64
 	// SlowCall is the duration above which a call is slow, whether it
-	// succeeded or failed. 0 (the default) counts no call as slow. When it
-	// is set, a slow half-open trial opens the breaker again, and every
-	// admitted call reads the clock twice.
+	// succeeded or failed; >= 0. 0 (the default) means no call is slow.
+	// When it is set, a slow half-open trial opens the breaker again, and
+	// every admitted call reads the clock twice.
 	SlowCall time.Duration
 	// TripIf is a custom trip rule, called with the counts after each
 	// failure or slow call while closed (from the goroutine that reported
 	// it, with the breaker locked: it must be fast and must not call the
-	// breaker). nil turns the rule off.
+	// breaker). nil (the default) means no custom rule.
 	TripIf func(Counts) bool
 
 	// The sliding window of the ratio rules (and of Counts while closed):
 	// either the last WindowCalls calls (count-based), or the calls of the
 	// last WindowDuration (time-based), not both. With neither, a ratio rule
-	// uses the last 100 calls; with no rule that needs a window either,
-	// Counts are since the breaker closed.
+	// uses the last 100 calls; with no ratio rule and neither, Counts (the
+	// ones TripIf sees too) are since the breaker closed.
 
-	// WindowCalls is the size of a count-based window, in calls. 0: none.
+	// WindowCalls is the size of a count-based window, in calls; >= 0.
+	// 0 means the default: the last 100 calls when a ratio rule
+	// (FailureRatio or SlowCallRatio) is set and WindowDuration is not,
+	// else no count-based window.
 	WindowCalls int
-	// WindowDuration is the length of a time-based window. The window is
-	// kept in WindowBuckets buckets of WindowDuration/WindowBuckets each and
-	// holds the current bucket and the WindowBuckets-1 before it, so a call
-	// leaves it between (WindowBuckets-1)/WindowBuckets·WindowDuration and
-	// WindowDuration after it finished. Memory is O(WindowBuckets) per
-	// shard. With a time-based window every call reads the clock when it
-	// finishes, and a success is counted in its bucket under a lock of the
-	// caller's shard (not the breaker's lock). It must give each bucket at
-	// least 1ns. 0: none.
+	// WindowDuration is the length of a time-based window; >= 0. 0 (the
+	// default) means no time-based window: see WindowCalls.
+	//
+	// The window is kept in WindowBuckets buckets of
+	// WindowDuration/WindowBuckets each and holds the current bucket and
+	// the WindowBuckets-1 before it, so a call leaves it between
+	// (WindowBuckets-1)/WindowBuckets·WindowDuration and WindowDuration
+	// after it finished. Memory is O(WindowBuckets) per shard. With a
+	// time-based window every call reads the clock when it finishes, and a
+	// success is counted in its bucket under a lock of the caller's shard
+	// (not the breaker's lock). It must give each bucket at least 1ns.
 	WindowDuration time.Duration
 	// WindowBuckets is the number of buckets of a time-based window, in
 	// [0, 1000]; 0 means 10. It needs WindowDuration.
 	WindowBuckets int
 	// MinCalls is the number of calls the window must hold before a ratio
-	// rule applies, at most WindowCalls when that is set. 0 means 10, or
-	// WindowCalls if that is smaller.
+	// rule applies; >= 0, and at most WindowCalls when that is set. 0 means
+	// 10, or WindowCalls if that is smaller (with the default window of 100
+	// calls: 10).
 	MinCalls int
 
 	// Cooldown is how long the breaker stays open before it turns
-	// half-open. 0 means 30s.
+	// half-open; >= 0. 0 means 30s.
 	Cooldown time.Duration
 	// CooldownBackoff, when not the zero Schedule, replaces Cooldown with a
 	// growing cooldown: the k-th opening in a row (the trip, then each
@@ -101,10 +120,10 @@ type Config struct {
 	// with Cooldown.
 	CooldownBackoff backoff.Schedule
 	// TrialTimeout is how long a half-open trial may go without reporting,
-	// measured from the trial's admission: a trial that has not reported
-	// TrialTimeout after it was admitted expires: like a failed trial, it
-	// opens the breaker again (so an abandoned permit wedges nothing for
-	// good). Its report, if it ever comes, is ignored.
+	// measured from the trial's admission; >= 0. A trial that has not
+	// reported TrialTimeout after it was admitted expires: like a failed
+	// trial, it opens the breaker again (so an abandoned permit wedges
+	// nothing for good). Its report, if it ever comes, is ignored.
 	//
 	// 0 (the default) means the longest cooldown there can be: Cooldown
 	// (30s by default), or with a CooldownBackoff the schedule's Max, so
@@ -117,10 +136,10 @@ type Config struct {
 	TrialTimeout time.Duration
 
 	// MaxTrials is the number of trial calls a half-open breaker admits at
-	// once. 0 means 1.
+	// once; >= 0. 0 means 1.
 	MaxTrials int
 	// SuccessThreshold is the number of successful trials, in a row, that
-	// closes a half-open breaker. 0 means 1.
+	// closes a half-open breaker; >= 0. 0 means 1.
 	SuccessThreshold int
 
 	// Classify decides what an error says about the dependency: [Success],
@@ -133,7 +152,7 @@ type Config struct {
 	// the breaker's lock, with transitions delivered one at a time in the
 	// order they happened (by whichever goroutine is delivering, possibly
 	// not the one that caused the transition). It may call any method of
-	// the breaker.
+	// the breaker. nil (the default) means no callback.
 	//
 	// If it panics, the panic goes up to the caller of the breaker method
 	// that was delivering (Allow, a report, Policy's Do, State, ...: the
@@ -144,30 +163,31 @@ type Config struct {
 	// delivered by the next call into the breaker, then later ones as
 	// usual.
 	OnStateChange func(Transition)
-	// Clock is the time source. nil means clock.Real().
+	// Clock is the time source. nil (the default) means clock.Real().
 	Clock clock.Clock
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, or an
 // error naming the first invalid field and its value, for example
-// "breaker: Threshold must be in [0, 4294967295], got -3" or "breaker:
-// TrialTimeout must be >= 0, got -1s".
+// "breaker: Threshold must be in [0, 4294967295] or Off (-1), got -3" or
+// "breaker: TrialTimeout must be >= 0, got -1s". [New] panics with the
+// same message.
 func (c Config) Validate() error {
 	switch {
-	case c.Threshold < 0 || uint64(c.Threshold) > math.MaxUint32:
-		return fmt.Errorf("breaker: Threshold must be in [0, %d], got %d", uint32(math.MaxUint32), c.Threshold)
+	case c.Threshold != resilience.Off && (c.Threshold < 0 || uint64(c.Threshold) > math.MaxUint32):
+		return fmt.Errorf("breaker: Threshold must be in [0, %d] or Off (-1), got %d", uint32(math.MaxUint32), c.Threshold)
 	case !(c.FailureRatio >= 0 && c.FailureRatio <= 1):
 		return fmt.Errorf("breaker: FailureRatio must be in [0, 1], got %v", c.FailureRatio)
 	case !(c.SlowCallRatio >= 0 && c.SlowCallRatio <= 1):
 		return fmt.Errorf("breaker: SlowCallRatio must be in [0, 1], got %v", c.SlowCallRatio)
 	case c.SlowCall < 0:
-		return fmt.Errorf("breaker: SlowCall must be >= 0, got %v", c.SlowCall)
+		return negative("SlowCall", c.SlowCall)
 	case c.SlowCallRatio > 0 && c.SlowCall == 0:
 		return errors.New("breaker: SlowCall must be > 0 when SlowCallRatio is set, got 0s")
 	case c.WindowCalls < 0:
-		return fmt.Errorf("breaker: WindowCalls must be >= 0, got %d", c.WindowCalls)
+		return negative("WindowCalls", c.WindowCalls)
 	case c.WindowDuration < 0:
-		return fmt.Errorf("breaker: WindowDuration must be >= 0, got %v", c.WindowDuration)
+		return negative("WindowDuration", c.WindowDuration)
 	case c.WindowCalls > 0 && c.WindowDuration > 0:
 		return fmt.Errorf("breaker: WindowCalls and WindowDuration are exclusive, got %d and %v", c.WindowCalls, c.WindowDuration)
 	case c.WindowBuckets < 0 || c.WindowBuckets > 1000:
@@ -181,23 +201,32 @@ func (c Config) Validate() error {
 		}
 		return fmt.Errorf("breaker: WindowDuration must be at least 1ns per bucket (WindowBuckets %s), got %v", buckets, c.WindowDuration)
 	case c.MinCalls < 0:
-		return fmt.Errorf("breaker: MinCalls must be >= 0, got %d", c.MinCalls)
+		return negative("MinCalls", c.MinCalls)
 	case c.WindowCalls > 0 && c.MinCalls > c.WindowCalls:
 		return fmt.Errorf("breaker: MinCalls must be <= WindowCalls (%d), got %d", c.WindowCalls, c.MinCalls)
 	case c.Cooldown < 0:
-		return fmt.Errorf("breaker: Cooldown must be >= 0, got %v", c.Cooldown)
-	case c.CooldownBackoff != backoff.Schedule{} && c.Cooldown > 0:
+		return negative("Cooldown", c.Cooldown)
+	case !c.CooldownBackoff.IsZero() && c.Cooldown > 0:
 		return fmt.Errorf("breaker: Cooldown and CooldownBackoff are exclusive, got %v and %v", c.Cooldown, c.CooldownBackoff)
-	case c.CooldownBackoff != backoff.Schedule{} && c.CooldownBackoff.Max() <= 0:
+	case !c.CooldownBackoff.IsZero() && c.CooldownBackoff.Max() <= 0:
 		return fmt.Errorf("breaker: CooldownBackoff must have a Max > 0, got %v", c.CooldownBackoff)
 	case c.TrialTimeout < 0:
-		return fmt.Errorf("breaker: TrialTimeout must be >= 0, got %v", c.TrialTimeout)
+		return negative("TrialTimeout", c.TrialTimeout)
 	case c.MaxTrials < 0:
-		return fmt.Errorf("breaker: MaxTrials must be >= 0, got %d", c.MaxTrials)
+		return negative("MaxTrials", c.MaxTrials)
 	case c.SuccessThreshold < 0:
-		return fmt.Errorf("breaker: SuccessThreshold must be >= 0, got %d", c.SuccessThreshold)
+		return negative("SuccessThreshold", c.SuccessThreshold)
 	}
 	return nil
+}
+
+// negative returns the error of a field that must be >= 0 and is v < 0.
+// Off (-1) gets a hint: only Threshold takes it.
+func negative[T int | time.Duration](field string, v T) error {
+	if v == resilience.Off {
+		return fmt.Errorf("breaker: %s must be >= 0 (Off applies only to Threshold), got %v", field, v)
+	}
+	return fmt.Errorf("breaker: %s must be >= 0, got %v", field, v)
 }
 
 // buckets returns the number of buckets of a time-based window.
@@ -219,14 +248,21 @@ type option func(*Config)
 
 func (f option) apply(c *Config) { f(c) }
 
-// WithConfig sets every field of the configuration to c's. Options after it
-// override single fields.
-func WithConfig(c Config) Option { return option(func(d *Config) { *d = c }) }
+// WithConfig sets the fields of the configuration that are not zero in c
+// to c's; c's zero fields (which mean "the default") leave what New's
+// earlier options set, or the default, as it is. Options after it
+// override single fields. Given WithCooldown(time.Second) and then
+// WithConfig(Config{Threshold: 3}), the breaker trips after 3 failures and
+// stays open 1s.
+func WithConfig(c Config) Option { return option(func(d *Config) { merge.NonZero(d, c) }) }
 
 // WithName sets Config.Name.
 func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
 
-// WithThreshold sets Config.Threshold: consecutive failures that trip.
+// WithThreshold sets Config.Threshold: n consecutive failures trip the
+// breaker. 0 means the default (5 when no other trip rule is set, else no
+// consecutive-failures rule); [resilience.Off] switches the rule off. New
+// panics if n is otherwise negative or above 4294967295.
 func WithThreshold(n int) Option { return option(func(c *Config) { c.Threshold = n }) }
 
 // WithFailureRatio sets Config.FailureRatio, in [0, 1].

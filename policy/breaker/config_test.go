@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 
@@ -15,31 +17,40 @@ func TestValidate(t *testing.T) {
 		cfg  breaker.Config
 		want string
 	}{
-		{breaker.Config{Threshold: -3}, "breaker: Threshold must be in [0, 4294967295], got -3"},
-		{breaker.Config{Threshold: math.MaxUint32 + 1}, "breaker: Threshold must be in [0, 4294967295], got 4294967296"},
+		{breaker.Config{Threshold: -3}, "breaker: Threshold must be in [0, 4294967295] or Off (-1), got -3"},
+		{breaker.Config{Threshold: math.MinInt}, "breaker: Threshold must be in [0, 4294967295] or Off (-1), got -9223372036854775808"},
+		{breaker.Config{Threshold: math.MaxUint32 + 1}, "breaker: Threshold must be in [0, 4294967295] or Off (-1), got 4294967296"},
 		{breaker.Config{FailureRatio: -0.1}, "breaker: FailureRatio must be in [0, 1], got -0.1"},
 		{breaker.Config{FailureRatio: 1.5}, "breaker: FailureRatio must be in [0, 1], got 1.5"},
 		{breaker.Config{FailureRatio: math.NaN()}, "breaker: FailureRatio must be in [0, 1], got NaN"},
 		{breaker.Config{SlowCallRatio: 2, SlowCall: time.Second}, "breaker: SlowCallRatio must be in [0, 1], got 2"},
 		{breaker.Config{SlowCall: -time.Second}, "breaker: SlowCall must be >= 0, got -1s"},
+		{breaker.Config{SlowCall: resilience.Off}, "breaker: SlowCall must be >= 0 (Off applies only to Threshold), got -1ns"},
 		{breaker.Config{SlowCallRatio: 0.5}, "breaker: SlowCall must be > 0 when SlowCallRatio is set, got 0s"},
-		{breaker.Config{WindowCalls: -1}, "breaker: WindowCalls must be >= 0, got -1"},
+		{breaker.Config{WindowCalls: -1}, "breaker: WindowCalls must be >= 0 (Off applies only to Threshold), got -1"},
+		{breaker.Config{WindowCalls: -2}, "breaker: WindowCalls must be >= 0, got -2"},
 		{breaker.Config{WindowDuration: -time.Second}, "breaker: WindowDuration must be >= 0, got -1s"},
 		{breaker.Config{WindowCalls: 10, WindowDuration: time.Minute}, "breaker: WindowCalls and WindowDuration are exclusive, got 10 and 1m0s"},
 		{breaker.Config{WindowDuration: time.Minute, WindowBuckets: 1001}, "breaker: WindowBuckets must be in [0, 1000], got 1001"},
 		{breaker.Config{WindowDuration: time.Minute, WindowBuckets: -1}, "breaker: WindowBuckets must be in [0, 1000], got -1"},
+		{breaker.Config{FailureRatio: resilience.Off}, "breaker: FailureRatio must be in [0, 1], got -1"},
 		{breaker.Config{WindowBuckets: 5}, "breaker: WindowBuckets needs WindowDuration, got 5 buckets and 0s"},
 		{breaker.Config{WindowDuration: 3, WindowBuckets: 5}, "breaker: WindowDuration must be at least 1ns per bucket (WindowBuckets 5), got 3ns"},
 		{breaker.Config{WindowDuration: 5}, "breaker: WindowDuration must be at least 1ns per bucket (WindowBuckets 0: the default 10), got 5ns"},
 		{breaker.Config{MinCalls: -2}, "breaker: MinCalls must be >= 0, got -2"},
+		{breaker.Config{MinCalls: resilience.Off}, "breaker: MinCalls must be >= 0 (Off applies only to Threshold), got -1"},
 		{breaker.Config{WindowCalls: 10, MinCalls: 11}, "breaker: MinCalls must be <= WindowCalls (10), got 11"},
 		{breaker.Config{Cooldown: -time.Second}, "breaker: Cooldown must be >= 0, got -1s"},
+		{breaker.Config{Cooldown: resilience.Off}, "breaker: Cooldown must be >= 0 (Off applies only to Threshold), got -1ns"},
 		{breaker.Config{Cooldown: time.Second, CooldownBackoff: exp}, "breaker: Cooldown and CooldownBackoff are exclusive, got 1s and exponential(1s×2, max 1m0s)"},
 		{breaker.Config{CooldownBackoff: backoff.Linear(0, 0, 0)}, "breaker: CooldownBackoff must have a Max > 0, got linear(0s+0s, max 0s)"},
 		{breaker.Config{CooldownBackoff: backoff.Constant(0)}, "breaker: CooldownBackoff must have a Max > 0, got constant(0s)"},
 		{breaker.Config{TrialTimeout: -time.Second}, "breaker: TrialTimeout must be >= 0, got -1s"},
-		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0, got -1"},
-		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0, got -1"},
+		{breaker.Config{TrialTimeout: resilience.Off}, "breaker: TrialTimeout must be >= 0 (Off applies only to Threshold), got -1ns"},
+		{breaker.Config{WindowDuration: resilience.Off}, "breaker: WindowDuration must be >= 0 (Off applies only to Threshold), got -1ns"},
+		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0 (Off applies only to Threshold), got -1"},
+		{breaker.Config{MaxTrials: -5}, "breaker: MaxTrials must be >= 0, got -5"},
+		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0 (Off applies only to Threshold), got -1"},
 	} {
 		err := c.cfg.Validate()
 		if err == nil || err.Error() != c.want {
@@ -65,6 +76,8 @@ func TestValidConfigs(t *testing.T) {
 		{WindowDuration: time.Minute, WindowBuckets: 1000},
 		{CooldownBackoff: backoff.Constant(time.Second), MaxTrials: 100, SuccessThreshold: 1000},
 		{MinCalls: 5}, // no ratio rule: no effect, but valid
+		{Threshold: resilience.Off},
+		{Threshold: resilience.Off, FailureRatio: 0.5},
 	} {
 		if err := c.Validate(); err != nil {
 			t.Errorf("Validate(%+v) = %v", c, err)
@@ -78,12 +91,97 @@ func TestOptionsApplyInOrder(t *testing.T) {
 	if b.Name() != "b" {
 		t.Fatalf("Name() = %q, want the last option's", b.Name())
 	}
-	fail(t, b, f, 2) // WithConfig replaced Threshold 7
+	fail(t, b, f, 2) // WithConfig's non-zero Threshold replaced 7
 	wantState(t, b, breaker.Open)
-	// WithConfig also replaces the clock set by newFake: it runs on the
-	// real clock, with its default 30s cooldown.
-	if _, err := b.Allow(); err == nil {
-		t.Fatal("the real clock has not moved 30s")
+}
+
+func TestWithConfigSetsOnlyNonZeroFields(t *testing.T) {
+	// The options before WithConfig set fields the Config leaves zero
+	// (Clock, Cooldown, MinCalls): they survive. The Config's non-zero
+	// fields (Name, Threshold) replace the earlier options'. An option
+	// after WithConfig overrides it (WindowCalls).
+	f := clock.NewFake()
+	b := breaker.New(breaker.WithClock(f), breaker.WithCooldown(time.Second), breaker.WithName("before"),
+		breaker.WithThreshold(9), breaker.WithMinCalls(4),
+		breaker.WithConfig(breaker.Config{Name: "cfg", Threshold: 2, FailureRatio: 1, WindowCalls: 50}),
+		breaker.WithWindowCalls(4))
+	if b.Name() != "cfg" {
+		t.Fatalf("Name() = %q, want the Config's", b.Name())
+	}
+	fail(t, b, f, 2) // Threshold 2, not 9
+	wantState(t, b, breaker.Open)
+	wantRefused(t, b, breaker.ErrOpen, time.Second) // the earlier Cooldown, on the earlier clock
+	f.Advance(time.Second)
+	succeed(t, b, f, 1)
+	wantState(t, b, breaker.Closed)
+
+	// A ratio rule from the Config, over a window of 4 calls (the later
+	// option, not the Config's 50) once it holds 4 calls (the earlier
+	// MinCalls, not the default 10): S S S F S F holds S F S F, a ratio of
+	// 0.5, at its last failure.
+	f = clock.NewFake()
+	b = breaker.New(breaker.WithClock(f), breaker.WithMinCalls(4),
+		breaker.WithConfig(breaker.Config{FailureRatio: 0.5, WindowCalls: 50}), breaker.WithWindowCalls(4))
+	succeed(t, b, f, 3)
+	fail(t, b, f, 1)
+	succeed(t, b, f, 1)
+	wantState(t, b, breaker.Closed)
+	fail(t, b, f, 1)
+	wantState(t, b, breaker.Open)
+}
+
+func TestWithConfigOfZeroConfigChangesNothing(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(2), breaker.WithCooldown(time.Second), breaker.WithConfig(breaker.Config{}))
+	fail(t, b, f, 2)
+	wantRefused(t, b, breaker.ErrOpen, time.Second)
+}
+
+func TestThresholdOff(t *testing.T) {
+	t.Run("alone: never trips by itself", func(t *testing.T) {
+		b, f := newFake(breaker.WithThreshold(resilience.Off))
+		fail(t, b, f, 1000)
+		wantState(t, b, breaker.Closed)
+		wantCounts(t, b, breaker.Counts{Calls: 1000, Failures: 1000, FailureRatio: 1, ConsecutiveFailures: 1000})
+		b.ForceOpen() // manual control still works
+		wantState(t, b, breaker.Open)
+	})
+	t.Run("in a Config", func(t *testing.T) {
+		b, f := newFake(breaker.WithThreshold(3), breaker.WithConfig(breaker.Config{Threshold: resilience.Off}))
+		fail(t, b, f, 10)
+		wantState(t, b, breaker.Closed)
+	})
+	t.Run("with a ratio rule: only the ratio trips", func(t *testing.T) {
+		b, f := newFake(breaker.WithThreshold(resilience.Off), breaker.WithFailureRatio(1), breaker.WithWindowCalls(20), breaker.WithMinCalls(20))
+		fail(t, b, f, 19)
+		wantState(t, b, breaker.Closed)
+		fail(t, b, f, 1)
+		wantState(t, b, breaker.Open)
+	})
+}
+
+func TestThresholdZeroIsTheDefault(t *testing.T) {
+	// 0 means 5 when no other trip rule is set ...
+	for _, opts := range [][]breaker.Option{
+		nil,
+		{breaker.WithThreshold(0)},
+		{breaker.WithThreshold(3), breaker.WithThreshold(0)}, // an explicit 0 restores the default
+		{breaker.WithSlowCall(time.Second)},                  // SlowCall alone is no rule
+	} {
+		b, f := newFake(opts...)
+		fail(t, b, f, 4)
+		wantState(t, b, breaker.Closed)
+		fail(t, b, f, 1)
+		wantState(t, b, breaker.Open)
+	}
+	// ... and no consecutive rule when another rule is set.
+	for _, opts := range [][]breaker.Option{
+		{breaker.WithFailureRatio(1), breaker.WithMinCalls(50)},
+		{breaker.WithSlowCall(time.Second), breaker.WithSlowCallRatio(1)},
+		{breaker.WithTripIf(func(c breaker.Counts) bool { return c.Failures >= 50 })},
+	} {
+		b, f := newFake(opts...)
+		fail(t, b, f, 49)
+		wantState(t, b, breaker.Closed)
 	}
 }
 

@@ -28,7 +28,9 @@
 //   - [New] with options ([WithThreshold], [WithFailureRatio],
 //     [WithWindowCalls], [WithWindowDuration], [WithSlowCallRatio],
 //     [WithTripIf], [WithCooldown], [WithCooldownBackoff], ...) or
-//     [WithConfig] and a [Config], checked by [Config.Validate]
+//     [WithConfig] and a [Config] (whose zero fields are the defaults;
+//     JSON through [Config.MarshalJSON] and [Config.UnmarshalJSON]),
+//     checked by [Config.Validate]
 //   - [Policy]: the breaker as a layer of a resilience.Policy[T]
 //   - [Breaker.Allow], [Permit.Done], [Permit.Report]: the two-step form
 //   - [Breaker.Record]: an outcome observed without a permit

@@ -425,11 +425,36 @@ func ExampleWithSuccessThreshold() {
 	// Output: half-open half-open closed
 }
 
-// A configuration read at run time (here, decoded from JSON), checked, then
-// applied; options after WithConfig override single fields.
+// WithConfig sets the non-zero fields of a Config: the options before it
+// keep the fields it leaves zero (here the clock and MinCalls), and options
+// after it override single fields (here Cooldown).
 func ExampleWithConfig() {
+	cfg := breaker.Config{Name: "search", FailureRatio: 0.5, WindowCalls: 20, Cooldown: time.Minute}
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithClock(clk), breaker.WithMinCalls(2),
+		breaker.WithConfig(cfg), breaker.WithCooldown(5*time.Second))
+	report(b, errUnavailable)
+	report(b, errUnavailable)
+	_, err := b.Allow()
+	fmt.Println(err)
+	// Output: breaker: open (search), retry after 5s
+}
+
+// A configuration file: decode it into a Config (durations are Go duration
+// strings, the growing cooldown a backoff schedule, -1 is resilience.Off),
+// check it, then build the breaker. Fields the file leaves out keep their
+// defaults; functions and the clock are given as options.
+func ExampleConfig_json() {
+	const file = `{
+		"Name": "search",
+		"Threshold": -1,
+		"FailureRatio": 0.5,
+		"WindowDuration": "1m",
+		"MinCalls": 4,
+		"CooldownBackoff": {"Kind": "exponential", "Base": "10s", "Multiplier": 2, "Max": "2m"}
+	}`
 	var cfg breaker.Config
-	if err := json.Unmarshal([]byte(`{"Name": "search", "FailureRatio": 0.5, "WindowCalls": 20, "Cooldown": 5000000000}`), &cfg); err != nil {
+	if err := json.Unmarshal([]byte(file), &cfg); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -438,12 +463,18 @@ func ExampleWithConfig() {
 		return
 	}
 	clk := clock.NewFake()
-	b := breaker.New(breaker.WithConfig(cfg), breaker.WithClock(clk), breaker.WithMinCalls(2))
-	report(b, errUnavailable)
-	report(b, errUnavailable)
+	b := breaker.New(breaker.WithConfig(cfg), breaker.WithClock(clk))
+	for _, err := range []error{errUnavailable, nil, errUnavailable, errUnavailable} {
+		report(b, err)
+	}
 	_, err := b.Allow()
 	fmt.Println(err)
-	// Output: breaker: open (search), retry after 5s
+
+	out, _ := json.Marshal(cfg)
+	fmt.Println(string(out))
+	// Output:
+	// breaker: open (search), retry after 10s
+	// {"Name":"search","Threshold":-1,"FailureRatio":0.5,"WindowDuration":"1m0s","MinCalls":4,"CooldownBackoff":{"Kind":"exponential","Base":"10s","Multiplier":2,"Max":"2m0s"}}
 }
 
 // A classifier decides what an error says about the dependency: here a

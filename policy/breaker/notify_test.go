@@ -2,7 +2,10 @@ package breaker_test
 
 import (
 	"context"
+	"math/rand/v2"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -113,6 +116,89 @@ func TestCallbacksRunOneAtATimeInOrder(t *testing.T) {
 	}
 	if last := got[len(got)-1]; last.To != b.State() {
 		t.Fatalf("last transition to %v, state %v", last.To, b.State())
+	}
+}
+
+func TestCallbacksOfConcurrentTransitionsNeverOverlapAndArriveInOrder(t *testing.T) {
+	// Many goroutines cause transitions of every kind at once: trips by
+	// failures, closes by successful trials, cooldowns ended by a clock
+	// they move, ForceOpen, ForceClosed and Reset. Callbacks must never
+	// overlap (an atomic counter of callbacks running, with a yield inside
+	// to widen the window) and must arrive in transition order: each one
+	// starts where the one before ended, in a later generation, no
+	// earlier. The record is appended without a lock of its own: under
+	// -race, callbacks not ordered one after the other are a data race.
+	const goroutines, calls = 8, 1500
+	f := clock.NewFake()
+	var (
+		running atomic.Int32
+		got     []breaker.Transition
+	)
+	b := breaker.New(breaker.WithClock(f), breaker.WithThreshold(2), breaker.WithCooldown(10*time.Millisecond),
+		breaker.WithMaxTrials(2), breaker.WithOnStateChange(func(tr breaker.Transition) {
+			if n := running.Add(1); n != 1 {
+				t.Errorf("%d callbacks running at once (at %+v)", n, tr)
+			}
+			got = append(got, tr)
+			runtime.Gosched()
+			running.Add(-1)
+		}))
+	p := breaker.Policy[int](b)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 3))
+			for range calls {
+				switch n := r.IntN(100); {
+				case n < 5:
+					f.Advance(time.Duration(r.IntN(15)) * time.Millisecond)
+				case n < 8:
+					[]func(){b.ForceOpen, b.ForceClosed, b.Reset}[r.IntN(3)]()
+				case n < 10:
+					_ = b.State() // makes due transitions happen, and delivers
+				default:
+					var err error
+					if r.IntN(2) == 0 {
+						err = errBoom
+					}
+					_, _ = p.Do(context.Background(), func(context.Context) (int, error) { return 0, err })
+				}
+			}
+		})
+	}
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the goroutines did not finish in 30s: a deadlock in delivery?")
+	}
+	b.Reset() // closes if need be; everything queued has been delivered
+	if running.Load() != 0 {
+		t.Fatalf("%d callbacks still running after every call returned", running.Load())
+	}
+	kinds := map[[2]breaker.State]int{}
+	for i, tr := range got {
+		kinds[[2]breaker.State{tr.From, tr.To}]++
+		if i == 0 {
+			continue
+		}
+		if prev := got[i-1]; tr.From != prev.To || tr.Generation <= prev.Generation || tr.At.Before(prev.At) {
+			t.Fatalf("transition %d %+v does not follow %+v", i, tr, prev)
+		}
+	}
+	// The schedule made every kind of transition, many times.
+	for _, k := range [][2]breaker.State{
+		{breaker.Closed, breaker.Open}, {breaker.Open, breaker.HalfOpen}, {breaker.HalfOpen, breaker.Closed},
+		{breaker.HalfOpen, breaker.Open}, {breaker.Open, breaker.Closed},
+	} {
+		if kinds[k] < 10 {
+			t.Errorf("only %d transitions %v > %v of %d: the schedule exercises too little", kinds[k], k[0], k[1], len(got))
+		}
+	}
+	t.Logf("%d transitions: %v", len(got), kinds)
+	if last := got[len(got)-1]; last.To != breaker.Closed || b.State() != breaker.Closed {
+		t.Fatalf("last transition %+v, state %v; want both closed after Reset", last, b.State())
 	}
 }
 

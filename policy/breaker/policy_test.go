@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
@@ -93,6 +96,59 @@ func TestPolicyDoesNotCallWithADoneContext(t *testing.T) {
 	}
 	wantCounts(t, b, breaker.Counts{})
 	wantState(t, b, breaker.Closed)
+}
+
+func TestPolicyCallersDeadlineMidCallIsAFailure(t *testing.T) {
+	// The caller's deadline passes while the dependency is working: the
+	// dependency did not answer in time, so the call is a failure (unlike
+	// the caller's cancellation), and such calls trip the breaker. Both
+	// paths of the adapter: the closed fast path, and the measured one
+	// (SlowCall set). In a synctest bubble: the deadline and the breaker's
+	// default real clock run on virtual time, and a hang is reported at
+	// once.
+	for _, c := range []struct {
+		name string
+		opts []breaker.Option
+	}{
+		{"fast path", nil},
+		{"measured", []breaker.Option{breaker.WithSlowCall(time.Hour)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var trips []breaker.Transition
+				b := breaker.New(append(c.opts, breaker.WithThreshold(2),
+					breaker.WithOnStateChange(func(tr breaker.Transition) { trips = append(trips, tr) }))...)
+				p := breaker.Policy[int](b)
+				for i, wrap := range []func(error) error{
+					func(err error) error { return err },
+					func(err error) error { return fmt.Errorf("rpc: %w", err) },
+				} {
+					ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+					start := time.Now()
+					_, err := p.Do(ctx, func(ctx context.Context) (int, error) {
+						<-ctx.Done() // the dependency answers only when the caller gives up
+						return 0, wrap(ctx.Err())
+					})
+					cancel()
+					if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
+						t.Fatalf("call %d: Do = %v after %v, want DeadlineExceeded after 1s", i, err, time.Since(start))
+					}
+				}
+				if s := b.State(); s != breaker.Open {
+					t.Fatalf("State() = %v after two calls past the caller's deadline, want open", s)
+				}
+				want := []breaker.Transition{{From: breaker.Closed, To: breaker.Open, Generation: 2, At: time.Now(),
+					Counts: breaker.Counts{Calls: 2, Failures: 2, FailureRatio: 1, ConsecutiveFailures: 2}}}
+				if diff := cmp.Diff(want, trips); diff != "" {
+					t.Fatalf("transitions mismatch (-want +got):\n%s", diff)
+				}
+				ran := false
+				if _, err := p.Do(context.Background(), func(context.Context) (int, error) { ran = true; return 1, nil }); !errors.Is(err, breaker.ErrOpen) || ran {
+					t.Fatalf("Do on the tripped breaker = %v (op ran: %v), want ErrOpen", err, ran)
+				}
+			})
+		})
+	}
 }
 
 func TestPolicyPanicCountsAsFailureAndPropagates(t *testing.T) {

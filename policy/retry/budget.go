@@ -8,48 +8,107 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
 )
 
-// BudgetConfig configures a [Budget]. Every field is literal; there are no
-// defaults to fall back on. The values of Finagle's default RetryBudget are
-// a good start: Ratio 0.2, MinPerSecond 10, Window 10 s.
+// BudgetConfig configures a [Budget]. A zero field means the field's
+// default, stated at each field, so BudgetConfig{} is the default budget,
+// Finagle's default RetryBudget: Ratio 0.2, MinPerSecond 10, Window 10 s.
+// Ratio and MinPerSecond can each be switched off with resilience.Off, not
+// both.
+//
+// A BudgetConfig reads and writes JSON ([BudgetConfig.MarshalJSON]), with
+// Window as a Go duration string; Clock is not serialised.
 type BudgetConfig struct {
 	// Ratio is how many retries the budget allows per execution over the
 	// window: 0.2 allows one retry for every five executions. It must be
-	// finite and >= 0.
+	// finite and > 0; 0 means 0.2. resilience.Off switches the ratio off:
+	// only the floor, MinPerSecond, allows retries.
 	Ratio float64
 
 	// MinPerSecond is the floor: retries per second allowed whatever the
 	// number of executions, so that a dependency called rarely can still
 	// be retried. Over the window it allows MinPerSecond × Window (in
-	// seconds) retries. It must be finite and >= 0, and not 0 when Ratio
-	// is 0.
+	// seconds) retries. It must be finite and > 0; 0 means 10.
+	// resilience.Off switches the floor off: only Ratio allows retries.
 	MinPerSecond float64
 
 	// Window is the length of the sliding window over which executions and
-	// retries are counted. It slides in steps of Window/10. It must be > 0.
+	// retries are counted. It slides in steps of Window/10. It must be > 0;
+	// 0 means 10 s.
 	Window time.Duration
 
 	// Clock is the source of time for the window. nil means clock.Real().
 	Clock clock.Clock
 }
 
+// The defaults of BudgetConfig's fields: Finagle's.
+const (
+	defaultBudgetRatio        = 0.2
+	defaultBudgetMinPerSecond = 10
+	defaultBudgetWindow       = 10 * time.Second
+)
+
 // Validate reports whether c is a valid budget configuration: nil if it is,
 // else an error naming the first field at fault and its value, the same
-// message [NewBudget] panics with.
+// message [NewBudget] panics with. BudgetConfig{} is valid.
 func (c BudgetConfig) Validate() error {
 	switch {
-	case !(c.Ratio >= 0) || math.IsInf(c.Ratio, 1):
-		return fmt.Errorf("retry: BudgetConfig.Ratio must be finite and >= 0, got %v", c.Ratio)
-	case !(c.MinPerSecond >= 0) || math.IsInf(c.MinPerSecond, 1):
-		return fmt.Errorf("retry: BudgetConfig.MinPerSecond must be finite and >= 0, got %v", c.MinPerSecond)
-	case c.Window <= 0:
-		return fmt.Errorf("retry: BudgetConfig.Window must be > 0, got %v", c.Window)
-	case c.Ratio == 0 && c.MinPerSecond == 0:
-		return errors.New("retry: BudgetConfig allows no retry at all: Ratio and MinPerSecond are both 0")
+	case !validRate(c.Ratio):
+		return fmt.Errorf("retry: BudgetConfig.Ratio must be finite and > 0, 0 (the default, 0.2) or Off (-1, no ratio), got %v", c.Ratio)
+	case !validRate(c.MinPerSecond):
+		return fmt.Errorf("retry: BudgetConfig.MinPerSecond must be finite and > 0, 0 (the default, 10) or Off (-1, no floor), got %v", c.MinPerSecond)
+	case c.Window < 0:
+		return fmt.Errorf("retry: BudgetConfig.Window must be > 0, or 0 (the default, 10s), got %v", c.Window)
+	case c.Ratio == resilience.Off && c.MinPerSecond == resilience.Off:
+		return errors.New("retry: BudgetConfig allows no retry at all: Ratio and MinPerSecond are both Off")
 	}
 	return nil
+}
+
+// validRate reports whether x is a valid Ratio or MinPerSecond: finite and
+// >= 0, or Off.
+func validRate(x float64) bool {
+	return x == resilience.Off || x >= 0 && !math.IsInf(x, 1)
+}
+
+// resolved returns c with every default filled in and Off as 0.
+func (c BudgetConfig) resolved() BudgetConfig {
+	c.Ratio = rate(c.Ratio, defaultBudgetRatio)
+	c.MinPerSecond = rate(c.MinPerSecond, defaultBudgetMinPerSecond)
+	if c.Window == 0 {
+		c.Window = defaultBudgetWindow
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real()
+	}
+	return c
+}
+
+func rate(x, dflt float64) float64 {
+	switch x {
+	case 0:
+		return dflt
+	case resilience.Off:
+		return 0
+	}
+	return x
+}
+
+// MarshalJSON writes c as a JSON object of its non-zero fields, by their Go
+// names: Window as a Go duration string ("10s"), Off as -1. Clock is left
+// out.
+func (c BudgetConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
+
+// UnmarshalJSON reads what [BudgetConfig.MarshalJSON] writes into c: the
+// fields present set c's, absent or null ones leave c's as they are. An
+// unknown field, or a Window that is not a Go duration string, is an error
+// naming the field. It does not validate: call [BudgetConfig.Validate].
+func (c *BudgetConfig) UnmarshalJSON(data []byte) error {
+	// jsonconf reads field by field: passing c itself does not recurse.
+	return jsonconf.Unmarshal("retry", data, c)
 }
 
 // budgetBuckets is the number of buckets of a Budget's sliding window.
@@ -102,17 +161,25 @@ func NewBudget(c BudgetConfig) *Budget {
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
 	}
-	clk := c.Clock
-	if clk == nil {
-		clk = clock.Real()
-	}
+	c = c.resolved()
 	return &Budget{
 		ratio:   c.Ratio,
 		reserve: c.MinPerSecond * c.Window.Seconds(),
-		width:   (c.Window + budgetBuckets - 1) / budgetBuckets,
-		clock:   clk,
-		start:   clk.Now(),
+		width:   bucketWidth(c.Window),
+		clock:   c.Clock,
+		start:   c.Clock.Now(),
 	}
+}
+
+// bucketWidth returns window/budgetBuckets rounded up, without the
+// overflow of (window + budgetBuckets - 1) / budgetBuckets near the largest
+// Duration (a negative width then made a negative ring index).
+func bucketWidth(window time.Duration) time.Duration {
+	w := window / budgetBuckets
+	if window%budgetBuckets != 0 {
+		w++
+	}
+	return w
 }
 
 // epoch returns the index of the current time slot, never negative.

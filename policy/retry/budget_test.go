@@ -3,6 +3,7 @@ package retry_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/retry"
@@ -42,8 +44,32 @@ func budgetRuns(t *testing.T, b *retry.Budget, n int) []bool {
 	return got
 }
 
+// BudgetConfig{} is Finagle's default budget: Ratio 0.2, MinPerSecond 10,
+// Window 10s. With no time passing, n executions allow min(n, 0.2n + 100)
+// retries: the first 125 are granted, the 126th is not; the window keeps
+// them for 10 s (at least 9 s), then lets them go.
+func TestBudgetDefaults(t *testing.T) {
+	clk := clock.NewFake()
+	b := retry.NewBudget(retry.BudgetConfig{Clock: clk})
+	want := make([]bool, 126)
+	for i := range 125 {
+		want[i] = true
+	}
+	if diff := cmp.Diff(want, budgetRuns(t, b, 126)); diff != "" {
+		t.Errorf("retries allowed mismatch (-want +got):\n%s", diff)
+	}
+	clk.Advance(9 * time.Second)
+	if diff := cmp.Diff([]bool{false}, budgetRuns(t, b, 1)); diff != "" {
+		t.Errorf("at 9s: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+	clk.Advance(time.Second)
+	if diff := cmp.Diff([]bool{true}, budgetRuns(t, b, 1)); diff != "" {
+		t.Errorf("at 10s: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestBudgetRatio(t *testing.T) {
-	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, Window: time.Minute, Clock: clock.NewFake()})
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: resilience.Off, Window: time.Minute, Clock: clock.NewFake()})
 	// Execution k is counted before it asks: k executions allow k/2 retries.
 	want := []bool{false, true, false, true, false, true}
 	if diff := cmp.Diff(want, budgetRuns(t, b, 6)); diff != "" {
@@ -53,7 +79,7 @@ func TestBudgetRatio(t *testing.T) {
 
 func TestBudgetFloor(t *testing.T) {
 	clk := clock.NewFake()
-	b := retry.NewBudget(retry.BudgetConfig{MinPerSecond: 1, Window: 2 * time.Second, Clock: clk})
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: resilience.Off, MinPerSecond: 1, Window: 2 * time.Second, Clock: clk})
 	if diff := cmp.Diff([]bool{true, true, false}, budgetRuns(t, b, 3)); diff != "" {
 		t.Errorf("retries allowed mismatch (-want +got):\n%s", diff)
 	}
@@ -65,7 +91,7 @@ func TestBudgetFloor(t *testing.T) {
 
 func TestBudgetWindowSlides(t *testing.T) {
 	clk := clock.NewFake()
-	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.1, Window: 10 * time.Second, Clock: clk})
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.1, MinPerSecond: resilience.Off, Window: 10 * time.Second, Clock: clk})
 	ok := retry.New[int](retry.WithBudget(b))
 	for range 20 {
 		if _, err := ok.Do(context.Background(), func(context.Context) (int, error) { return 0, nil }); err != nil {
@@ -87,7 +113,7 @@ func TestBudgetWindowSlides(t *testing.T) {
 }
 
 func TestBudgetIsSharedAcrossResultTypes(t *testing.T) {
-	b := retry.NewBudget(retry.BudgetConfig{MinPerSecond: 1, Window: time.Second, Clock: clock.NewFake()})
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: resilience.Off, MinPerSecond: 1, Window: time.Second, Clock: clock.NewFake()})
 	ints := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)))
 	strs := retry.New[string](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)))
 	n := 0
@@ -106,7 +132,7 @@ func TestBudgetIsSharedAcrossResultTypes(t *testing.T) {
 }
 
 func TestBudgetUnderConcurrency(t *testing.T) {
-	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.25, Window: time.Minute, Clock: clock.NewFake()})
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.25, MinPerSecond: resilience.Off, Window: time.Minute, Clock: clock.NewFake()})
 	p := retry.New[int](retry.WithBudget(b), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)))
 	var attempts atomic.Int64
 	const executions = 400
@@ -119,8 +145,44 @@ func TestBudgetUnderConcurrency(t *testing.T) {
 			})
 		})
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%d executions did not all end within 10s", executions)
+	}
 	if retries := attempts.Load() - executions; retries > executions/4 {
 		t.Errorf("%d retries granted for %d executions, want at most %d", retries, executions, executions/4)
+	}
+}
+
+// Regression (issue 10, defect 3.6): a Window near math.MaxInt64 passed
+// Validate, and the bucket width, rounded up past the largest Duration,
+// came out negative: once time moved past it, the budget indexed its
+// ring with a negative slot and panicked.
+func TestBudgetHugeWindow(t *testing.T) {
+	for _, w := range []time.Duration{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt64 - 8, math.MaxInt64 - 9} {
+		clk := clock.NewFake()
+		b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: 1, Window: w, Clock: clk})
+		var got []bool
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("Window %d: panic after %d executions: %v", int64(w), len(got), r)
+				}
+			}()
+			for range 40 {
+				got = append(got, budgetRun(t, b))
+				clk.Advance(10_000 * time.Hour) // 46 years in all: past a bucket (Window/10, 29 years)
+			}
+		}()
+		// The window never slides in that time: the floor (MinPerSecond
+		// × Window, huge) allows every retry.
+		for i, ok := range got {
+			if !ok {
+				t.Errorf("Window %d: retry %d denied, want every retry allowed by the floor", int64(w), i+1)
+			}
+		}
 	}
 }

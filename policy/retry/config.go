@@ -1,96 +1,161 @@
 package retry
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
+	"github.com/f0b5b96b/resilience/internal/merge"
 )
 
-// Config is the whole configuration of a retry policy. [New] starts from
-// [DefaultConfig] and applies its options to it in order; [WithConfig] sets
-// every field at once, for configurations read at run time (check them with
-// [Config.Validate] first).
+// Config is the whole configuration of a retry policy, one field per
+// option, for configurations read at run time: give it to [New] with
+// [WithConfig], after checking it with [Config.Validate].
 //
-// Fields hold their literal meaning: a zero field is not replaced by a
-// default, so build a Config from DefaultConfig() rather than from Config{}
-// (which is invalid: it bounds neither the attempts nor the time).
+// A zero field means the field's default, stated at each field, so
+// Config{} is the default configuration: 3 attempts, no bound on the
+// elapsed time, exponential backoff from 100 ms doubling up to 10 s with
+// full jitter, waits of at most 10 s, every error retried but the caller's
+// own context errors and resilience.Permanent ones, the real clock, no
+// budget. A field that can be switched off says so; resilience.Off
+// switches it off.
+//
+// A Config reads and writes JSON ([Config.MarshalJSON]) with durations as
+// Go duration strings; RetryIf, OnRetry, Clock and Budget are not
+// serialised.
 type Config struct {
 	// Attempts is the most calls of the op in one execution, the first call
-	// included: 1 means no retry. 0 means no limit on the number of
-	// attempts, and is valid only with a MaxElapsed > 0 and a Backoff whose
-	// Max is > 0 (such a schedule's delays are above 0, see
-	// backoff.Schedule.Max: never an unbounded tight loop). Default: 3.
+	// included: 1 means no retry. 0 means 3. resilience.Off means no limit
+	// on the number of attempts, and is valid only with a MaxElapsed > 0
+	// and a Backoff whose Max is > 0 (such a schedule's delays are above
+	// 0, see backoff.Schedule.Max: never an unbounded tight loop).
 	Attempts int
 
 	// MaxElapsed bounds one execution in time, measured on Clock from the
 	// start of its first attempt, waits included: no wait starts that would
 	// end later than MaxElapsed after that start. It does not cut an
 	// attempt short; put a timeout policy inside the retry for that. 0
-	// means no bound. Default: 0.
+	// means no bound.
 	MaxElapsed time.Duration
 
 	// Backoff gives the wait before each retry: the delay before retry k is
 	// the k-th delay of a fresh [backoff.Sequence] of Backoff (one per
-	// execution). The zero Schedule waits 0 between attempts. Default:
+	// execution). The zero Schedule (not set) means
 	// backoff.Exponential(100*time.Millisecond, 2, 10*time.Second) with
-	// backoff.Full jitter.
+	// backoff.Full jitter; backoff.Constant(0) is no wait at all.
 	Backoff backoff.Schedule
+
+	// MaxWait is the longest single wait. A Backoff delay above it is cut
+	// to MaxWait; a Retry-After hint above it ends the execution at once
+	// with an [Error] matching [ErrMaxWait], as a hint past MaxElapsed
+	// does (a hint of resilience.Never comes back as it is, as always). 0
+	// means the larger of the Backoff's Max and 10 s: 10 s with the default
+	// Backoff, and never less, so that a Backoff of short waits or none
+	// still honours ordinary hints (a rate limiter's, a "Retry-After: 2").
+	// resilience.Off switches the cap off: a hint is waited for however
+	// long it is, within MaxElapsed and the context's deadline.
+	MaxWait time.Duration
 
 	// RetryIf reports whether an attempt's error is worth another attempt.
 	// It is consulted for every failed attempt whose error is not marked
-	// [Permanent], even when the caller's context is done (an error it
-	// rejects comes back as it is), and never sees a nil error. The
-	// caller's own context errors are never retried, whatever it says. nil
-	// retries every other error. Default: nil.
+	// resilience.Permanent, even when the caller's context is done (an
+	// error it rejects comes back as it is), and never sees a nil error.
+	// The caller's own context errors are never retried, whatever it says.
+	// nil retries every other error.
 	RetryIf func(err error) bool
 
 	// OnRetry, if not nil, is called before each wait with the number of
 	// the attempt that failed (1 for the first call), its error and the
-	// wait about to start. It runs on the caller's goroutine. Default: nil.
+	// wait about to start. It runs on the caller's goroutine. nil: no hook.
 	OnRetry func(attempt int, err error, delay time.Duration)
 
 	// Clock is the source of time for waits, for MaxElapsed, and for the
 	// time left until the context's deadline. nil means clock.Real().
-	// Default: nil.
 	Clock clock.Clock
 
 	// Budget, if not nil, is the retry budget shared by every retry policy
 	// that calls the same dependency: each execution is counted in it, and
-	// each retry needs its permission. nil means no budget. Default: nil.
+	// each retry needs its permission. nil means no budget.
 	Budget *Budget
 }
 
-// DefaultConfig returns the configuration [New] starts from: 3 attempts, no
-// bound on the elapsed time, exponential backoff from 100 ms doubling up to
-// 10 s with full jitter, every error retried except the caller's own context
-// errors and [Permanent] ones, the real clock, no budget.
-func DefaultConfig() Config {
-	return Config{
-		Attempts: 3,
-		Backoff:  backoff.Exponential(100*time.Millisecond, 2, 10*time.Second).WithJitter(backoff.Full),
+// The defaults of the fields whose zero value means one.
+const (
+	defaultAttempts = 3
+	defaultMaxWait  = 10 * time.Second // the least default; defaultBackoff's Max
+)
+
+var defaultBackoff = backoff.Exponential(100*time.Millisecond, 2, 10*time.Second).WithJitter(backoff.Full)
+
+// backoff returns c.Backoff, or the default if it is not set.
+func (c *Config) backoff() backoff.Schedule {
+	if c.Backoff.IsZero() {
+		return defaultBackoff
 	}
+	return c.Backoff
+}
+
+// resolved returns c with every default filled in, as the policy runs
+// it: Attempts Off (no limit) stays Off, MaxWait Off becomes
+// resilience.Never (no hint is longer).
+func (c Config) resolved() Config {
+	if c.Attempts == 0 {
+		c.Attempts = defaultAttempts
+	}
+	c.Backoff = c.backoff()
+	switch c.MaxWait {
+	case 0:
+		c.MaxWait = max(c.Backoff.Max(), defaultMaxWait)
+	case resilience.Off:
+		c.MaxWait = resilience.Never
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real()
+	}
+	return c
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, else
 // an error naming the first field at fault and its value, the same message
-// [New] panics with.
+// [New] panics with. Config{} is valid.
 func (c Config) Validate() error {
 	switch {
-	case c.Attempts < 0:
-		return fmt.Errorf("retry: Attempts must be >= 0 (0 = no limit), got %d", c.Attempts)
+	case c.Attempts < resilience.Off:
+		return fmt.Errorf("retry: Attempts must be >= 1, 0 (the default, 3) or Off (-1, no limit), got %d", c.Attempts)
 	case c.MaxElapsed < 0:
-		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0 = no bound), got %v", c.MaxElapsed)
-	case c.Attempts == 0 && c.MaxElapsed == 0:
-		return errors.New("retry: Attempts 0 (no limit) needs a MaxElapsed > 0, got 0s")
-	case c.Attempts == 0 && c.Backoff.Max() == 0:
-		return fmt.Errorf("retry: Attempts 0 (no limit) needs a Backoff with Max > 0, got %v", c.Backoff)
+		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0: no bound), got %v", c.MaxElapsed)
+	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
+		return fmt.Errorf("retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got %v", c.MaxWait)
+	case c.Attempts == resilience.Off && c.MaxElapsed == 0:
+		return fmt.Errorf("retry: Attempts Off (no limit) needs a MaxElapsed > 0, got %v", c.MaxElapsed)
+	case c.Attempts == resilience.Off && c.backoff().Max() == 0:
+		return fmt.Errorf("retry: Attempts Off (no limit) needs a Backoff with Max > 0, got %v", c.Backoff)
 	case c.Budget != nil && c.Budget.width == 0:
-		return errors.New("retry: Budget must be made by NewBudget, got a zero Budget")
+		return fmt.Errorf("retry: Budget must be made by NewBudget, got a zero Budget")
 	}
 	return nil
+}
+
+// MarshalJSON writes c as a JSON object of its non-zero fields, by their Go
+// names: durations as Go duration strings ("250ms"; MaxWait Off as
+// "off"), Attempts Off as -1, Backoff as [backoff.Schedule.MarshalJSON]
+// writes it.
+// RetryIf, OnRetry, Clock and Budget are left out.
+func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
+
+// UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
+// present set c's, absent or null ones leave c's as they are. An unknown
+// field, a duration that is not a Go duration string, or an invalid
+// Backoff is an error naming the field. It does not validate: call
+// [Config.Validate].
+func (c *Config) UnmarshalJSON(data []byte) error {
+	// jsonconf reads field by field, never the whole struct through
+	// encoding/json, so passing c itself does not recurse, and errors name
+	// the type "Config".
+	return jsonconf.Unmarshal("retry", data, c)
 }
 
 // Option configures a retry policy built by [New]. Options are made by the
@@ -103,17 +168,24 @@ type option func(*Config)
 func (o option) apply(c *Config) { o(c) }
 
 // WithAttempts sets [Config.Attempts]: the most calls of the op, the first
-// included (1 = no retry, 0 = no limit, which needs WithMaxElapsed).
+// included (1 = no retry; 0 = the default, 3; resilience.Off = no limit,
+// which needs WithMaxElapsed).
 func WithAttempts(n int) Option { return option(func(c *Config) { c.Attempts = n }) }
 
 // WithMaxElapsed sets [Config.MaxElapsed]: the bound on one execution's time,
-// waits included (0 = no bound).
+// waits included (0 = no bound, the default).
 func WithMaxElapsed(d time.Duration) Option {
 	return option(func(c *Config) { c.MaxElapsed = d })
 }
 
-// WithBackoff sets [Config.Backoff]: the schedule of waits between attempts.
+// WithBackoff sets [Config.Backoff]: the schedule of waits between attempts
+// (the zero Schedule = the default, exponential with full jitter).
 func WithBackoff(s backoff.Schedule) Option { return option(func(c *Config) { c.Backoff = s }) }
+
+// WithMaxWait sets [Config.MaxWait]: the longest single wait; a Retry-After
+// hint beyond it ends the execution (0 = the default, the larger of the
+// Backoff's Max and 10 s; resilience.Off = no cap).
+func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
 
 // WithRetryIf sets [Config.RetryIf]: which errors are worth another attempt
 // (nil = all but the built-in exceptions).
@@ -133,5 +205,7 @@ func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clo
 // (nil = no budget).
 func WithBudget(b *Budget) Option { return option(func(c *Config) { c.Budget = b }) }
 
-// WithConfig sets every field of the configuration to c's.
-func WithConfig(c Config) Option { return option(func(cfg *Config) { *cfg = c }) }
+// WithConfig sets the fields of c that are not zero, and leaves the others
+// as the defaults and the options before it set them: it never erases an
+// earlier option. Options after it override its fields as usual.
+func WithConfig(c Config) Option { return option(func(d *Config) { merge.NonZero(d, c) }) }

@@ -1,92 +1,279 @@
 package retry_test
 
 import (
+	"context"
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/retry"
 )
 
 func TestValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(*retry.Config)
+		c    retry.Config
 		want string // "" = valid
 	}{
-		{"default", func(*retry.Config) {}, ""},
-		{"one attempt", func(c *retry.Config) { c.Attempts = 1 }, ""},
-		{"unlimited with bounds", func(c *retry.Config) { c.Attempts, c.MaxElapsed = 0, time.Second }, ""},
-		{"negative attempts", func(c *retry.Config) { c.Attempts = -3 },
-			"retry: Attempts must be >= 0 (0 = no limit), got -3"},
-		{"negative max elapsed", func(c *retry.Config) { c.MaxElapsed = -time.Second },
-			"retry: MaxElapsed must be >= 0 (0 = no bound), got -1s"},
-		{"unbounded", func(c *retry.Config) { c.Attempts = 0 },
-			"retry: Attempts 0 (no limit) needs a MaxElapsed > 0, got 0s"},
-		{"tight loop", func(c *retry.Config) { c.Attempts, c.MaxElapsed, c.Backoff = 0, time.Second, backoff.Constant(0) },
-			"retry: Attempts 0 (no limit) needs a Backoff with Max > 0, got constant(0s)"},
-		{"zero config", func(c *retry.Config) { *c = retry.Config{} },
-			"retry: Attempts 0 (no limit) needs a MaxElapsed > 0, got 0s"},
+		{"zero: the default", retry.Config{}, ""},
+		{"one attempt", retry.Config{Attempts: 1}, ""},
+		{"no limit, bounded in time", retry.Config{Attempts: resilience.Off, MaxElapsed: time.Second}, ""},
+		{"negative attempts", retry.Config{Attempts: -3},
+			"retry: Attempts must be >= 1, 0 (the default, 3) or Off (-1, no limit), got -3"},
+		{"negative max elapsed", retry.Config{MaxElapsed: -time.Second},
+			"retry: MaxElapsed must be >= 0 (0: no bound), got -1s"},
+		{"max elapsed Off", retry.Config{MaxElapsed: resilience.Off},
+			"retry: MaxElapsed must be >= 0 (0: no bound), got -1ns"},
+		{"unbounded", retry.Config{Attempts: resilience.Off},
+			"retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s"},
+		{"max wait", retry.Config{MaxWait: time.Minute}, ""},
+		{"max wait Off", retry.Config{MaxWait: resilience.Off}, ""},
+		{"negative max wait", retry.Config{MaxWait: -time.Second},
+			"retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got -1s"},
+		{"tight loop", retry.Config{Attempts: resilience.Off, MaxElapsed: time.Second, Backoff: backoff.Constant(0)},
+			"retry: Attempts Off (no limit) needs a Backoff with Max > 0, got constant(0s)"},
 	} {
-		c := retry.DefaultConfig()
-		tc.edit(&c)
-		err := c.Validate()
+		err := tc.c.Validate()
 		if got := errString(err); got != tc.want {
 			t.Errorf("%s: Validate() = %q, want %q", tc.name, got, tc.want)
 		}
-		got := panicString(func() { retry.New[int](retry.WithConfig(c)) })
+		got := panicString(func() { retry.New[int](retry.WithConfig(tc.c)) })
 		if got != tc.want {
-			t.Errorf("%s: New panicked with %q, want %q", tc.name, got, tc.want)
+			t.Errorf("%s: New(WithConfig) panicked with %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
 
-func TestValidateBudget(t *testing.T) {
-	ok := retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 10, Window: 10 * time.Second}
+// The options say the same as the fields, values and messages alike.
+func TestOptionsPanicAsValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		edit func(*retry.BudgetConfig)
+		opts []retry.Option
 		want string
 	}{
-		{"finagle defaults", func(*retry.BudgetConfig) {}, ""},
-		{"ratio only", func(c *retry.BudgetConfig) { c.MinPerSecond = 0 }, ""},
-		{"floor only", func(c *retry.BudgetConfig) { c.Ratio = 0 }, ""},
-		{"negative ratio", func(c *retry.BudgetConfig) { c.Ratio = -0.5 },
-			"retry: BudgetConfig.Ratio must be finite and >= 0, got -0.5"},
-		{"NaN ratio", func(c *retry.BudgetConfig) { c.Ratio = math.NaN() },
-			"retry: BudgetConfig.Ratio must be finite and >= 0, got NaN"},
-		{"infinite ratio", func(c *retry.BudgetConfig) { c.Ratio = math.Inf(1) },
-			"retry: BudgetConfig.Ratio must be finite and >= 0, got +Inf"},
-		{"negative floor", func(c *retry.BudgetConfig) { c.MinPerSecond = -1 },
-			"retry: BudgetConfig.MinPerSecond must be finite and >= 0, got -1"},
-		{"infinite floor", func(c *retry.BudgetConfig) { c.MinPerSecond = math.Inf(1) },
-			"retry: BudgetConfig.MinPerSecond must be finite and >= 0, got +Inf"},
-		{"zero window", func(c *retry.BudgetConfig) { c.Window = 0 },
-			"retry: BudgetConfig.Window must be > 0, got 0s"},
-		{"nothing allowed", func(c *retry.BudgetConfig) { c.Ratio, c.MinPerSecond = 0, 0 },
-			"retry: BudgetConfig allows no retry at all: Ratio and MinPerSecond are both 0"},
+		{"WithAttempts(-2)", []retry.Option{retry.WithAttempts(-2)},
+			"retry: Attempts must be >= 1, 0 (the default, 3) or Off (-1, no limit), got -2"},
+		{"WithMaxElapsed(-1s)", []retry.Option{retry.WithMaxElapsed(-time.Second)},
+			"retry: MaxElapsed must be >= 0 (0: no bound), got -1s"},
+		{"WithAttempts(Off) alone", []retry.Option{retry.WithAttempts(resilience.Off)},
+			"retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s"},
+		{"nil option", []retry.Option{nil}, "retry: New option must not be nil"},
 	} {
-		c := ok
-		tc.edit(&c)
-		if got := errString(c.Validate()); got != tc.want {
-			t.Errorf("%s: Validate() = %q, want %q", tc.name, got, tc.want)
-		}
-		if got := panicString(func() { retry.NewBudget(c) }); got != tc.want {
-			t.Errorf("%s: NewBudget panicked with %q, want %q", tc.name, got, tc.want)
+		if got := panicString(func() { retry.New[int](tc.opts...) }); got != tc.want {
+			t.Errorf("%s: New panicked with %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
 
 func TestZeroBudgetIsRejected(t *testing.T) {
 	want := "retry: Budget must be made by NewBudget, got a zero Budget"
-	c := retry.DefaultConfig()
-	c.Budget = &retry.Budget{}
+	c := retry.Config{Budget: &retry.Budget{}}
 	if got := errString(c.Validate()); got != want {
 		t.Errorf("Validate() = %q, want %q", got, want)
 	}
 	if got := panicString(func() { retry.New[int](retry.WithBudget(&retry.Budget{})) }); got != want {
 		t.Errorf("New panicked with %q, want %q", got, want)
+	}
+}
+
+// checkDefaultWaits runs n executions of p that fail every attempt and
+// checks that each makes 3 attempts with the default backoff's waits:
+// full jitter, wait k within [0, 100ms × 2^(k-1)], not all 0.
+func checkDefaultWaits(t *testing.T, name string, opts ...retry.Option) {
+	t.Helper()
+	clk := newSleeper()
+	p := retry.New[int](append([]retry.Option{retry.WithClock(clk)}, opts...)...)
+	var positive int
+	for range 20 {
+		clk.slept = nil
+		s := &script{errs: fails(10, errBoom)}
+		_, _ = p.Do(context.Background(), s.op)
+		if s.calls != 3 || len(clk.slept) != 2 {
+			t.Fatalf("%s: %d calls, waits %v; want the default 3 attempts and 2 waits", name, s.calls, clk.slept)
+		}
+		for i, d := range clk.slept {
+			if hi := 100 * time.Millisecond << i; d < 0 || d > hi {
+				t.Errorf("%s: wait %d = %v, want full jitter within [0, %v]", name, i+1, d, hi)
+			}
+			if d > 0 {
+				positive++
+			}
+		}
+	}
+	if positive == 0 {
+		t.Errorf("%s: 40 waits all 0s, want the default backoff's", name)
+	}
+}
+
+// Config{} is the default configuration, and so is each zero field.
+func TestZeroConfigIsTheDefault(t *testing.T) {
+	checkDefaultWaits(t, "New()")
+	checkDefaultWaits(t, "WithConfig(Config{})", retry.WithConfig(retry.Config{}))
+	checkDefaultWaits(t, "WithAttempts(0), WithBackoff(zero)", retry.WithAttempts(0), retry.WithBackoff(backoff.Schedule{}))
+}
+
+// Regression (issue 10): WithConfig replaced the defaults, so a Config
+// that set only Attempts retried with 0s waits.
+func TestWithConfigKeepsTheDefaults(t *testing.T) {
+	checkDefaultWaits(t, "WithConfig(Config{Attempts: 3})", retry.WithConfig(retry.Config{Attempts: 3}))
+}
+
+// WithConfig sets only the fields it has; it never erases an earlier
+// option. Options after it override it as usual.
+func TestWithConfigSetsOnlyItsNonZeroFields(t *testing.T) {
+	clk := newSleeper()
+	var hooks int
+	p := retry.New[int](retry.WithAttempts(5), retry.WithBackoff(backoff.Constant(time.Second)), retry.WithClock(clk),
+		retry.WithOnRetry(func(int, error, time.Duration) { hooks++ }),
+		retry.WithConfig(retry.Config{MaxElapsed: time.Minute}))
+	s := &script{errs: fails(10, errBoom)}
+	_, err := p.Do(context.Background(), s.op)
+	if s.calls != 5 || hooks != 4 {
+		t.Errorf("%d calls, %d hooks; want the earlier WithAttempts(5) and WithOnRetry kept", s.calls, hooks)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second, time.Second, time.Second, time.Second}, clk.slept); diff != "" {
+		t.Errorf("waits mismatch, want the earlier WithBackoff kept (-want +got):\n%s", diff)
+	}
+	if want := "retry: gave up after 5 attempts: boom"; errString(err) != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+
+	// A later option wins over WithConfig, and WithConfig over an earlier one.
+	c := retry.Config{Attempts: 4, Backoff: backoff.Constant(0)}
+	for _, tc := range []struct {
+		name string
+		opts []retry.Option
+		want int
+	}{
+		{"WithAttempts(2), WithConfig(4 attempts)", []retry.Option{retry.WithAttempts(2), retry.WithConfig(c)}, 4},
+		{"WithConfig(4 attempts), WithAttempts(2)", []retry.Option{retry.WithConfig(c), retry.WithAttempts(2)}, 2},
+		{"WithConfig(4 attempts), WithAttempts(0)", []retry.Option{retry.WithConfig(c), retry.WithAttempts(0)}, 3},
+	} {
+		s := &script{errs: fails(10, errBoom)}
+		_, _ = retry.New[int](tc.opts...).Do(context.Background(), s.op)
+		if s.calls != tc.want {
+			t.Errorf("%s: %d calls, want %d", tc.name, s.calls, tc.want)
+		}
+	}
+}
+
+// scheduleCmp compares backoff.Schedule values by ==, as the package
+// documents them (immutable values).
+var scheduleCmp = cmp.Comparer(func(a, b backoff.Schedule) bool { return a == b })
+
+func TestConfigJSONRoundTrip(t *testing.T) {
+	in := retry.Config{
+		Attempts:   resilience.Off,
+		MaxElapsed: 5 * time.Second,
+		Backoff:    backoff.Exponential(50*time.Millisecond, 1.5, 2*time.Second).WithJitter(backoff.Equal),
+		MaxWait:    resilience.Off,
+		RetryIf:    func(error) bool { return true },
+		OnRetry:    func(int, error, time.Duration) {},
+		Clock:      clock.NewFake(),
+		Budget:     retry.NewBudget(retry.BudgetConfig{}),
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"Attempts":-1,"MaxElapsed":"5s",` +
+		`"Backoff":{"Kind":"exponential","Base":"50ms","Multiplier":1.5,"Max":"2s","Jitter":"equal"},"MaxWait":"off"}`
+	if diff := cmp.Diff(want, string(data)); diff != "" {
+		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
+	}
+	var out retry.Config
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	// Funcs, the clock and the budget are not serialised.
+	in.RetryIf, in.OnRetry, in.Clock, in.Budget = nil, nil, nil, nil
+	if diff := cmp.Diff(in, out, scheduleCmp); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+	if data, err := json.Marshal(retry.Config{}); err != nil || string(data) != "{}" {
+		t.Errorf("Marshal(Config{}) = %s, %v; want {}, nil", data, err)
+	}
+}
+
+func TestConfigJSONErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"Attempts": 3, "Retries": 2}`, `retry: Config: unknown field "Retries"`},
+		{`{"MaxElapsed": 5}`, `retry: Config.MaxElapsed: a duration must be a string`},
+		{`{"MaxElapsed": "soon"}`, `retry: Config.MaxElapsed: time: invalid duration`},
+		{`{"Backoff": {"Kind": "exponential", "Base": "1s", "Multiplier": 0.5, "Max": "2s"}}`,
+			`retry: Config.Backoff: backoff: Exponential multiplier must be >= 1, got 0.5`},
+		{`{"RetryIf": true}`, `retry: Config: unknown field "RetryIf"`},
+	} {
+		var c retry.Config
+		err := json.Unmarshal([]byte(tc.in), &c)
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Unmarshal(%s) = %v; want an error starting %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestValidateBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		c    retry.BudgetConfig
+		want string
+	}{
+		{"zero: Finagle's defaults", retry.BudgetConfig{}, ""},
+		{"explicit", retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 10, Window: 10 * time.Second}, ""},
+		{"ratio only", retry.BudgetConfig{MinPerSecond: resilience.Off}, ""},
+		{"floor only", retry.BudgetConfig{Ratio: resilience.Off}, ""},
+		{"negative ratio", retry.BudgetConfig{Ratio: -0.5},
+			"retry: BudgetConfig.Ratio must be finite and > 0, 0 (the default, 0.2) or Off (-1, no ratio), got -0.5"},
+		{"NaN ratio", retry.BudgetConfig{Ratio: math.NaN()},
+			"retry: BudgetConfig.Ratio must be finite and > 0, 0 (the default, 0.2) or Off (-1, no ratio), got NaN"},
+		{"infinite ratio", retry.BudgetConfig{Ratio: math.Inf(1)},
+			"retry: BudgetConfig.Ratio must be finite and > 0, 0 (the default, 0.2) or Off (-1, no ratio), got +Inf"},
+		{"negative floor", retry.BudgetConfig{MinPerSecond: -2},
+			"retry: BudgetConfig.MinPerSecond must be finite and > 0, 0 (the default, 10) or Off (-1, no floor), got -2"},
+		{"infinite floor", retry.BudgetConfig{MinPerSecond: math.Inf(1)},
+			"retry: BudgetConfig.MinPerSecond must be finite and > 0, 0 (the default, 10) or Off (-1, no floor), got +Inf"},
+		{"negative window", retry.BudgetConfig{Window: -time.Second},
+			"retry: BudgetConfig.Window must be > 0, or 0 (the default, 10s), got -1s"},
+		{"nothing allowed", retry.BudgetConfig{Ratio: resilience.Off, MinPerSecond: resilience.Off},
+			"retry: BudgetConfig allows no retry at all: Ratio and MinPerSecond are both Off"},
+	} {
+		if got := errString(tc.c.Validate()); got != tc.want {
+			t.Errorf("%s: Validate() = %q, want %q", tc.name, got, tc.want)
+		}
+		if got := panicString(func() { retry.NewBudget(tc.c) }); got != tc.want {
+			t.Errorf("%s: NewBudget panicked with %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestBudgetConfigJSONRoundTrip(t *testing.T) {
+	in := retry.BudgetConfig{Ratio: 0.1, MinPerSecond: resilience.Off, Window: 30 * time.Second, Clock: clock.NewFake()}
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"Ratio":0.1,"MinPerSecond":-1,"Window":"30s"}`, string(data)); diff != "" {
+		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
+	}
+	var out retry.BudgetConfig
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	in.Clock = nil // not serialised
+	if diff := cmp.Diff(in, out); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+	var bad retry.BudgetConfig
+	if err := json.Unmarshal([]byte(`{"Percent": 20}`), &bad); err == nil ||
+		err.Error() != `retry: BudgetConfig: unknown field "Percent"` {
+		t.Errorf("Unmarshal of an unknown field = %v, want an error naming it", err)
 	}
 }
 

@@ -10,25 +10,33 @@
 // # Entry points
 //
 //   - [New]: the policy, a resilience.Policy[T], configured by options:
-//     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithRetryIf],
-//     [WithOnRetry], [WithClock], [WithBudget], [WithConfig].
-//   - [Config], [DefaultConfig], [Config.Validate]: the configuration as a
-//     value, for configurations read at run time.
-//   - [Permanent]: marks an error as not worth retrying.
+//     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithMaxWait],
+//     [WithRetryIf], [WithOnRetry], [WithClock], [WithBudget],
+//     [WithConfig].
+//   - [Config], [Config.Validate]: the configuration as a value, for
+//     configurations read at run time (JSON included); Config{} is the
+//     default configuration.
 //   - [Error]: what the policy returns when it gives up; its Reason says
-//     why: [ErrAttempts], [ErrMaxElapsed], [ErrBudgetExhausted], or the
-//     context's error (it ended, or its deadline would pass during the
-//     next wait).
+//     why: [ErrAttempts], [ErrMaxElapsed], [ErrMaxWait],
+//     [ErrBudgetExhausted], or the context's error (it ended, or its
+//     deadline would pass during the next wait).
 //   - [Budget], [NewBudget], [BudgetConfig]: a retry budget shared by the
 //     retry policies of one dependency.
 //
 // # Defaults
 //
-//	option            default                                  unit
-//	WithAttempts      3 (calls in total; 1 = no retry)         calls
-//	WithMaxElapsed    0 (no bound)                             time.Duration
+// A zero setting, in an option or a [Config] field, means its default;
+// resilience.Off switches off the settings that are on by default and can
+// be off: the limit on attempts and the cap on a single wait.
+//
+//	option            default (0 or not set)                   unit
+//	WithAttempts      3 (calls in total; 1 = no retry;         calls
+//	                  Off = no limit, needs WithMaxElapsed)
+//	WithMaxElapsed    no bound                                 time.Duration
 //	WithBackoff       exponential: 100 ms, ×2, capped at 10 s, time.Duration
 //	                  full jitter (delays uniform in [0, d])
+//	WithMaxWait       the larger of the Backoff's Max and 10 s time.Duration
+//	                  (Off = no cap)
 //	WithRetryIf       nil: every error but the exceptions below
 //	WithOnRetry       nil (no hook)
 //	WithClock         clock.Real()
@@ -37,12 +45,13 @@
 // Never retried, whatever the options: the caller's own context errors (the
 // policy stops as soon as the caller's context is done, without waiting any
 // further, and does not start a wait that would not end before the
-// context's deadline) and errors marked [Permanent]. A server's hint, an
-// error with a method RetryAfter() time.Duration (an open breaker, an HTTP
-// 429 or 503 with a Retry-After header), makes the next wait at least that
-// long; a hint that would pass MaxElapsed or the deadline ends the execution
-// at once, and a hint of math.MaxInt64 means "never": the error comes back
-// as it is.
+// context's deadline) and errors marked resilience.Permanent. A server's
+// hint, an error with a method RetryAfter() time.Duration (an open breaker,
+// an HTTP 429 or 503 with a Retry-After header), makes the next wait at
+// least that long; a hint longer than MaxWait, or that would pass
+// MaxElapsed or the deadline, ends the execution at once, and a hint of
+// resilience.Never ("never") comes back as it is. So a retry never sleeps
+// longer than MaxWait at a time: 10 s by default.
 //
 // A policy is an immutable value, safe for simultaneous use by multiple
 // goroutines; a [Budget] is shared, and safe for simultaneous use too.

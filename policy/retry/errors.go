@@ -18,6 +18,11 @@ var ErrAttempts = errors.New("retry: attempts used up")
 // through the Error.
 var ErrMaxElapsed = errors.New("retry: MaxElapsed reached")
 
+// ErrMaxWait is the [Error.Reason] when the policy gave up because an
+// attempt's Retry-After hint asked for a wait longer than
+// [Config.MaxWait]. errors.Is matches it through the Error.
+var ErrMaxWait = errors.New("retry: Retry-After exceeds MaxWait")
+
 // ErrBudgetExhausted is the [Error.Reason] when the policy gave up because
 // its [Budget] denied the retry that would have come next. errors.Is
 // matches it through the Error. It is not a refusal in the sense of
@@ -25,14 +30,15 @@ var ErrMaxElapsed = errors.New("retry: MaxElapsed reached")
 var ErrBudgetExhausted = errors.New("retry: retry budget exhausted")
 
 // Error is the error a retry policy returns when it gives up on an error
-// that was worth retrying. (Errors that were not — marked [Permanent],
-// rejected by [Config.RetryIf], or with a Retry-After hint of "never" —
-// come back as they are, whatever the context.) Its message says why and
+// that was worth retrying. (Errors that were not — marked
+// resilience.Permanent, rejected by [Config.RetryIf], or with a Retry-After
+// hint of resilience.Never — come back as they are, whatever the context.) Its message says why and
 // how many attempts ran, for example
 //
 //	retry: gave up after 3 attempts: connection refused
 //	retry: gave up after 2 attempts (context canceled): connection refused
 //	retry: gave up after 2 attempts (a wait of 4s would pass MaxElapsed 5s): connection refused
+//	retry: gave up after 2 attempts (a Retry-After of 16m40s exceeds MaxWait 10s): 503 Service Unavailable
 //
 // errors.Is and errors.As reach Err, the last attempt's error, through an
 // Error, and also Reason, which says why the policy gave up: compare Reason
@@ -51,14 +57,16 @@ type Error struct {
 	//   - [ErrAttempts]: the attempts were used up;
 	//   - [ErrMaxElapsed]: MaxElapsed was used up, or the next wait would
 	//     have passed it;
+	//   - [ErrMaxWait]: the last error's Retry-After hint was longer than
+	//     MaxWait;
 	//   - [ErrBudgetExhausted]: the retry budget denied the retry;
 	//   - context.Canceled or context.DeadlineExceeded (the context's
 	//     error): the caller's context ended, or the next wait would not
 	//     have ended before its deadline (then the policy did not wait).
 	Reason error
 
-	wait  time.Duration // the wait that was refused, for ErrMaxElapsed and a deadline ahead
-	limit time.Duration // MaxElapsed, or the time left until the deadline ahead
+	wait  time.Duration // the wait that was refused, for ErrMaxElapsed, ErrMaxWait and a deadline ahead
+	limit time.Duration // MaxElapsed, MaxWait, or the time left until the deadline ahead
 	used  time.Duration // time elapsed, for ErrMaxElapsed
 	ahead bool          // Reason is DeadlineExceeded for a deadline not yet reached
 }
@@ -82,6 +90,8 @@ func (e *Error) Error() string {
 		b.WriteString(" (MaxElapsed " + e.limit.String() + " used up: " + e.used.String() + " elapsed)")
 	case e.Reason == ErrMaxElapsed:
 		b.WriteString(" (a wait of " + e.wait.String() + " would pass MaxElapsed " + e.limit.String() + ")")
+	case e.Reason == ErrMaxWait:
+		b.WriteString(" (a Retry-After of " + e.wait.String() + " exceeds MaxWait " + e.limit.String() + ")")
 	case e.ahead && e.limit <= 0:
 		b.WriteString(" (the context's deadline has passed)")
 	case e.ahead:
@@ -105,38 +115,3 @@ func (e *Error) Unwrap() []error {
 	}
 	return []error{e.Reason, e.Err}
 }
-
-// Permanent returns err marked as not worth retrying: a retry policy returns
-// it at once, as it is, without another attempt. The mark is transparent:
-// the result's message is err's, errors.Is and errors.As reach err through
-// it, and its Timeout method reports err's. The mark survives wrapping with
-// %w, so a Permanent error returned by an inner retry also stops the outer
-// ones. Permanent(nil) returns nil.
-func Permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &permanentError{err}
-}
-
-type permanentError struct{ err error }
-
-func (e *permanentError) Error() string        { return e.err.Error() }
-func (e *permanentError) Unwrap() error        { return e.err }
-func (e *permanentError) Is(target error) bool { return target == errPermanent }
-
-// Timeout reports what err's own Timeout method does, so the mark stays
-// transparent to code that asks an error directly, as url.Error.Timeout
-// and net.Error users do.
-func (e *permanentError) Timeout() bool {
-	t, ok := e.err.(interface{ Timeout() bool })
-	return ok && t.Timeout()
-}
-
-// errPermanent is matched by every error marked by [Permanent]; errors.Is
-// finds it without allocating, where errors.As would.
-var errPermanent = errors.New("retry: permanent")
-
-// isPermanent reports whether err's chain holds an error marked by
-// [Permanent].
-func isPermanent(err error) bool { return errors.Is(err, errPermanent) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/retry"
@@ -28,23 +29,27 @@ func flaky(n int, err error) func(context.Context) (string, error) {
 
 var errUnavailable = errors.New("503 service unavailable")
 
-// fakeWaits returns the options that make an example's waits take no real
-// time: a fake clock, advanced by each wait as soon as the policy sleeps.
-// print, if set, is called with each wait.
-func fakeWaits(print func(attempt int, err error, delay time.Duration)) []retry.Option {
-	clk := clock.NewFake()
-	return []retry.Option{
-		retry.WithClock(clk),
-		retry.WithOnRetry(func(attempt int, err error, delay time.Duration) {
-			if print != nil {
-				print(attempt, err, delay)
-			}
-			go func() {
-				_ = clk.BlockUntil(context.Background(), 1) // the policy sleeps
-				clk.Advance(delay)
-			}()
-		}),
+// instantClock is a fake clock whose Sleep does not block: it moves the
+// fake time on by the wait at once, so an example's waits take no real
+// time.
+type instantClock struct{ *clock.Fake }
+
+func (c instantClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	c.Advance(d)
+	return nil
+}
+
+// fakeWaits returns the options that make an example's waits take no real
+// time: an instantClock. print, if set, is called with each wait.
+func fakeWaits(print func(attempt int, err error, delay time.Duration)) []retry.Option {
+	opts := []retry.Option{retry.WithClock(instantClock{clock.NewFake()})}
+	if print != nil {
+		opts = append(opts, retry.WithOnRetry(print))
+	}
+	return opts
 }
 
 func ExampleNew() {
@@ -75,7 +80,7 @@ func ExampleWithAttempts() {
 
 func ExampleWithMaxElapsed() {
 	p := retry.New[string](append(fakeWaits(nil),
-		retry.WithAttempts(0), // no limit but time
+		retry.WithAttempts(resilience.Off), // no limit but time
 		retry.WithMaxElapsed(time.Second),
 		retry.WithBackoff(backoff.Constant(400*time.Millisecond)),
 	)...)
@@ -105,6 +110,36 @@ func ExampleWithBackoff() {
 	// attempt 3 failed
 	// waiting 400ms
 	// attempt 4 succeeded
+	// ok
+}
+
+// tooMany is an HTTP 429 whose Retry-After header asks for a wait.
+type tooMany struct{ after time.Duration }
+
+func (e tooMany) Error() string             { return "429 too many requests" }
+func (e tooMany) RetryAfter() time.Duration { return e.after }
+
+func ExampleWithMaxWait() {
+	// The dependency asks for 16m40s, more than the default MaxWait (10 s):
+	// the policy gives up at once rather than sleep that long.
+	p := retry.New[string]()
+	_, err := p.Do(context.Background(), flaky(5, tooMany{1000 * time.Second}))
+	fmt.Println(err)
+	fmt.Println(errors.Is(err, retry.ErrMaxWait))
+
+	// With a longer cap it waits (here on a fake clock).
+	p = retry.New[string](append(fakeWaits(func(_ int, _ error, delay time.Duration) {
+		fmt.Println("waiting", delay)
+	}), retry.WithMaxWait(time.Hour))...)
+	v, _ := p.Do(context.Background(), flaky(1, tooMany{1000 * time.Second}))
+	fmt.Println(v)
+	// Output:
+	// attempt 1 failed
+	// retry: gave up after 1 attempt (a Retry-After of 16m40s exceeds MaxWait 10s): 429 too many requests
+	// true
+	// attempt 1 failed
+	// waiting 16m40s
+	// attempt 2 succeeded
 	// ok
 }
 
@@ -138,14 +173,24 @@ func ExampleWithClock() {
 	// A fake clock makes waits instant and observable in tests.
 	clk := clock.NewFake()
 	p := retry.New[string](retry.WithClock(clk), retry.WithBackoff(backoff.Constant(time.Hour)))
-	done := make(chan string)
+	done := make(chan string, 1)
 	go func() {
 		v, _ := p.Do(context.Background(), flaky(1, errUnavailable))
 		done <- v
 	}()
-	_ = clk.BlockUntil(context.Background(), 1) // the policy is waiting
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := clk.BlockUntil(ctx, 1); err != nil { // the policy is waiting
+		fmt.Println("the policy did not wait:", err)
+		return
+	}
 	clk.Advance(time.Hour)
-	fmt.Println(<-done)
+	select {
+	case v := <-done:
+		fmt.Println(v)
+	case <-time.After(10 * time.Second):
+		fmt.Println("Do did not return")
+	}
 	// Output:
 	// attempt 1 failed
 	// attempt 2 succeeded
@@ -155,7 +200,7 @@ func ExampleWithClock() {
 func ExampleWithBudget() {
 	// One budget per dependency, shared by every retry policy calling it:
 	// here at most one retry per 2 calls, and no floor.
-	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, Window: 10 * time.Second})
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: resilience.Off})
 	p := retry.New[string](append(fakeWaits(nil), retry.WithBudget(budget))...)
 	for range 2 {
 		_, err := p.Do(context.Background(), flaky(1, errUnavailable))
@@ -170,44 +215,67 @@ func ExampleWithBudget() {
 }
 
 func ExampleWithConfig() {
-	// A configuration read at run time: start from the defaults, check it.
-	c := retry.DefaultConfig()
-	c.Attempts = 5
-	c.Backoff = backoff.Constant(50 * time.Millisecond)
+	// WithConfig sets only the fields its Config has: the attempts here;
+	// the backoff of the option before it stays.
+	c := retry.Config{Attempts: 4}
+	p := retry.New[string](append(fakeWaits(func(_ int, _ error, delay time.Duration) {
+		fmt.Println("waiting", delay)
+	}),
+		retry.WithBackoff(backoff.Constant(50*time.Millisecond)),
+		retry.WithConfig(c),
+	)...)
+	v, _ := p.Do(context.Background(), flaky(3, errUnavailable))
+	fmt.Println(v)
+	// Output:
+	// attempt 1 failed
+	// waiting 50ms
+	// attempt 2 failed
+	// waiting 50ms
+	// attempt 3 failed
+	// waiting 50ms
+	// attempt 4 succeeded
+	// ok
+}
+
+// A configuration file: decode it into a Config (absent fields keep their
+// defaults), check it, and build the policy from it.
+func ExampleConfig_json() {
+	const file = `{
+		"Attempts": 4,
+		"MaxElapsed": "2s",
+		"Backoff": {"Kind": "constant", "Base": "300ms"}
+	}`
+	var c retry.Config
+	if err := json.Unmarshal([]byte(file), &c); err != nil {
+		fmt.Println(err)
+		return
+	}
 	if err := c.Validate(); err != nil {
 		fmt.Println(err)
 		return
 	}
-	// Options after WithConfig override its fields.
-	p := retry.New[string](append([]retry.Option{retry.WithConfig(c)}, fakeWaits(nil)...)...)
-	v, _ := p.Do(context.Background(), flaky(4, errUnavailable))
-	fmt.Println(v)
+	out, _ := json.Marshal(c)
+	fmt.Println(string(out))
 
-	c.Attempts = -1
-	fmt.Println(c.Validate())
+	p := retry.New[string](append(fakeWaits(nil), retry.WithConfig(c))...)
+	_, err := p.Do(context.Background(), flaky(10, errUnavailable))
+	fmt.Println(err)
 	// Output:
+	// {"Attempts":4,"MaxElapsed":"2s","Backoff":{"Kind":"constant","Base":"300ms"}}
 	// attempt 1 failed
 	// attempt 2 failed
 	// attempt 3 failed
 	// attempt 4 failed
-	// attempt 5 succeeded
-	// ok
-	// retry: Attempts must be >= 0 (0 = no limit), got -1
+	// retry: gave up after 4 attempts: 503 service unavailable
 }
 
-func ExampleDefaultConfig() {
-	c := retry.DefaultConfig()
-	fmt.Println(c.Attempts, c.MaxElapsed, c.Backoff)
-	// Output:
-	// 3 0s exponential(100ms×2, max 10s, full jitter)
-}
-
-func ExamplePermanent() {
+func ExampleNew_permanent() {
+	// An error marked resilience.Permanent comes back at once, as it is.
 	errBadRequest := errors.New("400 bad request")
 	p := retry.New[string]()
 	_, err := p.Do(context.Background(), func(context.Context) (string, error) {
 		fmt.Println("attempt")
-		return "", retry.Permanent(errBadRequest) // retrying will not help
+		return "", resilience.Permanent(errBadRequest) // retrying will not help
 	})
 	fmt.Println(err, errors.Is(err, errBadRequest))
 	// Output:
@@ -241,6 +309,8 @@ func ExampleError_reason() {
 			return "out of attempts"
 		case retry.ErrMaxElapsed:
 			return "out of time (MaxElapsed)"
+		case retry.ErrMaxWait:
+			return "asked to wait too long (MaxWait)"
 		case retry.ErrBudgetExhausted:
 			return "over the retry budget"
 		case context.DeadlineExceeded:
@@ -265,9 +335,9 @@ func ExampleError_reason() {
 }
 
 func ExampleNewBudget() {
-	// Finagle's defaults: retries up to 20% of the calls of the last 10 s,
-	// plus 10 retries per second.
-	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 10, Window: 10 * time.Second})
+	// The defaults, Finagle's: retries up to 20% of the calls of the last
+	// 10 s, plus 10 retries per second.
+	budget := retry.NewBudget(retry.BudgetConfig{})
 	payments := retry.New[string](retry.WithBudget(budget))
 	refunds := retry.New[int](retry.WithBudget(budget)) // same dependency, same budget
 	fmt.Println(payments, refunds)
@@ -276,16 +346,34 @@ func ExampleNewBudget() {
 }
 
 func ExampleBudgetConfig_Validate() {
-	fmt.Println(retry.BudgetConfig{Ratio: 0.2}.Validate())
+	fmt.Println(retry.BudgetConfig{Ratio: 0.1}.Validate()) // the rest: defaults
+	fmt.Println(retry.BudgetConfig{Window: -time.Second}.Validate())
 	// Output:
-	// retry: BudgetConfig.Window must be > 0, got 0s
+	// <nil>
+	// retry: BudgetConfig.Window must be > 0, or 0 (the default, 10s), got -1s
 }
 
-// A configuration read at run time: decode it over the defaults, and check
-// it before building the policy (New would panic with the same message).
+// A budget read from a configuration file: Window as a Go duration, Off as
+// -1; absent fields keep their defaults.
+func ExampleBudgetConfig_json() {
+	var c retry.BudgetConfig
+	if err := json.Unmarshal([]byte(`{"Ratio": 0.1, "MinPerSecond": -1, "Window": "1m"}`), &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(c.Validate(), c.Ratio, c.MinPerSecond == resilience.Off, c.Window)
+	budget := retry.NewBudget(c)
+	fmt.Println(retry.New[string](retry.WithBudget(budget)))
+	// Output:
+	// <nil> 0.1 true 1m0s
+	// retry
+}
+
+// A configuration read at run time: decode it, and check it before building
+// the policy (New would panic with the same message).
 func ExampleConfig_Validate() {
-	for _, js := range []string{`{"Attempts": 5}`, `{"Attempts": 0}`, `{"MaxElapsed": -1}`} {
-		c := retry.DefaultConfig()
+	for _, js := range []string{`{}`, `{"Attempts": 5}`, `{"Attempts": -1}`, `{"MaxElapsed": "-1s"}`} {
+		var c retry.Config
 		if err := json.Unmarshal([]byte(js), &c); err != nil {
 			fmt.Println(err)
 			continue
@@ -294,6 +382,7 @@ func ExampleConfig_Validate() {
 	}
 	// Output:
 	// <nil>
-	// retry: Attempts 0 (no limit) needs a MaxElapsed > 0, got 0s
-	// retry: MaxElapsed must be >= 0 (0 = no bound), got -1ns
+	// <nil>
+	// retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s
+	// retry: MaxElapsed must be >= 0 (0: no bound), got -1s
 }

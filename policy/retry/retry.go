@@ -2,12 +2,10 @@ package retry
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
-	"github.com/f0b5b96b/resilience/clock"
 )
 
 // New returns a retry policy, named "retry": it calls the rest of the chain
@@ -16,33 +14,36 @@ import (
 //
 // One execution (a call of Do) goes as follows. After a failed attempt:
 //
-//  1. If the error is marked [Permanent], or [Config.RetryIf] rejects it, or
-//     its Retry-After hint (see resilience.RetryAfter) is the largest
-//     time.Duration (math.MaxInt64, "never": a rate limiter of rate 0
-//     refuses so), return it as it is: no retry could help, so the policy
-//     adds nothing, whatever the state of the caller's context.
+//  1. If the error is marked resilience.Permanent, or [Config.RetryIf]
+//     rejects it, or its Retry-After hint (see resilience.RetryAfter) is
+//     resilience.Never (a rate limiter of rate 0 refuses so), return it as
+//     it is: no retry could help, so the policy adds nothing, whatever the
+//     state of the caller's context.
 //  2. If the caller's context is done, stop: the error matches both the
 //     context's error and the attempt's error.
 //  3. If the attempts are used up, stop with an [Error] matching
 //     [ErrAttempts].
-//  4. The wait is the next delay of [Config.Backoff], or the error's
-//     Retry-After hint if that is longer. If the wait would end past
-//     [Config.MaxElapsed] (or MaxElapsed is already used up), stop at once
-//     with an [Error] matching [ErrMaxElapsed]. If it would not end before
-//     the context's deadline (compared with [Config.Clock]'s time), stop at
-//     once with an [Error] matching context.DeadlineExceeded: sleeping into
-//     the deadline would only delay the same outcome.
+//  4. If the error's Retry-After hint is longer than [Config.MaxWait],
+//     stop at once with an [Error] matching [ErrMaxWait]. Else the wait is
+//     the next delay of [Config.Backoff] (cut to MaxWait), or the hint if
+//     that is longer. If the wait would end past [Config.MaxElapsed] (or
+//     MaxElapsed is already used up), stop at once with an [Error]
+//     matching [ErrMaxElapsed]. If it would not end before the context's
+//     deadline (compared with [Config.Clock]'s time), stop at once with an
+//     [Error] matching context.DeadlineExceeded: sleeping into the
+//     deadline would only delay the same outcome.
 //  5. If the [Budget] denies the retry, stop with an [Error] that matches
 //     [ErrBudgetExhausted].
 //  6. Call [Config.OnRetry], wait on [Config.Clock] (a wait ends early when
 //     the context ends, as in step 2), and make the next attempt.
 //
 // When the policy gives up, it returns the last attempt's result along with
-// the error; [Error.Reason] says which step stopped the execution. A refusal of an inner guard (an error matching
-// resilience.ErrRefused, such as an open breaker) is an error like any
-// other: it is retried, after at least its Retry-After hint, within
-// MaxElapsed; use [WithRetryIf] to treat refusals otherwise. A panic in the
-// op is not retried: it goes on up to the caller.
+// the error; [Error.Reason] says which step stopped the execution. A
+// refusal of an inner guard (an error matching resilience.ErrRefused, such
+// as an open breaker) is an error like any other: it is retried, after at
+// least its Retry-After hint, within MaxWait and MaxElapsed; use
+// [WithRetryIf] to treat refusals otherwise. A panic in the op is not
+// retried: it goes on up to the caller.
 //
 // An execution whose first attempt succeeds costs no allocation and reads
 // no clock unless MaxElapsed or a Budget is set (then one clock reading).
@@ -52,7 +53,7 @@ import (
 // if the configuration is invalid. The policy is safe for simultaneous use
 // by multiple goroutines if its hooks and backoff's random source are.
 func New[T any](opts ...Option) resilience.Policy[T] {
-	c := DefaultConfig()
+	var c Config
 	for _, o := range opts {
 		if o == nil {
 			panic("retry: New option must not be nil")
@@ -62,9 +63,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
 	}
-	if c.Clock == nil {
-		c.Clock = clock.Real()
-	}
+	c = c.resolved()
 	return resilience.New("retry", func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if c.Budget != nil {
 			c.Budget.deposit()
@@ -86,11 +85,11 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *Config, start time.Time, v T, err error) (T, error) {
 	var seq backoff.Sequence
 	for attempt := 1; ; attempt++ {
-		if isPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
+		if resilience.IsPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
 			return v, err
 		}
 		hint, hinted := resilience.RetryAfter(err)
-		if hint == never {
+		if hint == resilience.Never {
 			return v, err
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -102,7 +101,10 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 		if attempt == 1 {
 			seq = c.Backoff.Start()
 		}
-		wait := seq.Next()
+		if hinted && hint > c.MaxWait {
+			return v, &Error{Attempts: attempt, Err: err, Reason: ErrMaxWait, wait: hint, limit: c.MaxWait}
+		}
+		wait := min(seq.Next(), c.MaxWait)
 		if hinted {
 			wait = max(wait, hint)
 		}
@@ -124,9 +126,6 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 		}
 	}
 }
-
-// never is the Retry-After hint that means no retry will ever do.
-const never = time.Duration(math.MaxInt64)
 
 // fits returns nil if a wait starting now ends within MaxElapsed of start
 // (when MaxElapsed is set) and before ctx's deadline (when it has one), on

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -89,13 +88,6 @@ func TestDefaults(t *testing.T) {
 			t.Errorf("wait %d = %v, want full jitter within [0, %v]", i+1, d, hi)
 		}
 	}
-	c := retry.DefaultConfig()
-	if got, want := c.Backoff.String(), "exponential(100ms×2, max 10s, full jitter)"; got != want {
-		t.Errorf("default backoff = %s, want %s", got, want)
-	}
-	if c.Attempts != 3 || c.MaxElapsed != 0 || c.RetryIf != nil || c.OnRetry != nil || c.Clock != nil || c.Budget != nil {
-		t.Errorf("DefaultConfig() = %+v, want 3 attempts and every other field zero", c)
-	}
 	if got := retry.New[int]().String(); got != "retry" {
 		t.Errorf("String() = %q, want %q", got, "retry")
 	}
@@ -129,7 +121,7 @@ func TestAttempts(t *testing.T) {
 func TestUnlimitedAttemptsStopAtMaxElapsed(t *testing.T) {
 	clk := newSleeper()
 	s := &script{errs: fails(1000, errBoom)}
-	p := retry.New[int](retry.WithAttempts(0), retry.WithMaxElapsed(time.Second),
+	p := retry.New[int](retry.WithAttempts(resilience.Off), retry.WithMaxElapsed(time.Second),
 		retry.WithBackoff(backoff.Constant(300*time.Millisecond)), retry.WithClock(clk))
 	_, err := p.Do(context.Background(), s.op)
 	// Waits end at 300, 600 and 900 ms; a fourth would end at 1.2 s.
@@ -226,24 +218,6 @@ func TestOnRetry(t *testing.T) {
 	}
 }
 
-func TestLastOptionWins(t *testing.T) {
-	s := &script{errs: fails(10, errBoom)}
-	c := retry.DefaultConfig()
-	c.Attempts = 4
-	c.Backoff = backoff.Constant(0)
-	p := retry.New[int](retry.WithAttempts(2), retry.WithConfig(c), retry.WithClock(newSleeper()))
-	_, _ = p.Do(context.Background(), s.op)
-	if s.calls != 4 {
-		t.Errorf("WithAttempts(2), WithConfig(4 attempts): %d calls, want 4", s.calls)
-	}
-	s.calls = 0
-	p = retry.New[int](retry.WithConfig(c), retry.WithAttempts(2))
-	_, _ = p.Do(context.Background(), s.op)
-	if s.calls != 2 {
-		t.Errorf("WithConfig(4 attempts), WithAttempts(2): %d calls, want 2", s.calls)
-	}
-}
-
 func TestRetryAfterHint(t *testing.T) {
 	clk := newSleeper()
 	s := &script{errs: []error{hinted{2 * time.Second}, hinted{time.Millisecond}}}
@@ -261,7 +235,7 @@ func TestRetryAfterHintPastMaxElapsedStopsAtOnce(t *testing.T) {
 	clk := newSleeper()
 	s := &script{errs: []error{errBoom, hinted{30 * time.Second}}}
 	p := retry.New[int](retry.WithAttempts(5), retry.WithMaxElapsed(10*time.Second), retry.WithClock(clk),
-		retry.WithBackoff(backoff.Constant(time.Second)))
+		retry.WithBackoff(backoff.Constant(time.Second)), retry.WithMaxWait(time.Minute))
 	v, err := p.Do(context.Background(), s.op)
 	if s.calls != 2 || v != 2 {
 		t.Errorf("Do returned %d after %d calls, want the second attempt's 2", v, s.calls)
@@ -351,11 +325,18 @@ func TestCancelDuringWaitStopsAtOnce(t *testing.T) {
 		v, err := p.Do(ctx, func(context.Context) (int, error) { return 9, errBoom })
 		done <- result{v, err}
 	}()
-	if err := clk.BlockUntil(context.Background(), 1); err != nil {
-		t.Fatal(err)
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	if err := clk.BlockUntil(wctx, 1); err != nil {
+		t.Fatalf("the policy did not start its wait within 10s: %v", err)
 	}
 	cancel() // the clock never moves: Do must return without it
-	r := <-done
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Do did not return within 10s of the cancellation")
+	}
 	if r.v != 9 || !errors.Is(r.err, context.Canceled) || !errors.Is(r.err, errBoom) {
 		t.Fatalf("Do = %d, %v; want 9 and an error matching both context.Canceled and errBoom", r.v, r.err)
 	}
@@ -404,7 +385,7 @@ func TestExhaustionWrapsLastError(t *testing.T) {
 }
 
 func TestPermanentIsNotRetried(t *testing.T) {
-	perm := retry.Permanent(errBoom)
+	perm := resilience.Permanent(errBoom)
 	wrapped := fmt.Errorf("get: %w", perm)
 	for _, e := range []error{perm, wrapped} {
 		s := &script{errs: []error{e}}
@@ -412,12 +393,6 @@ func TestPermanentIsNotRetried(t *testing.T) {
 		if s.calls != 1 || v != 1 || err != e {
 			t.Errorf("%v: Do = %d, %v after %d calls; want 1 and the error itself after 1 call", e, v, err, s.calls)
 		}
-	}
-	if !errors.Is(perm, errBoom) || perm.Error() != "boom" {
-		t.Errorf("Permanent(errBoom) = %q, want message boom and errors.Is errBoom", perm)
-	}
-	if retry.Permanent(nil) != nil {
-		t.Error("Permanent(nil) != nil")
 	}
 }
 
@@ -545,7 +520,7 @@ func TestWaitPastCallerDeadlineStopsAtOnce(t *testing.T) {
 // Regression: a Retry-After hint of the largest Duration, "never" (a rate
 // limiter of rate 0 refuses so), was slept on until the context ended.
 func TestNeverHintStopsAtOnce(t *testing.T) {
-	never := hinted{time.Duration(math.MaxInt64)}
+	never := hinted{resilience.Never}
 	clk := newSleeper()
 	s := &script{errs: []error{never}}
 	v, err := retry.New[int](retry.WithClock(clk), retry.WithAttempts(5)).Do(context.Background(), s.op)
@@ -589,7 +564,7 @@ func TestReasons(t *testing.T) {
 	bg := context.Background()
 	canceled, cancel := context.WithCancel(bg)
 	cancel()
-	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: 0, Window: time.Second})
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: resilience.Off, Window: time.Second})
 	for _, tc := range []struct {
 		name string
 		ctx  context.Context
@@ -599,7 +574,9 @@ func TestReasons(t *testing.T) {
 	}{
 		{"attempts", bg, nil, fails(3, errBoom), retry.ErrAttempts},
 		{"max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second), retry.WithBackoff(backoff.Constant(2 * time.Second))}, fails(3, errBoom), retry.ErrMaxElapsed},
-		{"hint past max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second)}, []error{hinted{time.Minute}}, retry.ErrMaxElapsed},
+		{"hint past max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second)}, []error{hinted{5 * time.Second}}, retry.ErrMaxElapsed},
+		{"hint past max wait", bg, nil, []error{hinted{time.Minute}}, retry.ErrMaxWait},
+		{"hint past max wait and max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second)}, []error{hinted{time.Minute}}, retry.ErrMaxWait},
 		{"budget", bg, []retry.Option{retry.WithBudget(budget)}, fails(3, errBoom), retry.ErrBudgetExhausted},
 		{"canceled", canceled, nil, fails(3, errBoom), context.Canceled},
 		{"deadline ahead", deadlineCtx{bg, time.Unix(0, 0)}, nil, fails(3, errBoom), context.DeadlineExceeded},
@@ -621,7 +598,7 @@ func TestReasons(t *testing.T) {
 // returns them as they are otherwise.
 func TestNotRetriedErrorsAreReturnedAsTheyAreAfterCancellation(t *testing.T) {
 	errNo := errors.New("no")
-	perm := retry.Permanent(errBoom)
+	perm := resilience.Permanent(errBoom)
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -639,22 +616,100 @@ func TestNotRetriedErrorsAreReturnedAsTheyAreAfterCancellation(t *testing.T) {
 	}
 }
 
-type timeoutErr struct{ timeout bool }
+// Regression (issue 10, defect 3.8): a retry without MaxElapsed slept as
+// long as any hint asked (16 minutes on a Retry-After: 1000). A hint
+// beyond MaxWait (by default the larger of the Backoff's Max and 10 s)
+// ends the execution at once, as a hint beyond MaxElapsed does.
+func TestHintPastMaxWaitStopsAtOnce(t *testing.T) {
+	clk := newSleeper()
+	hooks := 0
+	s := &script{errs: []error{errBoom, hinted{1000 * time.Second}}}
+	p := retry.New[int](retry.WithClock(clk), retry.WithOnRetry(func(int, error, time.Duration) { hooks++ }))
+	v, err := p.Do(context.Background(), s.op)
+	if s.calls != 2 || v != 2 || hooks != 1 {
+		t.Errorf("Do returned %d after %d calls and %d hooks; want the second attempt's 2 after 2 calls, 1 hook", v, s.calls, hooks)
+	}
+	if len(clk.slept) != 1 || clk.slept[0] > 100*time.Millisecond {
+		t.Errorf("waits %v, want only the first backoff delay (at most 100ms)", clk.slept)
+	}
+	var re *retry.Error
+	if !errors.As(err, &re) || re.Reason != retry.ErrMaxWait || !errors.Is(err, retry.ErrMaxWait) || !errors.Is(err, error(hinted{1000 * time.Second})) {
+		t.Errorf("err = %#v, want a *retry.Error with Reason ErrMaxWait, matching it and the hinted error", err)
+	}
+	want := "retry: gave up after 2 attempts (a Retry-After of 16m40s exceeds MaxWait 10s): unavailable, retry after 16m40s"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	if d, ok := resilience.RetryAfter(err); !ok || d != 1000*time.Second {
+		t.Errorf("RetryAfter(err) = %v, %v; want the hint to stay visible", d, ok)
+	}
+}
 
-func (e timeoutErr) Error() string { return "t" }
-func (e timeoutErr) Timeout() bool { return e.timeout }
-
-// The Permanent mark is transparent to code that asks an error for its
-// Timeout method directly (url.Error.Timeout does).
-func TestPermanentKeepsTimeout(t *testing.T) {
-	for _, want := range []bool{true, false} {
-		err := retry.Permanent(timeoutErr{want})
-		te, ok := err.(interface{ Timeout() bool })
-		if !ok || te.Timeout() != want {
-			t.Errorf("Permanent(timeout %v): Timeout method %v, reports %v", want, ok, ok && te.Timeout())
+// MaxWait 0 is the larger of the Backoff's Max and 10 s: a hint of exactly
+// that is waited for, a nanosecond more ends the execution.
+func TestMaxWaitDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		backoff backoff.Schedule
+		want    time.Duration
+	}{
+		{"default backoff", backoff.Schedule{}, 10 * time.Second},
+		{"no wait", backoff.Constant(0), 10 * time.Second},
+		{"short waits", backoff.Constant(50 * time.Millisecond), 10 * time.Second},
+		{"long max", backoff.Exponential(time.Second, 2, time.Minute), time.Minute},
+		{"long constant", backoff.Constant(30 * time.Second), 30 * time.Second},
+	} {
+		for _, hint := range []time.Duration{tc.want, tc.want + 1} {
+			clk := newSleeper()
+			s := &script{errs: []error{hinted{hint}}}
+			_, err := retry.New[int](retry.WithClock(clk), retry.WithBackoff(tc.backoff)).Do(context.Background(), s.op)
+			if hint == tc.want && (err != nil || len(clk.slept) != 1 || clk.slept[0] != hint) {
+				t.Errorf("%s: hint %v: err %v, waits %v; want the hint waited for, then success", tc.name, hint, err, clk.slept)
+			}
+			if hint > tc.want && (!errors.Is(err, retry.ErrMaxWait) || len(clk.slept) != 0) {
+				t.Errorf("%s: hint %v: err %v, waits %v; want ErrMaxWait at once (MaxWait %v)", tc.name, hint, err, clk.slept, tc.want)
+			}
 		}
 	}
-	if te := retry.Permanent(errors.New("x")).(interface{ Timeout() bool }); te.Timeout() {
-		t.Error("Permanent of an error without Timeout reports Timeout() true")
+}
+
+// WithMaxWait sets the cap: hints up to it are waited for, Backoff delays
+// above it are cut to it, and Off waits for any hint.
+func TestWithMaxWait(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  []retry.Option
+		errs  []error
+		waits []time.Duration
+		err   string
+	}{
+		{"longer cap", []retry.Option{retry.WithMaxWait(time.Minute)},
+			[]error{hinted{30 * time.Second}}, []time.Duration{30 * time.Second}, ""},
+		{"shorter cap", []retry.Option{retry.WithMaxWait(time.Second)},
+			[]error{hinted{2 * time.Second}}, nil,
+			"retry: gave up after 1 attempt (a Retry-After of 2s exceeds MaxWait 1s): unavailable, retry after 2s"},
+		{"cap cuts the backoff", []retry.Option{retry.WithMaxWait(2 * time.Second), retry.WithBackoff(backoff.Constant(5 * time.Second))},
+			[]error{errBoom, hinted{time.Second}}, []time.Duration{2 * time.Second, 2 * time.Second}, ""},
+		{"Off", []retry.Option{retry.WithMaxWait(resilience.Off)},
+			[]error{hinted{1000 * time.Second}, hinted{time.Hour}}, []time.Duration{1000 * time.Second, time.Hour}, ""},
+		{"Off, and a hint of never", []retry.Option{retry.WithMaxWait(resilience.Off)},
+			[]error{hinted{resilience.Never}}, nil, "unavailable, retry after 2562047h47m16.854775807s"},
+	} {
+		clk := newSleeper()
+		s := &script{errs: tc.errs}
+		_, err := retry.New[int](append([]retry.Option{retry.WithClock(clk)}, tc.opts...)...).Do(context.Background(), s.op)
+		if got := errString(err); got != tc.err {
+			t.Errorf("%s: err = %q, want %q", tc.name, got, tc.err)
+		}
+		if diff := cmp.Diff(tc.waits, clk.slept); diff != "" {
+			t.Errorf("%s: waits mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	want := "retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got -2s"
+	if got := panicString(func() { retry.New[int](retry.WithMaxWait(-2 * time.Second)) }); got != want {
+		t.Errorf("WithMaxWait(-2s): New panicked with %q, want %q", got, want)
+	}
+	if got := errString(retry.Config{MaxWait: -2 * time.Second}.Validate()); got != want {
+		t.Errorf("Config{MaxWait: -2s}.Validate() = %q, want %q", got, want)
 	}
 }

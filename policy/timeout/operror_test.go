@@ -21,13 +21,13 @@ func (h hinted) Error() string             { return "503 busy" }
 func (h hinted) RetryAfter() time.Duration { return h.d }
 
 // Regression: on expiry the policy returned the bare ErrTimeout error and
-// dropped the op's own error, and with it a retry.Permanent mark, the
+// dropped the op's own error, and with it a resilience.Permanent mark, the
 // op's identity for errors.Is/As, and its Retry-After hint.
 func TestExpiryWrapsOpError(t *testing.T) {
 	errOp := errors.New("op failed")
 	op := func(ctx context.Context) (int, error) {
 		<-ctx.Done()
-		return 3, retry.Permanent(fmt.Errorf("%w (%w)", errOp, hinted{time.Minute}))
+		return 3, resilience.Permanent(fmt.Errorf("%w (%w)", errOp, hinted{time.Minute}))
 	}
 	check := func(t *testing.T, v int, err error) {
 		t.Helper()
@@ -76,7 +76,7 @@ func TestExpiryKeepsRetryVerdicts(t *testing.T) {
 		_, err := p.Do(context.Background(), func(ctx context.Context) (int, error) {
 			calls++
 			<-ctx.Done()
-			return 0, retry.Permanent(errOp)
+			return 0, resilience.Permanent(errOp)
 		})
 		if calls != 1 || !errors.Is(err, timeout.ErrTimeout) || !errors.Is(err, errOp) {
 			t.Errorf("retry > timeout: %d calls, err = %v; want 1 call and an error matching ErrTimeout and the op's", calls, err)

@@ -19,7 +19,7 @@ import (
 //     context.DeadlineExceeded, whose message says "timeout: call exceeded
 //     2s"; if the op returned an error of its own, the error also wraps it
 //     ("timeout: call exceeded 2s: 503 busy"), so errors.Is/As, a
-//     retry.Permanent mark and a Retry-After hint still reach it (an op
+//     resilience.Permanent mark and a Retry-After hint still reach it (an op
 //     error that is exactly context.DeadlineExceeded adds nothing and is
 //     not kept);
 //   - if the caller's context ends first (cancelled, or a deadline earlier

@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
@@ -367,7 +367,7 @@ func TestOpReturningTheCauseSaysItOnce(t *testing.T) {
 		p := timeout.New[int](100 * time.Millisecond)
 		_, err := p.Do(context.Background(), func(ctx context.Context) (int, error) {
 			<-ctx.Done()
-			return 0, retry.Permanent(context.Cause(ctx))
+			return 0, resilience.Permanent(context.Cause(ctx))
 		})
 		if got, want := err.Error(), "timeout: call exceeded 100ms"; got != want {
 			t.Errorf("error %q, want %q", got, want)
