@@ -64,12 +64,17 @@ var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip re
 //
 // A layer may return before the attempts it started are done (a timeout
 // WithAbandon does). A response that arrives after RoundTrip returned is
-// closed at once (the layers still see it, with its body closed); an
+// discarded at once, as above (the layers still see it, with its body
+// closed or being drained); an
 // attempt that starts after RoundTrip returned does not send the request,
 // and fails with an error matching resilience.ErrRefused.
 //
 // Retries send the body again through Request.GetBody; a request whose body
 // cannot be replayed is sent once (see [ErrBodyNotReplayable]).
+//
+// The zero Transport sends each request once through
+// http.DefaultTransport. A Transport is safe for simultaneous use; its
+// fields must not change once it is in use.
 //
 // # Guards and response bodies
 //
@@ -89,10 +94,6 @@ var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip re
 // To bound whole exchanges, bodies included, set [Transport.Bulkhead]: the
 // Transport itself holds its slot until each body is read to its end or
 // closed.
-//
-// The zero Transport sends each request once through
-// http.DefaultTransport. A Transport is safe for simultaneous use; its
-// fields must not change once it is in use.
 type Transport struct {
 	// Base sends each attempt; nil means http.DefaultTransport.
 	Base http.RoundTripper
