@@ -18,8 +18,6 @@ type recorder struct {
 // connection: not a failure.
 const statusHijacked = -1
 
-func record(w http.ResponseWriter) *recorder { return &recorder{ResponseWriter: w} }
-
 // writer returns rec as the handler's ResponseWriter, with a Hijack method
 // if and only if the server's ResponseWriter has one, so that a handler's
 // type assertion tells the truth.

@@ -62,39 +62,49 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 		o.applyMiddleware(&m)
 	}
 	return func(h http.Handler) http.Handler {
-		serve := func(ctx context.Context, w http.ResponseWriter, r *http.Request) (served bool, err error) {
-			_, err = p.Do(ctx, func(ctx context.Context) (struct{}, error) {
-				served = true
-				if ctx != r.Context() {
-					r = r.WithContext(ctx)
-				}
-				rec := record(w)
-				h.ServeHTTP(rec.writer(), r)
-				if code := rec.status; failed(code) {
-					return struct{}{}, &StatusError{StatusCode: code}
-				}
-				return struct{}{}, nil
-			})
-			return served, err
-		}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var served bool
+			s := &serving{p: p, h: h, r: r, rec: recorder{ResponseWriter: w}}
 			var err error
 			if m.key == nil {
-				served, err = serve(r.Context(), w, r)
+				_, err = p.Do(r.Context(), s.serve)
 			} else {
 				lim := m.limits.Limiter(trackedKey(m.key(r)))
-				_, err = ratelimit.Policy[struct{}](lim).Do(r.Context(), func(ctx context.Context) (struct{}, error) {
-					var e error
-					served, e = serve(ctx, w, r)
-					return struct{}{}, e
-				})
+				_, err = ratelimit.Policy[struct{}](lim).Do(r.Context(), s.guard)
 			}
-			if err != nil && !served {
+			if err != nil && !s.served {
 				refuse(w, err)
 			}
 		})
 	}
+}
+
+// serving is one request going through Middleware.
+type serving struct {
+	p      resilience.Policy[struct{}]
+	h      http.Handler
+	r      *http.Request
+	rec    recorder
+	served bool // the handler was called
+}
+
+// guard runs the request through p.
+func (s *serving) guard(ctx context.Context) (struct{}, error) {
+	return s.p.Do(ctx, s.serve)
+}
+
+// serve is p's op: it runs the handler, and tells p's guards whether it
+// failed.
+func (s *serving) serve(ctx context.Context) (struct{}, error) {
+	s.served = true
+	r := s.r
+	if ctx != r.Context() {
+		r = r.WithContext(ctx)
+	}
+	s.h.ServeHTTP(s.rec.writer(), r)
+	if code := s.rec.status; failed(code) {
+		return struct{}{}, &StatusError{StatusCode: code}
+	}
+	return struct{}{}, nil
 }
 
 // MiddlewareOption configures [Middleware]. Options are applied in order;

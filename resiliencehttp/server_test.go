@@ -483,3 +483,35 @@ func TestMiddlewareKeyedLimitLongKeysHoldLittleMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(limits)
 }
+
+func TestMiddlewareAllocations(t *testing.T) {
+	// A request through Middleware allocates its own state (one record,
+	// and the op bound to it) and nothing for the handler's answer.
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	w := httptest.NewRecorder()
+	h := resiliencehttp.Middleware(resilience.Policy[struct{}]{})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest) // not a failure: nothing to allocate
+	}))
+	if n := testing.AllocsPerRun(1000, func() { h.ServeHTTP(w, r) }); n > 2 {
+		t.Errorf("a request through Middleware allocates %v times, want at most 2", n)
+	}
+}
+
+func BenchmarkMiddleware(b *testing.B) {
+	nop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	for name, h := range map[string]http.Handler{
+		"plain": resiliencehttp.Middleware(resilience.Policy[struct{}]{})(nop),
+		"keyed": resiliencehttp.Middleware(resilience.Policy[struct{}]{},
+			resiliencehttp.WithKeyedLimit(byHeader, ratelimit.NewKeyed[string](1e9, 1<<30)))(nop),
+	} {
+		b.Run(name, func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodGet, "/", nil)
+			r.Header.Set("X-Key", "client-1")
+			w := httptest.NewRecorder()
+			b.ReportAllocs()
+			for b.Loop() {
+				h.ServeHTTP(w, r)
+			}
+		})
+	}
+}
