@@ -41,6 +41,7 @@ type bhMachine struct {
 	timedOutInQueue   int
 	refusedWhenFull   int
 	releaseCancelRace int
+	doneCtx           int
 }
 
 func newBhMachine(t *rapid.T) *bhMachine {
@@ -105,14 +106,15 @@ func (m *bhMachine) Acquire(t *rapid.T) {
 	go func() { c.done <- m.b.Acquire(ctx) }()
 	synctest.Wait()
 	switch {
+	case ctx.Err() != nil: // looked at first: no slot, no queue, no refusal
+		m.doneCtx++
+		m.expect(t, c, context.Canceled.Error())
 	case len(m.holders) < m.max && len(m.queue) == 0:
 		m.holders = append(m.holders, c)
 		m.expect(t, c, "acquired")
 	case len(m.queue) >= m.maxQueue:
 		m.refusedWhenFull++
 		m.expect(t, c, "bulkhead: full (model)")
-	case ctx.Err() != nil:
-		m.expect(t, c, context.Canceled.Error())
 	default:
 		m.queue = append(m.queue, c)
 		m.expect(t, c, "waiting")
@@ -272,11 +274,13 @@ func (m *bhMachine) drain(t *rapid.T) {
 	}
 }
 
-// TestBulkheadMatchesModel: under random schedules of acquire, try-acquire,
-// release, cancellation (queued callers and holders), releases racing a
-// cancellation, and clock advances past MaxWait, the bulkhead matches the
-// model after every step: running <= max, queued <= queue, FIFO order
-// (exactly the head is served on release), no slot lost or duplicated.
+// TestBulkheadMatchesModel: under random schedules of acquire (sometimes
+// with a context already done, which gets ctx.Err() whatever the state),
+// try-acquire, release, cancellation (queued callers and holders), releases
+// racing a cancellation, and clock advances past MaxWait, the bulkhead
+// matches the model after every step: running <= max, queued <= queue,
+// FIFO order (exactly the head is served on release), no slot lost or
+// duplicated.
 func TestBulkheadMatchesModel(t *testing.T) {
 	var total bhMachine // coverage counters, summed over all checks
 	synctest.Test(t, func(t *testing.T) {
@@ -292,11 +296,12 @@ func TestBulkheadMatchesModel(t *testing.T) {
 			total.timedOutInQueue += m.timedOutInQueue
 			total.refusedWhenFull += m.refusedWhenFull
 			total.releaseCancelRace += m.releaseCancelRace
+			total.doneCtx += m.doneCtx
 		})
 	})
-	t.Logf("coverage: %d slots handed on, %d cancelled in queue, %d timed out, %d refused, %d release/cancel races",
-		total.grantedOnRelease, total.cancelledInQueue, total.timedOutInQueue, total.refusedWhenFull, total.releaseCancelRace)
-	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0) {
+	t.Logf("coverage: %d slots handed on, %d cancelled in queue, %d timed out, %d refused, %d release/cancel races, %d done contexts",
+		total.grantedOnRelease, total.cancelledInQueue, total.timedOutInQueue, total.refusedWhenFull, total.releaseCancelRace, total.doneCtx)
+	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0 || total.doneCtx == 0) {
 		t.Error("the schedules never reached some of the actions")
 	}
 }

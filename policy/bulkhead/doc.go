@@ -23,8 +23,10 @@
 //
 // A refusal is a *resilience.RefusedError carrying the bulkhead's name; it
 // matches [ErrFull] and resilience.ErrRefused through errors.Is. A caller whose
-// context ends while it waits gets ctx.Err(), which is the caller's own
-// doing and not the dependency's failure. Invalid configuration panics in
+// context has ended, before the call or while it waits, gets ctx.Err(),
+// which is the caller's own doing and not the dependency's failure: a done
+// context is looked at first, as golang.org/x/sync/semaphore does, so it
+// never takes a slot. Invalid configuration panics in
 // New with a message naming the field and the value; [Config.Validate]
 // returns the same message as an error.
 //
