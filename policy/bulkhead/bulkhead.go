@@ -51,10 +51,12 @@ const (
 )
 
 // New returns a bulkhead that lets at most maxConcurrent calls hold a slot
-// at once, configured by opts (no queue by default: see [WithMaxQueue]).
+// at once (unless an option sets [Config.MaxConcurrent]), configured by
+// opts, applied in order (no queue by default: see [WithMaxQueue]).
 //
-// New panics if an option is nil or the configuration is invalid (see [Config.Validate]), with
-// a message naming the field and the value, e.g.
+// New panics if an option is nil or the configuration it builds is invalid
+// (see [Config.Validate]; maxConcurrent must be at least 1 unless a Config
+// sets it), with a message naming the field and the value, e.g.
 // "bulkhead: MaxConcurrent must be between 1 and 2147483647, got 0".
 func New(maxConcurrent int, opts ...Option) *Bulkhead {
 	cfg := Config{MaxConcurrent: maxConcurrent}
@@ -64,7 +66,7 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 		}
 		o.apply(&cfg)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(true); err != nil {
 		panic(err.Error())
 	}
 	b := &Bulkhead{

@@ -12,7 +12,11 @@
 // # Entry points
 //
 //   - [New] creates a Bulkhead; [Option]s ([WithMaxQueue], [WithMaxWait],
-//     [WithName], [WithClock], [WithConfig]) or a [Config] configure it.
+//     [WithName], [WithClock]) configure it. A [Config] read at run time
+//     (it reads and writes JSON) is checked with [Config.Validate] and
+//     given with [WithConfig], which sets its non-zero fields only: a zero
+//     field means the default, so New(5, WithConfig(Config{MaxQueue: 1}))
+//     has 5 slots and a queue of 1.
 //   - [Bulkhead.Acquire] and [Bulkhead.Release] take and give back a slot,
 //     for code that calls the dependency itself; [Bulkhead.TryAcquire]
 //     takes one only if it is free now.
