@@ -3,6 +3,7 @@ package bulkhead_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -106,7 +107,7 @@ func TestErrorMessages(t *testing.T) {
 }
 
 func TestQueueIsFIFO(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(3))
 		if err := b.Acquire(t.Context()); err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func TestQueueIsFIFO(t *testing.T) {
 }
 
 func TestQueueFullRefusesAtOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithName("db"))
 		_ = b.Acquire(t.Context())
 		w := acquire(t.Context(), b)
@@ -156,7 +157,7 @@ func TestQueueFullRefusesAtOnce(t *testing.T) {
 }
 
 func TestCancelledWaiterLeavesAtOnceAndTakesNoSlot(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(3))
 		_ = b.Acquire(t.Context())
 		first := acquire(t.Context(), b)
@@ -188,7 +189,7 @@ func TestCancelledWaiterLeavesAtOnceAndTakesNoSlot(t *testing.T) {
 }
 
 func TestDeadlineWhileQueued(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
 		_ = b.Acquire(t.Context())
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
@@ -210,7 +211,7 @@ func TestDeadlineWhileQueued(t *testing.T) {
 // would queue, or the queue is full: its ctx is looked at first, as
 // golang.org/x/sync/semaphore does.
 func TestAcquireDoneContext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
@@ -262,7 +263,7 @@ func (c *endedCtx) Err() error {
 // the next in line and returns ctx.Err(): Acquire never returns a slot to a
 // caller whose ctx had ended when the slot reached it.
 func TestSlotHandedAfterContextEndedGoesOn(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(2))
 		_ = b.TryAcquire()
 		ctx := &endedCtx{Context: t.Context()}
@@ -317,7 +318,7 @@ func (c *cancelOnErr) Err() error {
 // caller and that caller's context ending: the slot must go on to the next
 // in line, not be lost.
 func TestSlotHandedToCancelledWaiterGoesOn(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(2))
 		_ = b.Acquire(t.Context())
 		parent, cancel := context.WithCancel(t.Context())
@@ -338,7 +339,7 @@ func TestSlotHandedToCancelledWaiterGoesOn(t *testing.T) {
 }
 
 func TestMaxWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		fake := clock.NewFake()
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(2), bulkhead.WithMaxWait(time.Second),
 			bulkhead.WithClock(fake), bulkhead.WithName("db"))
@@ -375,7 +376,7 @@ func TestMaxWait(t *testing.T) {
 // When MaxWait runs out at the moment a slot arrives, the caller either
 // keeps the slot or is refused and the slot stays free: it is never lost.
 func TestMaxWaitRacingRelease(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		fake := clock.NewFake()
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(fake))
 		outcomes := map[string]int{}
@@ -417,7 +418,9 @@ func TestReleaseWithoutSlotPanics(t *testing.T) {
 }
 
 func TestZeroAllocs(t *testing.T) {
-	ctx := t.Context()
+	// The deadline bounds an Acquire that would wait for a lost slot.
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
+	defer cancel()
 	b := bulkhead.New(4, bulkhead.WithMaxQueue(4))
 	full := bulkhead.New(1)
 	_ = full.TryAcquire()
@@ -425,8 +428,8 @@ func TestZeroAllocs(t *testing.T) {
 	op := func(context.Context) (int, error) { return 1, nil }
 	tests := map[string]func(){
 		"Acquire+Release": func() {
-			if b.Acquire(ctx) != nil {
-				panic("refused")
+			if err := b.Acquire(ctx); err != nil {
+				panic(fmt.Sprint("Acquire of a free slot: ", err))
 			}
 			b.Release()
 		},
@@ -558,7 +561,7 @@ func TestStress(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	waitAll(t, &wg, "the stress workers")
 	if p := peak.Load(); p > max {
 		t.Fatalf("peak concurrency %d > %d", p, max)
 	}

@@ -121,14 +121,16 @@ func TestOptionsApplyInOrder(t *testing.T) {
 			"bulkhead: full (early)"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		// In a bubble: if an option failed to remove the queue, Acquire
+		// would wait, and the bubble reports that at once.
+		bubble(t, func(t *testing.T) {
 			b := bulkhead.New(2, tt.opts...)
 			if first, second := b.TryAcquire(), b.TryAcquire(); !first || !second {
-				t.Fatal("could not take 2 slots")
+				t.Fatalf("%s: could not take 2 slots", tt.name)
 			}
 			err := b.Acquire(t.Context())
 			if diff := cmp.Diff(tt.want, err.Error()); diff != "" {
-				t.Fatalf("mismatch (-want +got):\n%s", diff)
+				t.Fatalf("%s: mismatch (-want +got):\n%s", tt.name, diff)
 			}
 		})
 	}
@@ -150,7 +152,7 @@ func slots(b *bulkhead.Bulkhead) int {
 // WithConfig sets only the Config's non-zero fields: it keeps New's
 // argument, earlier options and the defaults.
 func TestWithConfigMerges(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(5, bulkhead.WithName("db"), bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1}))
 		if got := slots(b); got != 5 {
 			t.Fatalf("New(5, WithConfig(Config{MaxQueue: 1})): %d slots, want New's 5", got)

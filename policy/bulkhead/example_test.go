@@ -48,13 +48,15 @@ func ExampleBulkhead_Acquire() {
 // When the slots are taken, a caller waits in the queue until one comes
 // back.
 func ExampleWithMaxQueue() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake() // with MaxWait, the example can see the caller queue
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
-	_ = b.Acquire(context.Background())
+	_ = b.Acquire(ctx)
 
 	got := make(chan error)
-	go func() { got <- b.Acquire(context.Background()) }()
-	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
+	go func() { got <- b.Acquire(ctx) }()
+	_ = fake.BlockUntil(ctx, 1) // the caller is queued
 	fmt.Println("queued:", b.Queued())
 	b.Release() // the slot goes straight to the first in line
 	fmt.Println(<-got, "in flight:", b.InFlight())
@@ -66,14 +68,16 @@ func ExampleWithMaxQueue() {
 
 // A caller waits at most MaxWait in the queue.
 func ExampleWithMaxWait() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(100*time.Millisecond),
 		bulkhead.WithClock(fake), bulkhead.WithName("db"))
-	_ = b.Acquire(context.Background())
+	_ = b.Acquire(ctx)
 
 	got := make(chan error)
-	go func() { got <- b.Acquire(context.Background()) }()
-	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
+	go func() { got <- b.Acquire(ctx) }()
+	_ = fake.BlockUntil(ctx, 1) // the caller is queued
 	fake.Advance(100 * time.Millisecond)
 	fmt.Println(<-got)
 	// Output: bulkhead: full, MaxWait spent in the queue (db)
@@ -179,17 +183,19 @@ func Example_refusal() {
 // Queued counts the callers waiting for a slot, for metrics. (With MaxWait
 // on a fake clock, the example can see the callers queue.)
 func ExampleBulkhead_Queued() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(2), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(fake))
 	_ = b.TryAcquire()
 	got := make(chan error)
 	for range 2 {
-		go func() { got <- b.Acquire(context.Background()) }()
+		go func() { got <- b.Acquire(ctx) }()
 	}
-	_ = fake.BlockUntil(context.Background(), 2) // both callers are queued
+	_ = fake.BlockUntil(ctx, 2) // both callers are queued
 	fmt.Println("in flight:", b.InFlight(), "queued:", b.Queued())
-	fmt.Println(b.Acquire(context.Background())) // no room left in the queue
-	fake.Advance(time.Second)                    // both waits run out
+	fmt.Println(b.Acquire(ctx)) // no room left in the queue
+	fake.Advance(time.Second)   // both waits run out
 	<-got
 	<-got
 	fmt.Println("queued:", b.Queued())
@@ -218,12 +224,14 @@ func ExampleBulkhead_Release() {
 // The clock times MaxWait: on a fake clock, a queued caller is refused
 // only once the fake time has passed MaxWait.
 func ExampleWithClock() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
 	_ = b.TryAcquire()
 	got := make(chan error)
-	go func() { got <- b.Acquire(context.Background()) }()
-	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
+	go func() { got <- b.Acquire(ctx) }()
+	_ = fake.BlockUntil(ctx, 1) // the caller is queued
 	fake.Advance(59 * time.Second)
 	fmt.Println("queued:", b.Queued())
 	fake.Advance(time.Second)
