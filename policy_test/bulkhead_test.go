@@ -3,6 +3,7 @@ package policytest
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -42,6 +43,7 @@ type bhMachine struct {
 	refusedWhenFull   int
 	releaseCancelRace int
 	doneCtx           int
+	progress          func() // tells the stall watchdog the model moves on
 }
 
 func newBhMachine(t *rapid.T) *bhMachine {
@@ -234,6 +236,7 @@ func (m *bhMachine) advance(t *rapid.T, d time.Duration) {
 // Check runs after every action: the metrics match the model, within the
 // bounds, and every caller the model has queued is still waiting.
 func (m *bhMachine) Check(t *rapid.T) {
+	m.progress()
 	type counts struct{ InFlight, Queued int }
 	want := counts{len(m.holders), len(m.queue)}
 	got := counts{m.b.InFlight(), m.b.Queued()}
@@ -283,11 +286,14 @@ func (m *bhMachine) drain(t *rapid.T) {
 // duplicated.
 func TestBulkheadMatchesModel(t *testing.T) {
 	var total bhMachine // coverage counters, summed over all checks
+	progress, stop := stallWatchdog(t.Name())
+	defer stop()
 	synctest.Test(t, func(t *testing.T) {
 		// rapid asks a *testing.T for its deadline, which a bubble forbids;
 		// wrapped, it is only a rapid.TB.
 		rapid.Check(struct{ *testing.T }{t}, func(rt *rapid.T) {
 			m := newBhMachine(rt)
+			m.progress = progress
 			defer m.stop()
 			rt.Repeat(rapid.StateMachineActions(m))
 			m.drain(rt)
@@ -304,4 +310,40 @@ func TestBulkheadMatchesModel(t *testing.T) {
 	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0 || total.doneCtx == 0) {
 		t.Error("the schedules never reached some of the actions")
 	}
+}
+
+// stallPatience is how long, in real time, a model may go without finishing
+// a step before stallWatchdog ends the run: far beyond any step's cost,
+// even under -race on a loaded machine.
+const stallPatience = time.Minute
+
+// stallWatchdog bounds a model's run where no select can: a goroutine stuck
+// on a lock or spinning is not durably blocked, so inside a synctest bubble
+// synctest.Wait waits for it for ever, and outside one the test's own
+// goroutine may be the one stuck. Call progress after each step; if
+// stallPatience of real time passes without a call, the test binary ends
+// with a panic naming test. Start it outside any bubble, so that it runs on
+// real time; stop it when the run ends.
+func stallWatchdog(test string) (progress, stop func()) {
+	var steps atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(stallPatience)
+		defer tick.Stop()
+		last := int64(-1)
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				n := steps.Load()
+				if n == last {
+					panic(fmt.Sprintf("%s: no step finished in %v (after %d steps): a call never returned "+
+						"(a goroutine stuck on a lock or spinning is not durably blocked, so synctest cannot report it)", test, stallPatience, n))
+				}
+				last = n
+			}
+		}
+	}()
+	return func() { steps.Add(1) }, func() { close(done) }
 }

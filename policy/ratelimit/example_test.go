@@ -71,11 +71,11 @@ func ExampleLimiter_AllowN() {
 // once, without waiting, when it does not.
 func ExampleLimiter_Wait() {
 	l := ratelimit.New(ratelimit.Every(time.Minute), 1, ratelimit.WithName("api"))
-	fmt.Println(l.Wait(context.Background())) // the bucket starts full
-
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	err := l.Wait(ctx) // the next token is a minute away
+	fmt.Println(l.Wait(ctx)) // the bucket starts full
+
+	err := l.Wait(ctx) // the next token is a minute away, past the deadline
 	fmt.Println(errors.Is(err, ratelimit.ErrLimited))
 	d, _ := resilience.RetryAfter(err)
 	fmt.Println(d > 59*time.Second)
@@ -114,6 +114,8 @@ func ExamplePolicy() {
 
 // The wait policy smooths a burst out instead, within MaxWait.
 func ExampleWaitPolicy() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake), ratelimit.WithMaxWait(5*time.Second))
 	p := ratelimit.WaitPolicy[int](l)
@@ -122,12 +124,12 @@ func ExampleWaitPolicy() {
 	results := make(chan int)
 	for i := range 2 {
 		go func() {
-			v, _ := p.Do(context.Background(), func(context.Context) (int, error) { return i, nil })
+			v, _ := p.Do(ctx, func(context.Context) (int, error) { return i, nil })
 			results <- v
 		}()
 	}
-	first := <-results                           // one call passes at once...
-	_ = fake.BlockUntil(context.Background(), 1) // ...the other waits for its token
+	first := <-results          // one call passes at once...
+	_ = fake.BlockUntil(ctx, 1) // ...the other waits for its token
 	fake.Advance(time.Second)
 	fmt.Println(first+<-results == 1)
 	// Output:
@@ -305,9 +307,10 @@ func ExampleWithMaxKeys() {
 // Wait waits for a token at most MaxWait; when the token is further away,
 // it fails at once, without waiting.
 func ExampleWithMaxWait() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(2*time.Second), 1, ratelimit.WithMaxWait(time.Second), ratelimit.WithClock(fake))
-	ctx := context.Background()
 	fmt.Println(l.Wait(ctx)) // the bucket starts full
 	fmt.Println(l.Wait(ctx)) // the next token is 2s away
 
