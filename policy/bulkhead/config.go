@@ -20,9 +20,9 @@ import (
 // A bulkhead has no setting that is on by default, so no field takes
 // resilience.Off: its queue and MaxWait are off unless set.
 type Config struct {
-	// MaxConcurrent is how many calls may hold a slot at once, at most
+	// MaxConcurrent is how many calls may hold a slot at once: 1 to
 	// 1<<31 - 1. 0 means the number given to [New], which is then the
-	// default a Config read at run time may change.
+	// default that a Config read at run time may change.
 	MaxConcurrent int
 
 	// MaxQueue is how many callers may wait in line for a slot when all are

@@ -22,13 +22,14 @@ import (
 // means "as given to New". The refill is the one setting that can be
 // switched off: Rate Off (resilience.Off, -1) means no refill.
 type Config struct {
-	// Rate is how many events per second the bucket refills: more than 0
-	// and at most 1e9 (one per nanosecond, the resolution of time), or
-	// +Inf, which admits every event, or Off, which switches the refill
-	// off: the bucket gives Burst events in all and then refuses for ever.
-	// 0 means the rate given to New. (New itself also takes 0 for no
-	// refill, as golang.org/x/time/rate does; in a Config, where 0 means
-	// New's rate, write Off.) Use [Every] to give it as one event per
+	// Rate is how many events per second the bucket refills. 0 means the
+	// rate given to New. Otherwise it is more than 0 and at most 1e9 (one
+	// per nanosecond, the resolution of time); or +Inf ("+Inf" in JSON),
+	// which admits every event; or resilience.Off (-1, in JSON too), which
+	// switches the refill off: the bucket gives Burst events in all, then
+	// refuses for ever. (New's rate argument may also be 0 for no refill,
+	// as with golang.org/x/time/rate; in a Config, where 0 means New's
+	// rate, no refill is Off.) Use [Every] to give it as one event per
 	// duration: a Rate whose interval 1e9/Rate is within a relative 2^-50
 	// (float64 rounding) of a whole number of nanoseconds is taken as
 	// exactly that interval.
