@@ -3,6 +3,7 @@ package policytest
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -41,6 +42,8 @@ type bhMachine struct {
 	timedOutInQueue   int
 	refusedWhenFull   int
 	releaseCancelRace int
+	doneCtx           int
+	progress          func() // tells the stall watchdog the model moves on
 }
 
 func newBhMachine(t *rapid.T) *bhMachine {
@@ -105,14 +108,15 @@ func (m *bhMachine) Acquire(t *rapid.T) {
 	go func() { c.done <- m.b.Acquire(ctx) }()
 	synctest.Wait()
 	switch {
+	case ctx.Err() != nil: // looked at first: no slot, no queue, no refusal
+		m.doneCtx++
+		m.expect(t, c, context.Canceled.Error())
 	case len(m.holders) < m.max && len(m.queue) == 0:
 		m.holders = append(m.holders, c)
 		m.expect(t, c, "acquired")
 	case len(m.queue) >= m.maxQueue:
 		m.refusedWhenFull++
 		m.expect(t, c, "bulkhead: full (model)")
-	case ctx.Err() != nil:
-		m.expect(t, c, context.Canceled.Error())
 	default:
 		m.queue = append(m.queue, c)
 		m.expect(t, c, "waiting")
@@ -232,6 +236,7 @@ func (m *bhMachine) advance(t *rapid.T, d time.Duration) {
 // Check runs after every action: the metrics match the model, within the
 // bounds, and every caller the model has queued is still waiting.
 func (m *bhMachine) Check(t *rapid.T) {
+	m.progress()
 	type counts struct{ InFlight, Queued int }
 	want := counts{len(m.holders), len(m.queue)}
 	got := counts{m.b.InFlight(), m.b.Queued()}
@@ -272,18 +277,23 @@ func (m *bhMachine) drain(t *rapid.T) {
 	}
 }
 
-// TestBulkheadMatchesModel: under random schedules of acquire, try-acquire,
-// release, cancellation (queued callers and holders), releases racing a
-// cancellation, and clock advances past MaxWait, the bulkhead matches the
-// model after every step: running <= max, queued <= queue, FIFO order
-// (exactly the head is served on release), no slot lost or duplicated.
+// TestBulkheadMatchesModel: under random schedules of acquire (sometimes
+// with a context already done, which gets ctx.Err() whatever the state),
+// try-acquire, release, cancellation (queued callers and holders), releases
+// racing a cancellation, and clock advances past MaxWait, the bulkhead
+// matches the model after every step: running <= max, queued <= queue,
+// FIFO order (exactly the head is served on release), no slot lost or
+// duplicated.
 func TestBulkheadMatchesModel(t *testing.T) {
 	var total bhMachine // coverage counters, summed over all checks
+	progress, stop := stallWatchdog(t.Name())
+	defer stop()
 	synctest.Test(t, func(t *testing.T) {
 		// rapid asks a *testing.T for its deadline, which a bubble forbids;
 		// wrapped, it is only a rapid.TB.
 		rapid.Check(struct{ *testing.T }{t}, func(rt *rapid.T) {
 			m := newBhMachine(rt)
+			m.progress = progress
 			defer m.stop()
 			rt.Repeat(rapid.StateMachineActions(m))
 			m.drain(rt)
@@ -292,11 +302,48 @@ func TestBulkheadMatchesModel(t *testing.T) {
 			total.timedOutInQueue += m.timedOutInQueue
 			total.refusedWhenFull += m.refusedWhenFull
 			total.releaseCancelRace += m.releaseCancelRace
+			total.doneCtx += m.doneCtx
 		})
 	})
-	t.Logf("coverage: %d slots handed on, %d cancelled in queue, %d timed out, %d refused, %d release/cancel races",
-		total.grantedOnRelease, total.cancelledInQueue, total.timedOutInQueue, total.refusedWhenFull, total.releaseCancelRace)
-	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0) {
+	t.Logf("coverage: %d slots handed on, %d cancelled in queue, %d timed out, %d refused, %d release/cancel races, %d done contexts",
+		total.grantedOnRelease, total.cancelledInQueue, total.timedOutInQueue, total.refusedWhenFull, total.releaseCancelRace, total.doneCtx)
+	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0 || total.doneCtx == 0) {
 		t.Error("the schedules never reached some of the actions")
 	}
+}
+
+// stallPatience is how long, in real time, a model may go without finishing
+// a step before stallWatchdog ends the run: far beyond any step's cost,
+// even under -race on a loaded machine.
+const stallPatience = time.Minute
+
+// stallWatchdog bounds a model's run where no select can: a goroutine stuck
+// on a lock or spinning is not durably blocked, so inside a synctest bubble
+// synctest.Wait waits for it for ever, and outside one the test's own
+// goroutine may be the one stuck. Call progress after each step; if
+// stallPatience of real time passes without a call, the test binary ends
+// with a panic naming test. Start it outside any bubble, so that it runs on
+// real time; stop it when the run ends.
+func stallWatchdog(test string) (progress, stop func()) {
+	var steps atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(stallPatience)
+		defer tick.Stop()
+		last := int64(-1)
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				n := steps.Load()
+				if n == last {
+					panic(fmt.Sprintf("%s: no step finished in %v (after %d steps): a call never returned "+
+						"(a goroutine stuck on a lock or spinning is not durably blocked, so synctest cannot report it)", test, stallPatience, n))
+				}
+				last = n
+			}
+		}
+	}()
+	return func() { steps.Add(1) }, func() { close(done) }
 }

@@ -132,8 +132,9 @@ func drawN(t *rapid.T, burst int) int {
 // run replays draws of gaps and requests on a limiter with a fake clock,
 // through AllowN or, for single tokens, sometimes through the refusing
 // policy; it returns the history. onRefused, if not nil, is told of each
-// policy refusal with its Retry-After hint.
-func run(t *rapid.T, l *ratelimit.Limiter, fake *clock.Fake, tNs float64, burst int,
+// policy refusal with its Retry-After hint. progress is called after each
+// request (see stallWatchdog).
+func run(t *rapid.T, progress func(), l *ratelimit.Limiter, fake *clock.Fake, tNs float64, burst int,
 	decide func(ev rlEvent, gap int64), onRefused func(ev rlEvent, retryAfter time.Duration)) []rlEvent {
 	p := ratelimit.Policy[int](l)
 	op := func(context.Context) (int, error) { return 0, nil }
@@ -164,6 +165,7 @@ func run(t *rapid.T, l *ratelimit.Limiter, fake *clock.Fake, tNs float64, burst 
 			}
 		}
 		events = append(events, ev)
+		progress()
 	}
 	return events
 }
@@ -174,13 +176,15 @@ func run(t *rapid.T, l *ratelimit.Limiter, fake *clock.Fake, tNs float64, burst 
 // cost n·d. Every decision and every Retry-After hint must match it, and
 // the window bounds hold with no slack.
 func TestRateLimitEveryMatchesBucket(t *testing.T) {
+	progress, stop := stallWatchdog(t.Name())
+	defer stop()
 	rapid.Check(t, func(t *rapid.T) {
 		d := rapid.OneOf(rapid.Int64Range(1, 10), rapid.Int64Range(1, 1e6), rapid.Int64Range(1, 1e11)).Draw(t, "intervalNs")
 		burst := rapid.IntRange(1, 8).Draw(t, "burst")
 		fake := clock.NewFake()
 		l := ratelimit.New(ratelimit.Every(time.Duration(d)), burst, ratelimit.WithClock(fake))
 		credit := int64(burst) * d // the model
-		events := run(t, l, fake, float64(d), burst,
+		events := run(t, progress, l, fake, float64(d), burst,
 			func(ev rlEvent, gap int64) {
 				credit = min(credit+gap, int64(burst)*d)
 				want := ev.N <= burst && int64(ev.N)*d <= credit
@@ -206,6 +210,8 @@ func TestRateLimitEveryMatchesBucket(t *testing.T) {
 // interval of length w, exactly, and refuses only what an exact bucket
 // would admit with less than 2ns worth of tokens to spare.
 func TestRateLimitAnyRateKeepsBounds(t *testing.T) {
+	progress, stop := stallWatchdog(t.Name())
+	defer stop()
 	rapid.Check(t, func(t *rapid.T) {
 		perSecond := rapid.OneOf(
 			rapid.Float64Range(1e-6, 1e9),
@@ -215,7 +221,7 @@ func TestRateLimitAnyRateKeepsBounds(t *testing.T) {
 		burst := rapid.IntRange(1, 8).Draw(t, "burst")
 		fake := clock.NewFake()
 		l := ratelimit.New(perSecond, burst, ratelimit.WithClock(fake))
-		events := run(t, l, fake, 1e9/perSecond, burst, nil, nil)
+		events := run(t, progress, l, fake, 1e9/perSecond, burst, nil, nil)
 		checkBucketBounds(t, events, burst, effectiveRate(perSecond), 2)
 	})
 }
@@ -224,6 +230,8 @@ func TestRateLimitAnyRateKeepsBounds(t *testing.T) {
 // Retry-After is the shortest wait after which the same call passes: 1ns
 // less is still refused.
 func TestRateLimitRetryAfterIsExact(t *testing.T) {
+	progress, stop := stallWatchdog(t.Name())
+	defer stop()
 	rapid.Check(t, func(t *rapid.T) {
 		perSecond := rapid.OneOf(
 			rapid.Float64Range(1e-3, 1e9),
@@ -234,7 +242,7 @@ func TestRateLimitRetryAfterIsExact(t *testing.T) {
 		burst := rapid.IntRange(1, 8).Draw(t, "burst")
 		fake := clock.NewFake()
 		l := ratelimit.New(perSecond, burst, ratelimit.WithClock(fake))
-		_ = run(t, l, fake, 1e9/perSecond, burst, nil, nil)
+		_ = run(t, progress, l, fake, 1e9/perSecond, burst, nil, nil)
 		_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 0, nil })
 		if err == nil {
 			t.Skip("the last call passed")
@@ -260,6 +268,8 @@ func TestRateLimitRetryAfterIsExact(t *testing.T) {
 // is always the least recently used one, and a forgotten key comes back
 // with a full bucket.
 func TestKeyedNeverTracksMoreThanItsCap(t *testing.T) {
+	progress, stop := stallWatchdog(t.Name())
+	defer stop()
 	rapid.Check(t, func(t *rapid.T) {
 		maxKeys := rapid.IntRange(1, 6).Draw(t, "maxKeys")
 		burst := rapid.IntRange(1, 3).Draw(t, "burst")
@@ -297,6 +307,7 @@ func TestKeyedNeverTracksMoreThanItsCap(t *testing.T) {
 			if got := k.Len(); got != len(lru) || got > maxKeys {
 				t.Fatalf("Len() = %d, want %d (cap %d)", got, len(lru), maxKeys)
 			}
+			progress()
 		}
 	})
 }

@@ -51,10 +51,12 @@ const (
 )
 
 // New returns a bulkhead that lets at most maxConcurrent calls hold a slot
-// at once, configured by opts (no queue by default: see [WithMaxQueue]).
+// at once (unless an option sets [Config.MaxConcurrent]), configured by
+// opts, applied in order (no queue by default: see [WithMaxQueue]).
 //
-// New panics if an option is nil or the configuration is invalid (see [Config.Validate]), with
-// a message naming the field and the value, e.g.
+// New panics if an option is nil or the configuration it builds is invalid
+// (see [Config.Validate]; maxConcurrent must be at least 1 unless a Config
+// sets it), with a message naming the field and the value, e.g.
 // "bulkhead: MaxConcurrent must be between 1 and 2147483647, got 0".
 func New(maxConcurrent int, opts ...Option) *Bulkhead {
 	cfg := Config{MaxConcurrent: maxConcurrent}
@@ -64,7 +66,7 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 		}
 		o.apply(&cfg)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(true); err != nil {
 		panic(err.Error())
 	}
 	b := &Bulkhead{
@@ -86,19 +88,25 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 // give back with exactly one call to [Bulkhead.Release] (use defer, so that
 // a panic gives it back too).
 //
-// Acquire returns, holding no slot:
+// Acquire looks at ctx first, as golang.org/x/sync/semaphore does: a caller
+// whose ctx is already done gets ctx.Err() at once, whether or not a slot
+// is free, and takes no slot, joins no queue and is not refused. Otherwise
+// it returns, holding no slot:
 //   - a *resilience.RefusedError matching [ErrFull] at once when every
 //     slot is taken and the queue is full or absent, or matching
 //     [ErrQueueTimeout] (and ErrFull) after waiting [Config.MaxWait] in
 //     the queue;
 //   - ctx.Err() as soon as ctx ends while the caller waits. The caller
-//     leaves the queue at once; if a slot reached it at that same moment,
-//     the slot goes on to the next caller in line.
+//     leaves the queue at once; if a slot reached it as its ctx ended, the
+//     slot goes on to the next caller in line, so a caller that was queued
+//     never gets a slot after its ctx has ended.
 //
-// When a slot is free and nobody waits, Acquire takes it without looking at
-// ctx, as golang.org/x/sync/semaphore does; a caller with a finished ctx
-// that would join the queue gets ctx.Err() instead, without queueing.
+// With a free slot and nobody queued, Acquire costs a ctx.Err() call and
+// one compare-and-swap.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if b.tryAcquire() {
 		return nil
 	}
@@ -127,12 +135,6 @@ func (b *Bulkhead) tryAcquire() bool {
 
 // acquireSlow takes a slot or joins the queue, under the lock.
 func (b *Bulkhead) acquireSlow(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		if b.state.Load()>>32 >= b.maxQueue {
-			return b.full // no room to queue anyway
-		}
-		return err
-	}
 	b.mu.Lock()
 	for {
 		s := b.state.Load()
@@ -170,7 +172,7 @@ func (b *Bulkhead) wait(ctx context.Context, w *waiter) error {
 	}
 	select {
 	case <-w.ready:
-		return nil
+		return b.granted(ctx)
 	case <-ctx.Done():
 		err := ctx.Err()
 		b.mu.Lock()
@@ -184,13 +186,25 @@ func (b *Bulkhead) wait(ctx context.Context, w *waiter) error {
 		return err
 	case <-timeout:
 		b.mu.Lock()
-		defer b.mu.Unlock()
 		if w.granted {
-			return nil // the slot came in time after all; ctx is live
+			b.mu.Unlock()
+			return b.granted(ctx) // the slot came in time after all
 		}
 		b.leaveLocked(w)
+		b.mu.Unlock()
 		return b.timedOut
 	}
+}
+
+// granted ends the wait of a queued caller that was handed a slot: it keeps
+// the slot, unless its ctx has ended by now, when the slot goes on to the
+// next in line (as golang.org/x/sync/semaphore does).
+func (b *Bulkhead) granted(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		b.Release()
+		return err
+	}
+	return nil
 }
 
 // leaveLocked takes w out of the queue. b.mu must be held.

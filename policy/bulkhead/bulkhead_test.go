@@ -3,6 +3,7 @@ package bulkhead_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -106,7 +107,7 @@ func TestErrorMessages(t *testing.T) {
 }
 
 func TestQueueIsFIFO(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(3))
 		if err := b.Acquire(t.Context()); err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func TestQueueIsFIFO(t *testing.T) {
 }
 
 func TestQueueFullRefusesAtOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithName("db"))
 		_ = b.Acquire(t.Context())
 		w := acquire(t.Context(), b)
@@ -156,7 +157,7 @@ func TestQueueFullRefusesAtOnce(t *testing.T) {
 }
 
 func TestCancelledWaiterLeavesAtOnceAndTakesNoSlot(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(3))
 		_ = b.Acquire(t.Context())
 		first := acquire(t.Context(), b)
@@ -188,7 +189,7 @@ func TestCancelledWaiterLeavesAtOnceAndTakesNoSlot(t *testing.T) {
 }
 
 func TestDeadlineWhileQueued(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
 		_ = b.Acquire(t.Context())
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
@@ -205,33 +206,95 @@ func TestDeadlineWhileQueued(t *testing.T) {
 	})
 }
 
-// A caller with a finished context is not queued; with a free slot it is
-// served without looking at the context, and with no room in the queue it
-// is refused as anyone would be.
-func TestDoneContext(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+// A caller whose context is already done gets ctx.Err() and takes no slot,
+// joins no queue and is not counted as refused, whether a slot is free, it
+// would queue, or the queue is full: its ctx is looked at first, as
+// golang.org/x/sync/semaphore does.
+func TestAcquireDoneContext(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1))
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if err := b.Acquire(ctx); err != nil {
-			t.Fatalf("Acquire with a free slot = %v, want nil", err)
+		if err := b.Acquire(ctx); err != context.Canceled {
+			t.Fatalf("Acquire with a free slot = %v, want context.Canceled", err)
 		}
+		checkCounts(t, b, counts{0, 0})
+		_ = b.TryAcquire()
 		if err := b.Acquire(ctx); err != context.Canceled {
 			t.Fatalf("Acquire that would queue = %v, want context.Canceled", err)
 		}
 		checkCounts(t, b, counts{1, 0})
 		queued := acquire(t.Context(), b)
-		if err := b.Acquire(ctx); !errors.Is(err, bulkhead.ErrFull) {
-			t.Fatalf("Acquire with the queue full = %v, want ErrFull", err)
+		if err := b.Acquire(ctx); err != context.Canceled {
+			t.Fatalf("Acquire with the queue full = %v, want context.Canceled", err)
 		}
 		checkCounts(t, b, counts{1, 1})
+		dctx, dcancel := context.WithDeadline(t.Context(), time.Now())
+		defer dcancel()
+		if err := b.Acquire(dctx); err != context.DeadlineExceeded {
+			t.Fatalf("Acquire past its deadline = %v, want context.DeadlineExceeded", err)
+		}
 		b.Release()
 		synctest.Wait()
 		if got := result(queued); got != "acquired" {
 			t.Fatalf("queued caller: %s", got)
 		}
 		b.Release()
+		checkCounts(t, b, counts{0, 0})
 	})
+}
+
+// endedCtx is a context that has ended (Err is non-nil) before its Done
+// channel is seen closed: what a queued caller sees when its ctx ends at
+// the moment a slot is handed to it, made deterministic. Done never closes.
+type endedCtx struct {
+	context.Context
+	ended atomic.Bool
+}
+
+func (c *endedCtx) Err() error {
+	if c.ended.Load() {
+		return context.Canceled
+	}
+	return c.Context.Err()
+}
+
+// A queued caller handed a slot after its ctx ended gives the slot on to
+// the next in line and returns ctx.Err(): Acquire never returns a slot to a
+// caller whose ctx had ended when the slot reached it.
+func TestSlotHandedAfterContextEndedGoesOn(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(2))
+		_ = b.TryAcquire()
+		ctx := &endedCtx{Context: t.Context()}
+		first := acquire(ctx, b)
+		next := acquire(t.Context(), b)
+		checkCounts(t, b, counts{1, 2})
+		ctx.ended.Store(true)
+		b.Release() // the slot reaches first, whose ctx has ended
+		synctest.Wait()
+		if diff := cmp.Diff([]string{context.Canceled.Error(), "acquired"}, []string{result(first), result(next)}); diff != "" {
+			t.Fatalf("mismatch (-want +got):\n%s", diff)
+		}
+		checkCounts(t, b, counts{1, 0})
+		b.Release()
+	})
+}
+
+// The policy looks at ctx before anything else, as breaker.Policy and
+// ratelimit.Policy do: a call whose caller has already given up returns
+// ctx.Err() and runs nothing.
+func TestPolicyDoneContextDoesNotRun(t *testing.T) {
+	b := bulkhead.New(1)
+	p := bulkhead.Policy[int](b)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ran := false
+	_, err := p.Do(ctx, func(context.Context) (int, error) { ran = true; return 1, nil })
+	if err != context.Canceled || ran {
+		t.Fatalf("Do(done ctx): err %v, op ran %v; want context.Canceled and not run", err, ran)
+	}
+	checkCounts(t, b, counts{0, 0})
 }
 
 // cancelOnErr is a context whose Err, the first time it is called, runs
@@ -255,7 +318,7 @@ func (c *cancelOnErr) Err() error {
 // caller and that caller's context ending: the slot must go on to the next
 // in line, not be lost.
 func TestSlotHandedToCancelledWaiterGoesOn(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(2))
 		_ = b.Acquire(t.Context())
 		parent, cancel := context.WithCancel(t.Context())
@@ -276,7 +339,7 @@ func TestSlotHandedToCancelledWaiterGoesOn(t *testing.T) {
 }
 
 func TestMaxWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		fake := clock.NewFake()
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(2), bulkhead.WithMaxWait(time.Second),
 			bulkhead.WithClock(fake), bulkhead.WithName("db"))
@@ -313,7 +376,7 @@ func TestMaxWait(t *testing.T) {
 // When MaxWait runs out at the moment a slot arrives, the caller either
 // keeps the slot or is refused and the slot stays free: it is never lost.
 func TestMaxWaitRacingRelease(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		fake := clock.NewFake()
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(fake))
 		outcomes := map[string]int{}
@@ -355,7 +418,9 @@ func TestReleaseWithoutSlotPanics(t *testing.T) {
 }
 
 func TestZeroAllocs(t *testing.T) {
-	ctx := t.Context()
+	// The deadline bounds an Acquire that would wait for a lost slot.
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
+	defer cancel()
 	b := bulkhead.New(4, bulkhead.WithMaxQueue(4))
 	full := bulkhead.New(1)
 	_ = full.TryAcquire()
@@ -363,8 +428,8 @@ func TestZeroAllocs(t *testing.T) {
 	op := func(context.Context) (int, error) { return 1, nil }
 	tests := map[string]func(){
 		"Acquire+Release": func() {
-			if b.Acquire(ctx) != nil {
-				panic("refused")
+			if err := b.Acquire(ctx); err != nil {
+				panic(fmt.Sprint("Acquire of a free slot: ", err))
 			}
 			b.Release()
 		},
@@ -496,7 +561,7 @@ func TestStress(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	waitAll(t, &wg, "the stress workers")
 	if p := peak.Load(); p > max {
 		t.Fatalf("peak concurrency %d > %d", p, max)
 	}

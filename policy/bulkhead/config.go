@@ -7,25 +7,33 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
+	"github.com/f0b5b96b/resilience/internal/merge"
 )
 
-// Config is the whole configuration of a [Bulkhead], for configurations
-// read at run time: fill it, check it with [Config.Validate], and pass it
-// with [WithConfig]. Each field has an Option that sets it alone.
+// Config is the whole configuration of a [Bulkhead], one field per option,
+// for configurations read at run time (it reads and writes JSON): fill it,
+// check it with [Config.Validate], and pass it with [WithConfig].
+//
+// A zero field means the field's default, stated at the field, so Config{}
+// is the default configuration; WithConfig sets only the non-zero fields.
+// A bulkhead has no setting that is on by default, so no field takes
+// resilience.Off: its queue and MaxWait are off unless set.
 type Config struct {
-	// MaxConcurrent is how many calls may hold a slot at once: at least 1
-	// and at most 1<<31 - 1. New sets it from its argument.
+	// MaxConcurrent is how many calls may hold a slot at once: 1 to
+	// 1<<31 - 1. 0 means the number given to [New], which is then the
+	// default that a Config read at run time may change.
 	MaxConcurrent int
 
 	// MaxQueue is how many callers may wait in line for a slot when all are
-	// taken, served first come, first served. 0 (the default) means no
-	// queue: a caller that finds every slot taken is refused at once.
-	// At most 1<<31 - 1.
+	// taken, served first come, first served; at most 1<<31 - 1. 0 (the
+	// default) means no queue: a caller that finds every slot taken is
+	// refused at once.
 	MaxQueue int
 
 	// MaxWait is the longest a caller waits in the queue before it is
-	// refused with [ErrFull]. 0 (the default) means no limit other than
-	// the caller's context.
+	// refused with [ErrQueueTimeout]; it needs a queue (MaxQueue >= 1).
+	// 0 (the default) means no limit other than the caller's context.
 	MaxWait time.Duration
 
 	// Name names the bulkhead in errors and in the policy's layer name,
@@ -33,7 +41,7 @@ type Config struct {
 	Name string
 
 	// Clock is the source of time for MaxWait. nil (the default) means
-	// clock.Real().
+	// clock.Real(). It is not written to or read from JSON.
 	Clock clock.Clock
 }
 
@@ -42,19 +50,41 @@ type Config struct {
 const maxCount = math.MaxInt32
 
 // Validate reports the first invalid field of c, with the message New
-// would panic with, or nil if c is valid.
-func (c Config) Validate() error {
+// would panic with, or nil if c is valid. It checks c as a whole
+// configuration: zero fields as their defaults, and MaxConcurrent 0 as New's
+// argument, which New checks itself.
+func (c Config) Validate() error { return c.validate(false) }
+
+// validate is Validate; built means c is the configuration New built, in
+// which MaxConcurrent 0 is New's own argument and invalid.
+func (c Config) validate(built bool) error {
 	switch {
-	case c.MaxConcurrent < 1 || c.MaxConcurrent > maxCount:
+	case c.MaxConcurrent < 0 || c.MaxConcurrent > maxCount || built && c.MaxConcurrent == 0:
 		return fmt.Errorf("bulkhead: MaxConcurrent must be between 1 and %d, got %d", maxCount, c.MaxConcurrent)
 	case c.MaxQueue < 0 || c.MaxQueue > maxCount:
-		return fmt.Errorf("bulkhead: MaxQueue must be between 0 and %d, got %d", maxCount, c.MaxQueue)
+		return fmt.Errorf("bulkhead: MaxQueue must be between 0 (no queue) and %d, got %d", maxCount, c.MaxQueue)
 	case c.MaxWait < 0:
-		return fmt.Errorf("bulkhead: MaxWait must be >= 0, got %v", c.MaxWait)
+		return fmt.Errorf("bulkhead: MaxWait must be >= 0 (0 means no limit), got %v", c.MaxWait)
 	case c.MaxWait > 0 && c.MaxQueue == 0:
 		return errors.New("bulkhead: MaxWait needs a queue (MaxQueue >= 1), got MaxQueue 0")
 	}
 	return nil
+}
+
+// MarshalJSON writes c as a JSON object of its non-zero fields, by their
+// Go names, with MaxWait as a Go duration string ("250ms"). Clock is left
+// out.
+func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
+
+// UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
+// present set c's, absent or null ones leave c's as they are. An unknown
+// field, or a duration that is not a Go duration string, is an error
+// naming the field. It does not validate: call [Config.Validate].
+func (c *Config) UnmarshalJSON(data []byte) error {
+	// jsonconf reads field by field, never the whole struct through
+	// encoding/json, so passing c itself does not recurse, and errors name
+	// the type "Config".
+	return jsonconf.Unmarshal("bulkhead", data, c)
 }
 
 // Option configures a [Bulkhead] in [New]. Options apply in order; when two
@@ -66,10 +96,11 @@ type option func(*Config)
 func (o option) apply(c *Config) { o(c) }
 
 // WithMaxQueue sets [Config.MaxQueue]: how many callers may wait in line
-// for a slot.
+// for a slot (0: no queue, the default).
 func WithMaxQueue(n int) Option { return option(func(c *Config) { c.MaxQueue = n }) }
 
-// WithMaxWait sets [Config.MaxWait]: the longest wait in the queue.
+// WithMaxWait sets [Config.MaxWait]: the longest wait in the queue (0: no
+// limit, the default).
 func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
 
 // WithName sets [Config.Name].
@@ -78,7 +109,9 @@ func WithName(name string) Option { return option(func(c *Config) { c.Name = nam
 // WithClock sets [Config.Clock], the source of time for MaxWait.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
 
-// WithConfig sets every field of Config at once, MaxConcurrent included:
-// New(c.MaxConcurrent, WithConfig(c)) builds the bulkhead c describes.
-// Options after it change single fields again.
-func WithConfig(c Config) Option { return option(func(cfg *Config) { *cfg = c }) }
+// WithConfig sets the fields of c that are not zero, and only those, so it
+// never erases New's argument, an earlier option or a default:
+// New(5, WithConfig(Config{MaxQueue: 1})) has 5 slots and a queue of 1, and
+// c.MaxConcurrent, when set, replaces New's argument. Options after it
+// change single fields again.
+func WithConfig(c Config) Option { return option(func(cfg *Config) { merge.NonZero(cfg, c) }) }

@@ -12,7 +12,11 @@
 // # Entry points
 //
 //   - [New] creates a Bulkhead; [Option]s ([WithMaxQueue], [WithMaxWait],
-//     [WithName], [WithClock], [WithConfig]) or a [Config] configure it.
+//     [WithName], [WithClock]) configure it. A [Config] read at run time
+//     (it reads and writes JSON) is checked with [Config.Validate] and
+//     given with [WithConfig], which sets its non-zero fields only: a zero
+//     field means the default, so New(5, WithConfig(Config{MaxQueue: 1}))
+//     has 5 slots and a queue of 1.
 //   - [Bulkhead.Acquire] and [Bulkhead.Release] take and give back a slot,
 //     for code that calls the dependency itself; [Bulkhead.TryAcquire]
 //     takes one only if it is free now.
@@ -23,8 +27,10 @@
 //
 // A refusal is a *resilience.RefusedError carrying the bulkhead's name; it
 // matches [ErrFull] and resilience.ErrRefused through errors.Is. A caller whose
-// context ends while it waits gets ctx.Err(), which is the caller's own
-// doing and not the dependency's failure. Invalid configuration panics in
+// context has ended, before the call or while it waits, gets ctx.Err(),
+// which is the caller's own doing and not the dependency's failure: a done
+// context is looked at first, as golang.org/x/sync/semaphore does, so it
+// never takes a slot. Invalid configuration panics in
 // New with a message naming the field and the value; [Config.Validate]
 // returns the same message as an error.
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -47,13 +48,15 @@ func ExampleBulkhead_Acquire() {
 // When the slots are taken, a caller waits in the queue until one comes
 // back.
 func ExampleWithMaxQueue() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake() // with MaxWait, the example can see the caller queue
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
-	_ = b.Acquire(context.Background())
+	_ = b.Acquire(ctx)
 
 	got := make(chan error)
-	go func() { got <- b.Acquire(context.Background()) }()
-	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
+	go func() { got <- b.Acquire(ctx) }()
+	_ = fake.BlockUntil(ctx, 1) // the caller is queued
 	fmt.Println("queued:", b.Queued())
 	b.Release() // the slot goes straight to the first in line
 	fmt.Println(<-got, "in flight:", b.InFlight())
@@ -65,14 +68,16 @@ func ExampleWithMaxQueue() {
 
 // A caller waits at most MaxWait in the queue.
 func ExampleWithMaxWait() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(100*time.Millisecond),
 		bulkhead.WithClock(fake), bulkhead.WithName("db"))
-	_ = b.Acquire(context.Background())
+	_ = b.Acquire(ctx)
 
 	got := make(chan error)
-	go func() { got <- b.Acquire(context.Background()) }()
-	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
+	go func() { got <- b.Acquire(ctx) }()
+	_ = fake.BlockUntil(ctx, 1) // the caller is queued
 	fake.Advance(100 * time.Millisecond)
 	fmt.Println(<-got)
 	// Output: bulkhead: full, MaxWait spent in the queue (db)
@@ -117,11 +122,50 @@ func ExampleConfig_Validate() {
 	c := bulkhead.Config{MaxConcurrent: 8, MaxQueue: -1}
 	fmt.Println(c.Validate())
 	c.MaxQueue = 16
-	b := bulkhead.New(c.MaxConcurrent, bulkhead.WithConfig(c))
-	fmt.Println(b.InFlight())
+	fmt.Println(c.Validate())
 	// Output:
-	// bulkhead: MaxQueue must be between 0 and 2147483647, got -1
-	// 0
+	// bulkhead: MaxQueue must be between 0 (no queue) and 2147483647, got -1
+	// <nil>
+}
+
+// A service reads its bulkheads' settings from a JSON file, checks them,
+// and builds each bulkhead with its own defaults in code: what the file
+// leaves out (here the DB's MaxConcurrent) keeps the value given to New.
+func ExampleConfig_json() {
+	data, err := os.ReadFile("testdata/config.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var file struct{ Search, DB bulkhead.Config }
+	if err := json.Unmarshal(data, &file); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range []bulkhead.Config{file.Search, file.DB} {
+		if err := c.Validate(); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	search := bulkhead.New(1, bulkhead.WithName("search"), bulkhead.WithConfig(file.Search))
+	db := bulkhead.New(20, bulkhead.WithName("db"), bulkhead.WithConfig(file.DB))
+
+	slots := func(b *bulkhead.Bulkhead) (n int) {
+		for b.TryAcquire() {
+			n++
+		}
+		return n
+	}
+	fmt.Println(bulkhead.Policy[int](search), slots(search))
+	fmt.Println(bulkhead.Policy[int](db), slots(db))
+
+	out, _ := json.Marshal(file.Search)
+	fmt.Println(string(out))
+	// Output:
+	// bulkhead(search) 4
+	// bulkhead(db) 20
+	// {"MaxConcurrent":4,"MaxQueue":8,"MaxWait":"250ms"}
 }
 
 // A refusal says which bulkhead refused, and matches ErrFull.
@@ -139,17 +183,19 @@ func Example_refusal() {
 // Queued counts the callers waiting for a slot, for metrics. (With MaxWait
 // on a fake clock, the example can see the callers queue.)
 func ExampleBulkhead_Queued() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(2), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(fake))
 	_ = b.TryAcquire()
 	got := make(chan error)
 	for range 2 {
-		go func() { got <- b.Acquire(context.Background()) }()
+		go func() { got <- b.Acquire(ctx) }()
 	}
-	_ = fake.BlockUntil(context.Background(), 2) // both callers are queued
+	_ = fake.BlockUntil(ctx, 2) // both callers are queued
 	fmt.Println("in flight:", b.InFlight(), "queued:", b.Queued())
-	fmt.Println(b.Acquire(context.Background())) // no room left in the queue
-	fake.Advance(time.Second)                    // both waits run out
+	fmt.Println(b.Acquire(ctx)) // no room left in the queue
+	fake.Advance(time.Second)   // both waits run out
 	<-got
 	<-got
 	fmt.Println("queued:", b.Queued())
@@ -178,12 +224,14 @@ func ExampleBulkhead_Release() {
 // The clock times MaxWait: on a fake clock, a queued caller is refused
 // only once the fake time has passed MaxWait.
 func ExampleWithClock() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
 	_ = b.TryAcquire()
 	got := make(chan error)
-	go func() { got <- b.Acquire(context.Background()) }()
-	_ = fake.BlockUntil(context.Background(), 1) // the caller is queued
+	go func() { got <- b.Acquire(ctx) }()
+	_ = fake.BlockUntil(ctx, 1) // the caller is queued
 	fake.Advance(59 * time.Second)
 	fmt.Println("queued:", b.Queued())
 	fake.Advance(time.Second)
@@ -193,23 +241,19 @@ func ExampleWithClock() {
 	// bulkhead: full, MaxWait spent in the queue
 }
 
-// A configuration read at run time sets every field, MaxConcurrent
-// included; options after WithConfig change single fields again.
+// WithConfig sets the Config's non-zero fields only: New's argument, the
+// options before it and the defaults stay unless the Config sets them, and
+// options after it change single fields again.
 func ExampleWithConfig() {
-	var c bulkhead.Config
-	if err := json.Unmarshal([]byte(`{"MaxConcurrent": 2, "Name": "db"}`), &c); err != nil {
-		fmt.Println(err)
-		return
-	}
-	if err := c.Validate(); err != nil {
-		fmt.Println(err)
-		return
-	}
-	b := bulkhead.New(c.MaxConcurrent, bulkhead.WithConfig(c), bulkhead.WithName("db-replica"))
-	fmt.Println(b.TryAcquire(), b.TryAcquire(), b.TryAcquire())
+	b := bulkhead.New(2, bulkhead.WithName("db"), bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1}))
+	fmt.Println(b.TryAcquire(), b.TryAcquire(), b.TryAcquire()) // New's 2 slots
+
+	b = bulkhead.New(2, bulkhead.WithConfig(bulkhead.Config{MaxConcurrent: 3, Name: "db"}), bulkhead.WithName("db-replica"))
+	fmt.Println(b.TryAcquire(), b.TryAcquire(), b.TryAcquire(), b.TryAcquire()) // the Config's 3
 	fmt.Println(b.Acquire(context.Background()))
 	// Output:
 	// true true false
+	// true true true false
 	// bulkhead: full (db-replica)
 }
 

@@ -11,8 +11,10 @@ import (
 // takes a slot with [Bulkhead.Acquire] — waiting in b's queue if b has one —
 // runs the rest of the chain, and gives the slot back, also when the rest of
 // the chain panics (the panic then goes on up unchanged). A refused call
-// returns Acquire's error (a *resilience.RefusedError, or ctx.Err()) without running
-// the rest of the chain.
+// returns Acquire's error (a *resilience.RefusedError, or ctx.Err()) without
+// running the rest of the chain; in particular a call whose ctx is already
+// done returns ctx.Err() at once, takes no slot and runs nothing, as
+// breaker.Policy and ratelimit.Policy do.
 //
 // Any number of policies, of any result types, may share one b: they share
 // its slots. A call through the policy allocates nothing when it does not

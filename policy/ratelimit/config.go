@@ -5,26 +5,39 @@ import (
 	"math"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
+	"github.com/f0b5b96b/resilience/internal/merge"
 )
 
-// Config is the whole configuration of a [Limiter] or a [Keyed], for
-// configurations read at run time: fill it, check it with
-// [Config.Validate], and pass it with [WithConfig]. Each optional field
-// has an Option that sets it alone.
+// Config is the whole configuration of a [Limiter] or a [Keyed], one field
+// per option, for configurations read at run time (it reads and writes
+// JSON): fill it, check it with [Config.Validate], and pass it with
+// [WithConfig].
+//
+// A zero field means the field's default, stated at the field, so Config{}
+// is the default configuration; WithConfig sets only the non-zero fields.
+// Rate and Burst, which New takes as arguments, are here too: their zero
+// means "as given to New". The refill is the one setting that can be
+// switched off: Rate Off (resilience.Off, -1) means no refill.
 type Config struct {
-	// Rate is how many events per second the bucket refills: at least 0
-	// and at most 1e9 (one per nanosecond, the resolution of time), or
-	// +Inf, which admits every event. 0 means no refill: the bucket gives
-	// Burst events in all and then refuses. Use [Every] to give it as one
-	// event per duration: a Rate whose interval 1e9/Rate is within a
-	// relative 2^-50 (float64 rounding) of a whole number of nanoseconds is
-	// taken as exactly that interval. New sets it from its argument.
+	// Rate is how many events per second the bucket refills. 0 means the
+	// rate given to New. Otherwise it is more than 0 and at most 1e9 (one
+	// per nanosecond, the resolution of time); or +Inf ("+Inf" in JSON),
+	// which admits every event; or resilience.Off (-1, in JSON too), which
+	// switches the refill off: the bucket gives Burst events in all, then
+	// refuses for ever. (New's rate argument may also be 0 for no refill,
+	// as with golang.org/x/time/rate; in a Config, where 0 means New's
+	// rate, no refill is Off.) Use [Every] to give it as one event per
+	// duration: a Rate whose interval 1e9/Rate is within a relative 2^-50
+	// (float64 rounding) of a whole number of nanoseconds is taken as
+	// exactly that interval.
 	Rate float64
 
 	// Burst is the bucket's capacity: how many events may pass at once
-	// after a quiet spell. It must be at least 1 when Rate is finite, and at
-	// most 1<<52. A new bucket is full. New sets it from its argument.
+	// after a quiet spell; at most 1<<52, and at least 1 unless Rate is
+	// +Inf. A new bucket is full. 0 means the burst given to New.
 	Burst int
 
 	// MaxWait is the longest [Limiter.Wait] (and [WaitPolicy]) waits for a
@@ -36,7 +49,8 @@ type Config struct {
 	// MaxKeys is the most keys a [Keyed] tracks at once; beyond it, the
 	// least recently used key is forgotten (and starts full if it comes
 	// back). It bounds the number of keys, not their size: see [Keyed].
-	// 0 (the default) means 8192. A single Limiter ignores it.
+	// 0 (the default) means 8192. It takes no Off: a Keyed is always
+	// bounded. A single Limiter ignores it.
 	MaxKeys int
 
 	// Name names the limiter in errors and in the policy's layer name,
@@ -45,7 +59,8 @@ type Config struct {
 
 	// Clock is the source of time. nil (the default) means clock.Real(),
 	// read through the runtime's monotonic clock directly (time.Since),
-	// which is about twice as fast as a call to time.Now.
+	// which is about twice as fast as a call to time.Now. It is not
+	// written to or read from JSON.
 	Clock clock.Clock
 }
 
@@ -56,28 +71,52 @@ const (
 )
 
 // Validate reports the first invalid field of c, with the message New
-// would panic with, or nil if c is valid.
-func (c Config) Validate() error {
+// would panic with, or nil if c is valid. It checks c as a whole
+// configuration: zero fields as their defaults, and Rate and Burst 0 as
+// New's arguments, which New checks itself (a finite rate needs a burst of
+// at least 1).
+func (c Config) Validate() error { return c.validate(false) }
+
+// validate is Validate; built means c is the configuration New built, in
+// which Rate and Burst 0 are New's own arguments.
+func (c Config) validate(built bool) error {
 	inf := math.IsInf(c.Rate, 1)
 	switch {
 	case math.IsNaN(c.Rate):
 		return fmt.Errorf("ratelimit: Rate must be a number of events per second, got %v", c.Rate)
-	case c.Rate < 0:
-		return fmt.Errorf("ratelimit: Rate must be >= 0 events per second, got %v", c.Rate)
+	case c.Rate < 0 && c.Rate != resilience.Off:
+		return fmt.Errorf("ratelimit: Rate must be >= 0 events per second, or Off (no refill), got %v", c.Rate)
 	case c.Rate > maxRate && !inf:
 		return fmt.Errorf("ratelimit: Rate must be at most 1e9 events per second (one per nanosecond) or +Inf, got %v", c.Rate)
-	case c.Burst < 1 && !inf:
+	case (c.Burst < 0 || built && c.Burst == 0) && !inf:
 		return fmt.Errorf("ratelimit: Burst must be >= 1 with a finite Rate, got %d", c.Burst)
 	case c.Burst < 0:
 		return fmt.Errorf("ratelimit: Burst must be >= 0, got %d", c.Burst)
 	case c.Burst > maxBurst:
 		return fmt.Errorf("ratelimit: Burst must be at most %d (1<<52), got %d", maxBurst, c.Burst)
 	case c.MaxWait < 0:
-		return fmt.Errorf("ratelimit: MaxWait must be >= 0, got %v", c.MaxWait)
+		return fmt.Errorf("ratelimit: MaxWait must be >= 0 (0 means no limit), got %v", c.MaxWait)
 	case c.MaxKeys < 0:
 		return fmt.Errorf("ratelimit: MaxKeys must be >= 0 (0 means %d), got %d", defaultMaxKeys, c.MaxKeys)
 	}
 	return nil
+}
+
+// MarshalJSON writes c as a JSON object of its non-zero fields, by their
+// Go names: MaxWait as a Go duration string ("250ms"), a Rate of +Inf as
+// "+Inf", Off as -1. Clock is left out.
+func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
+
+// UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
+// present set c's, absent or null ones leave c's as they are. An unknown
+// field, a duration that is not a Go duration string, or a Rate that is
+// neither a number nor "+Inf", is an error naming the field. It does not
+// validate: call [Config.Validate].
+func (c *Config) UnmarshalJSON(data []byte) error {
+	// jsonconf reads field by field, never the whole struct through
+	// encoding/json, so passing c itself does not recurse, and errors name
+	// the type "Config".
+	return jsonconf.Unmarshal("ratelimit", data, c)
 }
 
 // Every returns the rate, in events per second, of one event per interval:
@@ -114,13 +153,15 @@ func WithName(name string) Option { return option(func(c *Config) { c.Name = nam
 // WithClock sets [Config.Clock], the source of time.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
 
-// WithConfig sets every field of Config at once, Rate and Burst included:
-// New(c.Rate, c.Burst, WithConfig(c)) builds the limiter c describes.
-// Options after it change single fields again.
-func WithConfig(c Config) Option { return option(func(cfg *Config) { *cfg = c }) }
+// WithConfig sets the fields of c that are not zero, and only those, so it
+// never erases New's rate and burst, an earlier option or a default:
+// New(10, 5, WithConfig(Config{MaxWait: time.Second})) refills 10 a second
+// up to 5, and c.Rate and c.Burst, when set, replace New's. Options after
+// it change single fields again.
+func WithConfig(c Config) Option { return option(func(cfg *Config) { merge.NonZero(cfg, c) }) }
 
 // build applies opts over rate and burst, and panics with Validate's
-// message if the result is invalid.
+// message if the configuration it builds is invalid.
 func build(rate float64, burst int, opts []Option) Config {
 	cfg := Config{Rate: rate, Burst: burst}
 	for _, o := range opts {
@@ -129,7 +170,7 @@ func build(rate float64, burst int, opts []Option) Config {
 		}
 		o.apply(&cfg)
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(true); err != nil {
 		panic(err.Error())
 	}
 	return cfg

@@ -1,10 +1,19 @@
 package ratelimit_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 )
@@ -16,31 +25,40 @@ func TestValidate(t *testing.T) {
 		c    ratelimit.Config
 		want string
 	}{
+		{"zero: every default, Rate and Burst from New", ratelimit.Config{}, ""},
 		{"valid", ratelimit.Config{Rate: 10, Burst: 1}, ""},
-		{"zero rate", ratelimit.Config{Rate: 0, Burst: 5}, ""},
+		{"rate only: the burst from New", ratelimit.Config{Rate: 10}, ""},
+		{"burst only: the rate from New", ratelimit.Config{Burst: 5}, ""},
+		{"Off rate: no refill", ratelimit.Config{Rate: resilience.Off, Burst: 5}, ""},
 		{"one per ns", ratelimit.Config{Rate: 1e9, Burst: 1}, ""},
-		{"inf, no burst", ratelimit.Config{Rate: inf}, ""},
+		{"inf", ratelimit.Config{Rate: inf}, ""},
 		{"largest burst", ratelimit.Config{Rate: 1, Burst: 1 << 52}, ""},
 		{"all options", ratelimit.Config{Rate: 1, Burst: 1, MaxWait: time.Second, MaxKeys: 3, Name: "api", Clock: clock.NewFake()}, ""},
 		{"NaN", ratelimit.Config{Rate: math.NaN(), Burst: 1},
 			"ratelimit: Rate must be a number of events per second, got NaN"},
-		{"negative rate", ratelimit.Config{Rate: -1, Burst: 1},
-			"ratelimit: Rate must be >= 0 events per second, got -1"},
+		{"negative rate", ratelimit.Config{Rate: -2, Burst: 1},
+			"ratelimit: Rate must be >= 0 events per second, or Off (no refill), got -2"},
+		{"slightly negative rate", ratelimit.Config{Rate: -0.5, Burst: 1},
+			"ratelimit: Rate must be >= 0 events per second, or Off (no refill), got -0.5"},
 		{"-Inf", ratelimit.Config{Rate: math.Inf(-1), Burst: 1},
-			"ratelimit: Rate must be >= 0 events per second, got -Inf"},
+			"ratelimit: Rate must be >= 0 events per second, or Off (no refill), got -Inf"},
 		{"too fast", ratelimit.Config{Rate: 2e9, Burst: 1},
 			"ratelimit: Rate must be at most 1e9 events per second (one per nanosecond) or +Inf, got 2e+09"},
-		{"no burst", ratelimit.Config{Rate: 10},
-			"ratelimit: Burst must be >= 1 with a finite Rate, got 0"},
 		{"negative burst", ratelimit.Config{Rate: 10, Burst: -2},
 			"ratelimit: Burst must be >= 1 with a finite Rate, got -2"},
+		{"Off burst", ratelimit.Config{Burst: -1},
+			"ratelimit: Burst must be >= 1 with a finite Rate, got -1"},
 		{"negative burst, inf", ratelimit.Config{Rate: inf, Burst: -2},
 			"ratelimit: Burst must be >= 0, got -2"},
 		{"huge burst", ratelimit.Config{Rate: 1, Burst: 1<<52 + 1},
 			"ratelimit: Burst must be at most 4503599627370496 (1<<52), got 4503599627370497"},
-		{"negative wait", ratelimit.Config{Rate: 1, Burst: 1, MaxWait: -time.Second},
-			"ratelimit: MaxWait must be >= 0, got -1s"},
-		{"negative keys", ratelimit.Config{Rate: 1, Burst: 1, MaxKeys: -1},
+		{"negative wait", ratelimit.Config{MaxWait: -time.Second},
+			"ratelimit: MaxWait must be >= 0 (0 means no limit), got -1s"},
+		{"Off wait", ratelimit.Config{MaxWait: resilience.Off},
+			"ratelimit: MaxWait must be >= 0 (0 means no limit), got -1ns"},
+		{"negative keys", ratelimit.Config{MaxKeys: -2},
+			"ratelimit: MaxKeys must be >= 0 (0 means 8192), got -2"},
+		{"Off keys: a Keyed is always bounded", ratelimit.Config{MaxKeys: resilience.Off},
 			"ratelimit: MaxKeys must be >= 0 (0 means 8192), got -1"},
 	}
 	for _, tt := range tests {
@@ -52,27 +70,57 @@ func TestValidate(t *testing.T) {
 			if got != tt.want {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}
-			for _, build := range []struct {
-				name string
-				f    func()
-			}{
-				{"New", func() { ratelimit.New(tt.c.Rate, tt.c.Burst, ratelimit.WithConfig(tt.c)) }},
-				{"New args", func() {
-					ratelimit.New(tt.c.Rate, tt.c.Burst, ratelimit.WithMaxWait(tt.c.MaxWait), ratelimit.WithMaxKeys(tt.c.MaxKeys))
-				}},
-				{"NewKeyed", func() { ratelimit.NewKeyed[string](0, 1, ratelimit.WithConfig(tt.c)) }},
+			// New and NewKeyed, given valid arguments, panic with the same
+			// message.
+			for name, build := range map[string]func(){
+				"New":      func() { ratelimit.New(10, 1, ratelimit.WithConfig(tt.c)) },
+				"NewKeyed": func() { ratelimit.NewKeyed[string](10, 1, ratelimit.WithConfig(tt.c)) },
 			} {
-				func() {
-					defer func() {
-						r := recover()
-						if tt.want == "" && r != nil || tt.want != "" && r != tt.want {
-							t.Fatalf("%s panicked with %v, want %q", build.name, r, tt.want)
-						}
-					}()
-					build.f()
-				}()
+				if diff := cmp.Diff(tt.want, panicOf(build)); diff != "" {
+					t.Errorf("%s panic mismatch (-want +got):\n%s", name, diff)
+				}
 			}
 		})
+	}
+}
+
+// panicOf returns what f panics with, or "" if it returns.
+func panicOf(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = fmt.Sprint(r)
+		}
+	}()
+	f()
+	return ""
+}
+
+// New validates the configuration its arguments and options build.
+func TestNewValidatesWhatItBuilds(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func()
+		want  string
+	}{
+		{"no burst", func() { ratelimit.New(10, 0) },
+			"ratelimit: Burst must be >= 1 with a finite Rate, got 0"},
+		{"no burst, a Config without one", func() { ratelimit.New(10, 0, ratelimit.WithConfig(ratelimit.Config{Rate: 5})) },
+			"ratelimit: Burst must be >= 1 with a finite Rate, got 0"},
+		{"no burst, a Config sets it", func() { ratelimit.New(10, 0, ratelimit.WithConfig(ratelimit.Config{Burst: 3})) }, ""},
+		{"no burst, a Config makes the rate +Inf", func() { ratelimit.New(10, 0, ratelimit.WithConfig(ratelimit.Config{Rate: math.Inf(1)})) }, ""},
+		{"inf, no burst", func() { ratelimit.New(math.Inf(1), 0) }, ""},
+		{"Off rate", func() { ratelimit.New(resilience.Off, 3) }, ""},
+		{"negative rate", func() { ratelimit.New(-2, 1) },
+			"ratelimit: Rate must be >= 0 events per second, or Off (no refill), got -2"},
+		{"negative wait option", func() { ratelimit.New(1, 1, ratelimit.WithMaxWait(-time.Second)) },
+			"ratelimit: MaxWait must be >= 0 (0 means no limit), got -1s"},
+		{"negative keys option", func() { ratelimit.NewKeyed[int](1, 1, ratelimit.WithMaxKeys(-3)) },
+			"ratelimit: MaxKeys must be >= 0 (0 means 8192), got -3"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, panicOf(tt.build)); diff != "" {
+			t.Errorf("%s: panic mismatch (-want +got):\n%s", tt.name, diff)
+		}
 	}
 }
 
@@ -120,16 +168,103 @@ func TestOptionsApplyInOrder(t *testing.T) {
 	}
 }
 
-// WithConfig replaces Rate and Burst too.
-func TestWithConfigSetsRateAndBurst(t *testing.T) {
+// WithConfig sets only the Config's non-zero fields: it keeps New's rate
+// and burst, earlier options and the defaults.
+func TestWithConfigMerges(t *testing.T) {
 	fake := clock.NewFake()
-	l := ratelimit.New(1, 1, ratelimit.WithConfig(ratelimit.Config{Rate: 0, Burst: 3, Clock: fake}))
+	l := ratelimit.New(ratelimit.Every(time.Second), 3, ratelimit.WithName("api"), ratelimit.WithClock(fake),
+		ratelimit.WithConfig(ratelimit.Config{MaxWait: time.Minute}))
 	if got := admitted(l, 10); got != 3 {
-		t.Fatalf("admitted %d of 10, want the burst of 3", got)
+		t.Fatalf("admitted %d of 10, want New's burst of 3", got)
 	}
-	fake.Advance(time.Hour) // rate 0: no refill
-	if l.Allow() {
-		t.Fatal("a rate-0 limiter refilled")
+	fake.Advance(time.Second)
+	if got := admitted(l, 10); got != 1 {
+		t.Fatalf("admitted %d of 10 a second later, want New's rate of 1 per second", got)
+	}
+	if got := ratelimit.Policy[int](l).String(); got != "ratelimit(api)" {
+		t.Fatalf("layer %q: the Config erased the option's name", got)
+	}
+
+	// The Config's fields replace New's rate and burst where they are set.
+	l = ratelimit.New(ratelimit.Every(time.Second), 3, ratelimit.WithClock(fake), ratelimit.WithConfig(ratelimit.Config{Burst: 5}))
+	if got := admitted(l, 10); got != 5 {
+		t.Fatalf("admitted %d of 10, want the Config's burst of 5", got)
+	}
+	l = ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake), ratelimit.WithConfig(ratelimit.Config{Rate: 10}))
+	_ = l.Allow()
+	fake.Advance(100 * time.Millisecond)
+	if !l.Allow() {
+		t.Fatal("the Config's rate of 10 per second did not refill a token in 100ms")
+	}
+}
+
+// Off as the rate switches the refill off, in New and in a Config alike:
+// the bucket gives its burst and then refuses for ever, with a "never" hint.
+func TestRateOffIsNoRefill(t *testing.T) {
+	fake := clock.NewFake()
+	for name, l := range map[string]*ratelimit.Limiter{
+		"New(Off)":      ratelimit.New(resilience.Off, 3, ratelimit.WithClock(fake)),
+		"New(0)":        ratelimit.New(0, 3, ratelimit.WithClock(fake)),
+		"Config{Off}":   ratelimit.New(10, 3, ratelimit.WithClock(fake), ratelimit.WithConfig(ratelimit.Config{Rate: resilience.Off})),
+		"Config{0} new": ratelimit.New(0, 1, ratelimit.WithClock(fake), ratelimit.WithConfig(ratelimit.Config{Burst: 3})),
+	} {
+		if got := admitted(l, 10); got != 3 {
+			t.Errorf("%s: admitted %d of 10, want the burst of 3", name, got)
+		}
+		fake.Advance(1000 * time.Hour)
+		_, err := ratelimit.Policy[int](l).Do(t.Context(), func(context.Context) (int, error) { return 1, nil })
+		if d, ok := resilience.RetryAfter(err); !errors.Is(err, ratelimit.ErrLimited) || !ok || d != resilience.Never {
+			t.Errorf("%s: after 1000h: %v (Retry-After %v, %v); want refused with a never hint", name, err, d, ok)
+		}
+	}
+}
+
+// A full Config goes to JSON and back unchanged, but for the clock, which is
+// not serialised; +Inf and Off rates too.
+func TestConfigJSONRoundTrip(t *testing.T) {
+	tests := []struct {
+		in   ratelimit.Config
+		json string
+	}{
+		{ratelimit.Config{Rate: 2.5, Burst: 10, MaxWait: 250 * time.Millisecond, MaxKeys: 1000, Name: "api", Clock: clock.NewFake()},
+			`{"Rate":2.5,"Burst":10,"MaxWait":"250ms","MaxKeys":1000,"Name":"api"}`},
+		{ratelimit.Config{Rate: math.Inf(1)}, `{"Rate":"+Inf"}`},
+		{ratelimit.Config{Rate: resilience.Off, Burst: 3}, `{"Rate":-1,"Burst":3}`},
+		{ratelimit.Config{}, `{}`},
+	}
+	for _, tt := range tests {
+		data, err := json.Marshal(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tt.json, string(data)); diff != "" {
+			t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
+		}
+		var out ratelimit.Config
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatal(err)
+		}
+		tt.in.Clock = nil
+		if diff := cmp.Diff(tt.in, out, cmpopts.EquateComparable()); diff != "" {
+			t.Errorf("round trip of %s mismatch (-want +got):\n%s", tt.json, diff)
+		}
+	}
+}
+
+func TestConfigJSONErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"Brust": 8}`, `ratelimit: Config: unknown field "Brust"`},
+		{`{"Clock": "real"}`, `ratelimit: Config: unknown field "Clock"`},
+		{`{"Rate": "fast"}`, `ratelimit: Config.Rate: a number or "+Inf", got "fast"`},
+		{`{"MaxWait": 100}`, `ratelimit: Config.MaxWait: a duration must be a string such as "250ms" or "off", got 100`},
+		{`{"Burst": 1.5}`, `ratelimit: Config.Burst: json: cannot unmarshal`},
+	}
+	for _, tt := range tests {
+		var c ratelimit.Config
+		err := json.Unmarshal([]byte(tt.in), &c)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Unmarshal(%s) = %v; want an error starting %q", tt.in, err, tt.want)
+		}
 	}
 }
 

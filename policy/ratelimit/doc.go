@@ -10,8 +10,12 @@
 // # Entry points
 //
 //   - [New] creates a [Limiter]; [Every] gives a rate as one event per
-//     duration. [Option]s ([WithMaxWait], [WithName], [WithClock],
-//     [WithConfig]) or a [Config] configure it.
+//     duration. [Option]s ([WithMaxWait], [WithName], [WithClock])
+//     configure it. A [Config] read at run time (it reads and writes JSON)
+//     is checked with [Config.Validate] and given with [WithConfig], which
+//     sets its non-zero fields only: a zero field means the default, and
+//     a zero Rate or Burst the one given to New. Rate resilience.Off
+//     switches the refill off.
 //   - [Limiter.Allow] and [Limiter.AllowN] decide at once;
 //     [Limiter.Wait] and [Limiter.WaitN] wait for tokens when the wait fits
 //     the deadline.
@@ -24,8 +28,8 @@
 // # Units
 //
 // Rates are events per second (a float64; at most 1e9, or +Inf for no
-// limit); bursts and n are counts of events; durations are [time.Duration]
-// values (nanoseconds).
+// limit, or 0 or Off for no refill); bursts and n are counts of events;
+// durations are [time.Duration] values (nanoseconds).
 //
 // # Precision
 //

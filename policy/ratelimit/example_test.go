@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -70,11 +71,11 @@ func ExampleLimiter_AllowN() {
 // once, without waiting, when it does not.
 func ExampleLimiter_Wait() {
 	l := ratelimit.New(ratelimit.Every(time.Minute), 1, ratelimit.WithName("api"))
-	fmt.Println(l.Wait(context.Background())) // the bucket starts full
-
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	err := l.Wait(ctx) // the next token is a minute away
+	fmt.Println(l.Wait(ctx)) // the bucket starts full
+
+	err := l.Wait(ctx) // the next token is a minute away, past the deadline
 	fmt.Println(errors.Is(err, ratelimit.ErrLimited))
 	d, _ := resilience.RetryAfter(err)
 	fmt.Println(d > 59*time.Second)
@@ -113,6 +114,8 @@ func ExamplePolicy() {
 
 // The wait policy smooths a burst out instead, within MaxWait.
 func ExampleWaitPolicy() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake), ratelimit.WithMaxWait(5*time.Second))
 	p := ratelimit.WaitPolicy[int](l)
@@ -121,12 +124,12 @@ func ExampleWaitPolicy() {
 	results := make(chan int)
 	for i := range 2 {
 		go func() {
-			v, _ := p.Do(context.Background(), func(context.Context) (int, error) { return i, nil })
+			v, _ := p.Do(ctx, func(context.Context) (int, error) { return i, nil })
 			results <- v
 		}()
 	}
-	first := <-results                           // one call passes at once...
-	_ = fake.BlockUntil(context.Background(), 1) // ...the other waits for its token
+	first := <-results          // one call passes at once...
+	_ = fake.BlockUntil(ctx, 1) // ...the other waits for its token
 	fake.Advance(time.Second)
 	fmt.Println(first+<-results == 1)
 	// Output:
@@ -186,14 +189,55 @@ func ExampleKeyed_Len() {
 
 // A configuration read at run time is checked with Validate before use.
 func ExampleConfig_Validate() {
-	c := ratelimit.Config{Rate: 50, Burst: 0}
+	c := ratelimit.Config{Rate: -5, Burst: 10}
 	fmt.Println(c.Validate())
-	c.Burst = 10
-	l := ratelimit.New(c.Rate, c.Burst, ratelimit.WithConfig(c))
-	fmt.Println(l.AllowN(10))
+	c.Rate = 50
+	fmt.Println(c.Validate())
 	// Output:
-	// ratelimit: Burst must be >= 1 with a finite Rate, got 0
+	// ratelimit: Rate must be >= 0 events per second, or Off (no refill), got -5
+	// <nil>
+}
+
+// A service reads its limiters' settings from a JSON file, checks them, and
+// builds each limiter with its own defaults in code: what the file leaves
+// out (the export limiter's rate, the per-client burst) keeps the value
+// given to New.
+func ExampleConfig_json() {
+	data, err := os.ReadFile("testdata/config.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var file struct{ Search, Export, PerClient ratelimit.Config }
+	if err := json.Unmarshal(data, &file); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range []ratelimit.Config{file.Search, file.Export, file.PerClient} {
+		if err := c.Validate(); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	fake := clock.NewFake() // keeps the example exact; a service uses the real clock
+	search := ratelimit.New(100, 1, ratelimit.WithClock(fake), ratelimit.WithConfig(file.Search))
+	export := ratelimit.New(ratelimit.Every(time.Hour), 1, ratelimit.WithClock(fake), ratelimit.WithConfig(file.Export))
+	perClient := ratelimit.NewKeyed[string](1, 3, ratelimit.WithClock(fake), ratelimit.WithConfig(file.PerClient))
+
+	fmt.Println(search.AllowN(10), search.Allow()) // the file's burst of 10
+	fake.Advance(20 * time.Millisecond)            // the file's 50 a second: one back
+	fmt.Println(search.Allow())
+	fmt.Println(export.AllowN(2), export.Allow()) // the file's burst, New's rate
+	fmt.Println(perClient.Limiter("10.0.0.1").AllowN(3))
+
+	out, _ := json.Marshal(file.Search)
+	fmt.Println(string(out))
+	// Output:
+	// true false
 	// true
+	// true false
+	// true
+	// {"Rate":50,"Burst":10,"MaxWait":"200ms"}
 }
 
 // A refusal says which limiter refused and when to come back.
@@ -224,25 +268,27 @@ func ExampleWithClock() {
 	// true
 }
 
-// A configuration read at run time sets every field, Rate and Burst
-// included; options after WithConfig change single fields again.
+// WithConfig sets the Config's non-zero fields only: New's rate and burst,
+// the options before it and the defaults stay unless the Config sets them,
+// and options after it change single fields again.
 func ExampleWithConfig() {
-	var c ratelimit.Config
-	if err := json.Unmarshal([]byte(`{"Rate": 100, "Burst": 2, "Name": "search"}`), &c); err != nil {
-		fmt.Println(err)
-		return
-	}
-	if err := c.Validate(); err != nil {
-		fmt.Println(err)
-		return
-	}
-	l := ratelimit.New(c.Rate, c.Burst, ratelimit.WithConfig(c), ratelimit.WithClock(clock.NewFake()))
-	fmt.Println(l.Allow(), l.Allow())
+	fake := clock.NewFake()
+	l := ratelimit.New(100, 2, ratelimit.WithClock(fake),
+		ratelimit.WithConfig(ratelimit.Config{Name: "search"}), ratelimit.WithName("search-eu"))
+	fmt.Println(l.Allow(), l.Allow()) // New's burst of 2
 	_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
+	fmt.Println(err) // New's rate of 100 a second, the later option's name
+
+	// Rate Off switches the refill off; a Config's 0 would mean New's rate.
+	quota := ratelimit.New(100, 2, ratelimit.WithConfig(ratelimit.Config{Rate: resilience.Off}))
+	fmt.Println(quota.AllowN(2), ratelimit.Policy[int](quota))
+	_, err = ratelimit.Policy[int](quota).Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
 	fmt.Println(err)
 	// Output:
 	// true true
-	// ratelimit: limited (search), retry after 10ms
+	// ratelimit: limited (search-eu), retry after 10ms
+	// true ratelimit
+	// ratelimit: limited, retry never
 }
 
 // A Keyed tracks at most MaxKeys keys: the least recently used is
@@ -261,9 +307,10 @@ func ExampleWithMaxKeys() {
 // Wait waits for a token at most MaxWait; when the token is further away,
 // it fails at once, without waiting.
 func ExampleWithMaxWait() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(2*time.Second), 1, ratelimit.WithMaxWait(time.Second), ratelimit.WithClock(fake))
-	ctx := context.Background()
 	fmt.Println(l.Wait(ctx)) // the bucket starts full
 	fmt.Println(l.Wait(ctx)) // the next token is 2s away
 

@@ -81,7 +81,7 @@ func newParams(cfg Config) *params {
 	switch {
 	case math.IsInf(cfg.Rate, 1):
 		p.inf = true
-	case cfg.Rate == 0:
+	case cfg.Rate == 0 || cfg.Rate == resilience.Off:
 		p.inc, p.tau = 1, p.burst // no refill: units never pass
 	default:
 		t := interval(cfg.Rate)

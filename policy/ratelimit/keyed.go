@@ -46,7 +46,7 @@ type entry[K comparable] struct {
 }
 
 // NewKeyed returns a Keyed whose buckets each refill at rate events per
-// second up to burst, as [New] describes, configured by opts
+// second up to burst, as [New] describes, configured by opts as New is
 // ([WithMaxKeys] bounds the keys tracked). It panics on an invalid
 // configuration, as New does.
 func NewKeyed[K comparable](rate float64, burst int, opts ...Option) *Keyed[K] {

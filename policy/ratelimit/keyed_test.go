@@ -92,7 +92,7 @@ func TestKeyedStress(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	waitAll(t, &wg, "the goroutines calling the Keyed")
 	if got := k.Len(); got != maxKeys {
 		t.Fatalf("Len() = %d, want %d", got, maxKeys)
 	}

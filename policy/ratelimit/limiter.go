@@ -34,11 +34,14 @@ type Limiter struct {
 // New returns a token bucket that refills at rate events per second (see
 // [Every] for one event per duration) and holds at most burst events; it
 // starts full. A rate of +Inf admits every event (burst may then be 0); a
-// rate of 0 admits burst events in all.
+// rate of 0 or resilience.Off switches the refill off: the bucket admits
+// burst events in all. Options apply in order; a [Config] given with
+// [WithConfig] replaces rate and burst only where its fields are set.
 //
-// New panics if an option is nil or the configuration is invalid (see [Config.Validate]): a
-// negative or NaN rate, a rate above 1e9 other than +Inf, or burst < 1 with
-// a finite rate, with a message naming the field and the value, e.g.
+// New panics if an option is nil or the configuration it builds is invalid
+// (see [Config.Validate]): a NaN rate or a negative one other than Off, a
+// rate above 1e9 other than +Inf, or burst < 1 with a finite rate, with a
+// message naming the field and the value, e.g.
 // "ratelimit: Burst must be >= 1 with a finite Rate, got 0".
 func New(rate float64, burst int, opts ...Option) *Limiter {
 	return &Limiter{p: newParams(build(rate, burst, opts))}
@@ -120,7 +123,7 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 // they are taken, and otherwise, without taking any:
 //   - a *resilience.RefusedError matching [ErrLimited] at once, without waiting,
 //     when the wait would end after ctx's deadline or last longer than
-//     [Config.MaxWait] (or, with Rate 0, never end); its RetryAfter() is
+//     [Config.MaxWait] (or, with no refill, never end); its RetryAfter() is
 //     that wait;
 //   - an error matching [ErrExceedsBurst] at once if n exceeds the burst:
 //     no wait would help;

@@ -82,8 +82,14 @@ func TestInfiniteRateAdmitsEverything(t *testing.T) {
 			t.Fatalf("AllowN(%d) refused", n)
 		}
 	}
-	if !l.Allow() || l.Wait(t.Context()) != nil || l.WaitN(t.Context(), 1<<50) != nil {
+	if !l.Allow() {
 		t.Fatal("infinite rate refused")
+	}
+	if err := returns(t, "Wait at an infinite rate", func() error { return l.Wait(t.Context()) }); err != nil {
+		t.Fatalf("Wait at an infinite rate = %v", err)
+	}
+	if err := returns(t, "WaitN(1<<50) at an infinite rate", func() error { return l.WaitN(t.Context(), 1<<50) }); err != nil {
+		t.Fatalf("WaitN(1<<50) at an infinite rate = %v", err)
 	}
 }
 
@@ -97,7 +103,7 @@ func TestZeroRateGivesTheBurstOnly(t *testing.T) {
 	if l.Allow() {
 		t.Fatal("refilled")
 	}
-	err := l.Wait(t.Context())
+	err := returns(t, "Wait on a bucket that never refills", func() error { return l.Wait(t.Context()) })
 	if err == nil || err.Error() != "ratelimit: limited (once), retry never" {
 		t.Fatalf("Wait = %v, want a refusal with no retry", err)
 	}
@@ -208,7 +214,7 @@ func TestEndOfTime(t *testing.T) {
 // The default clock reads the runtime's monotonic time; synctest's bubble
 // makes it virtual.
 func TestDefaultClock(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1)
 		if !l.Allow() || l.Allow() {
 			t.Fatal("want one token")
@@ -233,7 +239,7 @@ func TestDefaultClock(t *testing.T) {
 }
 
 func TestWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 2)
 		start := time.Now()
 		var at []time.Duration
@@ -253,7 +259,7 @@ func TestWait(t *testing.T) {
 }
 
 func TestWaitFailsAtOnceBeyondDeadline(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithName("api"))
 		_ = l.Allow()
 		ctx, cancel := context.WithTimeout(t.Context(), 999*time.Millisecond)
@@ -275,7 +281,7 @@ func TestWaitFailsAtOnceBeyondDeadline(t *testing.T) {
 }
 
 func TestWaitFailsAtOnceBeyondMaxWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithMaxWait(500*time.Millisecond))
 		_ = l.Allow()
 		time.Sleep(400 * time.Millisecond)
@@ -295,7 +301,7 @@ func TestWaitFailsAtOnceBeyondMaxWait(t *testing.T) {
 // even short waits: the end of the wait, now + MaxWait, overflowed.
 func TestWaitMaxWaitLargestDuration(t *testing.T) {
 	for _, rate := range []float64{3, 7, 0.7} {
-		synctest.Test(t, func(t *testing.T) {
+		bubble(t, func(t *testing.T) {
 			l := ratelimit.New(rate, 1, ratelimit.WithMaxWait(math.MaxInt64))
 			_ = l.Allow()
 			time.Sleep(17*time.Minute + 3) // some time since the origin
@@ -324,7 +330,7 @@ func TestWaitMaxWaitLargestDuration(t *testing.T) {
 func TestWaitNBeyondBurstMatchesErrExceedsBurst(t *testing.T) {
 	for _, name := range []string{"", "api"} {
 		l := ratelimit.New(1, 3, ratelimit.WithName(name), ratelimit.WithClock(clock.NewFake()))
-		err := l.WaitN(t.Context(), 4)
+		err := returns(t, "WaitN beyond the burst", func() error { return l.WaitN(t.Context(), 4) })
 		if !errors.Is(err, ratelimit.ErrExceedsBurst) || errors.Is(err, ratelimit.ErrLimited) || errors.Is(err, resilience.ErrRefused) {
 			t.Errorf("name %q: WaitN(4) with burst 3 = %v; want ErrExceedsBurst, not ErrLimited nor ErrRefused", name, err)
 		}
@@ -355,16 +361,16 @@ func TestWaitErrors(t *testing.T) {
 	l := ratelimit.New(1, 3, ratelimit.WithName("api"))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := l.Wait(ctx); err != context.Canceled {
+	if err := returns(t, "Wait(done ctx)", func() error { return l.Wait(ctx) }); err != context.Canceled {
 		t.Fatalf("Wait(done ctx) = %v, want context.Canceled", err)
 	}
-	if err := l.WaitN(ctx, 0); err != context.Canceled {
+	if err := returns(t, "WaitN(done ctx, 0)", func() error { return l.WaitN(ctx, 0) }); err != context.Canceled {
 		t.Fatalf("WaitN(done ctx, 0) = %v, want context.Canceled", err)
 	}
 	if !l.AllowN(3) {
 		t.Fatal("a done ctx took tokens")
 	}
-	err := l.WaitN(t.Context(), 4)
+	err := returns(t, "WaitN beyond the burst", func() error { return l.WaitN(t.Context(), 4) })
 	if err == nil || err.Error() != "ratelimit: events exceed the burst (api): 4 asked, burst 3" || errors.Is(err, ratelimit.ErrLimited) {
 		t.Fatalf("WaitN beyond burst = %v", err)
 	}
@@ -377,7 +383,7 @@ func TestWaitErrors(t *testing.T) {
 }
 
 func TestWaitCancelledGivesTokensBack(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1)
 		_ = l.Allow()
 		ctx, cancel := context.WithCancel(t.Context())
@@ -398,7 +404,7 @@ func TestWaitCancelledGivesTokensBack(t *testing.T) {
 // A cancelled wait with another reserved behind it keeps its tokens spent:
 // giving them back would let a newcomer in ahead of the later reservation.
 func TestWaitCancelledBehindAnotherKeepsTokens(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1)
 		start := time.Now()
 		_ = l.Allow()
@@ -445,7 +451,10 @@ func TestLimitedErrorMessages(t *testing.T) {
 }
 
 func TestZeroAllocs(t *testing.T) {
-	ctx := t.Context()
+	// The deadline bounds a Wait that would wait (it fails at once if the
+	// wait would pass it).
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
+	defer cancel()
 	l := ratelimit.New(1e9, 1<<40)
 	fake := ratelimit.New(1e9, 1<<40, ratelimit.WithClock(clock.NewFake()))
 	p := ratelimit.Policy[int](l)
@@ -492,7 +501,7 @@ func TestStressNoOverAdmission(t *testing.T) {
 			})
 		}
 		wg.Go(also)
-		wg.Wait()
+		waitAll(t, &wg, "the goroutines calling Allow")
 		return n.Load()
 	}
 	if got := hammer(func() {}); got != burst {

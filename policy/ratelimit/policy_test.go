@@ -37,7 +37,7 @@ func TestPolicyRefusesAtOnce(t *testing.T) {
 }
 
 func TestWaitPolicyWaits(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithMaxWait(2*time.Second), ratelimit.WithName("api"))
 		p := ratelimit.WaitPolicy[int](l)
 		if got := p.String(); got != "ratelimit(api)" {
@@ -59,7 +59,7 @@ func TestWaitPolicyWaits(t *testing.T) {
 }
 
 func TestWaitPolicyRefusesBeyondMaxWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithMaxWait(1500*time.Millisecond))
 		p := ratelimit.WaitPolicy[int](l)
 		op := func(context.Context) (int, error) { return 1, nil }
