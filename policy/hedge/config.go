@@ -49,65 +49,69 @@ func (c Config[T]) Validate() error {
 	return nil
 }
 
-// Option configures a hedge policy built by [New]. Options are made by the
-// With functions of this package and apply in order: the last one to set a
-// field wins. The options that carry a T ([WithAccept], [WithConfig]) must
-// be given to a New of the same T; New panics otherwise, naming both types.
-type Option interface {
-	// name describes the option in New's panic message.
-	name() string
+// Option configures a hedge policy for results of type T, built by [New].
+// Options are made by the With functions of this package and apply in
+// order: the last one to set a field wins.
+//
+// The options that carry a T ([WithAccept], [WithConfig]) are an
+// Option[T] of their own T only: giving one to a New of another T does not
+// compile. The others ([WithMaxHedges], [WithClock]) are an [AnyOption],
+// which is an Option[T] for every T.
+type Option[T any] func(*settings)
+
+// AnyOption is an option that carries no result type: a value of it is an
+// [Option][T] for every T, so it goes to a New of any T without a type
+// argument.
+type AnyOption = func(*settings)
+
+// settings is what the options set: a Config without its result type.
+type settings struct {
+	delay     time.Duration
+	maxHedges int
+	accept    any // a func(T, error) bool for the policy's T, or nil
+	clock     clock.Clock
 }
-
-type maxHedgesOption int
-
-func (maxHedgesOption) name() string { return "WithMaxHedges" }
-
-type clockOption struct{ c clock.Clock }
-
-func (clockOption) name() string { return "WithClock" }
-
-type acceptOption[T any] func(v T, err error) bool
-
-func (acceptOption[T]) name() string { return "WithAccept[" + reflect.TypeFor[T]().String() + "]" }
-
-type configOption[T any] Config[T]
-
-func (configOption[T]) name() string { return "WithConfig[" + reflect.TypeFor[T]().String() + "]" }
 
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
 // first one.
-func WithMaxHedges(n int) Option { return maxHedgesOption(n) }
+func WithMaxHedges(n int) AnyOption { return func(s *settings) { s.maxHedges = n } }
 
 // WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
-func WithClock(c clock.Clock) Option { return clockOption{c} }
+func WithClock(c clock.Clock) AnyOption { return func(s *settings) { s.clock = c } }
 
 // WithAccept sets [Config.Accept]: which results end the race (nil = those
-// without error). T is inferred from accept and must be the policy's T.
-func WithAccept[T any](accept func(v T, err error) bool) Option { return acceptOption[T](accept) }
+// without error). T is inferred from accept; the option goes to a New of
+// that T only.
+func WithAccept[T any](accept func(v T, err error) bool) Option[T] {
+	return func(s *settings) { s.accept = accept }
+}
 
 // WithConfig sets every field of the configuration to c's, Delay included.
-// T is inferred from c and must be the policy's T.
-func WithConfig[T any](c Config[T]) Option { return configOption[T](c) }
+// T is inferred from c; the option goes to a New of that T only.
+func WithConfig[T any](c Config[T]) Option[T] {
+	return func(s *settings) {
+		*s = settings{delay: c.Delay, maxHedges: c.MaxHedges, accept: c.Accept, clock: c.Clock}
+	}
+}
 
-// configure returns the configuration of New[T](delay, opts...), or panics
-// if an option is for another result type.
-func configure[T any](delay time.Duration, opts []Option) Config[T] {
-	c := Config[T]{Delay: delay, MaxHedges: 1}
+// configure returns the configuration of New[T](delay, opts...). It panics
+// if an option is nil, or if one was converted from an Option of another
+// result type.
+func configure[T any](delay time.Duration, opts []Option[T]) Config[T] {
+	s := settings{delay: delay, maxHedges: 1}
 	for _, o := range opts {
-		switch o := o.(type) {
-		case nil:
+		if o == nil {
 			panic("hedge: New option must not be nil")
-		case maxHedgesOption:
-			c.MaxHedges = int(o)
-		case clockOption:
-			c.Clock = o.c
-		case acceptOption[T]:
-			c.Accept = o
-		case configOption[T]:
-			c = Config[T](o)
-		default:
-			panic(fmt.Sprintf("hedge: option %s given to New[%v]: its result type must be the policy's", o.name(), reflect.TypeFor[T]()))
 		}
+		o(&s)
+	}
+	c := Config[T]{Delay: s.delay, MaxHedges: s.maxHedges, Clock: s.clock}
+	if s.accept != nil {
+		accept, ok := s.accept.(func(T, error) bool)
+		if !ok {
+			panic(fmt.Sprintf("hedge: Accept of type %v given to New[%v]: an Option converted to another result type", reflect.TypeOf(s.accept), reflect.TypeFor[T]()))
+		}
+		c.Accept = accept
 	}
 	return c
 }

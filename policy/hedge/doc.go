@@ -25,8 +25,9 @@
 //	WithClock       clock.Real()
 //
 // The options [WithAccept] and [WithConfig] carry the result type T (it is
-// inferred from their argument); giving one to a New of another T panics at
-// construction, naming both types.
+// inferred from their argument): each is an [Option][T], and giving one to
+// a New of another T does not compile. The others are an [AnyOption], an
+// Option[T] for every T.
 //
 // A policy is an immutable value, safe for simultaneous use by multiple
 // goroutines.

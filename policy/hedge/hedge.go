@@ -50,10 +50,10 @@ import (
 // starts, never with MaxHedges: any MaxHedges up to math.MaxInt is fine.
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
-// if the configuration is invalid, and if an option carries a result type
-// other than T. The policy is safe for simultaneous use by multiple
-// goroutines if Accept is.
-func New[T any](delay time.Duration, opts ...Option) resilience.Policy[T] {
+// if the configuration is invalid. (An option for another result type does
+// not compile; one converted to Option[T] anyway panics.) The policy is
+// safe for simultaneous use by multiple goroutines if Accept is.
+func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 	c := configure[T](delay, opts)
 	if err := c.Validate(); err != nil {
 		panic(err.Error())

@@ -321,12 +321,9 @@ func TestOptionsAndValidate(t *testing.T) {
 		{"negative delay", func() { hedge.New[int](-ms) }, "hedge: Delay must be > 0, got -1ms"},
 		{"no hedge", func() { hedge.New[int](ms, hedge.WithMaxHedges(0)) }, "hedge: MaxHedges must be >= 1, got 0"},
 		{"zero config", func() { hedge.New[int](ms, hedge.WithConfig(hedge.Config[int]{})) }, "hedge: Delay must be > 0, got 0s"},
-		{"accept of another type", func() {
-			hedge.New[int](ms, hedge.WithAccept(func(string, error) bool { return true }))
-		}, "hedge: option WithAccept[string] given to New[int]: its result type must be the policy's"},
-		{"config of another type", func() {
-			hedge.New[int](ms, hedge.WithConfig(hedge.Config[[]byte]{Delay: ms, MaxHedges: 1}))
-		}, "hedge: option WithConfig[[]uint8] given to New[int]: its result type must be the policy's"},
+		{"accept converted to another type", func() {
+			hedge.New[int](ms, hedge.Option[int](hedge.WithAccept(func(string, error) bool { return true })))
+		}, "hedge: Accept of type func(string, error) bool given to New[int]: an Option converted to another result type"},
 	} {
 		got := func() (s string) {
 			defer func() {
