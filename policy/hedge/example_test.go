@@ -2,6 +2,7 @@ package hedge_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -115,16 +116,47 @@ func ExampleWithClock() {
 }
 
 func ExampleWithConfig() {
-	// A configuration read at run time replaces every field, the delay
-	// included.
-	c := hedge.Config[string]{Delay: 30 * time.Millisecond, MaxHedges: 2}
+	// A configuration read at run time sets its non-zero fields only: the
+	// delay stays New's, 50ms, and MaxHedges becomes 2.
+	c := hedge.Config[string]{MaxHedges: 2}
 	if err := c.Validate(); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(hedge.New[string](time.Second, hedge.WithConfig(c)))
+	clk := clock.NewFake()
+	p := hedge.New[string](50*time.Millisecond, hedge.WithConfig(c), hedge.WithClock(clk))
+	fmt.Println(p)
+	op := replicas(clk, false, false, true)
+	v, _ := drive(clk, 50*time.Millisecond, 2, func() (string, error) { return p.Do(context.Background(), op) })
+	fmt.Println(v)
+	// Output:
+	// hedge(50ms)
+	// replica 0 called at 0s
+	// replica 1 called at 50ms
+	// replica 2 called at 100ms
+	// replica 2
+}
+
+// A configuration file holds a Config as JSON, durations as Go duration
+// strings; decode it, validate it, and build the policy from it.
+func ExampleConfig_json() {
+	file := []byte(`{"Delay": "30ms", "MaxHedges": 2}`)
+	var c hedge.Config[string]
+	if err := json.Unmarshal(file, &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := hedge.New[string](time.Second, hedge.WithConfig(c)) // c.Delay replaces 1s
+	fmt.Println(p)
+	out, _ := json.Marshal(c)
+	fmt.Println(string(out))
 	// Output:
 	// hedge(30ms)
+	// {"Delay":"30ms","MaxHedges":2}
 }
 
 func ExampleNew_allFail() {
@@ -143,7 +175,9 @@ func ExampleNew_allFail() {
 }
 
 func ExampleConfig_Validate() {
-	fmt.Println(hedge.Config[int]{Delay: time.Second}.Validate())
+	fmt.Println(hedge.Config[int]{}.Validate()) // the default configuration
+	fmt.Println(hedge.Config[int]{MaxHedges: -1}.Validate())
 	// Output:
-	// hedge: MaxHedges must be >= 1, got 0
+	// <nil>
+	// hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1
 }

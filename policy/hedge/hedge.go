@@ -55,9 +55,6 @@ import (
 // safe for simultaneous use by multiple goroutines if Accept is.
 func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 	c := configure[T](delay, opts)
-	if err := c.Validate(); err != nil {
-		panic(err.Error())
-	}
 	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, accept: c.Accept, clock: c.Clock}
 	if p.clock == nil {
 		p.clock = clock.Real()
