@@ -11,8 +11,8 @@ import (
 // context.DeadlineExceeded, as does that error, so code that checks for the
 // standard deadline error keeps working. When the op returned an error of
 // its own after the deadline, the policy's error also wraps it (errors.Is,
-// errors.As and resilience.RetryAfter reach it, and a retry.Permanent mark
-// on it still stops a retry). A call cut short by the caller's own context
+// errors.As and resilience.RetryAfter reach it, and a resilience.Permanent
+// mark on it still stops a retry). A call cut short by the caller's own context
 // (its cancellation, or a deadline earlier than the timeout) returns the
 // caller's error instead, which does not match ErrTimeout.
 var ErrTimeout error = &expiredError{}
@@ -52,7 +52,8 @@ func (e *expiredError) Timeout() bool { return true }
 // returned err (not nil): expired itself when err is the bare context
 // error, which carries nothing more; err unchanged when it already wraps
 // expired (an op that returned its context's cause, perhaps marked
-// retry.Permanent), so the expiry is said once; else expired wrapping err.
+// resilience.Permanent), so the expiry is said once; else expired wrapping
+// err.
 func expiredWith(expired *expiredError, err error) error {
 	if err == context.DeadlineExceeded || err == error(expired) {
 		return expired

@@ -2,6 +2,7 @@ package timeout_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -96,20 +97,44 @@ func ExampleWithClock() {
 }
 
 func ExampleWithConfig() {
-	// A configuration read at run time replaces every field, the duration
-	// included.
-	c := timeout.Config{Duration: 750 * time.Millisecond}
+	// A configuration read at run time sets its non-zero fields only: the
+	// duration stays New's, and Abandon is set.
+	c := timeout.Config{Abandon: true}
 	if err := c.Validate(); err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(timeout.New[int](time.Second, timeout.WithConfig(c)))
 	// Output:
+	// timeout(1s)
+}
+
+// A configuration file holds a Config as JSON, durations as Go duration
+// strings; decode it, validate it, and build the policy from it.
+func ExampleConfig_json() {
+	file := []byte(`{"Duration": "750ms", "Abandon": true}`)
+	var c timeout.Config
+	if err := json.Unmarshal(file, &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := timeout.New[int](time.Second, timeout.WithConfig(c)) // c.Duration replaces 1s
+	fmt.Println(p)
+	out, _ := json.Marshal(c)
+	fmt.Println(string(out))
+	// Output:
 	// timeout(750ms)
+	// {"Duration":"750ms","Abandon":true}
 }
 
 func ExampleConfig_Validate() {
-	fmt.Println(timeout.Config{}.Validate())
+	fmt.Println(timeout.Config{}.Validate()) // the default configuration
+	fmt.Println(timeout.Config{Duration: -time.Second}.Validate())
 	// Output:
-	// timeout: Duration must be > 0, got 0s
+	// <nil>
+	// timeout: Duration must be > 0, or 0 for New's duration, got -1s
 }

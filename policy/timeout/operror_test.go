@@ -21,13 +21,13 @@ func (h hinted) Error() string             { return "503 busy" }
 func (h hinted) RetryAfter() time.Duration { return h.d }
 
 // Regression: on expiry the policy returned the bare ErrTimeout error and
-// dropped the op's own error, and with it a retry.Permanent mark, the
+// dropped the op's own error, and with it a Permanent mark, the
 // op's identity for errors.Is/As, and its Retry-After hint.
 func TestExpiryWrapsOpError(t *testing.T) {
 	errOp := errors.New("op failed")
 	op := func(ctx context.Context) (int, error) {
 		<-ctx.Done()
-		return 3, retry.Permanent(fmt.Errorf("%w (%w)", errOp, hinted{time.Minute}))
+		return 3, resilience.Permanent(fmt.Errorf("%w (%w)", errOp, hinted{time.Minute}))
 	}
 	check := func(t *testing.T, v int, err error) {
 		t.Helper()

@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
@@ -289,29 +289,12 @@ func TestAbandonLatePanicIsDropped(t *testing.T) {
 	})
 }
 
-func TestNameAndValidate(t *testing.T) {
+func TestNameAndErrTimeout(t *testing.T) {
 	if got := timeout.New[int](2 * time.Second).String(); got != "timeout(2s)" {
 		t.Errorf("String() = %q, want timeout(2s)", got)
 	}
 	if got := timeout.New[int](time.Second, timeout.WithConfig(timeout.Config{Duration: 250 * time.Millisecond})).String(); got != "timeout(250ms)" {
 		t.Errorf("WithConfig: String() = %q, want timeout(250ms)", got)
-	}
-	for _, d := range []time.Duration{0, -time.Second} {
-		want := fmt.Sprintf("timeout: Duration must be > 0, got %v", d)
-		if err := (timeout.Config{Duration: d}).Validate(); err == nil || err.Error() != want {
-			t.Errorf("Validate(%v) = %v, want %q", d, err, want)
-		}
-		func() {
-			defer func() {
-				if r := recover(); r != want {
-					t.Errorf("New(%v) panicked with %v, want %q", d, r, want)
-				}
-			}()
-			timeout.New[int](d)
-		}()
-	}
-	if err := (timeout.Config{Duration: 1}).Validate(); err != nil {
-		t.Errorf("Validate(1ns) = %v, want nil", err)
 	}
 	if got, want := timeout.ErrTimeout.Error(), "timeout: call exceeded its timeout"; got != want {
 		t.Errorf("ErrTimeout = %q, want %q", got, want)
@@ -367,7 +350,7 @@ func TestOpReturningTheCauseSaysItOnce(t *testing.T) {
 		p := timeout.New[int](100 * time.Millisecond)
 		_, err := p.Do(context.Background(), func(ctx context.Context) (int, error) {
 			<-ctx.Done()
-			return 0, retry.Permanent(context.Cause(ctx))
+			return 0, resilience.Permanent(context.Cause(ctx))
 		})
 		if got, want := err.Error(), "timeout: call exceeded 100ms"; got != want {
 			t.Errorf("error %q, want %q", got, want)
