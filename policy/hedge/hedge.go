@@ -17,7 +17,14 @@ import (
 // The first accepted result (by default, the first without error) wins:
 // the other attempts' contexts are cancelled, and the call returns the
 // winner's result once they have returned. An attempt whose result is not
-// accepted starts the next hedge at once, if one is left.
+// accepted starts the next hedge at once, if one is left, unless its error
+// carries a Retry-After hint (see resilience.RetryAfter: an HTTP 429 or
+// 503, a guard's refusal): then the next hedge starts no earlier than the
+// hint from then, and the ones after it resume at delay; a "never" hint
+// (resilience.Never), or one that would end at or after the caller's
+// deadline, starts no more hedges (the attempts running go on). The call
+// waits for a hedge that waits out a hint, as for any other, unless the
+// caller's context ends first.
 //
 // If no attempt's result is accepted, the call returns the value of the
 // attempt that finished last and an error that says so and wraps every
@@ -38,8 +45,9 @@ import (
 // returned; a panic of the first attempt keeps its stack.
 //
 // Hedged requests are described by Dean and Barroso, "The Tail at Scale",
-// CACM 56(2), 2013; starting the next hedge at once after a failure is the
-// rule of gRPC's hedging policy (gRFC A6). Only hedge calls that are safe
+// CACM 56(2), 2013; starting the next hedge at once after a failure, and
+// waiting out a server's pushback, are the rules of gRPC's hedging policy
+// (gRFC A6). Only hedge calls that are safe
 // to make more than once (idempotent reads), and mind that the dependency
 // sees up to 1+MaxHedges times the calls.
 //
@@ -85,18 +93,22 @@ type race[T any] struct {
 	ctx    context.Context    // the attempts' context, child of parent
 	cancel context.CancelFunc // cancels ctx
 
-	mu       sync.Mutex
-	timer    clock.Timer   // starts the next hedge
-	closed   bool          // no attempt will start any more
-	running  int           // attempts started and not yet finished
-	won      bool          // an accepted result is in v, err
-	v        T             // the winner's value, else the last failure's
-	err      error         // the winner's error
-	errs     []error       // one per attempt started, in start order: errs[i] is attempt i's error once it failed
-	errs0    [1]error      // errs' first backing array: a call without hedges allocates none
-	panicked bool          // an attempt panicked (or called runtime.Goexit)
-	panicVal any           // its value; nil for runtime.Goexit
-	over     chan struct{} // closed when running drops to 0; made with the first hedge
+	mu        sync.Mutex
+	timer     clock.Timer   // starts the next hedge
+	closed    bool          // no attempt will start any more
+	running   int           // attempts started and not yet finished
+	hinted    bool          // an attempt's error asked to wait until notBefore
+	notBefore time.Time     // on p.clock: no attempt starts before it, if hinted
+	deferred  bool          // the next attempt waits for notBefore on the timer
+	settled   bool          // over is closed
+	won       bool          // an accepted result is in v, err
+	v         T             // the winner's value, else the last failure's
+	err       error         // the winner's error
+	errs      []error       // one per attempt started, in start order: errs[i] is attempt i's error once it failed
+	errs0     [1]error      // errs' first backing array: a call without hedges allocates none
+	panicked  bool          // an attempt panicked (or called runtime.Goexit)
+	panicVal  any           // its value; nil for runtime.Goexit
+	over      chan struct{} // closed once running is 0 and no attempt is deferred; made with the first hedge or deferral
 }
 
 func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
@@ -133,12 +145,25 @@ func (r *race[T]) onTimer() {
 
 // launchLocked starts the next attempt in a goroutine of its own, unless
 // the race is closed, the hedges are used up, or the caller's context
-// ended; then re-arms or stops the timer. r.mu must be held. Nothing here
-// can panic: the count of hedges started, len(r.errs)-1, is compared with
+// ended; then re-arms or stops the timer. Before notBefore, it defers the
+// attempt to it instead, on the timer. r.mu must be held. Nothing here can
+// panic: the count of hedges started, len(r.errs)-1, is compared with
 // MaxHedges, never 1+MaxHedges, and r.errs grows by one per attempt.
 func (r *race[T]) launchLocked() {
+	r.deferred = false
 	if r.closed || r.hedges() == r.p.maxHedges || r.parent.Err() != nil {
 		return
+	}
+	if r.hinted {
+		if now := r.p.clock.Now(); now.Before(r.notBefore) {
+			r.deferred = true
+			if r.over == nil {
+				r.over = make(chan struct{})
+			}
+			r.timer.Reset(r.notBefore.Sub(now))
+			return
+		}
+		r.hinted = false
 	}
 	i := len(r.errs)
 	r.errs = append(r.errs, nil)
@@ -151,6 +176,45 @@ func (r *race[T]) launchLocked() {
 		r.timer.Reset(r.p.delay)
 	} else {
 		r.timer.Stop()
+	}
+}
+
+// pushBackLocked applies the Retry-After hint of an attempt's error, if it
+// has one: the next attempt starts no earlier than the hint from now, and
+// none starts after a "never" hint or one that ends at or after the
+// caller's deadline (gRFC A6's rule for hedging under server pushback).
+// r.mu must be held.
+func (r *race[T]) pushBackLocked(err error) {
+	d, ok := resilience.RetryAfter(err)
+	if !ok || d <= 0 {
+		return
+	}
+	now := r.p.clock.Now()
+	if deadline, has := r.parent.Deadline(); d == resilience.Never || has && !now.Add(d).Before(deadline) {
+		r.closeLocked()
+		return
+	}
+	if t := now.Add(d); !r.hinted || t.After(r.notBefore) {
+		r.notBefore = t
+	}
+	r.hinted = true
+}
+
+// closeLocked makes sure no attempt starts any more. r.mu must be held.
+func (r *race[T]) closeLocked() {
+	if !r.closed {
+		r.closed = true
+		r.timer.Stop()
+	}
+	r.deferred = false
+}
+
+// settleLocked closes over once no attempt runs and none is deferred: no
+// attempt can start after that. r.mu must be held.
+func (r *race[T]) settleLocked() {
+	if r.running == 0 && !r.deferred && r.over != nil && !r.settled {
+		r.settled = true
+		close(r.over)
 	}
 }
 
@@ -193,42 +257,50 @@ func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVa
 			err = errRejected
 		}
 		r.v, r.errs[i] = v, err
-		r.launchLocked() // a failure starts the next hedge at once
+		r.pushBackLocked(err)
+		r.launchLocked() // a failure starts the next hedge at once, unless its error asks to wait
 	}
-	if stop && !r.closed {
-		r.closed = true
-		r.timer.Stop()
+	if stop {
+		r.closeLocked()
 	}
-	if r.running == 0 && r.over != nil {
-		close(r.over)
-	}
+	r.settleLocked()
 	r.mu.Unlock()
 	if stop {
 		r.cancel()
 	}
 }
 
-// wait returns once every attempt started has finished.
+// wait returns once every attempt started has finished and none is
+// deferred. If the caller's context ends while an attempt is deferred, that
+// attempt will not start.
 func (r *race[T]) wait() {
 	r.mu.Lock()
-	over, running := r.over, r.running
+	over, busy := r.over, r.running > 0 || r.deferred
 	r.mu.Unlock()
-	if running > 0 {
-		<-over
+	if !busy {
+		return
 	}
+	select {
+	case <-over:
+		return
+	case <-r.parent.Done():
+	}
+	r.mu.Lock()
+	r.closeLocked() // no attempt starts after the caller gave up
+	r.settleLocked()
+	r.mu.Unlock()
+	<-over
 }
 
 // result waits for every attempt and returns the call's result. Once
-// running is 0 no attempt can start: every finish that leaves attempts
-// running == 0 had its chance to launch the next one.
+// running is 0 and no attempt is deferred, no attempt can start: every
+// finish that leaves running == 0 had its chance to launch or defer the
+// next one.
 func (r *race[T]) result() (T, error) {
 	r.wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.closed {
-		r.closed = true
-		r.timer.Stop()
-	}
+	r.closeLocked()
 	switch {
 	case r.panicked && r.panicVal == nil:
 		runtime.Goexit()
