@@ -27,10 +27,16 @@ import (
 // caller's context ends first.
 //
 // If no attempt's result is accepted, the call returns the value of the
-// attempt that finished last and an error that says so and wraps every
-// attempt's error, in the order the attempts started, as errors.Join does:
+// attempt that finished last and an error that says so and wraps the
+// attempts' errors, in the order the attempts started, as errors.Join does:
 //
 //	hedge: all 2 attempts failed: connection reset; 503 service unavailable
+//
+// The error is bounded: of a call of more than six attempts, it keeps (for
+// errors.Is and errors.As, and in its message) the errors of the first
+// three and of the last three to start, and says how many it left out:
+//
+//	hedge: all 9 attempts failed: e0; e1; e2; (3 more); e6; e7; e8
 //
 // If the caller's context ends, no further attempt starts, and the error
 // (when no result was accepted) also matches the context's error:
@@ -53,9 +59,9 @@ import (
 //
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
 // no hedge allocates a cancellable context, a timer and a small record of
-// the race; each hedge adds a goroutine and a slot in a slice of the
-// attempts' errors. That slice grows with the attempts a call actually
-// starts, never with MaxHedges: any MaxHedges up to math.MaxInt is fine.
+// the race; each hedge adds a goroutine. A call that fails keeps at most
+// six attempt errors, however many attempts it starts: any MaxHedges up to
+// math.MaxInt is fine.
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
 // if the configuration is invalid. (An option for another result type does
@@ -104,8 +110,8 @@ type race[T any] struct {
 	won       bool          // an accepted result is in v, err
 	v         T             // the winner's value, else the last failure's
 	err       error         // the winner's error
-	errs      []error       // one per attempt started, in start order: errs[i] is attempt i's error once it failed
-	errs0     [1]error      // errs' first backing array: a call without hedges allocates none
+	started   int           // attempts started, the first included
+	failed    *failures     // the failed attempts' errors that are kept; made at the first failure
 	panicked  bool          // an attempt panicked (or called runtime.Goexit)
 	panicVal  any           // its value; nil for runtime.Goexit
 	over      chan struct{} // closed once running is 0 and no attempt is deferred; made with the first hedge or deferral
@@ -114,8 +120,7 @@ type race[T any] struct {
 func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1}
-	r.errs = r.errs0[:1]
+	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
 	r.mu.Lock()
 	r.timer = p.clock.AfterFunc(p.delay, r.onTimer)
 	r.mu.Unlock()
@@ -147,8 +152,8 @@ func (r *race[T]) onTimer() {
 // the race is closed, the hedges are used up, or the caller's context
 // ended; then re-arms or stops the timer. Before notBefore, it defers the
 // attempt to it instead, on the timer. r.mu must be held. Nothing here can
-// panic: the count of hedges started, len(r.errs)-1, is compared with
-// MaxHedges, never 1+MaxHedges, and r.errs grows by one per attempt.
+// panic: the count of hedges started, r.started-1, is compared with
+// MaxHedges, never 1+MaxHedges.
 func (r *race[T]) launchLocked() {
 	r.deferred = false
 	if r.closed || r.hedges() == r.p.maxHedges || r.parent.Err() != nil {
@@ -165,8 +170,8 @@ func (r *race[T]) launchLocked() {
 		}
 		r.hinted = false
 	}
-	i := len(r.errs)
-	r.errs = append(r.errs, nil)
+	i := r.started
+	r.started++
 	r.running++
 	if r.over == nil {
 		r.over = make(chan struct{})
@@ -220,7 +225,7 @@ func (r *race[T]) settleLocked() {
 
 // hedges is the number of hedges started (attempts after the first).
 // r.mu must be held.
-func (r *race[T]) hedges() int { return len(r.errs) - 1 }
+func (r *race[T]) hedges() int { return r.started - 1 }
 
 // hedge runs attempt i (i >= 1) and reports its outcome, panics included.
 func (r *race[T]) hedge(i int) {
@@ -256,7 +261,11 @@ func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVa
 		if err == nil {
 			err = errRejected
 		}
-		r.v, r.errs[i] = v, err
+		r.v = v
+		if r.failed == nil {
+			r.failed = new(failures)
+		}
+		r.failed.add(i, err)
 		r.pushBackLocked(err)
 		r.launchLocked() // a failure starts the next hedge at once, unless its error asks to wait
 	}
@@ -309,5 +318,5 @@ func (r *race[T]) result() (T, error) {
 	case r.won:
 		return r.v, r.err
 	}
-	return r.v, &failedError{ctxErr: r.parent.Err(), errs: r.errs}
+	return r.v, &failedError{ctxErr: r.parent.Err(), errs: r.failed.kept(r.started), attempts: r.started}
 }
