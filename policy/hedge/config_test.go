@@ -65,14 +65,16 @@ func TestZeroFieldsAreDefaults(t *testing.T) {
 }
 
 func TestWithConfigKeepsAnEarlierAccept(t *testing.T) {
-	accepted := 0
-	p := hedge.New[int](time.Hour,
-		hedge.WithAccept(func(int, error) bool { accepted++; return true }),
-		hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}),
-		hedge.WithClock(clock.NewFake()))
-	if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, errA }); err != errA || accepted != 1 {
-		t.Errorf("Do = %v after %d Accept calls; want the accepted errA after 1", err, accepted)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		accepted := 0
+		p := hedge.New[int](time.Hour,
+			hedge.WithAccept(func(int, error) bool { accepted++; return true }),
+			hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}),
+			hedge.WithClock(clock.NewFake()))
+		if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, errA }); err != errA || accepted != 1 {
+			t.Errorf("Do = %v after %d Accept calls; want the accepted errA after 1", err, accepted)
+		}
+	})
 }
 
 func TestValidate(t *testing.T) {

@@ -37,7 +37,8 @@ var started = make(chan int, 10)
 
 // drive runs do in a goroutine and moves clk forward by delay for each of
 // the hedges, once the attempt before it has started, so that the examples
-// take no real time.
+// take no real time. It panics if a step does not happen within 10 s (on
+// the real clock): an example never hangs.
 func drive[T any](clk *clock.Fake, delay time.Duration, hedges int, do func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -48,14 +49,29 @@ func drive[T any](clk *clock.Fake, delay time.Duration, hedges int, do func() (T
 		v, err := do()
 		ch <- result{v, err}
 	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	for range hedges {
-		<-started
-		_ = clk.BlockUntil(context.Background(), 1) // the hedge timer is armed
+		await(ctx, started, "an attempt to start")
+		if clk.BlockUntil(ctx, 1) != nil { // the hedge timer is armed
+			panic("example: no hedge timer armed within 10s")
+		}
 		clk.Advance(delay)
 	}
-	<-started
-	r := <-ch
+	await(ctx, started, "the last attempt to start")
+	r := await(ctx, ch, "Do to return")
 	return r.v, r.err
+}
+
+// await receives from ch, or panics naming what it waited for once ctx
+// ends.
+func await[V any](ctx context.Context, ch <-chan V, what string) V {
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		panic("example: waited 10s for " + what)
+	}
 }
 
 func ExampleNew() {

@@ -83,18 +83,20 @@ const ms = time.Millisecond
 var errA, errB = errors.New("a failed"), errors.New("b failed")
 
 func TestFastFirstAttemptStartsNoHedge(t *testing.T) {
-	clk := clock.NewFake()
-	calls := 0
-	v, err := hedge.New[int](50*ms, hedge.WithClock(clk)).Do(context.Background(), func(context.Context) (int, error) {
-		calls++
-		return 7, nil
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewFake()
+		calls := 0
+		v, err := hedge.New[int](50*ms, hedge.WithClock(clk)).Do(context.Background(), func(context.Context) (int, error) {
+			calls++
+			return 7, nil
+		})
+		if v != 7 || err != nil || calls != 1 {
+			t.Errorf("Do = %d, %v after %d calls; want 7, nil after 1", v, err, calls)
+		}
+		if n := clk.Waiters(); n != 0 {
+			t.Errorf("%d timers left armed", n)
+		}
 	})
-	if v != 7 || err != nil || calls != 1 {
-		t.Errorf("Do = %d, %v after %d calls; want 7, nil after 1", v, err, calls)
-	}
-	if n := clk.Waiters(); n != 0 {
-		t.Errorf("%d timers left armed", n)
-	}
 }
 
 func TestHedgeWinsAndFirstIsCancelled(t *testing.T) {

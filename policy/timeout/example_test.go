@@ -19,7 +19,9 @@ func slowQuote(ctx context.Context) (float64, error) {
 }
 
 // expire runs p.Do(op) in a goroutine and moves clk past d once the policy
-// has armed its deadline, so that the example takes no real time.
+// has armed its deadline, so that the example takes no real time. It panics
+// if a step does not happen within 10 s (on the real clock): an example
+// never hangs.
 func expire[T any](clk *clock.Fake, d time.Duration, do func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -30,10 +32,25 @@ func expire[T any](clk *clock.Fake, d time.Duration, do func() (T, error)) (T, e
 		v, err := do()
 		ch <- result{v, err}
 	}()
-	_ = clk.BlockUntil(context.Background(), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if clk.BlockUntil(ctx, 1) != nil {
+		panic("example: no deadline armed within 10s")
+	}
 	clk.Advance(d)
-	r := <-ch
+	r := await(ctx, ch, "Do to return")
 	return r.v, r.err
+}
+
+// await receives from ch, or panics naming what it waited for once ctx
+// ends.
+func await[V any](ctx context.Context, ch <-chan V, what string) V {
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		panic("example: waited 10s for " + what)
+	}
 }
 
 func ExampleNew() {
@@ -79,7 +96,9 @@ func ExampleWithAbandon() {
 	})
 	fmt.Printf("%q %v\n", v, err)
 	close(release) // the op returns on its own later; its result is dropped
-	<-finished
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	await(ctx, finished, "the abandoned op to return")
 	// Output:
 	// "" timeout: call exceeded 1s
 }
