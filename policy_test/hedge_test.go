@@ -11,6 +11,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/hedge"
 )
 
@@ -18,8 +19,18 @@ import (
 type hedgeAttempt struct {
 	Took     time.Duration
 	Fails    bool
-	Stubborn bool // ignores its context
+	Stubborn bool          // ignores its context
+	Hint     time.Duration // if it fails: a Retry-After hint, if >= 0 (resilience.Never included)
 }
+
+// pushback is an attempt's error with a Retry-After hint.
+type pushback struct {
+	error
+	after time.Duration
+}
+
+func (p pushback) Unwrap() error             { return p.error }
+func (p pushback) RetryAfter() time.Duration { return p.after }
 
 type hedgeCase struct {
 	Delay     time.Duration
@@ -53,6 +64,13 @@ func drawHedgeCase(t *rapid.T) hedgeCase {
 			Took:     time.Duration(rapid.IntRange(0, 300).Draw(t, fmt.Sprintf("took %d", i))) * time.Millisecond,
 			Fails:    rapid.Bool().Draw(t, fmt.Sprintf("fails %d", i)),
 			Stubborn: rapid.IntRange(0, 4).Draw(t, fmt.Sprintf("stubborn %d", i)) == 0,
+			Hint:     -1,
+		}
+		switch rapid.IntRange(0, 9).Draw(t, fmt.Sprintf("hint kind %d", i)) {
+		case 0, 1:
+			c.Attempts[i].Hint = time.Duration(rapid.IntRange(0, 300).Draw(t, fmt.Sprintf("hint ms %d", i))) * time.Millisecond
+		case 2:
+			c.Attempts[i].Hint = resilience.Never
 		}
 	}
 	if rapid.Bool().Draw(t, "cancel") {
@@ -96,6 +114,9 @@ func runHedge(t *testing.T, c hedgeCase) hedgeRun {
 			case <-timer.C:
 				if a.Fails {
 					err = fmt.Errorf("attempt %d: %w", i, errHedgeAttempt)
+					if a.Hint >= 0 {
+						err = pushback{err, a.Hint}
+					}
 				}
 			case <-done:
 				timer.Stop()
@@ -118,12 +139,15 @@ func runHedge(t *testing.T, c hedgeCase) hedgeRun {
 	return r
 }
 
-// TestHedgeBounds runs random schedules of attempt latencies, failures,
-// context-ignoring attempts and caller cancellations through hedge.New and
-// checks: at most 1+MaxHedges attempts start; none is running when Do
-// returns, none starts after it; hedges start no later than Delay after
-// the attempt before; the result is the first success, if any came before
-// the caller cancelled, else an error that wraps every attempt's error.
+// TestHedgeBounds runs random schedules of attempt latencies, failures
+// (some with Retry-After hints, "never" included), context-ignoring
+// attempts and caller cancellations through hedge.New and checks: at most
+// 1+MaxHedges attempts start; none is running when Do returns, none starts
+// after it; a hedge starts no later than Delay after the attempt before,
+// or the end of a hint if that is later; none starts while a hint of an
+// attempt that failed before holds, nor after a "never" hint; the result
+// is the first success, if any came before the caller cancelled, else an
+// error that wraps every attempt's error.
 func TestHedgeBounds(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawHedgeCase(rt)
@@ -154,16 +178,41 @@ func TestHedgeBounds(t *testing.T) {
 		if c.CancelAt > 0 && c.CancelAt < decided {
 			decided = c.CancelAt
 		}
+		// hintEnd is the latest end of a hint of an attempt that failed
+		// before t; never is whether one of them said "never".
+		hintEnd := func(t time.Duration) (end time.Duration, never bool) {
+			for j := range n {
+				a := c.Attempts[j]
+				if r.Succeeded[j] || !a.Fails || a.Hint < 0 || r.Ends[j] >= t || r.Ends[j] < r.Starts[j]+a.Took {
+					continue // no hint, or not before t, or cut short (by cancellation) before it failed
+				}
+				if a.Hint == resilience.Never {
+					never = true
+					continue
+				}
+				end = max(end, r.Ends[j]+a.Hint)
+			}
+			return end, never
+		}
 		for i := 1; i < n; i++ {
 			if r.Starts[i] > decided {
 				rt.Fatalf("attempt %d started at %v, after the race was decided at %v", i, r.Starts[i], decided)
 			}
-			if r.Starts[i] > r.Starts[i-1]+c.Delay {
-				rt.Fatalf("attempt %d started at %v, more than %v after attempt %d at %v", i, r.Starts[i], c.Delay, i-1, r.Starts[i-1])
+			end, never := hintEnd(r.Starts[i])
+			if never {
+				rt.Fatalf("attempt %d started at %v, after an attempt failed with a \"never\" hint", i, r.Starts[i])
+			}
+			if r.Starts[i] < end {
+				rt.Fatalf("attempt %d started at %v, before the end of a hint at %v", i, r.Starts[i], end)
+			}
+			if due := max(r.Starts[i-1]+c.Delay, end); r.Starts[i] > due {
+				rt.Fatalf("attempt %d started at %v, after it was due at %v (Delay %v after attempt %d at %v, hint end %v)", i, r.Starts[i], due, c.Delay, i-1, r.Starts[i-1], end)
 			}
 		}
-		if n < 1+c.MaxHedges && (c.CancelAt == 0 || c.CancelAt > r.Starts[n-1]+c.Delay) && first < 0 {
-			rt.Fatalf("only %d attempts started, none succeeded and the caller did not cancel", n)
+		if end, never := hintEnd(r.Returned + 1); n < 1+c.MaxHedges && !never && first < 0 {
+			if due := max(r.Starts[n-1]+c.Delay, end); c.CancelAt == 0 || c.CancelAt > due {
+				rt.Fatalf("only %d attempts started, none succeeded, the next was due at %v and the caller did not cancel before", n, due)
+			}
 		}
 		switch {
 		case first >= 0 && r.Err == nil:

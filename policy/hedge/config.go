@@ -6,108 +6,149 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
+	"github.com/f0b5b96b/resilience/internal/merge"
 )
 
-// Config is the whole configuration of a hedge policy for results of type
-// T. [New] starts from Config[T]{Delay: delay, MaxHedges: 1} and applies
-// its options to it in order; [WithConfig] sets every field at once, Delay
-// included, for configurations read at run time (check them with
-// [Config.Validate] first).
+// Config is the configuration of a hedge policy for results of type T,
+// one field per option, for configurations read at run time (a JSON file,
+// say: Config reads and writes JSON with durations as Go duration strings
+// such as "50ms"; Accept and Clock are not serialised). A zero field means
+// the field's default, so Config[T]{} is the default configuration, and
+// [WithConfig] sets only the fields that are not zero. Check a Config with
+// [Config.Validate] before giving it to New.
 type Config[T any] struct {
-	// Delay is how long to wait for a result before starting the next
-	// attempt (the hedge), measured on Clock from the start of the previous
-	// attempt. It must be > 0. New's argument sets it.
+	// Delay is how long to wait for an accepted result before starting the
+	// next attempt (a hedge), measured on Clock from the start of the
+	// attempt before. 0 means the delay given to [New]; else it must be
+	// > 0, and it replaces New's.
 	Delay time.Duration
 
 	// MaxHedges is the most attempts started in addition to the first: a
-	// call makes at most 1+MaxHedges attempts. It must be >= 1. Default: 1.
+	// call makes at most 1+MaxHedges attempts. 0 means 1; else it must be
+	// >= 1 (math.MaxInt is fine: no call ever holds a record per possible
+	// attempt).
 	MaxHedges int
 
 	// Accept reports whether an attempt's result ends the race: the first
 	// accepted result, in order of completion, is the call's result. A
 	// result that is not accepted is a failure: it starts the next attempt
-	// at once, if any is left. nil accepts exactly the results whose error
-	// is nil. Accept may be called from several goroutines at once.
-	// Default: nil.
+	// at once, if any is left. nil means: accept exactly the results whose
+	// error is nil. Accept may be called from several goroutines at once.
 	Accept func(v T, err error) bool
 
 	// Clock is the source of time for the delay. nil means clock.Real().
-	// Default: nil.
 	Clock clock.Clock
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, else
 // an error naming the first field at fault and its value, the same message
-// [New] panics with.
+// [New] panics with. Zero fields are valid: each means its default.
 func (c Config[T]) Validate() error {
 	switch {
-	case c.Delay <= 0:
-		return fmt.Errorf("hedge: Delay must be > 0, got %v", c.Delay)
-	case c.MaxHedges < 1:
-		return fmt.Errorf("hedge: MaxHedges must be >= 1, got %d", c.MaxHedges)
+	case c.Delay < 0:
+		return fmt.Errorf("hedge: Delay must be > 0, or 0 for New's delay, got %v", c.Delay)
+	case c.MaxHedges < 0:
+		return fmt.Errorf("hedge: MaxHedges must be >= 1, or 0 for the default 1, got %d", c.MaxHedges)
 	}
 	return nil
 }
 
-// Option configures a hedge policy built by [New]. Options are made by the
-// With functions of this package and apply in order: the last one to set a
-// field wins. The options that carry a T ([WithAccept], [WithConfig]) must
-// be given to a New of the same T; New panics otherwise, naming both types.
-type Option interface {
-	// name describes the option in New's panic message.
-	name() string
+// MarshalJSON writes c as a JSON object: its non-zero fields by their Go
+// names, Delay as a Go duration string ("50ms"); Accept and Clock are left
+// out.
+func (c Config[T]) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
+
+// UnmarshalJSON reads a JSON object that [Config.MarshalJSON] wrote (field
+// names match case-insensitively) into c: the fields it holds are set, the
+// others left as they are. An unknown field, or one that cannot be
+// serialised (Accept, Clock), is an error.
+func (c *Config[T]) UnmarshalJSON(b []byte) error {
+	return jsonconf.Unmarshal("hedge", b, c)
 }
 
-type maxHedgesOption int
+// Option configures a hedge policy for results of type T, built by [New].
+// Options are made by the With functions of this package and apply in
+// order: the last one to set a field wins.
+//
+// The options that carry a T ([WithAccept], [WithConfig]) are an
+// Option[T] of their own T only: giving one to a New of another T does not
+// compile. The others ([WithMaxHedges], [WithClock]) are an [AnyOption],
+// which is an Option[T] for every T.
+type Option[T any] func(*settings)
 
-func (maxHedgesOption) name() string { return "WithMaxHedges" }
+// AnyOption is an option that carries no result type: a value of it is an
+// [Option][T] for every T, so it goes to a New of any T without a type
+// argument.
+type AnyOption = func(*settings)
 
-type clockOption struct{ c clock.Clock }
-
-func (clockOption) name() string { return "WithClock" }
-
-type acceptOption[T any] func(v T, err error) bool
-
-func (acceptOption[T]) name() string { return "WithAccept[" + reflect.TypeFor[T]().String() + "]" }
-
-type configOption[T any] Config[T]
-
-func (configOption[T]) name() string { return "WithConfig[" + reflect.TypeFor[T]().String() + "]" }
+// settings is what the options set: a Config without its result type.
+type settings struct {
+	delay     time.Duration
+	maxHedges int
+	accept    any // a func(T, error) bool for the policy's T, or nil
+	clock     clock.Clock
+}
 
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
-// first one.
-func WithMaxHedges(n int) Option { return maxHedgesOption(n) }
+// first one (0 = the default, 1).
+func WithMaxHedges(n int) AnyOption { return func(s *settings) { s.maxHedges = n } }
 
 // WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
-func WithClock(c clock.Clock) Option { return clockOption{c} }
+func WithClock(c clock.Clock) AnyOption { return func(s *settings) { s.clock = c } }
 
 // WithAccept sets [Config.Accept]: which results end the race (nil = those
-// without error). T is inferred from accept and must be the policy's T.
-func WithAccept[T any](accept func(v T, err error) bool) Option { return acceptOption[T](accept) }
+// without error). T is inferred from accept; the option goes to a New of
+// that T only.
+func WithAccept[T any](accept func(v T, err error) bool) Option[T] {
+	return func(s *settings) { s.accept = accept }
+}
 
-// WithConfig sets every field of the configuration to c's, Delay included.
-// T is inferred from c and must be the policy's T.
-func WithConfig[T any](c Config[T]) Option { return configOption[T](c) }
+// WithConfig sets the fields of c that are not zero, and leaves the others
+// as New's arguments, the defaults and the options before it set them: New
+// keeps its delay unless c.Delay is set. T is inferred from c; the option
+// goes to a New of that T only.
+func WithConfig[T any](c Config[T]) Option[T] {
+	return func(s *settings) {
+		cur := configOf[T](s)
+		merge.NonZero(&cur, c)
+		accept := s.accept
+		if cur.Accept != nil {
+			accept = cur.Accept
+		}
+		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, accept: accept, clock: cur.Clock}
+	}
+}
+
+// configOf returns the configuration that s holds, for results of type T;
+// its Accept is nil if s holds none for T.
+func configOf[T any](s *settings) Config[T] {
+	accept, _ := s.accept.(func(T, error) bool)
+	return Config[T]{Delay: s.delay, MaxHedges: s.maxHedges, Accept: accept, Clock: s.clock}
+}
 
 // configure returns the configuration of New[T](delay, opts...), or panics
-// if an option is for another result type.
-func configure[T any](delay time.Duration, opts []Option) Config[T] {
-	c := Config[T]{Delay: delay, MaxHedges: 1}
+// with the message New panics with.
+func configure[T any](delay time.Duration, opts []Option[T]) Config[T] {
+	s := settings{delay: delay}
 	for _, o := range opts {
-		switch o := o.(type) {
-		case nil:
+		if o == nil {
 			panic("hedge: New option must not be nil")
-		case maxHedgesOption:
-			c.MaxHedges = int(o)
-		case clockOption:
-			c.Clock = o.c
-		case acceptOption[T]:
-			c.Accept = o
-		case configOption[T]:
-			c = Config[T](o)
-		default:
-			panic(fmt.Sprintf("hedge: option %s given to New[%v]: its result type must be the policy's", o.name(), reflect.TypeFor[T]()))
 		}
+		o(&s)
+	}
+	if _, ok := s.accept.(func(T, error) bool); s.accept != nil && !ok {
+		panic(fmt.Sprintf("hedge: Accept of type %v given to New[%v]: an Option converted to another result type", reflect.TypeOf(s.accept), reflect.TypeFor[T]()))
+	}
+	c := configOf[T](&s)
+	if c.Delay == delay && delay <= 0 { // New's own delay; no Config replaced it
+		panic(fmt.Sprintf("hedge: Delay must be > 0, got %v", delay))
+	}
+	if err := c.Validate(); err != nil {
+		panic(err.Error())
+	}
+	if c.MaxHedges == 0 {
+		c.MaxHedges = 1
 	}
 	return c
 }

@@ -14,19 +14,26 @@
 //   - [New]: the policy, a resilience.Policy[T], for a delay > 0, configured
 //     by options: [WithMaxHedges], [WithAccept], [WithClock], [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
-//     configurations read at run time.
+//     configurations read at run time; it reads and writes JSON.
 //
 // # Defaults
 //
-//	option          default                                    unit
-//	(delay)         none: New's argument, > 0                  time.Duration
-//	WithMaxHedges   1 (at most 2 attempts per call)            attempts
-//	WithAccept      nil: a result is accepted iff its error is nil
-//	WithClock       clock.Real()
+// A zero value, in an option or a Config field, means the default:
+//
+//	option, field               default                            unit
+//	(delay), Delay              New's argument, > 0                time.Duration
+//	WithMaxHedges, MaxHedges    1 (at most 2 attempts per call)    attempts
+//	WithAccept, Accept          nil: accept a result iff its error is nil
+//	WithClock, Clock            clock.Real()
+//
+// [WithConfig] sets the fields of its Config that are not zero, so it never
+// erases New's delay, an earlier option or a default: Config.Delay 0 keeps
+// New's delay.
 //
 // The options [WithAccept] and [WithConfig] carry the result type T (it is
-// inferred from their argument); giving one to a New of another T panics at
-// construction, naming both types.
+// inferred from their argument): each is an [Option][T], and giving one to
+// a New of another T does not compile. The others are an [AnyOption], an
+// Option[T] for every T.
 //
 // A policy is an immutable value, safe for simultaneous use by multiple
 // goroutines.

@@ -2,6 +2,7 @@ package hedge_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -36,7 +37,8 @@ var started = make(chan int, 10)
 
 // drive runs do in a goroutine and moves clk forward by delay for each of
 // the hedges, once the attempt before it has started, so that the examples
-// take no real time.
+// take no real time. It panics if a step does not happen within 10 s (on
+// the real clock): an example never hangs.
 func drive[T any](clk *clock.Fake, delay time.Duration, hedges int, do func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -47,14 +49,29 @@ func drive[T any](clk *clock.Fake, delay time.Duration, hedges int, do func() (T
 		v, err := do()
 		ch <- result{v, err}
 	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	for range hedges {
-		<-started
-		_ = clk.BlockUntil(context.Background(), 1) // the hedge timer is armed
+		await(ctx, started, "an attempt to start")
+		if clk.BlockUntil(ctx, 1) != nil { // the hedge timer is armed
+			panic("example: no hedge timer armed within 10s")
+		}
 		clk.Advance(delay)
 	}
-	<-started
-	r := <-ch
+	await(ctx, started, "the last attempt to start")
+	r := await(ctx, ch, "Do to return")
 	return r.v, r.err
+}
+
+// await receives from ch, or panics naming what it waited for once ctx
+// ends.
+func await[V any](ctx context.Context, ch <-chan V, what string) V {
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		panic("example: waited 10s for " + what)
+	}
 }
 
 func ExampleNew() {
@@ -115,16 +132,47 @@ func ExampleWithClock() {
 }
 
 func ExampleWithConfig() {
-	// A configuration read at run time replaces every field, the delay
-	// included.
-	c := hedge.Config[string]{Delay: 30 * time.Millisecond, MaxHedges: 2}
+	// A configuration read at run time sets its non-zero fields only: the
+	// delay stays New's, 50ms, and MaxHedges becomes 2.
+	c := hedge.Config[string]{MaxHedges: 2}
 	if err := c.Validate(); err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(hedge.New[string](time.Second, hedge.WithConfig(c)))
+	clk := clock.NewFake()
+	p := hedge.New[string](50*time.Millisecond, hedge.WithConfig(c), hedge.WithClock(clk))
+	fmt.Println(p)
+	op := replicas(clk, false, false, true)
+	v, _ := drive(clk, 50*time.Millisecond, 2, func() (string, error) { return p.Do(context.Background(), op) })
+	fmt.Println(v)
+	// Output:
+	// hedge(50ms)
+	// replica 0 called at 0s
+	// replica 1 called at 50ms
+	// replica 2 called at 100ms
+	// replica 2
+}
+
+// A configuration file holds a Config as JSON, durations as Go duration
+// strings; decode it, validate it, and build the policy from it.
+func ExampleConfig_json() {
+	file := []byte(`{"Delay": "30ms", "MaxHedges": 2}`)
+	var c hedge.Config[string]
+	if err := json.Unmarshal(file, &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := hedge.New[string](time.Second, hedge.WithConfig(c)) // c.Delay replaces 1s
+	fmt.Println(p)
+	out, _ := json.Marshal(c)
+	fmt.Println(string(out))
 	// Output:
 	// hedge(30ms)
+	// {"Delay":"30ms","MaxHedges":2}
 }
 
 func ExampleNew_allFail() {
@@ -143,7 +191,9 @@ func ExampleNew_allFail() {
 }
 
 func ExampleConfig_Validate() {
-	fmt.Println(hedge.Config[int]{Delay: time.Second}.Validate())
+	fmt.Println(hedge.Config[int]{}.Validate()) // the default configuration
+	fmt.Println(hedge.Config[int]{MaxHedges: -1}.Validate())
 	// Output:
-	// hedge: MaxHedges must be >= 1, got 0
+	// <nil>
+	// hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1
 }

@@ -17,13 +17,26 @@ import (
 // The first accepted result (by default, the first without error) wins:
 // the other attempts' contexts are cancelled, and the call returns the
 // winner's result once they have returned. An attempt whose result is not
-// accepted starts the next hedge at once, if one is left.
+// accepted starts the next hedge at once, if one is left, unless its error
+// carries a Retry-After hint (see resilience.RetryAfter: an HTTP 429 or
+// 503, a guard's refusal): then the next hedge starts no earlier than the
+// hint from then, and the ones after it resume at delay; a "never" hint
+// (resilience.Never), or one that would end at or after the caller's
+// deadline, starts no more hedges (the attempts running go on). The call
+// waits for a hedge that waits out a hint, as for any other, unless the
+// caller's context ends first.
 //
 // If no attempt's result is accepted, the call returns the value of the
-// attempt that finished last and an error that says so and wraps every
-// attempt's error, in the order the attempts started, as errors.Join does:
+// attempt that finished last and an error that says so and wraps the
+// attempts' errors, in the order the attempts started, as errors.Join does:
 //
 //	hedge: all 2 attempts failed: connection reset; 503 service unavailable
+//
+// The error is bounded: of a call of more than six attempts, it keeps (for
+// errors.Is and errors.As, and in its message) the errors of the first
+// three and of the last three to start, and says how many it left out:
+//
+//	hedge: all 9 attempts failed: e0; e1; e2; (3 more); e6; e7; e8
 //
 // If the caller's context ends, no further attempt starts, and the error
 // (when no result was accepted) also matches the context's error:
@@ -38,26 +51,24 @@ import (
 // returned; a panic of the first attempt keeps its stack.
 //
 // Hedged requests are described by Dean and Barroso, "The Tail at Scale",
-// CACM 56(2), 2013; starting the next hedge at once after a failure is the
-// rule of gRPC's hedging policy (gRFC A6). Only hedge calls that are safe
+// CACM 56(2), 2013; starting the next hedge at once after a failure, and
+// waiting out a server's pushback, are the rules of gRPC's hedging policy
+// (gRFC A6). Only hedge calls that are safe
 // to make more than once (idempotent reads), and mind that the dependency
 // sees up to 1+MaxHedges times the calls.
 //
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
 // no hedge allocates a cancellable context, a timer and a small record of
-// the race; each hedge adds a goroutine and a slot in a slice of the
-// attempts' errors. That slice grows with the attempts a call actually
-// starts, never with MaxHedges: any MaxHedges up to math.MaxInt is fine.
+// the race; each hedge adds a goroutine. A call that fails keeps at most
+// six attempt errors, however many attempts it starts: any MaxHedges up to
+// math.MaxInt is fine.
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
-// if the configuration is invalid, and if an option carries a result type
-// other than T. The policy is safe for simultaneous use by multiple
-// goroutines if Accept is.
-func New[T any](delay time.Duration, opts ...Option) resilience.Policy[T] {
+// if the configuration is invalid. (An option for another result type does
+// not compile; one converted to Option[T] anyway panics.) The policy is
+// safe for simultaneous use by multiple goroutines if Accept is.
+func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 	c := configure[T](delay, opts)
-	if err := c.Validate(); err != nil {
-		panic(err.Error())
-	}
 	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, accept: c.Accept, clock: c.Clock}
 	if p.clock == nil {
 		p.clock = clock.Real()
@@ -88,25 +99,28 @@ type race[T any] struct {
 	ctx    context.Context    // the attempts' context, child of parent
 	cancel context.CancelFunc // cancels ctx
 
-	mu       sync.Mutex
-	timer    clock.Timer   // starts the next hedge
-	closed   bool          // no attempt will start any more
-	running  int           // attempts started and not yet finished
-	won      bool          // an accepted result is in v, err
-	v        T             // the winner's value, else the last failure's
-	err      error         // the winner's error
-	errs     []error       // one per attempt started, in start order: errs[i] is attempt i's error once it failed
-	errs0    [1]error      // errs' first backing array: a call without hedges allocates none
-	panicked bool          // an attempt panicked (or called runtime.Goexit)
-	panicVal any           // its value; nil for runtime.Goexit
-	over     chan struct{} // closed when running drops to 0; made with the first hedge
+	mu        sync.Mutex
+	timer     clock.Timer   // starts the next hedge
+	closed    bool          // no attempt will start any more
+	running   int           // attempts started and not yet finished
+	hinted    bool          // an attempt's error asked to wait until notBefore
+	notBefore time.Time     // on p.clock: no attempt starts before it, if hinted
+	deferred  bool          // the next attempt waits for notBefore on the timer
+	settled   bool          // over is closed
+	won       bool          // an accepted result is in v, err
+	v         T             // the winner's value, else the last failure's
+	err       error         // the winner's error
+	started   int           // attempts started, the first included
+	failed    *failures     // the failed attempts' errors that are kept; made at the first failure
+	panicked  bool          // an attempt panicked (or called runtime.Goexit)
+	panicVal  any           // its value; nil for runtime.Goexit
+	over      chan struct{} // closed once running is 0 and no attempt is deferred; made with the first hedge or deferral
 }
 
 func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1}
-	r.errs = r.errs0[:1]
+	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
 	r.mu.Lock()
 	r.timer = p.clock.AfterFunc(p.delay, r.onTimer)
 	r.mu.Unlock()
@@ -136,15 +150,28 @@ func (r *race[T]) onTimer() {
 
 // launchLocked starts the next attempt in a goroutine of its own, unless
 // the race is closed, the hedges are used up, or the caller's context
-// ended; then re-arms or stops the timer. r.mu must be held. Nothing here
-// can panic: the count of hedges started, len(r.errs)-1, is compared with
-// MaxHedges, never 1+MaxHedges, and r.errs grows by one per attempt.
+// ended; then re-arms or stops the timer. Before notBefore, it defers the
+// attempt to it instead, on the timer. r.mu must be held. Nothing here can
+// panic: the count of hedges started, r.started-1, is compared with
+// MaxHedges, never 1+MaxHedges.
 func (r *race[T]) launchLocked() {
+	r.deferred = false
 	if r.closed || r.hedges() == r.p.maxHedges || r.parent.Err() != nil {
 		return
 	}
-	i := len(r.errs)
-	r.errs = append(r.errs, nil)
+	if r.hinted {
+		if now := r.p.clock.Now(); now.Before(r.notBefore) {
+			r.deferred = true
+			if r.over == nil {
+				r.over = make(chan struct{})
+			}
+			r.timer.Reset(r.notBefore.Sub(now))
+			return
+		}
+		r.hinted = false
+	}
+	i := r.started
+	r.started++
 	r.running++
 	if r.over == nil {
 		r.over = make(chan struct{})
@@ -157,9 +184,48 @@ func (r *race[T]) launchLocked() {
 	}
 }
 
+// pushBackLocked applies the Retry-After hint of an attempt's error, if it
+// has one: the next attempt starts no earlier than the hint from now, and
+// none starts after a "never" hint or one that ends at or after the
+// caller's deadline (gRFC A6's rule for hedging under server pushback).
+// r.mu must be held.
+func (r *race[T]) pushBackLocked(err error) {
+	d, ok := resilience.RetryAfter(err)
+	if !ok || d <= 0 {
+		return
+	}
+	now := r.p.clock.Now()
+	if deadline, has := r.parent.Deadline(); d == resilience.Never || has && !now.Add(d).Before(deadline) {
+		r.closeLocked()
+		return
+	}
+	if t := now.Add(d); !r.hinted || t.After(r.notBefore) {
+		r.notBefore = t
+	}
+	r.hinted = true
+}
+
+// closeLocked makes sure no attempt starts any more. r.mu must be held.
+func (r *race[T]) closeLocked() {
+	if !r.closed {
+		r.closed = true
+		r.timer.Stop()
+	}
+	r.deferred = false
+}
+
+// settleLocked closes over once no attempt runs and none is deferred: no
+// attempt can start after that. r.mu must be held.
+func (r *race[T]) settleLocked() {
+	if r.running == 0 && !r.deferred && r.over != nil && !r.settled {
+		r.settled = true
+		close(r.over)
+	}
+}
+
 // hedges is the number of hedges started (attempts after the first).
 // r.mu must be held.
-func (r *race[T]) hedges() int { return len(r.errs) - 1 }
+func (r *race[T]) hedges() int { return r.started - 1 }
 
 // hedge runs attempt i (i >= 1) and reports its outcome, panics included.
 func (r *race[T]) hedge(i int) {
@@ -195,43 +261,55 @@ func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVa
 		if err == nil {
 			err = errRejected
 		}
-		r.v, r.errs[i] = v, err
-		r.launchLocked() // a failure starts the next hedge at once
+		r.v = v
+		if r.failed == nil {
+			r.failed = new(failures)
+		}
+		r.failed.add(i, err)
+		r.pushBackLocked(err)
+		r.launchLocked() // a failure starts the next hedge at once, unless its error asks to wait
 	}
-	if stop && !r.closed {
-		r.closed = true
-		r.timer.Stop()
+	if stop {
+		r.closeLocked()
 	}
-	if r.running == 0 && r.over != nil {
-		close(r.over)
-	}
+	r.settleLocked()
 	r.mu.Unlock()
 	if stop {
 		r.cancel()
 	}
 }
 
-// wait returns once every attempt started has finished.
+// wait returns once every attempt started has finished and none is
+// deferred. If the caller's context ends while an attempt is deferred, that
+// attempt will not start.
 func (r *race[T]) wait() {
 	r.mu.Lock()
-	over, running := r.over, r.running
+	over, busy := r.over, r.running > 0 || r.deferred
 	r.mu.Unlock()
-	if running > 0 {
-		<-over
+	if !busy {
+		return
 	}
+	select {
+	case <-over:
+		return
+	case <-r.parent.Done():
+	}
+	r.mu.Lock()
+	r.closeLocked() // no attempt starts after the caller gave up
+	r.settleLocked()
+	r.mu.Unlock()
+	<-over
 }
 
 // result waits for every attempt and returns the call's result. Once
-// running is 0 no attempt can start: every finish that leaves attempts
-// running == 0 had its chance to launch the next one.
+// running is 0 and no attempt is deferred, no attempt can start: every
+// finish that leaves running == 0 had its chance to launch or defer the
+// next one.
 func (r *race[T]) result() (T, error) {
 	r.wait()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.closed {
-		r.closed = true
-		r.timer.Stop()
-	}
+	r.closeLocked()
 	switch {
 	case r.panicked && r.panicVal == nil:
 		runtime.Goexit()
@@ -240,5 +318,5 @@ func (r *race[T]) result() (T, error) {
 	case r.won:
 		return r.v, r.err
 	}
-	return r.v, &failedError{ctxErr: r.parent.Err(), errs: r.errs}
+	return r.v, &failedError{ctxErr: r.parent.Err(), errs: r.failed.kept(r.started), attempts: r.started}
 }

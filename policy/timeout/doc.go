@@ -14,17 +14,23 @@
 //   - [New]: the policy, a resilience.Policy[T], for a duration d > 0,
 //     configured by options: [WithAbandon], [WithClock], [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
-//     configurations read at run time.
+//     configurations read at run time; it reads and writes JSON.
 //   - [ErrTimeout]: matched by the error of a call that ran out of time;
 //     it also matches context.DeadlineExceeded.
 //
 // # Defaults
 //
-//	option        default                                        unit
-//	(d)           none: New's argument, > 0                      time.Duration
-//	WithAbandon   false: cancel the op's context at the
-//	              deadline, and wait for the op to return
-//	WithClock     clock.Real()
+// A zero value, in an option or a Config field, means the default:
+//
+//	option, field            default                                   unit
+//	(d), Duration            New's argument, > 0                       time.Duration
+//	WithAbandon, Abandon     false: cancel the op's context at the
+//	                         deadline, and wait for the op to return
+//	WithClock, Clock         clock.Real()
+//
+// [WithConfig] sets the fields of its Config that are not zero, so it never
+// erases New's duration or an earlier option: Config.Duration 0 keeps New's
+// duration.
 //
 // The caller's own cancellation, or a deadline of the caller's that comes
 // before d, surfaces as the caller's error, never as ErrTimeout: a timeout

@@ -2,6 +2,7 @@ package timeout_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -18,7 +19,9 @@ func slowQuote(ctx context.Context) (float64, error) {
 }
 
 // expire runs p.Do(op) in a goroutine and moves clk past d once the policy
-// has armed its deadline, so that the example takes no real time.
+// has armed its deadline, so that the example takes no real time. It panics
+// if a step does not happen within 10 s (on the real clock): an example
+// never hangs.
 func expire[T any](clk *clock.Fake, d time.Duration, do func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -29,10 +32,25 @@ func expire[T any](clk *clock.Fake, d time.Duration, do func() (T, error)) (T, e
 		v, err := do()
 		ch <- result{v, err}
 	}()
-	_ = clk.BlockUntil(context.Background(), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if clk.BlockUntil(ctx, 1) != nil {
+		panic("example: no deadline armed within 10s")
+	}
 	clk.Advance(d)
-	r := <-ch
+	r := await(ctx, ch, "Do to return")
 	return r.v, r.err
+}
+
+// await receives from ch, or panics naming what it waited for once ctx
+// ends.
+func await[V any](ctx context.Context, ch <-chan V, what string) V {
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		panic("example: waited 10s for " + what)
+	}
 }
 
 func ExampleNew() {
@@ -78,7 +96,9 @@ func ExampleWithAbandon() {
 	})
 	fmt.Printf("%q %v\n", v, err)
 	close(release) // the op returns on its own later; its result is dropped
-	<-finished
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	await(ctx, finished, "the abandoned op to return")
 	// Output:
 	// "" timeout: call exceeded 1s
 }
@@ -96,20 +116,44 @@ func ExampleWithClock() {
 }
 
 func ExampleWithConfig() {
-	// A configuration read at run time replaces every field, the duration
-	// included.
-	c := timeout.Config{Duration: 750 * time.Millisecond}
+	// A configuration read at run time sets its non-zero fields only: the
+	// duration stays New's, and Abandon is set.
+	c := timeout.Config{Abandon: true}
 	if err := c.Validate(); err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(timeout.New[int](time.Second, timeout.WithConfig(c)))
 	// Output:
+	// timeout(1s)
+}
+
+// A configuration file holds a Config as JSON, durations as Go duration
+// strings; decode it, validate it, and build the policy from it.
+func ExampleConfig_json() {
+	file := []byte(`{"Duration": "750ms", "Abandon": true}`)
+	var c timeout.Config
+	if err := json.Unmarshal(file, &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := c.Validate(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := timeout.New[int](time.Second, timeout.WithConfig(c)) // c.Duration replaces 1s
+	fmt.Println(p)
+	out, _ := json.Marshal(c)
+	fmt.Println(string(out))
+	// Output:
 	// timeout(750ms)
+	// {"Duration":"750ms","Abandon":true}
 }
 
 func ExampleConfig_Validate() {
-	fmt.Println(timeout.Config{}.Validate())
+	fmt.Println(timeout.Config{}.Validate()) // the default configuration
+	fmt.Println(timeout.Config{Duration: -time.Second}.Validate())
 	// Output:
-	// timeout: Duration must be > 0, got 0s
+	// <nil>
+	// timeout: Duration must be > 0, or 0 for New's duration, got -1s
 }

@@ -57,11 +57,9 @@ func TestFakeClockDerivedContextsSeeDeadlineExceeded(t *testing.T) {
 			return 0, ctx.Err()
 		})
 	}()
-	if err := clk.BlockUntil(context.Background(), 1); err != nil {
-		t.Fatal(err)
-	}
+	blockUntil(t, clk, 1)
 	clk.Advance(time.Second)
-	s := <-done
+	s := recv(t, done, "what the op's derived contexts saw")
 	if s.child != context.DeadlineExceeded || s.grandchild != context.DeadlineExceeded || s.afterFunc != context.DeadlineExceeded {
 		t.Errorf("derived contexts' Err: child %v, grandchild %v, AfterFunc saw %v; want context.DeadlineExceeded for all", s.child, s.grandchild, s.afterFunc)
 	}

@@ -1,0 +1,161 @@
+package hedge_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+)
+
+// starts runs one call of p whose attempts all take a second, and returns
+// when each attempt started.
+func starts(t *testing.T, p func() resilience.Policy[int]) []time.Duration {
+	t.Helper()
+	var got []time.Duration
+	synctest.Test(t, func(t *testing.T) {
+		steps := make([]step, 10)
+		for i := range steps {
+			steps[i] = step{d: time.Second, v: i}
+		}
+		l := newLog(steps...)
+		if _, err := p().Do(context.Background(), l.op); err != nil {
+			t.Errorf("Do: %v", err)
+		}
+		got = l.started
+	})
+	return got
+}
+
+// A zero field is the field's default: MaxHedges 0 means 1, Config{} is the
+// default configuration, and WithConfig sets only the non-zero fields of
+// its Config, so it never erases New's delay, an earlier option or a
+// default.
+func TestZeroFieldsAreDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    func() resilience.Policy[int]
+		want []time.Duration
+	}{
+		{"no options", func() resilience.Policy[int] { return hedge.New[int](50 * ms) }, []time.Duration{0, 50 * ms}},
+		{"MaxHedges 0", func() resilience.Policy[int] { return hedge.New[int](50*ms, hedge.WithMaxHedges(0)) }, []time.Duration{0, 50 * ms}},
+		{"Config{}", func() resilience.Policy[int] { return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{})) }, []time.Duration{0, 50 * ms}},
+		{"Config keeps New's delay", func() resilience.Policy[int] {
+			return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}))
+		}, []time.Duration{0, 50 * ms, 100 * ms}},
+		{"Config keeps an earlier option", func() resilience.Policy[int] {
+			return hedge.New[int](50*ms, hedge.WithMaxHedges(3), hedge.WithConfig(hedge.Config[int]{Delay: 20 * ms}))
+		}, []time.Duration{0, 20 * ms, 40 * ms, 60 * ms}},
+		{"a later option overrides Config", func() resilience.Policy[int] {
+			return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{Delay: 20 * ms, MaxHedges: 3}), hedge.WithMaxHedges(1))
+		}, []time.Duration{0, 20 * ms}},
+	} {
+		if diff := cmp.Diff(tc.want, starts(t, tc.p)); diff != "" {
+			t.Errorf("%s: start times mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+func TestWithConfigKeepsAnEarlierAccept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		accepted := 0
+		p := hedge.New[int](time.Hour,
+			hedge.WithAccept(func(int, error) bool { accepted++; return true }),
+			hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}),
+			hedge.WithClock(clock.NewFake()))
+		if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, errA }); err != errA || accepted != 1 {
+			t.Errorf("Do = %v after %d Accept calls; want the accepted errA after 1", err, accepted)
+		}
+	})
+}
+
+func TestValidate(t *testing.T) {
+	for _, tc := range []struct {
+		c    hedge.Config[int]
+		want string
+	}{
+		{hedge.Config[int]{}, ""},
+		{hedge.Config[int]{Delay: ms, MaxHedges: 1 << 40}, ""},
+		{hedge.Config[int]{Delay: -ms}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
+		{hedge.Config[int]{MaxHedges: -1}, "hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1"},
+		{hedge.Config[int]{Delay: -ms, MaxHedges: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
+	} {
+		got := ""
+		if err := tc.c.Validate(); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%+v.Validate() = %q, want %q", tc.c, got, tc.want)
+		}
+		if tc.want == "" {
+			continue
+		}
+		func() {
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Errorf("New with %+v panicked with %v, want %q", tc.c, r, tc.want)
+				}
+			}()
+			hedge.New[int](time.Second, hedge.WithConfig(tc.c))
+		}()
+	}
+	for _, d := range []time.Duration{0, -ms} {
+		want := fmt.Sprintf("hedge: Delay must be > 0, got %v", d)
+		func() {
+			defer func() {
+				if r := recover(); r != want {
+					t.Errorf("New(%v) panicked with %v, want %q", d, r, want)
+				}
+			}()
+			hedge.New[int](d)
+		}()
+	}
+}
+
+func TestConfigJSONRoundTrip(t *testing.T) {
+	full := hedge.Config[string]{
+		Delay:     20 * ms,
+		MaxHedges: 3,
+		Accept:    func(string, error) bool { return true },
+		Clock:     clock.NewFake(),
+	}
+	data, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"Delay":"20ms","MaxHedges":3}`, string(data)); diff != "" {
+		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
+	}
+	var got hedge.Config[string]
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	// The func and the clock are not serialised.
+	want := full
+	want.Accept, want.Clock = nil, nil
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
+	}
+	if data, err := json.Marshal(hedge.Config[int]{}); err != nil || string(data) != "{}" {
+		t.Errorf("Marshal(Config{}) = %s, %v; want {}", data, err)
+	}
+	for in, want := range map[string]string{
+		`{"Delay": 20}`:        "hedge: ",
+		`{"MaxHedges": "two"}`: "hedge: ",
+		`{"Accept": true}`:     `unknown field "Accept"`,
+		`{"Delays": "1s"}`:     `unknown field "Delays"`,
+	} {
+		var c hedge.Config[int]
+		if err := json.Unmarshal([]byte(in), &c); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Unmarshal(%s) = %v, want an error with %q", in, err, want)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package hedge_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+)
+
+// Regression: the error of a call whose attempts all failed held and
+// printed every attempt's error: a huge MaxHedges and an op that fails at
+// once built a 4 MB message in 200 ms. It now keeps the first three and
+// the last three, in start order, and says how many it left out.
+func TestAllFailedErrorIsBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const hedges = 10_000
+		errs := make([]error, 0, hedges+1)
+		p := hedge.New[int](time.Hour, hedge.WithMaxHedges(hedges), hedge.WithClock(clock.NewFake()))
+		v, err := p.Do(context.Background(), func(context.Context) (int, error) {
+			i := len(errs) // attempts run one after another: each fails at once
+			errs = append(errs, fmt.Errorf("attempt %d failed", i))
+			return i, errs[i]
+		})
+		if len(errs) != hedges+1 || v != hedges {
+			t.Fatalf("Do = %d after %d attempts, want %d after %d", v, len(errs), hedges, hedges+1)
+		}
+		want := "hedge: all 10001 attempts failed: attempt 0 failed; attempt 1 failed; attempt 2 failed; (9995 more); attempt 9998 failed; attempt 9999 failed; attempt 10000 failed"
+		if err == nil || err.Error() != want {
+			t.Errorf("err = %.300v\nwant %q", err, want)
+		}
+		for _, i := range []int{0, 1, 2, hedges - 2, hedges - 1, hedges} {
+			if !errors.Is(err, errs[i]) {
+				t.Errorf("err does not match attempt %d's error, one it keeps", i)
+			}
+		}
+		if errors.Is(err, errs[hedges/2]) {
+			t.Errorf("err matches attempt %d's error, which it should have left out", hedges/2)
+		}
+		var multi interface{ Unwrap() []error }
+		if !errors.As(err, &multi) {
+			t.Fatalf("err %v has no Unwrap() []error", err)
+		}
+		kept := []error{errs[0], errs[1], errs[2], errs[hedges-2], errs[hedges-1], errs[hedges]}
+		if diff := cmp.Diff(kept, multi.Unwrap(), cmpopts.EquateErrors()); diff != "" {
+			t.Errorf("Unwrap() mismatch (-want +got):\n%s", diff)
+		}
+
+		// The caller's context error comes first, and is kept as well.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		errs = errs[:0]
+		_, err = p.Do(ctx, func(context.Context) (int, error) {
+			i := len(errs)
+			errs = append(errs, fmt.Errorf("attempt %d failed", i))
+			if i == 99 {
+				cancel()
+			}
+			return i, errs[i]
+		})
+		want = "hedge: context canceled after 100 attempts: attempt 0 failed; attempt 1 failed; attempt 2 failed; (94 more); attempt 97 failed; attempt 98 failed; attempt 99 failed"
+		if err == nil || err.Error() != want {
+			t.Errorf("err = %.300v\nwant %q", err, want)
+		}
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, errs[99]) {
+			t.Errorf("err = %v, want it to match context.Canceled and the last attempt's error", err)
+		}
+	})
+}
+
+// The attempts kept are the first three and the last three to start,
+// whatever the order they fail in.
+func TestAllFailedKeepsFirstAndLastStarted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// Attempt i starts at 10ms*i and fails at 200ms - 10ms*i: the last
+		// to start fails first.
+		steps := make([]step, 8)
+		for i := range steps {
+			steps[i] = step{d: 200*ms - 20*ms*time.Duration(i), v: i, err: fmt.Errorf("e%d", i)}
+		}
+		l := newLog(steps...)
+		v, err := hedge.New[int](10*ms, hedge.WithMaxHedges(7)).Do(context.Background(), l.op)
+		if want := "hedge: all 8 attempts failed: e0; e1; e2; (2 more); e5; e6; e7"; err == nil || err.Error() != want {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+		if v != 0 {
+			t.Errorf("v = %d, want the value of the attempt that failed last, 0", v)
+		}
+		for _, i := range []int{0, 1, 2, 5, 6, 7} {
+			if !errors.Is(err, steps[i].err) {
+				t.Errorf("err does not match attempt %d's error", i)
+			}
+		}
+	})
+}

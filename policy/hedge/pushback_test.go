@@ -1,0 +1,182 @@
+package hedge_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+)
+
+// pushback is an attempt's error that carries a Retry-After hint, as an
+// HTTP 429 with a Retry-After header does.
+type pushback struct{ after time.Duration }
+
+func (p pushback) Error() string             { return "429 too many requests" }
+func (p pushback) RetryAfter() time.Duration { return p.after }
+
+// Regression: an attempt that failed at once with a Retry-After hint
+// started the next one at once: a 429 with Retry-After: 30s and MaxHedges
+// 3 made 4 requests in no time. The next attempt now starts no earlier than
+// the hint (gRFC A6: "send next hedged request in n ms"), and the attempts
+// after it resume at the delay.
+func TestHintDelaysTheNextAttempt(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		delay  time.Duration
+		steps  []step
+		starts []time.Duration
+		v      int
+		err    error // matched with errors.Is; nil: Do succeeds
+	}{
+		{"every attempt pushed back", 50 * ms,
+			[]step{{err: pushback{30 * time.Second}}, {err: pushback{30 * time.Second}}, {err: pushback{30 * time.Second}}, {err: pushback{30 * time.Second}}},
+			[]time.Duration{0, 30 * time.Second, 60 * time.Second, 90 * time.Second}, 0, pushback{30 * time.Second}},
+		{"hedges resume at the delay after the hinted one", 50 * ms,
+			[]step{{d: time.Second, v: 0}, {d: 10 * ms, err: pushback{200 * ms}}, {d: time.Second, v: 2}, {d: time.Second, v: 3}},
+			[]time.Duration{0, 50 * ms, 260 * ms, 310 * ms}, 0, nil},
+		{"a failure without a hint does not cut the wait short", 50 * ms,
+			[]step{{d: 100 * ms, err: errA}, {d: 10 * ms, err: pushback{200 * ms}}, {d: 10 * ms, v: 2}},
+			[]time.Duration{0, 50 * ms, 260 * ms}, 2, nil},
+		{"a zero hint starts the next at once", 50 * ms,
+			[]step{{d: 10 * ms, err: pushback{0}}, {d: 10 * ms, v: 1}},
+			[]time.Duration{0, 10 * ms}, 1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := newLog(tc.steps...)
+				v, err := hedge.New[int](tc.delay, hedge.WithMaxHedges(3)).Do(context.Background(), l.op)
+				if diff := cmp.Diff(tc.starts, l.started); diff != "" {
+					t.Errorf("%s: start times mismatch (-want +got):\n%s", tc.name, diff)
+				}
+				switch {
+				case tc.err == nil && (err != nil || v != tc.v):
+					t.Errorf("%s: Do = %d, %v; want %d, nil", tc.name, v, err, tc.v)
+				case tc.err != nil && !errors.Is(err, tc.err):
+					t.Errorf("%s: Do = %d, %v; want an error matching %v", tc.name, v, err, tc.err)
+				}
+			})
+		})
+	}
+}
+
+// A "never" hint (resilience.Never) stops further attempts (gRFC A6:
+// "don't send any more hedged requests"); the ones running go on. So does
+// a hint that ends past the caller's deadline: no attempt could start in
+// time.
+func TestNeverHintStopsFurtherAttempts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		deadline time.Duration // of the caller's context, if > 0
+		steps    []step
+		starts   []time.Duration
+		returned time.Duration
+		v        int
+		err      error
+	}{
+		{"never, nothing running", 0,
+			[]step{{d: 10 * ms, err: pushback{resilience.Never}}, {v: 1}},
+			[]time.Duration{0}, 10 * ms, 0, pushback{resilience.Never}},
+		{"never, the first attempt runs on and wins", 0,
+			[]step{{d: time.Second, v: 7}, {d: 10 * ms, err: pushback{resilience.Never}}, {v: 2}},
+			[]time.Duration{0, 50 * ms}, time.Second, 7, nil},
+		{"a hint past the caller's deadline", 10 * time.Second,
+			[]step{{d: 10 * ms, err: pushback{30 * time.Second}}, {v: 1}},
+			[]time.Duration{0}, 10 * ms, 0, pushback{30 * time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx := context.Background()
+				if tc.deadline > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tc.deadline)
+					defer cancel()
+				}
+				l := newLog(tc.steps...)
+				start := time.Now()
+				v, err := hedge.New[int](50*ms, hedge.WithMaxHedges(3)).Do(ctx, l.op)
+				if got := time.Since(start); got != tc.returned {
+					t.Errorf("%s: returned after %v, want %v", tc.name, got, tc.returned)
+				}
+				if diff := cmp.Diff(tc.starts, l.started); diff != "" {
+					t.Errorf("%s: start times mismatch (-want +got):\n%s", tc.name, diff)
+				}
+				switch {
+				case tc.err == nil && (err != nil || v != tc.v):
+					t.Errorf("%s: Do = %d, %v; want %d, nil", tc.name, v, err, tc.v)
+				case tc.err != nil && !errors.Is(err, tc.err):
+					t.Errorf("%s: Do = %d, %v; want an error matching %v", tc.name, v, err, tc.err)
+				}
+				time.Sleep(time.Minute) // no attempt starts after the call
+				if len(l.started) != len(tc.starts) {
+					t.Errorf("%s: %d attempts started by a minute after the call, want %d", tc.name, len(l.started), len(tc.starts))
+				}
+			})
+		})
+	}
+}
+
+// While the next attempt waits out a hint and no attempt runs, the call
+// still ends when the caller's context does.
+func TestCallerCancelsDuringHintedWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		time.AfterFunc(time.Second, cancel)
+		l := newLog(step{err: pushback{30 * time.Second}}, step{v: 1})
+		start := time.Now()
+		_, err := hedge.New[int](50*ms).Do(ctx, l.op)
+		if got := time.Since(start); got != time.Second {
+			t.Errorf("returned after %v, want 1s (when the caller cancelled)", got)
+		}
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, pushback{30 * time.Second}) {
+			t.Errorf("err = %v, want it to match context.Canceled and the attempt's error", err)
+		}
+		time.Sleep(time.Minute)
+		if len(l.started) != 1 {
+			t.Errorf("%d attempts started, want 1", len(l.started))
+		}
+	})
+}
+
+// The hint is waited on the policy's clock.
+func TestHintOnTheFakeClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewFake()
+		calls := 0
+		p := hedge.New[int](50*ms, hedge.WithClock(clk))
+		done := make(chan error, 1)
+		go func() {
+			_, err := p.Do(context.Background(), func(context.Context) (int, error) {
+				calls++
+				if calls == 1 {
+					return 0, pushback{30 * time.Second}
+				}
+				return calls, nil
+			})
+			done <- err
+		}()
+		synctest.Wait() // the first attempt has failed; the call waits
+		clk.Advance(30*time.Second - time.Nanosecond)
+		synctest.Wait()
+		if calls != 1 {
+			t.Fatalf("%d attempts started before the hint's 30s had passed on the clock, want 1", calls)
+		}
+		clk.Advance(time.Nanosecond)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if err != nil || calls != 2 {
+				t.Errorf("Do = %v after %d attempts, want the second attempt's success", err, calls)
+			}
+		default:
+			t.Fatal("Do has not returned once the hint had passed and the second attempt succeeded")
+		}
+	})
+}
