@@ -15,7 +15,11 @@ var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
 // Fake is a manual [Clock] for tests. Its time only moves when
 // [Fake.Advance] or [Fake.Set] is called; timers fire from inside those
 // calls, in deadline order, with equal deadlines firing in the order they
-// were armed (created or Reset).
+// were armed (created or Reset). A timer callback that re-arms a timer for
+// the instant being fired (t.Reset(0), AfterFunc(0, ...)) makes it fire again
+// within the same Advance; past 1<<20 (1 048 576) firings at one instant
+// within one Advance or Set, the call panics rather than loop for ever (see
+// [Fake.Advance]).
 //
 // Create one with [NewFake]. The zero value is also ready to use and starts
 // at the same instant, 2000-01-01 00:00:00 UTC. A Fake must not be copied
@@ -132,8 +136,21 @@ func (f *Fake) Sleep(ctx context.Context, d time.Duration) error {
 // timer exists: step such code with [Fake.BlockUntil] then Advance, once
 // per timer, rather than one large Advance.
 //
+// A callback that re-arms a timer for the current instant (t.Reset(0) or
+// AfterFunc(0, ...) from a callback) makes it fire again at once, still
+// within this Advance, so a callback that always does so would never let
+// Advance return. Advance therefore fires at most 1<<20 (1 048 576) timers
+// at any one instant: one more due at that instant makes it panic with a
+// message starting "clock: more than 1048576 timer firings at", naming the
+// instant. The count starts again at each new instant and in each call, so
+// legitimate bursts (many timers due together, a bounded chain of
+// zero-delay callbacks) are far below it. After the panic the Fake is still
+// usable: Now reports that instant and the timer that would have fired
+// next is still armed.
+//
 // Concurrent calls to Advance and Set are serialised. Advance must not be
-// called from an AfterFunc callback of the same Fake. It panics if d < 0.
+// called from an AfterFunc callback of the same Fake. It panics if d < 0,
+// or past the bound above.
 func (f *Fake) Advance(d time.Duration) {
 	if d < 0 {
 		panic(fmt.Sprintf("clock: Advance with negative duration %v", d))
@@ -149,7 +166,8 @@ func (f *Fake) Advance(d time.Duration) {
 // Set sets the Fake's time to t. If t is not before the current time, Set is
 // the same as Advance(t.Sub(f.Now())). If t is before it, Set moves the time
 // back to t and fires nothing; armed timers keep their deadlines. Set must
-// not be called from an AfterFunc callback of the same Fake.
+// not be called from an AfterFunc callback of the same Fake. Like Advance,
+// it panics when more than 1<<20 timers would fire at one instant.
 func (f *Fake) Set(t time.Time) {
 	f.advMu.Lock()
 	defer f.advMu.Unlock()
@@ -163,9 +181,16 @@ func (f *Fake) Set(t time.Time) {
 	f.advanceTo(t)
 }
 
+// maxFiringsPerInstant bounds the timer firings at one instant within one
+// Advance or Set; see Fake.Advance.
+const maxFiringsPerInstant = 1 << 20
+
 // advanceTo fires every timer due by target, then sets now to target.
-// f.advMu must be held and f.mu must not be.
+// f.advMu must be held and f.mu must not be. It panics, with f.mu unlocked
+// and the due timer still armed, when more than maxFiringsPerInstant
+// timers would fire at one instant.
 func (f *Fake) advanceTo(target time.Time) {
+	firings := 0 // at f.now, within this call
 	for {
 		f.lock()
 		if len(f.timers) == 0 || f.timers[0].when.After(target) {
@@ -173,10 +198,19 @@ func (f *Fake) advanceTo(target time.Time) {
 			f.mu.Unlock()
 			return
 		}
-		t := heap.Pop(&f.timers).(*fakeTimer)
-		if t.when.After(f.now) {
-			f.now = t.when
+		if f.timers[0].when.After(f.now) {
+			f.now = f.timers[0].when
+			firings = 0
 		}
+		if firings == maxFiringsPerInstant {
+			now := f.now
+			f.mu.Unlock()
+			panic(fmt.Sprintf("clock: more than %d timer firings at %v within one Advance or Set: "+
+				"a timer callback re-arms a timer for the current instant (Reset(0) or AfterFunc(0)) without end",
+				maxFiringsPerInstant, now))
+		}
+		firings++
+		t := heap.Pop(&f.timers).(*fakeTimer)
 		if t.c != nil {
 			f.sendLocked(t)
 		}

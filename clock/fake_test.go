@@ -583,3 +583,94 @@ func TestBlockUntilInsideBubbleLeavesNothingBehind(t *testing.T) {
 		t.Fatalf("Waiters = %d, want 1", n)
 	}
 }
+
+// maxFiringsPerInstant is the bound documented at Fake.Advance.
+const maxFiringsPerInstant = 1 << 20
+
+// A callback that re-arms its own timer for the current instant would fire
+// forever within one Advance: past maxFiringsPerInstant firings at
+// one instant, Advance panics with a message that says what happened, and
+// the Fake stays usable.
+func TestFakeSelfRearmingTimerPanicsPastBound(t *testing.T) {
+	moves := map[string]func(*clock.Fake){
+		"Advance": func(f *clock.Fake) { f.Advance(2 * time.Second) },
+		"Set":     func(f *clock.Fake) { f.Set(epoch.Add(2 * time.Second)) },
+	}
+	for name, move := range moves {
+		t.Run(name, func(t *testing.T) {
+			f := clock.NewFake()
+			n := 0
+			var tm clock.Timer
+			tm = f.AfterFunc(time.Second, func() {
+				n++
+				tm.Reset(0)
+			})
+			done := make(chan any, 1)
+			go func() {
+				defer func() { done <- recover() }()
+				move(f)
+			}()
+			// A million firings take about 2 s under -race on a small machine.
+			r := recvWithinFor(t, done, time.Minute, name+" with a timer that re-arms itself with Reset(0) to return or panic")
+			msg, _ := r.(string)
+			const want = "clock: more than 1048576 timer firings at 2000-01-01 00:00:01 +0000 UTC within one Advance or Set: " +
+				"a timer callback re-arms a timer for the current instant (Reset(0) or AfterFunc(0)) without end"
+			if msg != want {
+				t.Fatalf("panic = %#v\nwant     %q", r, want)
+			}
+			if n != maxFiringsPerInstant {
+				t.Fatalf("callback ran %d times before the panic, want %d", n, maxFiringsPerInstant)
+			}
+			// The Fake is still usable: time stopped where the loop was, the
+			// timer is armed, and a later Advance works.
+			if got, want := f.Now(), epoch.Add(time.Second); !got.Equal(want) {
+				t.Fatalf("Now() after the panic = %v, want %v", got, want)
+			}
+			if f.Waiters() != 1 || !tm.Stop() {
+				t.Fatalf("re-armed timer not armed after the panic; Waiters() = %d", f.Waiters())
+			}
+			f.Advance(time.Second)
+			if got, want := f.Now(), epoch.Add(2*time.Second); !got.Equal(want) {
+				t.Fatalf("Now() after a later Advance = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// Legitimate bursts at one instant stay well below the bound, and the bound
+// counts per instant: many timers due at the same instant, or a chain of
+// zero-delay callbacks of bounded length, each firing at a new instant,
+// all fire within one Advance without a panic.
+func TestFakeManyFiringsAtDistinctInstantsDoNotPanic(t *testing.T) {
+	f := clock.NewFake()
+	const sameInstant = 10_000
+	n := 0
+	for range sameInstant {
+		f.AfterFunc(time.Second, func() { n++ })
+	}
+	// A callback chain that re-arms with Reset(0) a bounded number of
+	// times at each of many instants: more firings in all than the bound,
+	// fewer than the bound at any one instant.
+	instants := 0
+	perInstant := 0
+	const chain = 1000
+	var tm clock.Timer
+	tm = f.AfterFunc(time.Second, func() {
+		perInstant++
+		if perInstant < chain {
+			tm.Reset(0)
+			return
+		}
+		perInstant = 0
+		instants++
+		tm.Reset(time.Nanosecond)
+	})
+	total := maxFiringsPerInstant/chain + 2
+	f.Advance(time.Second + time.Duration(total)*time.Nanosecond)
+	if n != sameInstant {
+		t.Fatalf("%d of %d timers due at one instant fired", n, sameInstant)
+	}
+	if instants*chain <= maxFiringsPerInstant {
+		t.Fatalf("the chain fired %d times in all, want more than the bound %d", instants*chain, maxFiringsPerInstant)
+	}
+}

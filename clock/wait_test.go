@@ -1,0 +1,55 @@
+package clock_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience/clock"
+)
+
+// patience bounds every wait in this package's tests: something that
+// should happen at once and has not happened after this long never will,
+// and the test fails with a message instead of hanging until go test's
+// limit.
+const patience = 10 * time.Second
+
+// recvWithin returns the value received from ch, or fails t with a message
+// naming what it waited for if none arrives within patience. It must be
+// called from the test's goroutine.
+func recvWithin[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	return recvWithinFor(t, ch, patience, what)
+}
+
+// recvWithinFor is recvWithin with a bound of d, for a wait on work that
+// takes seconds of its own (under -race, say).
+func recvWithinFor[T any](t testing.TB, ch <-chan T, d time.Duration, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(d):
+		t.Fatalf("waited %v for %s", d, what)
+		panic("unreachable")
+	}
+}
+
+// waitWithin waits for wg, or fails t if it is not done within patience.
+func waitWithin(t testing.TB, wg *sync.WaitGroup, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	recvWithin(t, done, what)
+}
+
+// blockUntilWithin is f.BlockUntil(n) bounded by patience.
+func blockUntilWithin(t testing.TB, f *clock.Fake, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	if err := f.BlockUntil(ctx, n); err != nil {
+		t.Fatalf("waited %v for %d armed timers, have %d: %v", patience, n, f.Waiters(), err)
+	}
+}
