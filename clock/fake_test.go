@@ -199,7 +199,7 @@ func TestFakeChannelSendDoesNotBlock(t *testing.T) {
 		defer close(done)
 		f.Advance(5 * time.Second)
 	}()
-	<-done
+	recvWithin(t, done, "Advance to return while a fired timer's value is still unreceived")
 	v, ok := received(tm.C())
 	if !ok || !v.Equal(epoch.Add(3*time.Second)) {
 		t.Fatalf("got %v, %v; want epoch+3s", v, ok)
@@ -341,9 +341,7 @@ func TestFakeSleepReturnsOnAdvance(t *testing.T) {
 	f := clock.NewFake()
 	done := make(chan error, 1)
 	go func() { done <- f.Sleep(context.Background(), time.Second) }()
-	if err := f.BlockUntil(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	blockUntilWithin(t, f, 1)
 	f.Advance(time.Second - 1)
 	select {
 	case err := <-done:
@@ -351,7 +349,7 @@ func TestFakeSleepReturnsOnAdvance(t *testing.T) {
 	default:
 	}
 	f.Advance(1)
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, "Sleep to return after Advance reached its deadline"); err != nil {
 		t.Fatalf("Sleep = %v, want nil", err)
 	}
 	if f.Waiters() != 0 {
@@ -364,11 +362,9 @@ func TestFakeSleepContextCancelRemovesTimer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Sleep(ctx, time.Hour) }()
-	if err := f.BlockUntil(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	blockUntilWithin(t, f, 1)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := recvWithin(t, done, "Sleep to return after its ctx was cancelled"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Sleep = %v, want context.Canceled", err)
 	}
 	if f.Waiters() != 0 {
@@ -427,14 +423,12 @@ func TestFakeBlockUntilReleasesAllSleepers(t *testing.T) {
 	for i := range n {
 		wg.Go(func() { errs <- f.Sleep(context.Background(), time.Duration(i+1)*time.Second) })
 	}
-	if err := f.BlockUntil(t.Context(), n); err != nil {
-		t.Fatal(err)
-	}
+	blockUntilWithin(t, f, n)
 	if got := f.Waiters(); got != n {
 		t.Fatalf("Waiters() = %d, want %d", got, n)
 	}
 	f.Advance(n * time.Second)
-	wg.Wait()
+	waitWithin(t, &wg, "every Sleep to return after Advance passed its deadline")
 	close(errs)
 	for err := range errs {
 		if err != nil {
@@ -450,7 +444,7 @@ func TestFakeBlockUntilContextEnds(t *testing.T) {
 	go func() { done <- f.BlockUntil(ctx, 2) }()
 	f.NewTimer(time.Second).Stop() // wakes it without satisfying it
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := recvWithin(t, done, "BlockUntil to return after its ctx was cancelled"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("BlockUntil = %v, want context.Canceled", err)
 	}
 	// Satisfied at once, even with n <= 0 or a dead ctx.
@@ -465,7 +459,7 @@ func TestFakeBlockUntilWakesOnArm(t *testing.T) {
 	go func() { done <- f.BlockUntil(context.Background(), 2) }()
 	f.NewTimer(time.Second)
 	f.AfterFunc(time.Second, func() {})
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, "BlockUntil(2) to return once two timers were armed"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -479,7 +473,9 @@ func TestFakeConcurrent(t *testing.T) {
 		rounds  = 50
 	)
 	f := clock.NewFake()
-	ctx := t.Context()
+	// Every wait of the workers and of the loop below ends by this ctx.
+	ctx, stop := context.WithTimeout(t.Context(), patience)
+	defer stop()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	fired := 0
@@ -500,7 +496,12 @@ func TestFakeConcurrent(t *testing.T) {
 					}
 				case 1:
 					tm := f.NewTimer(d)
-					<-tm.C()
+					select {
+					case <-tm.C():
+					case <-ctx.Done():
+						t.Errorf("worker %d round %d: timer of %v not fired within %v", w, r, d, patience)
+						return
+					}
 				case 2:
 					done := make(chan struct{})
 					f.AfterFunc(d, func() {
@@ -509,7 +510,12 @@ func TestFakeConcurrent(t *testing.T) {
 						mu.Unlock()
 						close(done)
 					})
-					<-done
+					select {
+					case <-done:
+					case <-ctx.Done():
+						t.Errorf("worker %d round %d: AfterFunc of %v not run within %v", w, r, d, patience)
+						return
+					}
 				}
 			}
 		})
@@ -526,7 +532,10 @@ func TestFakeConcurrent(t *testing.T) {
 		}
 		prev = f.Now()
 	}
-	wg.Wait()
+	waitWithin(t, &wg, "every worker to finish its rounds")
+	if ctx.Err() != nil {
+		t.Fatalf("workers not done within %v", patience)
+	}
 	if f.Waiters() != 0 {
 		t.Fatalf("Waiters() = %d, want 0", f.Waiters())
 	}
@@ -554,7 +563,7 @@ func TestFakeConcurrentAdvance(t *testing.T) {
 	for range 10 {
 		wg.Go(func() { f.Advance(10 * time.Millisecond) })
 	}
-	wg.Wait()
+	waitWithin(t, &wg, "10 concurrent Advance calls to return")
 	if len(seen) != 100 {
 		t.Fatalf("%d callbacks ran, want 100", len(seen))
 	}

@@ -50,6 +50,6 @@ func blockUntilWithin(t testing.TB, f *clock.Fake, n int) {
 	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	if err := f.BlockUntil(ctx, n); err != nil {
-		t.Fatalf("waited %v for %d armed timers, have %d: %v", patience, n, f.Waiters(), err)
+		t.Fatalf("BlockUntil(%d) did not return within %v (Waiters() = %d): %v", n, patience, f.Waiters(), err)
 	}
 }
