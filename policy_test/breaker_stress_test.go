@@ -3,6 +3,7 @@ package policytest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -62,7 +63,7 @@ func TestBreakerStressTrialBound(t *testing.T) {
 			})
 		}
 		close(start)
-		allowed.Wait()
+		waitWithin(t, &allowed, fmt.Sprintf("round %d: %d goroutines' Allow", round, goroutines))
 		if a, r := admitted.Load(), refused.Load(); a != maxTrials || r != goroutines-maxTrials {
 			t.Fatalf("round %d: %d admitted, %d refused; want %d and %d", round, a, r, maxTrials, goroutines-maxTrials)
 		}
@@ -70,7 +71,7 @@ func TestBreakerStressTrialBound(t *testing.T) {
 			t.Fatalf("round %d: Rejected = %d", round, got)
 		}
 		close(release)
-		done.Wait()
+		waitWithin(t, &done, fmt.Sprintf("round %d: the trials' reports", round))
 		if got, want := b.Counts().Successes, uint64(maxTrials*((round+1)/2)); got != want {
 			t.Fatalf("round %d: Successes = %d, want %d", round, got, want)
 		}
@@ -166,9 +167,9 @@ func TestBreakerStressCountsAddUp(t *testing.T) {
 					}
 				})
 			}
-			wg.Wait()
+			waitWithin(t, &wg, "the reporting goroutines")
 			close(stop)
-			readers.Wait()
+			waitWithin(t, &readers, "the Counts readers")
 			s, fl := successes.Load(), failures.Load()
 			want := breaker.Counts{Calls: s + fl, Successes: s, Failures: fl, FailureRatio: float64(fl) / float64(s+fl)}
 			got := b.Counts()
@@ -236,7 +237,7 @@ func TestBreakerStressChaos(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	waitWithin(t, &wg, "the chaos goroutines")
 	b.Reset()
 	mu.Lock()
 	defer mu.Unlock()
