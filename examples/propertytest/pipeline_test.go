@@ -12,13 +12,21 @@ import (
 	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 
+// patience bounds drive: a call that neither returns nor waits on the fake
+// clock for this long is stuck, and the test fails saying so instead of
+// hanging until go test's limit.
+const patience = 10 * time.Second
+
 // drive runs call while advancing fake by step each time call blocks on the
 // fake clock (a retry waiting out its backoff), and returns what call
 // returned. No wall-clock waiting: BlockUntil wakes as soon as a timer is
-// armed.
-func drive(fake *clock.Fake, step time.Duration, call func() error) error {
+// armed. If call does neither for patience, drive fails t.
+func drive(t *rapid.T, fake *clock.Fake, step time.Duration, call func() error) error {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- call() }()
+	stuck := time.NewTimer(patience)
+	defer stuck.Stop()
 	for {
 		ctx, cancel := context.WithCancel(context.Background())
 		blocked := make(chan error, 1)
@@ -31,6 +39,10 @@ func drive(fake *clock.Fake, step time.Duration, call func() error) error {
 		case <-blocked:
 			cancel()
 			fake.Advance(step)
+			stuck.Reset(patience)
+		case <-stuck.C:
+			cancel()
+			t.Fatalf("the call neither returned nor waited on the fake clock within %v", patience)
 		}
 	}
 }
@@ -58,7 +70,7 @@ func TestInventoryPolicy(t *testing.T) {
 			failing := rapid.Bool().Draw(t, "dependency failing")
 
 			attemptsMade, tripped, attemptWhileOpen := 0, false, false
-			err := drive(fake, retryWait, func() error {
+			err := drive(t, fake, retryWait, func() error {
 				_, err := p.Do(context.Background(), func(context.Context) (int, error) {
 					attemptsMade++
 					switch st := b.State(); {
