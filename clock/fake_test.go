@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
@@ -580,7 +579,7 @@ func TestFakeConcurrentAdvance(t *testing.T) {
 // channel that belongs to the bubble, a fatal error.
 func TestBlockUntilInsideBubbleLeavesNothingBehind(t *testing.T) {
 	f := clock.NewFake()
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		if err := f.BlockUntil(ctx, 1); err != context.DeadlineExceeded {

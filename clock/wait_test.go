@@ -2,8 +2,10 @@ package clock_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
@@ -52,4 +54,21 @@ func blockUntilWithin(t testing.TB, f *clock.Fake, n int) {
 	if err := f.BlockUntil(ctx, n); err != nil {
 		t.Fatalf("BlockUntil(%d) did not return within %v (Waiters() = %d): %v", n, patience, f.Waiters(), err)
 	}
+}
+
+// bubble runs f in a synctest bubble, as synctest.Test does, under a
+// real-time watchdog. In a bubble a wait on a channel or a timer that can
+// never end is reported as a deadlock at once, but a goroutine stuck on a
+// mutex (the Fake's, left locked) is not durably blocked, so synctest would
+// wait for it for ever: if f has not returned within a minute, the test
+// binary ends with a panic naming the test.
+func bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	const patience = time.Minute
+	watchdog := time.AfterFunc(patience, func() {
+		panic(fmt.Sprintf("%s: still running after %v: a call never returned "+
+			"(a goroutine stuck on a lock is not durably blocked, so synctest cannot report it)", t.Name(), patience))
+	})
+	defer watchdog.Stop()
+	synctest.Test(t, f)
 }
