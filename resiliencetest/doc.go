@@ -25,6 +25,7 @@
 //     [Uniform], [Exponential]) on a clock
 //   - [Sequence], [Timeline], [Chain]: faults by call number, by time, one
 //     after the other
+//   - [Func]: a fault of your own
 //
 // Time comes from a clock.Clock: give the faults and the pipeline the same
 // clock.Fake, and step both with [Drive], so that a test of backoffs,

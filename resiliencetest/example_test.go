@@ -213,3 +213,21 @@ func ExampleDrive() {
 	fmt.Println(dep.Calls(), "calls in", fake.Now().Sub(start), "of virtual time")
 	// Output: 4 calls in 7s of virtual time
 }
+
+func ExampleFunc() {
+	// A fault of your own: the first call of every ten fails.
+	n := 0
+	f := resiliencetest.Func("every-tenth", func(context.Context) error {
+		n++
+		if n%10 == 1 {
+			return errors.New("busy")
+		}
+		return nil
+	})
+	dep := resiliencetest.NewDependency(0, f)
+	for range 20 {
+		_, _ = dep.Call(context.Background())
+	}
+	fmt.Println(f, dep.Counts().Failures)
+	// Output: every-tenth 2
+}

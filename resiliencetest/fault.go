@@ -187,3 +187,28 @@ func (s *source) float64() float64 {
 	defer s.mu.Unlock()
 	return s.r.Float64()
 }
+
+// Func returns a fault of your own: inject is run for each call, as
+// [Fault.Inject] says (nil for a call that succeeds, or its error; it may
+// block or panic), and the fault prints as name. Use it for a behaviour the
+// kit lacks, or to watch the calls that reach a dependency:
+//
+//	probe := resiliencetest.Func("probe", func(context.Context) error {
+//		if b.State() == breaker.Open {
+//			t.Error("a call reached the dependency while the breaker was open")
+//		}
+//		return nil
+//	})
+//	dep := resiliencetest.NewDependency(1, resiliencetest.Chain(probe, outage))
+//
+// inject must be safe for simultaneous use if the fault is. Func panics if
+// inject is nil.
+func Func(name string, inject func(ctx context.Context) error) Fault {
+	if inject == nil {
+		panic("resiliencetest: Func inject must not be nil")
+	}
+	if name == "" {
+		name = "func"
+	}
+	return Fault{name: name, inject: inject}
+}

@@ -230,3 +230,19 @@ func TestSequenceConcurrent(t *testing.T) {
 		t.Errorf("%d calls failed, want %d", failed, n/2)
 	}
 }
+
+func TestFunc(t *testing.T) {
+	calls := 0
+	mine := errors.New("mine")
+	f := Func("mine", func(context.Context) error { calls++; return mine })
+	if err := f.Inject(context.Background()); err != mine || calls != 1 {
+		t.Errorf("Inject = %v after %d calls, want mine after 1", err, calls)
+	}
+	if got := f.String(); got != "mine" {
+		t.Errorf("String = %q, want mine", got)
+	}
+	if got := Func("", func(context.Context) error { return nil }).String(); got != "func" {
+		t.Errorf("unnamed: String = %q, want func", got)
+	}
+	wantPanic(t, "resiliencetest: Func inject must not be nil", func() { Func("x", nil) })
+}
