@@ -21,10 +21,11 @@ var ErrStuck = errors.New("resiliencetest: call stuck: it neither returned nor w
 const DriveTimeout = 10 * time.Second
 
 // Drive runs call on a goroutine of its own and, each time a timer is armed
-// on fake (a retry's backoff, a timeout, a cooldown, a [Delay] fault),
-// moves fake forward by step, until call returns; then it returns nil. So a
+// on fake (a retry's backoff or its wait for a Retry-After, a timeout, a
+// [Delay] fault), moves fake forward by step, until call returns; then it returns nil. So a
 // test runs a pipeline that waits seconds or hours in virtual time, without
-// sleeping: fake moves only when something waits on it.
+// sleeping: fake moves only when something waits on it. (A breaker's
+// cooldown arms no timer: between calls, Advance the fake yourself.)
 //
 // step is the virtual time of each move: a wait of d takes ceil(d/step)
 // moves, so a step of about the shortest wait is both quick and exact
