@@ -139,7 +139,7 @@ func TestEnvRand(t *testing.T) {
 		}})
 		return v
 	}
-	if draw(1) != draw(1) || draw(1) == draw(2) {
+	if a, b, c := draw(1), draw(1), draw(2); a != b || a == c {
 		t.Errorf("Env.Rand is not seeded by the scenario's seed")
 	}
 }
