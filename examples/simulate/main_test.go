@@ -120,11 +120,12 @@ func TestBreakerDown(t *testing.T) {
 }
 
 // TestRun runs the command's work into a temporary directory: three plots
-// and the tables.
+// and the tables (the jitter experiment over 2 seeds only: TestJitter
+// checks its figures).
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	var out strings.Builder
-	if err := run(&out, dir); err != nil {
+	if err := run(&out, dir, 2); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"jitter.svg", "collapse.svg", "breaker.svg"} {
