@@ -173,3 +173,21 @@ func ExampleMulti() {
 	// db opened for 1m0s
 	// 1
 }
+
+// Every event type names the kind of policy that emits it.
+func ExampleType_Kind() {
+	fmt.Println(telemetry.BreakerOpened.Kind(), telemetry.RetryGaveUp.Kind(), telemetry.RateLimitRejected.Kind())
+	// Output: breaker retry ratelimit
+}
+
+// The levels a Slog writes at.
+func ExampleLevel() {
+	for _, t := range []telemetry.Type{telemetry.BreakerOpened, telemetry.BreakerClosed, telemetry.BreakerRefused, telemetry.RetryGaveUp} {
+		fmt.Println(t, telemetry.Level(t))
+	}
+	// Output:
+	// breaker.opened WARN
+	// breaker.closed INFO
+	// breaker.refused DEBUG
+	// retry.gave_up WARN
+}
