@@ -19,6 +19,9 @@
 // Guards (breaker, bulkhead, rate limiter) are untyped and shared per
 // dependency; each has an adapter that makes it a Policy[T] for any T.
 // Time comes from package clock, delay schedules from package backoff.
+// What the policies do is reported through package telemetry: events to an
+// observer given with each policy's WithObserver, guards' live Stats, and a
+// registry of guards and pipelines for exporters and health checks.
 //
 // # Entry points
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // These tests run the breaker from many goroutines at once (run them with
@@ -254,5 +256,62 @@ func TestBreakerStressChaos(t *testing.T) {
 	}
 	if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 1, nil }); err != nil {
 		t.Fatalf("Do after Reset = %v", err)
+	}
+}
+
+// TestBreakerStressRefusalsMatchEvents races callers (some refused, some
+// failing, some succeeding) with transitions, due ones and manual ones: at
+// the end the breaker's lifetime refusals are exactly its refusal events,
+// however the refusals interleaved with the transitions (a refusal counted
+// in a generation that has just ended still counts, and is still reported).
+func TestBreakerStressRefusalsMatchEvents(t *testing.T) {
+	var events telemetry.Counter
+	f := clock.NewFake()
+	b := breaker.New(breaker.WithName("db"), breaker.WithClock(f), breaker.WithThreshold(2),
+		breaker.WithCooldown(time.Millisecond), breaker.WithMaxTrials(2), breaker.WithObserver(&events))
+	stop := make(chan struct{})
+	var callers sync.WaitGroup
+	for g := range 4 {
+		callers.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 1))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p, err := b.Allow()
+				if err != nil {
+					continue
+				}
+				if r.IntN(3) == 0 {
+					p.Done(nil)
+				} else {
+					p.Done(errors.New("boom"))
+				}
+			}
+		})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for i := 0; events.Count("db", telemetry.BreakerRefused) < 5000 || i < 1000; i++ {
+		if time.Now().After(deadline) {
+			close(stop)
+			callers.Wait()
+			t.Fatalf("after 10s: %d refusals, %d rounds; want 5000 and 1000", events.Count("db", telemetry.BreakerRefused), i)
+		}
+		switch i % 7 {
+		case 3:
+			b.ForceOpen()
+		case 6:
+			b.Reset()
+		default:
+			f.Advance(time.Millisecond)
+		}
+		runtime.Gosched()
+	}
+	close(stop)
+	callers.Wait()
+	if s, got := b.Stats(), events.Count("db", telemetry.BreakerRefused); s.Refused != got {
+		t.Fatalf("Stats().Refused = %d, refusal events = %d", s.Refused, got)
 	}
 }

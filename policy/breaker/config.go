@@ -10,6 +10,7 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the whole configuration of a [Breaker], one field per option.
@@ -163,6 +164,18 @@ type Config struct {
 	// delivered by the next call into the breaker, then later ones as
 	// usual.
 	OnStateChange func(Transition)
+	// Observer, if not nil, receives the breaker's events (see package
+	// telemetry for the table): each transition (breaker.opened,
+	// breaker.half_opened, breaker.closed, alongside OnStateChange, and
+	// delivered the same way, after it), each refusal (breaker.refused),
+	// each failure counted (breaker.failure) and each outcome ignored
+	// (breaker.ignored). Successes are counted, not reported: a call that
+	// succeeds emits no event (see [Breaker.Stats]). Transitions and
+	// counted failures are delivered in order, one at a time, outside the
+	// breaker's lock; refusals and ignored outcomes are reported by the
+	// calling goroutine. A refusal costs one call of Observe, which
+	// allocates nothing. nil (the default) means no events, at no cost.
+	Observer telemetry.Observer
 	// Clock is the time source. nil (the default) means clock.Real().
 	Clock clock.Clock
 }
@@ -322,6 +335,12 @@ func WithClassify(f func(err error) Outcome) Option {
 // WithOnStateChange sets Config.OnStateChange: a callback for each transition.
 func WithOnStateChange(f func(Transition)) Option {
 	return option(func(c *Config) { c.OnStateChange = f })
+}
+
+// WithObserver sets Config.Observer: where the breaker's events go (nil:
+// nowhere).
+func WithObserver(o telemetry.Observer) Option {
+	return option(func(c *Config) { c.Observer = o })
 }
 
 // WithClock sets Config.Clock: the time source.

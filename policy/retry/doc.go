@@ -11,8 +11,8 @@
 //
 //   - [New]: the policy, a resilience.Policy[T], configured by options:
 //     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithMaxWait],
-//     [WithRetryIf], [WithOnRetry], [WithClock], [WithBudget],
-//     [WithConfig].
+//     [WithRetryIf], [WithOnRetry], [WithName], [WithObserver],
+//     [WithClock], [WithBudget], [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time (JSON included); Config{} is the
 //     default configuration.
@@ -39,6 +39,10 @@
 //	                  (Off = no cap)
 //	WithRetryIf       nil: every error but the exceptions below
 //	WithOnRetry       nil (no hook)
+//	WithName          "" (no name; the layer is "retry")
+//	WithObserver      nil (no events: retry.attempt_failed,
+//	                  retry.waiting, retry.gave_up; see package
+//	                  telemetry)
 //	WithClock         clock.Real()
 //	WithBudget        nil (no budget)
 //

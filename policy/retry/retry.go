@@ -6,9 +6,11 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// New returns a retry policy, named "retry": it calls the rest of the chain
+// New returns a retry policy, named "retry" (or "retry(name)" with
+// [WithName]): it calls the rest of the chain
 // and, while the call fails with an error worth retrying, waits and calls it
 // again, as the options say (see [Config] for each one and its default).
 //
@@ -34,7 +36,7 @@ import (
 //     deadline would only delay the same outcome.
 //  5. If the [Budget] denies the retry, stop with an [Error] that matches
 //     [ErrBudgetExhausted].
-//  6. Call [Config.OnRetry], wait on [Config.Clock] (a wait ends early when
+//  6. Call [Config.OnRetry] (and report the wait to [Config.Observer]), wait on [Config.Clock] (a wait ends early when
 //     the context ends, as in step 2), and make the next attempt.
 //
 // When the policy gives up, it returns the last attempt's result along with
@@ -64,7 +66,11 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 		panic(err.Error())
 	}
 	c = c.resolved()
-	return resilience.New("retry", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	layer := "retry"
+	if c.Name != "" {
+		layer = "retry(" + c.Name + ")"
+	}
+	return resilience.New(layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if c.Budget != nil {
 			c.Budget.deposit()
 		}
@@ -85,6 +91,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *Config, start time.Time, v T, err error) (T, error) {
 	var seq backoff.Sequence
 	for attempt := 1; ; attempt++ {
+		c.observe(telemetry.RetryAttemptFailed, attempt, err, 0)
 		if resilience.IsPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
 			return v, err
 		}
@@ -93,16 +100,16 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 			return v, err
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ctxErr}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ctxErr})
 		}
 		if attempt == c.Attempts {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ErrAttempts}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ErrAttempts})
 		}
 		if attempt == 1 {
 			seq = c.Backoff.Start()
 		}
 		if hinted && hint > c.MaxWait {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ErrMaxWait, wait: hint, limit: c.MaxWait}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ErrMaxWait, wait: hint, limit: c.MaxWait})
 		}
 		wait := min(seq.Next(), c.MaxWait)
 		if hinted {
@@ -110,21 +117,35 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 		}
 		if gaveUp := fits(ctx, c, start, wait); gaveUp != nil {
 			gaveUp.Attempts, gaveUp.Err = attempt, err
-			return v, gaveUp
+			return v, c.giveUp(gaveUp)
 		}
 		if c.Budget != nil && !c.Budget.withdraw() {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ErrBudgetExhausted}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ErrBudgetExhausted})
 		}
 		if c.OnRetry != nil {
 			c.OnRetry(attempt, err, wait)
 		}
+		c.observe(telemetry.RetryWaiting, attempt, err, wait)
 		if ctxErr := c.Clock.Sleep(ctx, wait); ctxErr != nil {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ctxErr}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ctxErr})
 		}
 		if v, err = next.Call(ctx); err == nil {
 			return v, nil
 		}
 	}
+}
+
+// observe reports an event of type t to the observer, if there is one.
+func (c *Config) observe(t telemetry.Type, attempt int, err error, wait time.Duration) {
+	if c.Observer != nil {
+		c.Observer.Observe(telemetry.Event{Type: t, Name: c.Name, Attempt: attempt, Err: err, Wait: wait})
+	}
+}
+
+// giveUp reports that the policy gives up with e, and returns e.
+func (c *Config) giveUp(e *Error) *Error {
+	c.observe(telemetry.RetryGaveUp, e.Attempts, e.Reason, 0)
+	return e
 }
 
 // fits returns nil if a wait starting now ends within MaxElapsed of start
