@@ -17,5 +17,4 @@ const patience = testwait.BubblePatience
 
 func bubble(t *testing.T, f func(t *testing.T)) { t.Helper(); testwait.Bubble(t, f) }
 
-
 func waitAll(t *testing.T, wg *sync.WaitGroup, what string) { t.Helper(); testwait.Wait(t, wg, what) }

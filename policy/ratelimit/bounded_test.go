@@ -17,7 +17,6 @@ const patience = testwait.BubblePatience
 
 func bubble(t *testing.T, f func(t *testing.T)) { t.Helper(); testwait.Bubble(t, f) }
 
-
 func waitAll(t *testing.T, wg *sync.WaitGroup, what string) { t.Helper(); testwait.Wait(t, wg, what) }
 
 func returns[V any](t *testing.T, what string, f func() V) V {
