@@ -2,7 +2,7 @@
 // one way for every package: exported fields by their Go names, zero fields
 // left out (a zero field means the default), durations as Go duration
 // strings ("250ms", "30s"; -1ns, the Off value, as "off"), infinite floats
-// as "+Inf", and fields that cannot be serialised (functions, interfaces
+// as "+Inf" (read back from "+Inf", "Inf" or "-Inf"), and fields that cannot be serialised (functions, interfaces
 // such as a clock, pointers to shared objects, channels) skipped. Reading
 // matches field names as encoding/json does (case-insensitively), rejects
 // unknown fields, and leaves fields that are absent or null unchanged.
@@ -11,6 +11,7 @@ package jsonconf
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -91,6 +92,10 @@ func Unmarshal(pkg string, data []byte, v any) error {
 	rt := rv.Type()
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return fmt.Errorf("%s: %s: a JSON object is expected, got %s", pkg, rt.Name(), typeErr.Value)
+		}
 		return fmt.Errorf("%s: %s: %w", pkg, rt.Name(), err)
 	}
 	for key, raw := range fields {
@@ -150,10 +155,10 @@ func unmarshalValue(raw json.RawMessage, fv reflect.Value) error {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			switch s {
-			case "+Inf", "Inf", "inf", "+inf":
+			case "+Inf", "Inf":
 				fv.SetFloat(math.Inf(1))
 				return nil
-			case "-Inf", "-inf":
+			case "-Inf":
 				fv.SetFloat(math.Inf(-1))
 				return nil
 			}

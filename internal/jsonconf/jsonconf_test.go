@@ -59,7 +59,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{`{"Hook": 1}`, `pkg: sample: unknown field "Hook"`},
 		{`{"Rate": "fast"}`, `pkg: sample.Rate: a number or "+Inf"`},
 		{`{"Count": "3"}`, `pkg: sample.Count: json: cannot unmarshal`},
-		{`[1]`, `pkg: sample: json: cannot unmarshal array`},
+		{`[1]`, `pkg: sample: a JSON object is expected, got array`},
 	}
 	for _, tt := range tests {
 		var s sample

@@ -106,7 +106,7 @@ func TestConfigJSONErrors(t *testing.T) {
 			`breaker: Config.CooldownBackoff: backoff: Exponential multiplier must be >= 1, got 0.5`},
 		{`{"CooldownBackoff": {"Kind": "fibonacci"}}`,
 			`breaker: Config.CooldownBackoff: backoff: Schedule Kind must be "constant", "linear" or "exponential", got "fibonacci"`},
-		{`[]`, `breaker: Config: json: cannot unmarshal array`},
+		{`[]`, `breaker: Config: a JSON object is expected, got array`},
 	} {
 		var cfg breaker.Config
 		err := json.Unmarshal([]byte(c.in), &cfg)

@@ -120,7 +120,7 @@ func TestZeroConfigIsTheDefault(t *testing.T) {
 	checkDefaultWaits(t, "WithAttempts(0), WithBackoff(zero)", retry.WithAttempts(0), retry.WithBackoff(backoff.Schedule{}))
 }
 
-// Regression (issue 10): WithConfig replaced the defaults, so a Config
+// Regression: WithConfig replaced the defaults, so a Config
 // that set only Attempts retried with 0s waits.
 func TestWithConfigKeepsTheDefaults(t *testing.T) {
 	checkDefaultWaits(t, "WithConfig(Config{Attempts: 3})", retry.WithConfig(retry.Config{Attempts: 3}))

@@ -616,7 +616,7 @@ func TestNotRetriedErrorsAreReturnedAsTheyAreAfterCancellation(t *testing.T) {
 	}
 }
 
-// Regression (issue 10, defect 3.8): a retry without MaxElapsed slept as
+// Regression: a retry without MaxElapsed slept as
 // long as any hint asked (16 minutes on a Retry-After: 1000). A hint
 // beyond MaxWait (by default the larger of the Backoff's Max and 10 s)
 // ends the execution at once, as a hint beyond MaxElapsed does.
