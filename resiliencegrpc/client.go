@@ -101,6 +101,11 @@ type unaryCall struct {
 	mu       sync.Mutex
 	finished bool // the interceptor is returning
 	busy     bool // an attempt is decoding into reply
+
+	// Of the attempt that decodes into reply (one at a time).
+	trailer     metadata.MD
+	withTrailer []grpc.CallOption
+	optsBuf     [4]grpc.CallOption
 }
 
 // answer is the result of an attempt that ended with the server's answer:
@@ -135,8 +140,19 @@ func (c *unaryCall) attempt(ctx context.Context) (any, error) {
 		c.running.Done()
 	}()
 
-	var trailer metadata.MD
-	opts := append(c.opts[:len(c.opts):len(c.opts)], grpc.Trailer(&trailer))
+	// The attempt that decodes into the caller's reply reads its trailer
+	// into the call's own fields, allocating nothing; the others (a
+	// hedge's) into their own.
+	var trailer *metadata.MD
+	var opts []grpc.CallOption
+	if own {
+		trailer = &c.trailer
+		c.trailer = nil
+		opts = c.ownOpts()
+	} else {
+		trailer = new(metadata.MD)
+		opts = append(c.opts[:len(c.opts):len(c.opts)], grpc.Trailer(trailer))
+	}
 	err := c.invoker(ctx, c.method, c.req, reply, c.cc, opts...)
 	switch {
 	case err == nil && own:
@@ -150,7 +166,22 @@ func (c *unaryCall) attempt(ctx context.Context) (any, error) {
 	if !c.r.isFailure(s) {
 		return &answer{err}, nil
 	}
-	return nil, &StatusError{Status: s, After: pushbackOf(trailer, s)}
+	return nil, &StatusError{Status: s, After: pushbackOf(*trailer, s)}
+}
+
+// ownOpts returns the call options of the attempt that decodes into the
+// caller's reply: the caller's, and a grpc.Trailer into c.trailer. They are
+// made once per call, in c's own array when they fit.
+func (c *unaryCall) ownOpts() []grpc.CallOption {
+	if c.withTrailer == nil {
+		if len(c.opts) < len(c.optsBuf) {
+			c.withTrailer = append(c.optsBuf[:0], c.opts...)
+		} else {
+			c.withTrailer = append(c.opts[:len(c.opts):len(c.opts)], nil)[:len(c.opts)]
+		}
+		c.withTrailer = append(c.withTrailer, grpc.Trailer(&c.trailer))
+	}
+	return c.withTrailer
 }
 
 // newMessage returns a new, empty message of m's type.

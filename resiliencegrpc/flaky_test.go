@@ -160,6 +160,17 @@ func (f *flaky) callDeadlines() []time.Duration {
 // given (gRPC's own retries off). Both stop when the test ends.
 func serve(t testing.TB, srv testpb.TestServiceServer, sopts []grpc.ServerOption, dopts ...grpc.DialOption) testpb.TestServiceClient {
 	t.Helper()
+	c, stop, err := start(srv, sopts, dopts...)
+	if err != nil {
+		t.Fatalf("grpc.NewClient: %v", err)
+	}
+	t.Cleanup(stop)
+	return c
+}
+
+// start is serve for examples: it returns the client and a function that
+// stops the client and the server.
+func start(srv testpb.TestServiceServer, sopts []grpc.ServerOption, dopts ...grpc.DialOption) (testpb.TestServiceClient, func(), error) {
 	lis := bufconn.Listen(1 << 20)
 	s := grpc.NewServer(sopts...)
 	testpb.RegisterTestServiceServer(s, srv)
@@ -174,15 +185,18 @@ func serve(t testing.TB, srv testpb.TestServiceServer, sopts []grpc.ServerOption
 		grpc.WithDisableRetry(),
 	}, dopts...)
 	cc, err := grpc.NewClient("passthrough:///bufnet", dopts...)
-	if err != nil {
-		t.Fatalf("grpc.NewClient: %v", err)
-	}
-	t.Cleanup(func() {
-		cc.Close()
+	stop := func() {
+		if cc != nil {
+			cc.Close()
+		}
 		s.Stop()
 		<-done
-	})
-	return testpb.NewTestServiceClient(cc)
+	}
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return testpb.NewTestServiceClient(cc), stop, nil
 }
 
 // bounded returns a context that ends after 10 s, the bound of every wait

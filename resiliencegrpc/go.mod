@@ -6,6 +6,7 @@ replace github.com/f0b5b96b/resilience => ../
 
 require (
 	github.com/f0b5b96b/resilience v0.0.0-00010101000000-000000000000
+	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/google/go-cmp v0.7.0
 	go.uber.org/goleak v1.3.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1
@@ -14,7 +15,7 @@ require (
 )
 
 require (
-	github.com/stretchr/testify v1.11.1 // indirect
+	github.com/bits-and-blooms/bitset v1.24.4 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 	golang.org/x/text v0.42.0 // indirect
