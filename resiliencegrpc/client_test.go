@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -329,7 +330,11 @@ func TestUnaryHedgeWinnerReply(t *testing.T) {
 		script:  []step{{gate: gate, body: "first attempt"}, {gate: gate, body: "hedged attempt"}},
 		arrived: make(chan struct{}, 2),
 	}
-	c := unaryClient(t, srv, hedge.New[any](time.Second, hedge.WithClock(fk)))
+	// The first result to come is turned down, so that both attempts
+	// decode their replies.
+	var turnedDown atomic.Bool
+	accept := func(_ any, err error) bool { return err == nil && !turnedDown.CompareAndSwap(false, true) }
+	c := unaryClient(t, srv, hedge.New[any](time.Second, hedge.WithClock(fk), hedge.WithAccept(accept)))
 	type result struct {
 		resp *testpb.SimpleResponse
 		err  error

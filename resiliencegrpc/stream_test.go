@@ -366,3 +366,21 @@ func TestStreamHeaderTrailerContext(t *testing.T) {
 		t.Errorf("trailer mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// A stream carries the caller's deadline to the server.
+func TestStreamCallerDeadlinePropagates(t *testing.T) {
+	srv := &flaky{def: step{msgs: 1}}
+	c := streamClient(t, srv, fast)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := c.StreamingOutputCall(ctx, outputReq("m"))
+	if err != nil {
+		t.Fatalf("StreamingOutputCall: %v", err)
+	}
+	if _, err := drain(s.Recv); err != nil {
+		t.Fatalf("Recv: %v", err)
+	}
+	if d := srv.callDeadlines(); len(d) != 1 || d[0] <= 0 || d[0] > 5*time.Second {
+		t.Errorf("the server's deadlines %v, want one in (0, 5s]", d)
+	}
+}
