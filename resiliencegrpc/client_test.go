@@ -247,21 +247,21 @@ func TestUnaryCallerDeadlinePasses(t *testing.T) {
 // to the server; a timeout's expiry is a failure the retry retries.
 func TestUnaryDeadlinesPropagate(t *testing.T) {
 	srv := &flaky{script: []step{{hang: true}}}
-	p := resilience.Then(retry.New[any](retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0))), timeout.New[any](200*time.Millisecond))
+	p := resilience.Then(retry.New[any](retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0))), timeout.New[any](time.Second))
 	c := unaryClient(t, srv, p)
 	if _, err := c.UnaryCall(bounded(t), req("x")); err != nil {
 		t.Fatalf("UnaryCall: %v", err)
 	}
-	short, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	short, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	if _, err := c.UnaryCall(short, req("x")); err != nil {
-		t.Fatalf("UnaryCall with the caller's 100ms deadline: %v", err)
+		t.Fatalf("UnaryCall with the caller's 500ms deadline: %v", err)
 	}
 	d := srv.callDeadlines()
 	if len(d) != 3 {
 		t.Fatalf("server saw %d calls, want 3", len(d))
 	}
-	for i, max := range []time.Duration{200 * time.Millisecond, 200 * time.Millisecond, 100 * time.Millisecond} {
+	for i, max := range []time.Duration{time.Second, time.Second, 500 * time.Millisecond} {
 		if d[i] <= 0 || d[i] > max {
 			t.Errorf("call %d: the server's deadline was %v away, want in (0, %v]", i+1, d[i], max)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
@@ -144,7 +145,7 @@ func ExampleWithClassify() {
 // A server that admits 1 call at once and refills a token every 2 s: the
 // second call is refused with ResourceExhausted and a pushback.
 func ExampleUnaryServerInterceptor() {
-	lim := ratelimit.New(0.5, 1, ratelimit.WithName("api"))
+	lim := ratelimit.New(0.5, 1, ratelimit.WithName("api"), ratelimit.WithClock(clock.NewFake())) // a fake clock: time stands still
 	srv := &flaky{}
 	c, stop, err := start(srv, []grpc.ServerOption{grpc.UnaryInterceptor(resiliencegrpc.UnaryServerInterceptor(ratelimit.Policy[struct{}](lim)))})
 	if err != nil {
@@ -188,7 +189,7 @@ func ExampleStreamServerInterceptor() {
 // A tap handle refuses over-limit calls before gRPC reads their message;
 // the client's interceptor sees the pushback.
 func ExampleInHandle() {
-	lim := ratelimit.New(1, 1)
+	lim := ratelimit.New(1, 1, ratelimit.WithClock(clock.NewFake())) // a fake clock: time stands still
 	c, stop, err := start(&flaky{},
 		[]grpc.ServerOption{grpc.InTapHandle(resiliencegrpc.InHandle(ratelimit.Policy[struct{}](lim)))},
 		grpc.WithUnaryInterceptor(resiliencegrpc.UnaryClientInterceptor(resilience.Policy[any]{})))
@@ -202,19 +203,19 @@ func ExampleInHandle() {
 		_, err := c.UnaryCall(context.Background(), req("x"))
 		var se *resiliencegrpc.StatusError
 		if errors.As(err, &se) {
-			fmt.Printf("%v, retry after about %v\n", se.Status.Code(), se.After.Round(time.Second))
+			fmt.Printf("%v, retry after %v\n", se.Status.Code(), se.After)
 		} else {
 			fmt.Println(status.Code(err))
 		}
 	}
 	// Output:
 	// OK
-	// ResourceExhausted, retry after about 1s
+	// ResourceExhausted, retry after 1s
 }
 
 // Each tenant, named by a metadata key, has a bucket of its own.
 func ExampleKeyedLimit() {
-	tenants := ratelimit.NewKeyed[string](1, 1)
+	tenants := ratelimit.NewKeyed[string](1, 1, ratelimit.WithClock(clock.NewFake()))
 	p := resiliencegrpc.KeyedLimit[struct{}](tenants, resiliencegrpc.MetadataKey("tenant"))
 	for _, tenant := range []string{"a", "a", "b"} {
 		ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("tenant", tenant))

@@ -293,9 +293,9 @@ func TestStreamCancelAndTimeout(t *testing.T) {
 		t.Errorf("after the caller's cancel: breaker state, failures mismatch (-want +got):\n%s", diff)
 	}
 
-	// A 50ms timeout: the second stream's server hangs past it, the
+	// A 500ms timeout: the second stream's server hangs past it, the
 	// third answers within it and outlives it.
-	c = streamClient(t, srv, resilience.Then(fast, timeout.New[any](50*time.Millisecond)))
+	c = streamClient(t, srv, resilience.Then(fast, timeout.New[any](500*time.Millisecond)))
 	s, err = c.StreamingOutputCall(bounded(t), outputReq("m"))
 	if err != nil {
 		t.Fatalf("StreamingOutputCall: %v", err)
