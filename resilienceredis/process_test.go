@@ -1,0 +1,5 @@
+package resilienceredis
+
+const childEnv = "RESILIENCEREDIS_CHILD"
+
+func childMain() int { return 0 }

@@ -1,0 +1,89 @@
+package resilienceredis
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// errSlow is the error of a round trip that Redis did not answer within
+// the guard's Timeout.
+var errSlow = errors.New("resilienceredis: Redis did not answer within the timeout")
+
+// remote is the Redis side of a guard: the client, the bound on each round
+// trip, and whether Redis is taken as unreachable for now.
+type remote struct {
+	rdb     redis.UniversalClient
+	timeout time.Duration
+	probe   time.Duration
+	// downUntil is when, after a failed round trip, a decision may try
+	// Redis again (UnixNano); 0 while Redis answers.
+	downUntil atomic.Int64
+	wg        sync.WaitGroup // round trips still running
+}
+
+type result struct {
+	v   any
+	err error
+}
+
+var resultPool = sync.Pool{New: func() any { return make(chan result, 1) }}
+
+// run runs script on Redis and returns its reply, waiting at most r.timeout
+// (and not beyond ctx): the round trip runs in a goroutine of its own, so
+// that no caller waits on Redis longer than the bound whatever the client's
+// own timeouts. A round trip that outlives the bound goes on in the
+// background, under a context that has ended, until the client gives it up.
+// run returns errSlow when the bound passed, ctx.Err() when ctx ended
+// first, and the client's error otherwise.
+func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args []any) (any, error) {
+	rctx, cancel := context.WithTimeout(ctx, r.timeout)
+	ch := resultPool.Get().(chan result)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		v, err := s.Run(rctx, r.rdb, keys, args...).Result()
+		ch <- result{v, err}
+		cancel() // after the send: the caller must not see the end of rctx first
+	}()
+	select {
+	case res := <-ch:
+		resultPool.Put(ch)
+		return res.v, res.err
+	case <-rctx.Done():
+		select {
+		case res := <-ch: // sent before the goroutine's cancel ended rctx
+			resultPool.Put(ch)
+			return res.v, res.err
+		default:
+		}
+		// The goroutine will still send on ch: the channel is not reused.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errSlow
+	}
+}
+
+// usable reports whether a decision at now (UnixNano) may ask Redis: Redis
+// has answered last time, or ProbeInterval has passed since it did not and
+// this caller won the probe.
+func (r *remote) usable(now int64) bool {
+	d := r.downUntil.Load()
+	return d == 0 || now >= d && r.downUntil.CompareAndSwap(d, now+int64(r.probe))
+}
+
+// failed records a failed round trip at now: decisions go local for
+// ProbeInterval.
+func (r *remote) failed(now int64) { r.downUntil.Store(now + int64(r.probe)) }
+
+// answered records a round trip that Redis answered.
+func (r *remote) answered() {
+	if r.downUntil.Load() != 0 {
+		r.downUntil.Store(0)
+	}
+}
