@@ -21,10 +21,17 @@ func newClient(t testing.TB) *redis.Client {
 // own timeouts are short and it does not retry, so that round trips a
 // stalled server left behind end soon after the test.
 func clientOf(t testing.TB, addr string) *redis.Client {
+	return clientWith(t, addr, false)
+}
+
+// clientWith is clientOf with ContextTimeoutEnabled set to ctxTimeouts: a
+// client that bounds its waits by the context's deadline, which the guards
+// then call on the caller's goroutine.
+func clientWith(t testing.TB, addr string, ctxTimeouts bool) *redis.Client {
 	c := redis.NewClient(&redis.Options{
 		Addr: addr, MaxRetries: -1,
 		DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second,
-		PoolTimeout: time.Second,
+		PoolTimeout: time.Second, ContextTimeoutEnabled: ctxTimeouts,
 	})
 	t.Cleanup(func() { c.Close() })
 	return c

@@ -163,7 +163,7 @@ func newLimiterParams(rdb redis.UniversalClient, name string, rate float64, burs
 		panic(err.Error())
 	}
 	p := &limiterParams{cfg: cfg, inf: math.IsInf(cfg.Rate, 1), layer: "ratelimit(" + cfg.Name + ")"}
-	p.remote = remote{rdb: rdb, timeout: cmp0(cfg.Timeout, defaultTimeout), probe: cmp0(cfg.ProbeInterval, defaultProbe)}
+	p.remote = newRemote(rdb, cmp0(cfg.Timeout, defaultTimeout), cmp0(cfg.ProbeInterval, defaultProbe))
 	prefix := cfg.Prefix
 	if prefix == "" {
 		prefix = defaultPrefix

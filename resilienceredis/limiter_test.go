@@ -322,33 +322,39 @@ func TestLimiterInfiniteRate(t *testing.T) {
 // Redis at all; once the server continues, the fleet's bucket decides
 // again.
 func TestLimiterStalledServer(t *testing.T) {
-	s := redistest.Start(t)
-	rdb := clientOf(t, s.Addr)
-	ctx := ctxFor(t)
-	const timeout = 50 * time.Millisecond
-	l := NewLimiter(rdb, "stall", slow, 1, WithTimeout(timeout), WithProbeInterval(100*time.Millisecond), WithFallback(resilience.Off, 0))
-	if !l.Allow(ctx) || l.Allow(ctx) {
-		t.Fatal("with the server up: want true then false")
-	}
-	s.Pause(t)
-	for i := range 5 {
-		start := time.Now()
-		if l.Allow(ctx) {
-			t.Errorf("call %d while stalled passed; the fallback fails closed", i)
-		}
-		// The bound is the contract; 1s is far below the client's own
-		// read timeout, so only a call that waited on Redis exceeds it.
-		if d := time.Since(start); d > timeout+time.Second {
-			t.Errorf("call %d while stalled took %v, want at most Timeout (%v)", i, d, timeout)
-		}
-	}
-	s.Resume(t)
-	// After the probe interval a decision asks Redis again: the bucket is
-	// still empty there, so with the fallback failing closed nothing
-	// shows; use an infinite fallback to see Redis decide.
-	open := NewLimiter(rdb, "stall", slow, 1, WithTimeout(time.Second), WithFallback(math.Inf(1), 0))
-	if open.Allow(ctx) {
-		t.Error("after the stall, the shared bucket is still empty: want a refusal from Redis")
+	for _, ctxTimeouts := range []bool{false, true} {
+		t.Run("ContextTimeoutEnabled="+strconv.FormatBool(ctxTimeouts), func(t *testing.T) {
+			s := redistest.Start(t)
+			rdb := clientWith(t, s.Addr, ctxTimeouts)
+			ctx := ctxFor(t)
+			const timeout = 50 * time.Millisecond
+			l := NewLimiter(rdb, "stall", slow, 1, WithTimeout(timeout), WithProbeInterval(100*time.Millisecond), WithFallback(resilience.Off, 0))
+			if l.p.remote.inline != ctxTimeouts {
+				t.Fatalf("inline = %v for a client with ContextTimeoutEnabled %v", l.p.remote.inline, ctxTimeouts)
+			}
+			if !l.Allow(ctx) || l.Allow(ctx) {
+				t.Fatal("with the server up: want true then false")
+			}
+			s.Pause(t)
+			for i := range 5 {
+				start := time.Now()
+				if l.Allow(ctx) {
+					t.Errorf("call %d while stalled passed; the fallback fails closed", i)
+				}
+				// The bound is the contract; 1s is the client's own read
+				// timeout, so only a call that waited on Redis reaches it.
+				if d := time.Since(start); d > timeout+500*time.Millisecond {
+					t.Errorf("call %d while stalled took %v, want at most Timeout (%v)", i, d, timeout)
+				}
+			}
+			s.Resume(t)
+			// Once the probe interval has passed, a decision asks Redis
+			// again: the shared bucket is still empty there.
+			open := NewLimiter(rdb, "stall", slow, 1, WithTimeout(time.Second), WithFallback(math.Inf(1), 0))
+			if open.Allow(ctx) {
+				t.Error("after the stall, the shared bucket is still empty: want a refusal from Redis")
+			}
+		})
 	}
 }
 

@@ -20,6 +20,7 @@ type remote struct {
 	rdb     redis.UniversalClient
 	timeout time.Duration
 	probe   time.Duration
+	inline  bool // the client bounds its round trips by the context's deadline
 	// downUntil is when, after a failed round trip, a decision may try
 	// Redis again (UnixNano); 0 while Redis answers.
 	downUntil atomic.Int64
@@ -33,15 +34,47 @@ type result struct {
 
 var resultPool = sync.Pool{New: func() any { return make(chan result, 1) }}
 
+// newRemote returns the remote of rdb.
+func newRemote(rdb redis.UniversalClient, timeout, probe time.Duration) remote {
+	return remote{rdb: rdb, timeout: timeout, probe: probe, inline: honoursDeadlines(rdb)}
+}
+
+// honoursDeadlines reports whether rdb bounds every wait of a command
+// (for a connection, the reply, a retry's backoff) by the context's
+// deadline: a client built with ContextTimeoutEnabled.
+func honoursDeadlines(rdb redis.UniversalClient) bool {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		return c.Options().ContextTimeoutEnabled
+	}
+	return false
+}
+
 // run runs script on Redis and returns its reply, waiting at most r.timeout
-// (and not beyond ctx): the round trip runs in a goroutine of its own, so
-// that no caller waits on Redis longer than the bound whatever the client's
-// own timeouts. A round trip that outlives the bound goes on in the
-// background, under a context that has ended, until the client gives it up.
-// run returns errSlow when the bound passed, ctx.Err() when ctx ended
-// first, and the client's error otherwise.
+// (and not beyond ctx). With a client that honours the context's deadline
+// the round trip runs on the caller's goroutine; with any other, in a
+// goroutine of its own, so that no caller waits on Redis longer than the
+// bound whatever the client's own timeouts: a round trip that outlives the
+// bound then goes on in the background, under a context that has ended,
+// until the client gives it up. run returns errSlow when the bound passed,
+// ctx.Err() when ctx ended first, and the client's error otherwise.
 func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args []any) (any, error) {
 	rctx, cancel := context.WithTimeout(ctx, r.timeout)
+	if r.inline {
+		v, err := s.Run(rctx, r.rdb, keys, args...).Result()
+		cancel()
+		if err != nil && err != redis.Nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cerr
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				return nil, errSlow
+			}
+		}
+		return v, err
+	}
 	ch := resultPool.Get().(chan result)
 	r.wg.Add(1)
 	go func() {
