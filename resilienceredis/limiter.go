@@ -74,8 +74,8 @@ type limiterParams struct {
 
 	// The fallback while Redis is unreachable: one bucket, or one per key;
 	// neither when it fails open or closed.
-	fbOne            *ratelimit.Limiter
-	fbKeyed          *ratelimit.Keyed[string]
+	fbOne                *ratelimit.Limiter
+	fbKeyed              *ratelimit.Keyed[string]
 	failOpen, failClosed bool
 }
 
