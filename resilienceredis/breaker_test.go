@@ -3,7 +3,6 @@ package resilienceredis
 import (
 	"context"
 	"errors"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -478,13 +477,4 @@ func TestBreakerFallsBackWhenRedisIsDown(t *testing.T) {
 	if diff := cmp.Diff(want, errs); diff != "" {
 		t.Errorf("calls with Redis down mismatch (-want +got):\n%s", diff)
 	}
-}
-
-func sortedKeys(m map[uint64]breaker.State) []uint64 {
-	var k []uint64
-	for g := range m {
-		k = append(k, g)
-	}
-	sort.Slice(k, func(i, j int) bool { return k[i] < k[j] })
-	return k
 }
