@@ -415,6 +415,12 @@ func TestBreakerTrialExpires(t *testing.T) {
 	if got["gen"] != "4" { // closed 1, open 2, half-open 3, open 4
 		t.Errorf("generation = %s, want 4", got["gen"])
 	}
+	// Open again from the trial's expiry (1m10s) for a cooldown: until 2m10s.
+	a.shift.Store((2*time.Minute + 9*time.Second).Microseconds())
+	a.sync()
+	if got := sharedState(t, newClient(t), prefix); got["st"] != "1" {
+		t.Errorf("1s before the cooldown from the expiry ends: st %s, want open", got["st"])
+	}
 	p.Done(nil) // a late report counts nothing
 	a.sendReport(<-a.reports)
 	if got := sharedState(t, newClient(t), prefix); got["gen"] != "4" || got["st"] != "1" {
