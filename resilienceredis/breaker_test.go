@@ -421,10 +421,15 @@ func TestBreakerTrialExpires(t *testing.T) {
 	if got := sharedState(t, newClient(t), prefix); got["st"] != "1" {
 		t.Errorf("1s before the cooldown from the expiry ends: st %s, want open", got["st"])
 	}
+	a.shift.Store((2*time.Minute + 10*time.Second + 500*time.Millisecond).Microseconds())
+	a.sync()
+	if got := sharedState(t, newClient(t), prefix); got["st"] != "2" || got["gen"] != "5" {
+		t.Errorf("after the cooldown from the expiry: gen %s st %s, want 5, half-open", got["gen"], got["st"])
+	}
 	p.Done(nil) // a late report counts nothing
 	a.sendReport(<-a.reports)
-	if got := sharedState(t, newClient(t), prefix); got["gen"] != "4" || got["st"] != "1" {
-		t.Errorf("after the expired trial's late report: gen %s st %s, want 4, open", got["gen"], got["st"])
+	if got := sharedState(t, newClient(t), prefix); got["gen"] != "5" || got["st"] != "2" {
+		t.Errorf("after the expired trial's late report: gen %s st %s, want 5, half-open", got["gen"], got["st"])
 	}
 }
 
