@@ -489,3 +489,19 @@ func TestBreakerFallsBackWhenRedisIsDown(t *testing.T) {
 		t.Errorf("calls with Redis down mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// An instance that has not learnt the shared state yet counts its calls
+// for the current generation: a failure right after NewBreaker is not lost.
+func TestBreakerCountsBeforeFirstSync(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	a := manual(t, addr, prefix, WithThreshold(10))
+	a.sync()
+	fail(a)
+	a.flush()
+	b := manual(t, addr, prefix, WithThreshold(10)) // has not read the state
+	fail(b)
+	b.flush()
+	if got := sharedState(t, newClient(t), prefix)["streak"]; got != "2" {
+		t.Errorf("shared streak = %s, want 2: the new instance's failure counts", got)
+	}
+}

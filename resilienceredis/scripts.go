@@ -90,7 +90,9 @@ return reply(0)
 `)
 
 // flushScript applies a batch of outcomes of calls admitted while closed.
-// ARGV[5], ARGV[6]: the generation and epoch the batch counts for;
+// ARGV[5], ARGV[6]: the generation and epoch the batch counts for
+// (generation 0: an instance that has not learnt the state yet, whose
+// calls count for the current generation if it is closed);
 // ARGV[7..12]: successes, failures, slow calls, failures before the first
 // success, the longest run of failures, failures after the last success
 // (all in call order within the batch); ARGV[13..18]: threshold (0 off),
@@ -101,7 +103,8 @@ return reply(0)
 // failures, whichever is more: the consecutive rule sees every failure in
 // the order the batches reach Redis.
 var flushScript = redis.NewScript(prelude + `
-if st ~= 0 or gen ~= tonumber(ARGV[5]) or ep ~= tonumber(ARGV[6]) then return reply(0) end
+local g = tonumber(ARGV[5])
+if st ~= 0 or g ~= 0 and (gen ~= g or ep ~= tonumber(ARGV[6])) then return reply(0) end
 local succ, fail, slw = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local lead, run, trail = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
 local threshold, fr, sr, minCalls = tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), tonumber(ARGV[16])
