@@ -285,45 +285,57 @@ func TestBreakerMaxBatchFlushesEarly(t *testing.T) {
 	t.Logf("a full batch reached Redis %v after its first outcome", time.Since(start))
 }
 
-// A trip reaches every instance by pub/sub, within 1s (measured).
+// A trip reaches every instance by pub/sub, within 1s (measured): from
+// the failing call to the last instance's transition to open, with the
+// default flush interval (50ms: the batch waits up to it) and with a
+// batch sent at once (MaxBatch 1: what pub/sub itself takes).
 func TestBreakerTripPropagates(t *testing.T) {
-	addr, prefix := redistest.Addr(t), testPrefix(t)
-	const n = 3
-	seen := make(chan time.Time, 16*n)
-	var inst []*Breaker
-	for range n {
-		inst = append(inst, running(t, addr, prefix, WithThreshold(1), WithCooldown(time.Hour),
-			WithFlush(time.Second, 1), // the trip is sent at once; the interval is not what carries it
-			WithOnStateChange(func(tr breaker.Transition) {
-				if tr.To == breaker.Open {
-					seen <- time.Now()
+	for _, tc := range []struct {
+		name  string
+		flush BreakerOption
+	}{
+		{"default flush interval", WithFlush(0, 0)},
+		{"batch of one", WithFlush(time.Second, 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, prefix := redistest.Addr(t), testPrefix(t)
+			const n = 3
+			seen := make(chan time.Time, 16*n)
+			var inst []*Breaker
+			for range n {
+				inst = append(inst, running(t, addr, prefix, WithThreshold(1), WithCooldown(time.Hour), tc.flush,
+					WithOnStateChange(func(tr breaker.Transition) {
+						if tr.To == breaker.Open {
+							seen <- time.Now()
+						}
+					})))
+			}
+			for _, b := range inst {
+				redistest.Eventually(t, 5*time.Second, "instances learn the shared state", func() (bool, string) {
+					return b.ep.Load() != 0, "no epoch"
+				})
+			}
+			start := time.Now()
+			fail(inst[0])
+			var worst time.Duration
+			for i := range n {
+				select {
+				case at := <-seen:
+					worst = max(worst, at.Sub(start))
+				case <-time.After(5 * time.Second):
+					t.Fatalf("only %d of %d instances saw the trip within 5s", i, n)
 				}
-			})))
-	}
-	for _, b := range inst {
-		redistest.Eventually(t, 5*time.Second, "instances learn the shared state", func() (bool, string) {
-			return b.ep.Load() != 0, "no epoch"
+			}
+			if worst > time.Second {
+				t.Errorf("the trip reached the last instance %v after the failure, want within 1s", worst)
+			}
+			t.Logf("propagation (%s): failure to open on all %d instances: %v", tc.name, n, worst)
+			for i, b := range inst {
+				if s := b.State(); s != breaker.Open {
+					t.Errorf("instance %d: %v, want open", i, s)
+				}
+			}
 		})
-	}
-	start := time.Now()
-	fail(inst[0])
-	var worst time.Duration
-	for i := range n {
-		select {
-		case at := <-seen:
-			worst = max(worst, at.Sub(start))
-		case <-time.After(5 * time.Second):
-			t.Fatalf("only %d of %d instances saw the trip within 5s", i, n)
-		}
-	}
-	if worst > time.Second {
-		t.Errorf("the trip reached the last instance %v after the failure, want within 1s", worst)
-	}
-	t.Logf("propagation: failure to open on all %d instances: %v", n, worst)
-	for i, b := range inst {
-		if s := b.State(); s != breaker.Open {
-			t.Errorf("instance %d: %v, want open", i, s)
-		}
 	}
 }
 
@@ -503,5 +515,27 @@ func TestBreakerCountsBeforeFirstSync(t *testing.T) {
 	b.flush()
 	if got := sharedState(t, newClient(t), prefix)["streak"]; got != "2" {
 		t.Errorf("shared streak = %s, want 2: the new instance's failure counts", got)
+	}
+}
+
+// A closed call allocates nothing: Allow, and Done counting its outcome
+// into the batch.
+func TestBreakerClosedCallAllocatesNothing(t *testing.T) {
+	b := manual(t, redistest.Addr(t), testPrefix(t))
+	b.sync()
+	if n := testing.AllocsPerRun(1000, func() {
+		p, err := b.Allow()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Done(nil)
+	}); n != 0 {
+		t.Errorf("a closed call allocates %v times, want 0", n)
+	}
+	p := BreakerPolicy[int](b)
+	op := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(1000, func() { p.Do(ctx, op) }); n != 0 {
+		t.Errorf("a closed call through BreakerPolicy allocates %v times, want 0", n)
 	}
 }
