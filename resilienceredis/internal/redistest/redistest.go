@@ -72,7 +72,7 @@ func Run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "FAIL: redistest:", err)
 		return 1
 	}
-	defer s.stop()
+	defer s.Stop()
 	shared.addr = s.Addr
 	// Child processes (a test that re-executes its binary) and examples
 	// find the server through the environment too.
@@ -116,9 +116,17 @@ func Start(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(s.stop)
+	tb.Cleanup(s.Stop)
 	return s
 }
+
+// StartProcess starts a server outside a test (a program such as
+// examples/fleet), on a free loopback port, with dir as its data directory.
+// Stop it with [Server.Stop].
+func StartProcess(dir string) (*Server, error) { return start(dir) }
+
+// Stop kills the server and waits for it to exit.
+func (s *Server) Stop() { s.kill() }
 
 // freePort returns a loopback port that was free a moment ago.
 func freePort() (int, error) {
@@ -256,8 +264,6 @@ func (s *Server) Restart(tb testing.TB) {
 		tb.Fatal(err)
 	}
 }
-
-func (s *Server) stop() { s.kill() }
 
 // Eventually calls cond every few milliseconds until it returns true, for
 // at most within, and fails tb with msg (and what cond last said) if it
