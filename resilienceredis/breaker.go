@@ -59,9 +59,14 @@ type Breaker struct {
 	ep       atomic.Int64 // the epoch of the shared state the view is of
 	contact  int64        // when Redis last answered, ns since base
 
-	batch   outcomes
-	trials  atomic.Int64 // trials of this instance in flight (acquiring or admitted)
-	nextID  atomic.Uint64
+	batch outcomes
+	// The trials of this instance: asked for, and admitted (by name, with
+	// when they were admitted, ns since base), at most MaxTrials in all;
+	// an admitted trial that does not report leaves after TrialTimeout.
+	trialMu  sync.Mutex
+	asking   int
+	admitted map[string]int64
+	nextID   atomic.Uint64
 	shift   atomic.Int64 // µs added to the server's time; tests only
 	reports chan report
 	kick    chan struct{}
@@ -324,29 +329,60 @@ func (b *Breaker) allowSlow(w uint64) (admission, error) {
 	}
 	// Open past its cooldown, or half-open: a trial, if the fleet has one
 	// to give.
-	if b.trials.Add(1) > int64(b.cfg.MaxTrials) {
-		b.trials.Add(-1)
+	if !b.askTrial(now) {
 		return admission{}, resilience.Refuse(breaker.ErrTooManyTrials, b.cfg.Name, -1)
 	}
 	member := b.id + ":" + strconv.FormatUint(b.nextID.Add(1), 10)
 	st, err := b.call(b.ctx, acquireScript, member, b.cfg.MaxTrials)
 	if err != nil {
-		b.trials.Add(-1)
+		b.endTrial("", false)
 		b.goDown()
 		return b.allowLocal()
 	}
 	switch st.verdict {
 	case 2:
+		b.endTrial(member, true)
 		return admission{word: st.word, ep: st.ep, start: b.now(), member: member}, nil
 	case 1: // closed meanwhile
-		b.trials.Add(-1)
+		b.endTrial("", false)
 		return admission{word: st.word, ep: st.ep, start: b.now()}, nil
 	}
-	b.trials.Add(-1)
+	b.endTrial("", false)
 	if st.state == breaker.Open {
 		return admission{}, resilience.Refuse(breaker.ErrOpen, b.cfg.Name, ceilMillis(st.remaining))
 	}
 	return admission{}, resilience.Refuse(breaker.ErrTooManyTrials, b.cfg.Name, ceilMillis(st.remaining))
+}
+
+// askTrial reserves one of the instance's MaxTrials trials, if one is
+// free at now, for a call that asks Redis for a trial.
+func (b *Breaker) askTrial(now int64) bool {
+	b.trialMu.Lock()
+	defer b.trialMu.Unlock()
+	for m, at := range b.admitted {
+		if now-at > int64(b.cfg.TrialTimeout) {
+			delete(b.admitted, m) // expired, fleet-wide too
+		}
+	}
+	if b.asking+len(b.admitted) >= b.cfg.MaxTrials {
+		return false
+	}
+	b.asking++
+	return true
+}
+
+// endTrial ends a reservation of askTrial: the trial member was admitted
+// (and holds its place until it reports), or not.
+func (b *Breaker) endTrial(member string, admitted bool) {
+	b.trialMu.Lock()
+	defer b.trialMu.Unlock()
+	b.asking--
+	if admitted {
+		if b.admitted == nil {
+			b.admitted = map[string]int64{}
+		}
+		b.admitted[member] = b.now()
+	}
 }
 
 // allowLocal asks the local breaker, while Redis is unreachable.
@@ -389,17 +425,33 @@ func (p *Permit) finish(ctx context.Context, err error, given bool, o breaker.Ou
 		return
 	}
 	p.done = true
-	b := p.b
-	if !given {
-		o = b.outcome(ctx, err)
+	if given {
+		p.settle(o)
+		return
 	}
+	settled := false
+	defer func() {
+		if !settled { // Classify panicked: release what the permit holds
+			p.settle(breaker.Ignored)
+		}
+	}()
+	o = p.b.outcome(ctx, err)
+	settled = true
+	p.settle(o)
+}
+
+// settle applies outcome o of p's call.
+func (p *Permit) settle(o breaker.Outcome) {
+	b := p.b
 	if p.local != nil {
 		p.local.Report(o) // the local breaker measures a slow call itself
 		return
 	}
 	slow := b.cfg.SlowCall > 0 && b.now()-p.start > int64(b.cfg.SlowCall)
 	if p.member != "" {
-		b.trials.Add(-1)
+		b.trialMu.Lock()
+		delete(b.admitted, p.member)
+		b.trialMu.Unlock()
 		code := 0
 		switch {
 		case o == breaker.Ignored:

@@ -539,3 +539,23 @@ func TestBreakerClosedCallAllocatesNothing(t *testing.T) {
 		t.Errorf("a closed call through BreakerPolicy allocates %v times, want 0", n)
 	}
 }
+
+// A trial whose permit is never reported frees the instance's place for
+// trials after TrialTimeout (as it expires fleet-wide): the instance asks
+// Redis again, and learns that the expiry opened the breaker again.
+func TestBreakerAbandonedTrialFreesItsPlace(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	a := manual(t, addr, prefix, WithThreshold(1), WithCooldown(time.Minute), WithTrialTimeout(50*time.Millisecond))
+	a.sync()
+	fail(a)
+	a.flush()
+	a.shift.Store(time.Minute.Microseconds())
+	a.sync()
+	if p, err := a.Allow(); err != nil || p.member == "" {
+		t.Fatalf("first call after the cooldown: %v; want a trial", err)
+	} // and never reported
+	redistest.Eventually(t, 5*time.Second, "the abandoned trial's place is free again", func() (bool, string) {
+		_, err := a.Allow()
+		return errors.Is(err, breaker.ErrOpen), "Allow: " + err.Error()
+	})
+}
