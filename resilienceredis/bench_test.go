@@ -47,6 +47,40 @@ func BenchmarkLimiterDecision(b *testing.B) {
 	})
 }
 
+// BenchmarkLimiterDecisionPaired makes, in each iteration, one decision
+// with this package's Limiter and one with redis_rate/v10, on the same
+// server, timing each: both see the same load of the machine, so their
+// ratio holds even where ns/op drifts between runs. It reports each one's
+// mean time per decision and ours/redis_rate.
+func BenchmarkLimiterDecisionPaired(b *testing.B) {
+	ctx := context.Background()
+	const rate = 1_000_000
+	addr := redistest.Addr(b)
+	ours := NewLimiter(clientWith(b, addr, true), "paired", rate, rate, WithPrefix(testPrefix(b)), WithTimeout(time.Second))
+	theirs := redis_rate.NewLimiter(clientWith(b, addr, true))
+	key := testPrefix(b) + "paired"
+	limit := redis_rate.Limit{Rate: rate, Burst: rate, Period: time.Second}
+	var tOurs, tTheirs time.Duration
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		if !ours.Allow(ctx) {
+			b.Fatal("refused")
+		}
+		t1 := time.Now()
+		if res, err := theirs.Allow(ctx, key, limit); err != nil || res.Allowed != 1 {
+			b.Fatal("refused", err)
+		}
+		t2 := time.Now()
+		tOurs += t1.Sub(t0)
+		tTheirs += t2.Sub(t1)
+		n++
+	}
+	b.ReportMetric(float64(tOurs.Nanoseconds())/float64(n), "ours-ns/decision")
+	b.ReportMetric(float64(tTheirs.Nanoseconds())/float64(n), "redis_rate-ns/decision")
+	b.ReportMetric(float64(tOurs)/float64(tTheirs), "ours/redis_rate")
+}
+
 // BenchmarkBreakerClosed is a call admitted and counted by a closed
 // fleet-wide breaker: no Redis round trip (the outcome joins the batch).
 func BenchmarkBreakerClosed(b *testing.B) {

@@ -26,7 +26,8 @@ import (
 // max(TAT, now) + n·T, and makes the key expire when the bucket is full
 // again (PEXPIRE at TAT), so an idle tenant costs Redis nothing. It
 // returns {1, wait µs, TAT} or, refused, {0, the wait µs until the events
-// would pass}. redis.Script runs it with EVALSHA and falls back to EVAL
+// would pass}; the TAT only when ARGV[5] asks for it (a Wait, which may
+// give its tokens back). redis.Script runs it with EVALSHA and falls back to EVAL
 // when the server does not have it (NOSCRIPT).
 var gcraScript = redis.NewScript(`
 local t = redis.call('TIME')
@@ -40,7 +41,8 @@ if wait > tonumber(ARGV[4]) then
 end
 local s = string.format('%.17g', new)
 redis.call('SET', KEYS[1], s, 'PX', math.ceil((new - now) / 1000))
-return {1, math.ceil(wait), s}
+if ARGV[5] then return {1, math.ceil(wait), s} end
+return {1, math.ceil(wait)}
 `)
 
 // refundScript gives back the n·T (ARGV[2]) µs of tokens that a Wait took
@@ -284,8 +286,10 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 	admitted, _ := reply[0].(int64)
 	us, _ := reply[1].(int64)
 	wait = time.Duration(max(us, 0)) * time.Microsecond
-	if admitted == 1 && len(reply) == 3 {
-		tat, _ = reply[2].(string)
+	if admitted == 1 {
+		if len(reply) == 3 {
+			tat, _ = reply[2].(string)
+		}
 		return true, wait, tat, nil
 	}
 	return false, wait, "", nil
@@ -347,7 +351,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if limit != math.MaxInt64 {
 		maxWait = strconv.FormatInt(limit.Microseconds(), 10)
 	}
-	ok, wait, tat, err := l.eval(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait})
+	ok, wait, tat, err := l.eval(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
 		return l.localWait(ctx, n)

@@ -61,6 +61,16 @@ func honoursDeadlines(rdb redis.UniversalClient) bool {
 // until the client gives it up. run returns errSlow when the bound passed,
 // ctx.Err() when ctx ended first, and the client's error otherwise.
 func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args []any) (any, error) {
+	if r.inline {
+		if d, ok := ctx.Deadline(); ok && time.Until(d) <= r.timeout {
+			// The caller's deadline comes first: it is the bound.
+			v, err := s.Run(ctx, r.rdb, keys, args...).Result()
+			if err != nil && err != redis.Nil && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return v, err
+		}
+	}
 	rctx, cancel := context.WithTimeout(ctx, r.timeout)
 	if r.inline {
 		v, err := s.Run(rctx, r.rdb, keys, args...).Result()
