@@ -67,9 +67,9 @@ type Breaker struct {
 	asking   int
 	admitted map[string]int64
 	nextID   atomic.Uint64
-	shift   atomic.Int64 // µs added to the server's time; tests only
-	reports chan report
-	kick    chan struct{}
+	shift    atomic.Int64 // µs added to the server's time; tests only
+	reports  chan report
+	kick     chan struct{}
 
 	events   []breaker.Transition // not yet delivered
 	eventsMu sync.Mutex
