@@ -11,6 +11,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resilienceredis"
 	"github.com/redis/go-redis/v9"
 )
@@ -122,4 +123,100 @@ func ExampleBreakerConfig_json() {
 	out, _ := json.Marshal(c)
 	fmt.Println(b.Name(), string(out))
 	// Output: payments {"Name":"payments","Threshold":10,"Cooldown":"15s","MaxTrials":3,"Timeout":"20ms"}
+}
+
+func ExampleLimiter_Wait() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	// 20 per second, one at a time: a second call waits about 50ms for
+	// its token, which it reserves in Redis at once.
+	l := resilienceredis.NewLimiter(rdb, "exports", 20, 1, resilienceredis.WithPrefix(prefix))
+	ctx := context.Background()
+	fmt.Println(l.Wait(ctx), l.Wait(ctx))
+	short, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	err := l.Wait(short) // the next token is too far for this deadline
+	fmt.Println(errors.Is(err, ratelimit.ErrLimited) || errors.Is(err, context.DeadlineExceeded))
+	// Output:
+	// <nil> <nil>
+	// true
+}
+
+func ExampleWaitPolicy() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	l := resilienceredis.NewLimiter(rdb, "mailer", 100, 1, resilienceredis.WithPrefix(prefix))
+	p := resilienceredis.WaitPolicy[int](l)
+	sent := 0
+	for range 3 { // the calls are spaced 10ms apart, fleet-wide
+		if _, err := p.Do(context.Background(), func(context.Context) (int, error) { sent++; return sent, nil }); err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Println(p, sent)
+	// Output: ratelimit(mailer) 3
+}
+
+func ExampleKeyedLimiter_Limiter() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	k := resilienceredis.NewKeyedLimiter(rdb, "uploads", 1, 3, resilienceredis.WithPrefix(prefix))
+	acme := k.Limiter("acme") // one tenant's bucket, for one request or many
+	ctx := context.Background()
+	fmt.Println(acme.AllowN(ctx, 2), acme.AllowN(ctx, 2), acme.AllowN(ctx, 1))
+	// Output: true false true
+}
+
+func ExampleBreaker_Allow() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	b := resilienceredis.NewBreaker(rdb, "ledger", resilienceredis.WithPrefix(prefix))
+	defer b.Close()
+	p, err := b.Allow()
+	if err != nil {
+		fmt.Println("refused:", err) // the dependency was not called
+		return
+	}
+	err = errors.New("ledger: timeout") // the call's outcome
+	p.Done(err)
+	fmt.Println(b.Name(), b.State())
+	// Output: ledger closed
+}
+
+func ExampleBreaker_Reset() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	b := resilienceredis.NewBreaker(rdb, "search", resilienceredis.WithPrefix(prefix),
+		resilienceredis.WithThreshold(1), resilienceredis.WithCooldown(time.Hour))
+	defer b.Close()
+	p, _ := b.Allow()
+	p.Done(errors.New("search: 500"))
+	deadline := time.Now().Add(5 * time.Second)
+	for b.State() != breaker.Open && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond) // the batch reaches Redis, the trip comes back
+	}
+	fmt.Println(b.State())
+	// Close the breaker fleet-wide, e.g. once an operator has fixed the
+	// dependency.
+	fmt.Println(b.Reset(context.Background()), b.State())
+	// Output:
+	// open
+	// <nil> closed
+}
+
+func ExampleLimiterConfig_json() {
+	var c resilienceredis.LimiterConfig
+	err := json.Unmarshal([]byte(`{"Name": "api", "Rate": 50, "Burst": 100, "Timeout": "20ms", "FallbackRate": 10}`), &c)
+	if err == nil {
+		err = c.Validate()
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	l := resilienceredis.NewLimiter(rdb, c.Name, c.Rate, c.Burst, resilienceredis.WithLimiterConfig(c), resilienceredis.WithPrefix(prefix))
+	fmt.Println(l.Name(), l.Allow(context.Background()))
+	// Output: api true
 }
