@@ -37,7 +37,8 @@ import (
 //
 // Use it through [BreakerPolicy], or with [Breaker.Allow] and the
 // [Permit] it returns. A Breaker is safe for simultaneous use by multiple
-// goroutines. It runs two goroutines; [Breaker.Close] stops them. Create
+// goroutines. It runs three goroutines (the flusher, the subscriber and
+// the deliverer of transitions); [Breaker.Close] stops them. Create
 // one with [NewBreaker].
 type Breaker struct {
 	cfg     BreakerConfig // with defaults applied

@@ -160,6 +160,7 @@ func (s *Server) launch() error {
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes")
 	out := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = procAttr()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("redistest: starting redis-server: %w", err)
 	}
