@@ -39,9 +39,12 @@ local wait = new - now - tonumber(ARGV[2])
 if wait > tonumber(ARGV[4]) then
 	return {0, math.ceil(wait)}
 end
-local s = string.format('%.17g', new)
-redis.call('SET', KEYS[1], s, 'PX', math.ceil((new - now) / 1000))
-if ARGV[5] then return {1, math.ceil(wait), s} end
+if ARGV[5] then
+	local s = string.format('%.17g', new)
+	redis.call('SET', KEYS[1], s, 'PX', math.ceil((new - now) / 1000))
+	return {1, math.ceil(wait), s}
+end
+redis.call('SET', KEYS[1], new, 'PX', math.ceil((new - now) / 1000))
 return {1, math.ceil(wait)}
 `)
 
