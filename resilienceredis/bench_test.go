@@ -96,7 +96,7 @@ func BenchmarkLimiterDecisionPaired(b *testing.B) {
 // BenchmarkBreakerClosed is a call admitted and counted by a closed
 // fleet-wide breaker: no Redis round trip (the outcome joins the batch).
 func BenchmarkBreakerClosed(b *testing.B) {
-	br := NewBreaker(newClient(b), "bench", WithPrefix(testPrefix(b)), WithFlush(defaultFlushInterval, 1<<30))
+	br := NewBreaker(newClient(b), "bench", WithPrefix(testPrefix(b)), WithMaxBatch(1<<30))
 	defer br.Close()
 	b.ReportAllocs()
 	for b.Loop() {

@@ -31,7 +31,7 @@ func manual(t *testing.T, addr, prefix string, opts ...BreakerOption) *Breaker {
 // running returns an instance with its goroutines, on its own client.
 func running(t *testing.T, addr, prefix string, opts ...BreakerOption) *Breaker {
 	t.Helper()
-	opts = append([]BreakerOption{WithPrefix(prefix), WithFlush(10*time.Millisecond, 0)}, opts...)
+	opts = append([]BreakerOption{WithPrefix(prefix), WithFlushInterval(10 * time.Millisecond)}, opts...)
 	b := NewBreaker(clientOf(t, addr), "svc", opts...)
 	t.Cleanup(func() { b.Close() })
 	return b
@@ -269,7 +269,7 @@ func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 // interval.
 func TestBreakerMaxBatchFlushesEarly(t *testing.T) {
 	addr, prefix := redistest.Addr(t), testPrefix(t)
-	b := running(t, addr, prefix, WithFlush(time.Second, 10), WithThreshold(100))
+	b := running(t, addr, prefix, WithFlushInterval(time.Second), WithMaxBatch(10), WithThreshold(100))
 	rdb := newClient(t)
 	redistest.Eventually(t, 5*time.Second, "the instance learns the shared state", func() (bool, string) {
 		return b.ep.Load() != 0, "no epoch"
@@ -292,10 +292,10 @@ func TestBreakerMaxBatchFlushesEarly(t *testing.T) {
 func TestBreakerTripPropagates(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		flush BreakerOption
+		flush []BreakerOption
 	}{
-		{"default flush interval", WithFlush(0, 0)},
-		{"batch of one", WithFlush(time.Second, 1)},
+		{"default flush interval", []BreakerOption{WithFlushInterval(0)}},
+		{"batch of one", []BreakerOption{WithFlushInterval(time.Second), WithMaxBatch(1)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			addr, prefix := redistest.Addr(t), testPrefix(t)
@@ -303,12 +303,12 @@ func TestBreakerTripPropagates(t *testing.T) {
 			seen := make(chan time.Time, 16*n)
 			var inst []*Breaker
 			for range n {
-				inst = append(inst, running(t, addr, prefix, WithThreshold(1), WithCooldown(time.Hour), tc.flush,
+				inst = append(inst, running(t, addr, prefix, append([]BreakerOption{WithThreshold(1), WithCooldown(time.Hour),
 					WithOnStateChange(func(tr breaker.Transition) {
 						if tr.To == breaker.Open {
 							seen <- time.Now()
 						}
-					})))
+					})}, tc.flush...)...))
 			}
 			for _, b := range inst {
 				redistest.Eventually(t, 5*time.Second, "instances learn the shared state", func() (bool, string) {

@@ -28,7 +28,7 @@ func TestConcurrentInstances(t *testing.T) {
 	var order [n][]uint64
 	for i := range n {
 		inst = append(inst, running(t, addr, prefix, WithThreshold(3), WithCooldown(20*time.Millisecond),
-			WithMaxTrials(maxTrials), WithTimeout(time.Second), WithFlush(5*time.Millisecond, 0),
+			WithMaxTrials(maxTrials), WithTimeout(time.Second), WithFlushInterval(5*time.Millisecond),
 			WithOnStateChange(func(tr breaker.Transition) {
 				mu.Lock()
 				defer mu.Unlock()

@@ -196,7 +196,9 @@ type BreakerConfig struct {
 	// the fallback's), one at a time, from a goroutine of the breaker. A
 	// transition this instance missed (a pub/sub message lost while Redis
 	// was unreachable) shows as one change from the state it knew to the
-	// state it learns. It must not block for long.
+	// state it learns. The Transition's Counts are zero for changes learnt
+	// from Redis (the fleet's counts stay there), and At is when this
+	// instance learnt of the change. It must not block for long.
 	OnStateChange func(breaker.Transition)
 
 	// Timeout bounds every Redis round trip: no call through the breaker
@@ -378,10 +380,16 @@ func WithSlowCall(d time.Duration) BreakerOption {
 	return breakerOption(func(c *BreakerConfig) { c.SlowCall = d })
 }
 
-// WithWindow sets [BreakerConfig.WindowDuration] and WindowBuckets: the
-// shared window of the ratio rules.
-func WithWindow(d time.Duration, buckets int) BreakerOption {
-	return breakerOption(func(c *BreakerConfig) { c.WindowDuration, c.WindowBuckets = d, buckets })
+// WithWindowDuration sets [BreakerConfig.WindowDuration]: the length of
+// the shared window of the ratio rules.
+func WithWindowDuration(d time.Duration) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.WindowDuration = d })
+}
+
+// WithWindowBuckets sets [BreakerConfig.WindowBuckets]: the buckets of the
+// shared window.
+func WithWindowBuckets(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.WindowBuckets = n })
 }
 
 // WithMinCalls sets [BreakerConfig.MinCalls]: calls in the window before a
@@ -426,8 +434,14 @@ func WithOnStateChange(f func(breaker.Transition)) BreakerOption {
 	return breakerOption(func(c *BreakerConfig) { c.OnStateChange = f })
 }
 
-// WithFlush sets [BreakerConfig.FlushInterval] and MaxBatch: how long and
-// how many outcomes a batch holds before it is sent to Redis.
-func WithFlush(interval time.Duration, maxBatch int) BreakerOption {
-	return breakerOption(func(c *BreakerConfig) { c.FlushInterval, c.MaxBatch = interval, maxBatch })
+// WithFlushInterval sets [BreakerConfig.FlushInterval]: the longest an
+// outcome waits in the batch before it is sent to Redis.
+func WithFlushInterval(d time.Duration) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.FlushInterval = d })
+}
+
+// WithMaxBatch sets [BreakerConfig.MaxBatch]: the outcomes after which a
+// batch is sent at once.
+func WithMaxBatch(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.MaxBatch = n })
 }

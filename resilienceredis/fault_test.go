@@ -14,7 +14,7 @@ import (
 // faultOpts are short bounds, so that the faults show within a test.
 func faultOpts(more ...BreakerOption) []BreakerOption {
 	return append([]BreakerOption{
-		WithTimeout(50 * time.Millisecond), WithFlush(10*time.Millisecond, 0), WithProbeInterval(100 * time.Millisecond),
+		WithTimeout(50 * time.Millisecond), WithFlushInterval(10 * time.Millisecond), WithProbeInterval(100 * time.Millisecond),
 	}, more...)
 }
 

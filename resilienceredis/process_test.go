@@ -31,7 +31,7 @@ func childMain() int {
 	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ReadTimeout: time.Second})
 	defer rdb.Close()
 	b := NewBreaker(rdb, "svc", WithPrefix(prefix), WithThreshold(children*childFailures),
-		WithCooldown(time.Hour), WithFlush(5*time.Millisecond, 0), WithTimeout(time.Second))
+		WithCooldown(time.Hour), WithFlushInterval(5*time.Millisecond), WithTimeout(time.Second))
 	defer b.Close()
 	deadline := time.Now().Add(20 * time.Second)
 	for b.ep.Load() == 0 && time.Now().Before(deadline) {

@@ -88,7 +88,7 @@ func run() error {
 		defer rdb.Close()
 		br := resilienceredis.NewBreaker(rdb, "dependency", resilienceredis.WithPrefix(prefix),
 			resilienceredis.WithThreshold(threshold), resilienceredis.WithCooldown(time.Minute),
-			resilienceredis.WithFlush(10*time.Millisecond, 0))
+			resilienceredis.WithFlushInterval(10*time.Millisecond))
 		defer br.Close()
 		// A second to answer, not the default 50ms: the burst below opens
 		// 20 connections per instance at once, on a small machine.
