@@ -559,3 +559,65 @@ func TestBreakerAbandonedTrialFreesItsPlace(t *testing.T) {
 		return errors.Is(err, breaker.ErrOpen), "Allow: " + err.Error()
 	})
 }
+
+// The slow-call ratio over the shared window: calls longer than SlowCall
+// count as slow, whether they succeeded or not.
+func TestBreakerSlowCallRatio(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	a := manual(t, addr, prefix, WithThreshold(resilience.Off), WithSlowCall(time.Millisecond),
+		WithSlowCallRatio(0.5), WithMinCalls(2), WithCooldown(time.Hour))
+	a.sync()
+	for range 2 {
+		p, err := a.Allow()
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(3 * time.Millisecond) // the call takes longer than SlowCall
+		p.Done(nil)
+	}
+	a.flush()
+	if s := a.State(); s != breaker.Open {
+		t.Errorf("two slow successes of two calls: %v, want open", s)
+	}
+}
+
+// BreakerPolicy reports outcomes as breaker.Policy does: a panic is a
+// failure (and goes on), the caller's cancellation and an inner guard's
+// refusal are ignored, and a done ctx is not even asked about.
+func TestBreakerPolicyOutcomes(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	b := manual(t, addr, prefix, WithThreshold(100))
+	b.sync()
+	p := BreakerPolicy[int](b)
+	if p.String() != "breaker(svc)" {
+		t.Errorf("layer name %q, want breaker(svc)", p.String())
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "op panicked" {
+				t.Errorf("recovered %v, want the op's panic", r)
+			}
+		}()
+		p.Do(context.Background(), func(context.Context) (int, error) { panic("op panicked") })
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	p.Do(ctx, func(context.Context) (int, error) { cancel(); return 0, context.Canceled })
+	p.Do(context.Background(), func(context.Context) (int, error) {
+		return 0, resilience.Refuse(breaker.ErrOpen, "inner", -1)
+	})
+	if _, err := p.Do(ctx, func(context.Context) (int, error) { t.Error("the op ran with a done ctx"); return 0, nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("a call with a done ctx: %v, want context.Canceled", err)
+	}
+	p.Do(context.Background(), func(context.Context) (int, error) { return 0, errBoom })
+	b.flush()
+	if got := sharedState(t, newClient(t), prefix)["streak"]; got != "2" {
+		t.Errorf("shared streak = %s, want 2: the panic and the failure, nothing else", got)
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("Report of an invalid outcome did not panic")
+		}
+	}()
+	pm, _ := b.Allow()
+	pm.Report(breaker.Outcome(7))
+}

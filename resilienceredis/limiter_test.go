@@ -377,3 +377,13 @@ func TestLimiterPolicyPanicsOnNil(t *testing.T) {
 		}()
 	}
 }
+
+// With Redis down, a KeyedLimiter's fallback keeps a bucket per key.
+func TestKeyedLimiterFallbackPerKey(t *testing.T) {
+	ctx := ctxFor(t)
+	k := NewKeyedLimiter(clientOf(t, deadAddr(t)), "down", slow, 1)
+	got := []bool{k.Allow(ctx, "a"), k.Allow(ctx, "a"), k.Allow(ctx, "b")}
+	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
+		t.Errorf("per-key fallback decisions mismatch (-want +got):\n%s", diff)
+	}
+}
