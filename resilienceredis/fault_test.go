@@ -150,3 +150,34 @@ func TestFaultCrashAndRestart(t *testing.T) {
 		t.Errorf("B after the restart: %v, want admitted", err)
 	}
 }
+
+// A call that would be a half-open trial is the one call that asks Redis:
+// with the server stalled it waits at most Timeout, then the local breaker
+// decides.
+func TestFaultStallDuringHalfOpen(t *testing.T) {
+	for _, ctxTimeouts := range []bool{false, true} {
+		t.Run("ContextTimeoutEnabled="+strconv.FormatBool(ctxTimeouts), func(t *testing.T) {
+			s := redistest.Start(t)
+			b := newBreaker(clientWith(t, s.Addr, ctxTimeouts), "svc", faultOpts(WithPrefix(testPrefix(t)), WithThreshold(1), WithCooldown(time.Minute)))
+			defer b.Close()
+			b.sync()
+			fail(b)
+			b.flush()
+			b.shift.Store(time.Minute.Microseconds())
+			b.sync()
+			if st := b.State(); st != breaker.HalfOpen {
+				t.Fatalf("after the cooldown: %v, want half-open", st)
+			}
+			s.Pause(t)
+			var err error
+			timed(t, "a trial call while the server is stalled", func() { err = succeed(b) })
+			if err != nil {
+				t.Errorf("the local breaker (fresh) refused: %v", err)
+			}
+			if !viewDown(b.word.Load()) {
+				t.Error("the instance did not go local")
+			}
+			s.Resume(t)
+		})
+	}
+}
