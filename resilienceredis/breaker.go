@@ -252,6 +252,19 @@ func (b *Breaker) now() int64 { return int64(time.Since(b.base)) }
 // Redis before it became unreachable has not passed).
 func (b *Breaker) State() breaker.State { return b.visible(b.word.Load()) }
 
+// reported is the state of view w as transitions report it: the shared
+// state, or while Redis is unreachable the local breaker's (unless a
+// cooldown learnt from Redis still holds). Unlike State, it does not read
+// an open breaker past its cooldown as half-open: the fleet's half-open
+// state is a generation of its own, made in Redis and reported when it
+// comes.
+func (b *Breaker) reported(w uint64) breaker.State {
+	if viewDown(w) && !(viewState(w) == breaker.Open && b.now() < b.deadline.Load()) {
+		return b.local.State()
+	}
+	return viewState(w)
+}
+
 // visible is the state of view w as State reports it.
 func (b *Breaker) visible(w uint64) breaker.State {
 	open := viewState(w) == breaker.Open
@@ -590,7 +603,7 @@ func (b *Breaker) adopt(ep int64, gen uint64, st breaker.State, remaining time.D
 		b.mu.Unlock()
 		return w
 	}
-	from := b.visible(w)
+	from := b.reported(w)
 	if newer {
 		b.ep.Store(ep)
 		if st == breaker.Open {
@@ -602,7 +615,7 @@ func (b *Breaker) adopt(ep int64, gen uint64, st breaker.State, remaining time.D
 	down := viewDown(w) && !up
 	nw := makeView(gen, st, down)
 	b.word.Store(nw)
-	if to := b.visible(nw); from != to && b.cfg.OnStateChange != nil {
+	if to := b.reported(nw); from != to && b.cfg.OnStateChange != nil {
 		b.emit(breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: gen, At: time.Now()})
 	}
 	b.mu.Unlock()
@@ -618,11 +631,11 @@ func (b *Breaker) goDown() {
 		b.mu.Unlock()
 		return
 	}
-	from := b.visible(w)
+	from := b.reported(w)
 	b.local.Reset()
 	nw := w | downBit
 	b.word.Store(nw)
-	if to := b.visible(nw); from != to && b.cfg.OnStateChange != nil {
+	if to := b.reported(nw); from != to && b.cfg.OnStateChange != nil {
 		b.emit(breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: viewGen(w), At: time.Now()})
 	}
 	b.mu.Unlock()

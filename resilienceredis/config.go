@@ -192,8 +192,10 @@ type BreakerConfig struct {
 	// policy/breaker. nil means breaker.DefaultClassify.
 	Classify func(err error) breaker.Outcome
 	// OnStateChange, if not nil, is called once for each change of state
-	// this instance sees (its own and other instances' transitions, and
-	// the fallback's), one at a time, from a goroutine of the breaker. A
+	// this instance sees (its own and other instances' transitions, with
+	// the shared generation; and, while Redis is unreachable, the local
+	// breaker's, with its own generations), one at a time, from a
+	// goroutine of the breaker. A
 	// transition this instance missed (a pub/sub message lost while Redis
 	// was unreachable) shows as one change from the state it knew to the
 	// state it learns. The Transition's Counts are zero for changes learnt
