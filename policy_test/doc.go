@@ -5,6 +5,9 @@
 //   - compose_test.go: the composition laws of resilience.Policy (identity,
 //     associativity, fallback called iff error, panic propagation) over random
 //     chains and ops, against a reference model of nested calls.
+//   - donectx_test.go: the context rule shared by every built-in policy
+//     (breaker, bulkhead, rate limiter, retry, timeout, hedge): a call whose
+//     context is already done returns ctx.Err() and runs nothing.
 //   - bulkhead_test.go: a bulkhead under random schedules of acquire,
 //     try-acquire, release, cancellation and MaxWait expiry, against a model
 //     of slots and a FIFO queue (run in a testing/synctest bubble).

@@ -38,8 +38,10 @@ import (
 //
 //	hedge: all 9 attempts failed: e0; e1; e2; (3 more); e6; e7; e8
 //
-// If the caller's context ends, no further attempt starts, and the error
-// (when no result was accepted) also matches the context's error:
+// If the caller's context is already done when the call arrives, the call
+// returns ctx.Err() at once and starts no attempt. If it ends during the
+// call, no further attempt starts, and the error (when no result was
+// accepted) also matches the context's error:
 //
 //	hedge: context canceled after 1 attempt: context canceled
 //
@@ -118,6 +120,9 @@ type race[T any] struct {
 }
 
 func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
+	if err := ctx.Err(); err != nil {
+		return *new(T), err // the caller gave up: no attempt starts
+	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
