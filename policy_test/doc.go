@@ -21,10 +21,13 @@
 //     end at or past the deadline, the Reason of giving up); and the retry
 //     Budget's bounds over random schedules of executions.
 //   - hedge_test.go: hedge.New in a testing/synctest bubble over random
-//     latencies, failures, Retry-After hints ("never" included),
-//     context-ignoring attempts and cancellations (at most 1+MaxHedges
-//     attempts, none outlives the call, none starts while a hint holds or
-//     after a "never", first success wins).
+//     latencies, failures, Retry-After hints ("never" included), refusals,
+//     MaxWait, context-ignoring attempts and cancellations (at most
+//     1+MaxHedges attempts, none outlives the call, none starts while a
+//     hint holds or after a refusal or a hint past MaxWait, the call
+//     returns when its last attempt does, first success wins).
+//   - order_test.go: the README's recommended order (fallback > retry >
+//     hedge > breaker > timeout) fails fast behind an open breaker.
 //   - breaker_test.go: policy/breaker as a rapid state machine against a
 //     reference model, over random configurations and schedules (admit,
 //     report in any order and twice, stale reports, Record, clock steps that
