@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
@@ -30,10 +31,24 @@ type Config[T any] struct {
 	// attempt).
 	MaxHedges int
 
+	// MaxWait is the longest Retry-After hint that an attempt's failure
+	// may make the next attempt wait for (see resilience.RetryAfter: an
+	// HTTP 429 or 503 with Retry-After, say): a hint of at most MaxWait
+	// starts the next attempt no earlier than the hint from the failure; a
+	// longer one (resilience.Never included) starts no more attempts, and
+	// the call returns as soon as none runs. 0 means the Delay, so that a
+	// hint holds the next attempt no longer than a slow attempt does;
+	// resilience.Off (-1) switches the cap off: every hint is waited for
+	// (still not past the caller's deadline). Else it must be > 0. A
+	// refusal of an inner guard starts no more attempts, whatever its hint
+	// and MaxWait.
+	MaxWait time.Duration
+
 	// Accept reports whether an attempt's result ends the race: the first
 	// accepted result, in order of completion, is the call's result. A
 	// result that is not accepted is a failure: it starts the next attempt
-	// at once, if any is left. nil means: accept exactly the results whose
+	// at once, if any is left (but see MaxWait, and [New] for refusals).
+	// nil means: accept exactly the results whose
 	// error is nil. Accept may be called from several goroutines at once.
 	Accept func(v T, err error) bool
 
@@ -50,13 +65,15 @@ func (c Config[T]) Validate() error {
 		return fmt.Errorf("hedge: Delay must be > 0, or 0 for New's delay, got %v", c.Delay)
 	case c.MaxHedges < 0:
 		return fmt.Errorf("hedge: MaxHedges must be >= 1, or 0 for the default 1, got %d", c.MaxHedges)
+	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
+		return fmt.Errorf("hedge: MaxWait must be > 0, 0 for the Delay or Off (-1) for no cap, got %v", c.MaxWait)
 	}
 	return nil
 }
 
 // MarshalJSON writes c as a JSON object: its non-zero fields by their Go
-// names, Delay as a Go duration string ("50ms"); Accept and Clock are left
-// out.
+// names, Delay and MaxWait as Go duration strings ("50ms"; "off" for Off);
+// Accept and Clock are left out.
 func (c Config[T]) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads a JSON object that [Config.MarshalJSON] wrote (field
@@ -73,7 +90,7 @@ func (c *Config[T]) UnmarshalJSON(b []byte) error {
 //
 // The options that carry a T ([WithAccept], [WithConfig]) are an
 // Option[T] of their own T only: giving one to a New of another T does not
-// compile. The others ([WithMaxHedges], [WithClock]) are an [AnyOption],
+// compile. The others ([WithMaxHedges], [WithMaxWait], [WithClock]) are an [AnyOption],
 // which is an Option[T] for every T.
 type Option[T any] func(*settings)
 
@@ -86,6 +103,7 @@ type AnyOption = func(*settings)
 type settings struct {
 	delay     time.Duration
 	maxHedges int
+	maxWait   time.Duration
 	accept    any // a func(T, error) bool for the policy's T, or nil
 	clock     clock.Clock
 }
@@ -93,6 +111,11 @@ type settings struct {
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
 // first one (0 = the default, 1).
 func WithMaxHedges(n int) AnyOption { return func(s *settings) { s.maxHedges = n } }
+
+// WithMaxWait sets [Config.MaxWait]: the longest Retry-After hint that
+// the next attempt waits for; a longer one starts no more attempts (0 = the
+// default, the Delay; resilience.Off = no cap).
+func WithMaxWait(d time.Duration) AnyOption { return func(s *settings) { s.maxWait = d } }
 
 // WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
 func WithClock(c clock.Clock) AnyOption { return func(s *settings) { s.clock = c } }
@@ -116,7 +139,7 @@ func WithConfig[T any](c Config[T]) Option[T] {
 		if cur.Accept != nil {
 			accept = cur.Accept
 		}
-		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, accept: accept, clock: cur.Clock}
+		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, maxWait: cur.MaxWait, accept: accept, clock: cur.Clock}
 	}
 }
 
@@ -124,7 +147,7 @@ func WithConfig[T any](c Config[T]) Option[T] {
 // its Accept is nil if s holds none for T.
 func configOf[T any](s *settings) Config[T] {
 	accept, _ := s.accept.(func(T, error) bool)
-	return Config[T]{Delay: s.delay, MaxHedges: s.maxHedges, Accept: accept, Clock: s.clock}
+	return Config[T]{Delay: s.delay, MaxHedges: s.maxHedges, MaxWait: s.maxWait, Accept: accept, Clock: s.clock}
 }
 
 // configure returns the configuration of New[T](delay, opts...), or panics

@@ -87,6 +87,9 @@ func TestValidate(t *testing.T) {
 		{hedge.Config[int]{Delay: -ms}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
 		{hedge.Config[int]{MaxHedges: -1}, "hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1"},
 		{hedge.Config[int]{Delay: -ms, MaxHedges: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
+		{hedge.Config[int]{MaxWait: resilience.Off}, ""},
+		{hedge.Config[int]{MaxWait: resilience.Never}, ""},
+		{hedge.Config[int]{MaxWait: -2}, "hedge: MaxWait must be > 0, 0 for the Delay or Off (-1) for no cap, got -2ns"},
 	} {
 		got := ""
 		if err := tc.c.Validate(); err != nil {
@@ -124,6 +127,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	full := hedge.Config[string]{
 		Delay:     20 * ms,
 		MaxHedges: 3,
+		MaxWait:   2 * time.Second,
 		Accept:    func(string, error) bool { return true },
 		Clock:     clock.NewFake(),
 	}
@@ -131,7 +135,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(`{"Delay":"20ms","MaxHedges":3}`, string(data)); diff != "" {
+	if diff := cmp.Diff(`{"Delay":"20ms","MaxHedges":3,"MaxWait":"2s"}`, string(data)); diff != "" {
 		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
 	}
 	var got hedge.Config[string]
@@ -146,6 +150,14 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	}
 	if data, err := json.Marshal(hedge.Config[int]{}); err != nil || string(data) != "{}" {
 		t.Errorf("Marshal(Config{}) = %s, %v; want {}", data, err)
+	}
+	off := hedge.Config[int]{MaxWait: resilience.Off}
+	if data, err := json.Marshal(off); err != nil || string(data) != `{"MaxWait":"off"}` {
+		t.Errorf("Marshal(%+v) = %s, %v; want {\"MaxWait\":\"off\"}", off, data, err)
+	}
+	var back hedge.Config[int]
+	if err := json.Unmarshal([]byte(`{"MaxWait":"off"}`), &back); err != nil || back.MaxWait != resilience.Off {
+		t.Errorf("Unmarshal({\"MaxWait\":\"off\"}) = %+v, %v; want MaxWait Off", back, err)
 	}
 	for in, want := range map[string]string{
 		`{"Delay": 20}`:        "hedge: ",

@@ -9,10 +9,18 @@
 // delay near the dependency's 95th-percentile latency, so that about one call
 // in twenty is hedged. Hedge only calls that are safe to repeat.
 //
+// A failed attempt starts the next one at once, but a hedge is no retry: a
+// refusal of an inner guard (an open breaker, a full bulkhead) starts no
+// more attempts, and a Retry-After hint holds the next one for at most
+// MaxWait (by default the delay); a longer hint starts no more. Either way
+// the call returns as soon as no attempt runs, and a retry outside the
+// hedge decides whether to wait.
+//
 // # Entry points
 //
 //   - [New]: the policy, a resilience.Policy[T], for a delay > 0, configured
-//     by options: [WithMaxHedges], [WithAccept], [WithClock], [WithConfig].
+//     by options: [WithMaxHedges], [WithMaxWait], [WithAccept], [WithClock],
+//     [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time; it reads and writes JSON.
 //
@@ -23,6 +31,7 @@
 //	option, field               default                            unit
 //	(delay), Delay              New's argument, > 0                time.Duration
 //	WithMaxHedges, MaxHedges    1 (at most 2 attempts per call)    attempts
+//	WithMaxWait, MaxWait        the Delay; Off: no cap             time.Duration
 //	WithAccept, Accept          nil: accept a result iff its error is nil
 //	WithClock, Clock            clock.Real()
 //

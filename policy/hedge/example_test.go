@@ -105,6 +105,73 @@ func ExampleWithMaxHedges() {
 	// replica 2 <nil>
 }
 
+// unavailable is an HTTP 503 with a Retry-After header, as an error.
+type unavailable struct{ after time.Duration }
+
+func (u unavailable) Error() string             { return "503 service unavailable" }
+func (u unavailable) RetryAfter() time.Duration { return u.after }
+
+// resetClock is a fake clock that tells on resets each wait to which a
+// hedge re-arms its timer, so that an example moves the clock only once
+// the wait is set.
+type resetClock struct {
+	*clock.Fake
+	resets chan time.Duration
+}
+
+func (c resetClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	return resetTimer{c.Fake.AfterFunc(d, f), c.resets}
+}
+
+type resetTimer struct {
+	clock.Timer
+	resets chan time.Duration
+}
+
+func (t resetTimer) Reset(d time.Duration) bool {
+	t.resets <- d
+	return t.Timer.Reset(d)
+}
+
+func ExampleWithMaxWait() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
+	busy := unavailable{3 * time.Second}
+
+	// By default a hint holds the next attempt for at most the delay,
+	// 50ms: a Retry-After of 3s starts no hedge, and the call fails at once.
+	p := hedge.New[string](50 * time.Millisecond)
+	_, err := p.Do(ctx, func(context.Context) (string, error) { return "", busy })
+	fmt.Println(err)
+
+	// With a MaxWait of 5s the next attempt waits out the hint (here on a
+	// fake clock).
+	clk := resetClock{clock.NewFake(), make(chan time.Duration, 10)}
+	p = hedge.New[string](50*time.Millisecond, hedge.WithMaxWait(5*time.Second), hedge.WithClock(clk))
+	start, calls := clk.Now(), 0
+	done := make(chan string, 1)
+	go func() {
+		v, _ := p.Do(ctx, func(context.Context) (string, error) {
+			calls++
+			fmt.Printf("attempt %d at %v\n", calls, clk.Now().Sub(start))
+			if calls == 1 {
+				return "", busy
+			}
+			return "fresh", nil
+		})
+		done <- v
+	}()
+	fmt.Println("waiting", await(ctx, clk.resets, "the wait for the hint"))
+	clk.Advance(3 * time.Second)
+	fmt.Println(await(ctx, done, "Do to return"))
+	// Output:
+	// hedge: all 1 attempt failed: 503 service unavailable
+	// attempt 1 at 0s
+	// waiting 3s
+	// attempt 2 at 3s
+	// fresh
+}
+
 func ExampleWithAccept() {
 	errNotFound := errors.New("404 not found")
 	// A 404 is an answer, not a failure: it ends the race like a success.

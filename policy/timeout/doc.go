@@ -34,7 +34,8 @@
 //
 // The caller's own cancellation, or a deadline of the caller's that comes
 // before d, surfaces as the caller's error, never as ErrTimeout: a timeout
-// reports only the time it imposed itself.
+// reports only the time it imposed itself. A call whose context is already
+// done returns ctx.Err() without running the op.
 //
 // A policy is an immutable value, safe for simultaneous use by multiple
 // goroutines.

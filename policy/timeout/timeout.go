@@ -13,6 +13,8 @@ import (
 // runs the rest of the chain under a context whose deadline is d from now,
 // on [Config.Clock], and returns:
 //
+//   - ctx.Err(), at once, if the caller's context is already done when the
+//     call arrives: the op is not run and no timer is set;
 //   - the op's result, if the op returns before the deadline, or returns no
 //     error whenever it returns;
 //   - on expiry, the op's value and an error matching [ErrTimeout] and
@@ -53,7 +55,10 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 	c := configure(d, opts)
 	expired := &expiredError{d: c.Duration}
 	realClock := c.Clock == nil || c.Clock == clock.Real()
-	return resilience.New("timeout("+c.Duration.String()+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return resilience.New("timeout("+c.Duration.String()+")", func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+		if err = ctx.Err(); err != nil {
+			return v, err // the caller gave up: no timer, nothing runs
+		}
 		var tctx context.Context
 		var cancel context.CancelFunc
 		if realClock {
@@ -65,7 +70,7 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 		if c.Abandon {
 			return abandonable(tctx, next, expired)
 		}
-		v, err := next.Call(tctx)
+		v, err = next.Call(tctx)
 		if err != nil && context.Cause(tctx) == expired {
 			return v, expiredWith(expired, err)
 		}
