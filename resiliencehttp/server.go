@@ -75,6 +75,17 @@ import (
 // Retry, hedge and fallback belong on the client side ([Transport]), where
 // a request can be sent again.
 //
+// # Stacking
+//
+// Middlewares stack (a keyed limit per client around one per tenant, a
+// breaker around a bulkhead): a refusal answered by an inner Middleware
+// reaches the guards of the Middlewares around it as that refusal, an
+// error matching resilience.ErrRefused and the guard's sentinel, not as
+// the handler's 429 or 503, so an outer breaker does not count it. The
+// inner Middleware finds the outer ones through its ResponseWriter, also
+// through other middleware's ResponseWriters in between that have an
+// Unwrap method (as http.ResponseController expects).
+//
 // The handler gets a ResponseWriter that records the status: it passes on
 // Flush, Hijack (when the server's ResponseWriter has it), ReadFrom and,
 // for http.ResponseController, Unwrap.
@@ -113,6 +124,9 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 				// The handler answered.
 			case err != nil:
 				refuse(w, err)
+				if errors.Is(err, resilience.ErrRefused) {
+					markRefused(w, err)
+				}
 			default:
 				http.Error(w, errNotServed, http.StatusInternalServerError)
 			}
@@ -175,6 +189,10 @@ func (s *serving) serve(ctx context.Context) (struct{}, error) {
 		r = r.WithContext(ctx)
 	}
 	s.h.ServeHTTP(s.rec.writer(), r)
+	if err := s.rec.refused; err != nil {
+		// A Middleware inside refused the request: so do p's guards.
+		return struct{}{}, err
+	}
 	if code := s.rec.status; failed(code) {
 		return struct{}{}, &StatusError{StatusCode: code}
 	}
@@ -211,6 +229,26 @@ func (s *serving) finish() bool {
 	ran := s.state == served
 	s.mu.Unlock()
 	return ran
+}
+
+// markRefused tells the Middlewares around this one that their handler's
+// answer is err, a refusal: it marks each recorder that w wraps, found
+// through the Unwrap methods of the ResponseWriters in between (other
+// middleware's, as http.ResponseController finds what they wrap).
+func markRefused(w http.ResponseWriter, err error) {
+	for {
+		switch rec := w.(type) {
+		case *recorder:
+			rec.refused = err
+		case hijackRecorder:
+			rec.refused = err
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 // MiddlewareOption configures [Middleware]. Options are applied in order;
@@ -255,7 +293,8 @@ type middleware struct {
 // goroutine, so it must be safe for simultaneous use.
 //
 // For several keyed limits (per client and per tenant), stack several
-// Middlewares. WithKeyedLimit panics if key or limits is nil.
+// Middlewares: an inner one's 429 is a refusal to the outer one's guards
+// (see "Stacking" at [Middleware]). WithKeyedLimit panics if key or limits is nil.
 func WithKeyedLimit(key func(*http.Request) string, limits *ratelimit.Keyed[string]) MiddlewareOption {
 	if key == nil {
 		panic("resiliencehttp: WithKeyedLimit key function must not be nil")

@@ -729,3 +729,81 @@ func TestMiddlewareWaitsForTheHandlerWhenThePolicyPanics(t *testing.T) {
 		<-returned
 	})
 }
+
+// unwrapping is a middleware of someone else's that wraps the
+// ResponseWriter, and unwraps to it for http.ResponseController.
+func unwrapping(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(wrappedWriter{w}, r)
+	})
+}
+
+type wrappedWriter struct{ http.ResponseWriter }
+
+func (w wrappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func TestStackedMiddlewaresPassRefusalsOut(t *testing.T) {
+	// An inner Middleware's refusal reaches the outer Middleware's guards
+	// as the refusal it is, not as a handler's 503: an outer breaker does
+	// not count it, and the client gets the inner Middleware's answer.
+	full := func() *bulkhead.Bulkhead {
+		bh := bulkhead.New(1)
+		bh.TryAcquire()
+		return bh
+	}
+	open := func() *breaker.Breaker {
+		brk := breaker.New()
+		brk.ForceOpen()
+		return brk
+	}
+	emptied := func() *ratelimit.Keyed[string] {
+		limits := ratelimit.NewKeyed[string](ratelimit.Every(time.Minute), 1, ratelimit.WithClock(clock.NewFake()))
+		limits.Allow("")
+		return limits
+	}
+	tests := []struct {
+		name   string
+		outer  resilience.Policy[struct{}] // under the spy
+		inner  func(http.Handler) http.Handler
+		wrap   bool   // another middleware's ResponseWriter between the two
+		answer string // status and Retry-After (a forced-open breaker gives no hint)
+		reason error
+	}{
+		{"breaker outside, full bulkhead inside", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			resiliencehttp.Middleware(bulkhead.Policy[struct{}](full())), false, "503 after 1", bulkhead.ErrFull},
+		{"bulkhead outside, open breaker inside", bulkhead.Policy[struct{}](bulkhead.New(1)),
+			resiliencehttp.Middleware(breaker.Policy[struct{}](open())), false, "503", breaker.ErrForcedOpen},
+		{"breaker outside, open breaker inside, through another ResponseWriter", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			resiliencehttp.Middleware(breaker.Policy[struct{}](open())), true, "503", breaker.ErrForcedOpen},
+		{"breaker outside, breaker in the middle, full bulkhead inside", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			func(h http.Handler) http.Handler {
+				middle := resiliencehttp.Middleware(breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))))
+				return middle(unwrapping(resiliencehttp.Middleware(bulkhead.Policy[struct{}](full()))(h)))
+			}, false, "503 after 1", bulkhead.ErrFull},
+		{"breaker outside, keyed limit inside", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(byHeader, emptied())), true, "429 after 60", ratelimit.ErrLimited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := make(chan error, 3)
+			served := 0
+			var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++ })
+			h = tt.inner(h)
+			if tt.wrap {
+				h = unwrapping(h)
+			}
+			h = resiliencehttp.Middleware(resilience.Then(spyErrs(errs), tt.outer))(h)
+			if diff := cmp.Diff([]string{tt.answer, tt.answer, tt.answer}, keyed(h, "", "", "")); diff != "" {
+				t.Errorf("answers mismatch (-want +got):\n%s", diff)
+			}
+			if served != 0 {
+				t.Errorf("handler ran %d times, want never", served)
+			}
+			for i := range 3 {
+				if err := <-errs; !errors.Is(err, tt.reason) || !errors.Is(err, resilience.ErrRefused) {
+					t.Errorf("request %d: the outer guards saw %v, want the inner refusal (%v)", i+1, err, tt.reason)
+				}
+			}
+		})
+	}
+}
