@@ -38,7 +38,7 @@ var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip re
 // failures reach them as a [*StatusError] carrying the Retry-After header.
 //
 // The caller gets what a RoundTripper returns: the winning response with
-// its body intact; or, when the policies give up, the last failure response
+// its body intact (a Body that is http.NoBody stays http.NoBody); or, when the policies give up, the last failure response
 // whose body could be read (e.g. the final 503), with its body intact; or,
 // when there is none (or the request's own context ended), the error.
 // Every other response, discarded by a retry or a hedge, is closed, so no
@@ -109,7 +109,9 @@ type Transport struct {
 	// body returns an error (io.EOF at its end), when the body is closed,
 	// or when the Transport discards the response or the attempt fails
 	// without one. A failure's body read whole (up to 64 KiB) gives it
-	// back at once. Retries and hedges take a slot per attempt, so the
+	// back at once, and so does a response that has no body: one whose
+	// Body is http.NoBody (as net/http gives it), or the answer to a HEAD,
+	// a 204, a 304 or one of Content-Length 0 from a Base of one's own. Retries and hedges take a slot per attempt, so the
 	// server never sees more than MaxConcurrent requests at once from
 	// this Transport. A refused attempt is not sent; its error is the
 	// bulkhead's refusal (matching bulkhead.ErrFull and
@@ -294,9 +296,20 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		return nil, permanentIf(!ex.replayable(), err)
 	}
 	var result error
-	if failed {
+	switch {
+	case failed:
 		result = permanentIf(!ex.replayable(), status)
-	} else {
+	case resp.Body == http.NoBody:
+		// Nothing to read: the exchange is over, and the caller gets
+		// http.NoBody as the base gave it.
+		cancel()
+		s.release()
+	case noBody(r, resp):
+		// The base's own empty body stays the caller's to close, but the
+		// exchange is over.
+		s.release()
+		resp.Body = newBody(resp.Body, cancel, nil)
+	default:
 		resp.Body = newBody(resp.Body, cancel, s)
 	}
 	// The body holds the slot now (a body buffered whole gave it back).
