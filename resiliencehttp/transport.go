@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 )
 
@@ -17,20 +18,21 @@ import (
 // (http.NewRequest sets GetBody for bytes.Buffer, bytes.Reader and
 // strings.Reader bodies). The first attempt's failure is marked
 // [resilience.Permanent] so that a retry policy stops at once; a hedge's
-// extra attempt gets this error. It matches resilience.ErrRefused: the request was
-// not sent, so a breaker does not count it.
+// extra attempt gets this error. It is a sentinel matching
+// resilience.ErrRefused (compare it with errors.Is): the request was not
+// sent, so a breaker does not count it.
 //
 // When the first attempt is cut short by its own context (a timeout), its
 // error is that context's cause, marked permanent; the caller's error says
 // the cause once, e.g. `Post "…": timeout: call exceeded 100ms`, and
 // matches it (timeout.ErrTimeout, context.DeadlineExceeded), not this
 // error: the request was sent.
-var ErrBodyNotReplayable = fmt.Errorf("resiliencehttp: request body cannot be replayed (no GetBody): %w", resilience.ErrRefused)
+var ErrBodyNotReplayable error = refusal.New("resiliencehttp: request body cannot be replayed (no GetBody)", nil)
 
 // errReturned is the error of an attempt that a policy starts after
 // RoundTrip returned: the request is not sent, since the caller may be
 // reusing it.
-var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip returned: %w", resilience.ErrRefused)
+var errReturned = refusal.New("resiliencehttp: attempt started after RoundTrip returned", nil)
 
 // Transport is an [http.RoundTripper] that sends each request through a
 // resilience.Policy[*http.Response]: retries, breaker, timeout and the rest
