@@ -128,15 +128,15 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 					markRefused(w, err)
 				}
 			default:
-				http.Error(w, errNotServed, http.StatusInternalServerError)
+				http.Error(w, msgNotServed, http.StatusInternalServerError)
 			}
 		})
 	}
 }
 
-// errNotServed is the answer to a request that p let through without
+// msgNotServed is the answer to a request that p let through without
 // calling the handler: a fallback in p turned a refusal into a success.
-const errNotServed = "resiliencehttp: the Middleware's policy returned without calling the handler (a fallback cannot answer an HTTP request)"
+const msgNotServed = "resiliencehttp: the Middleware's policy returned without calling the handler (a fallback cannot answer an HTTP request)"
 
 // errServedAlready is what p's op returns when p calls it again (a retry,
 // a hedge), or after ServeHTTP gave up on p (a timeout that abandoned the
