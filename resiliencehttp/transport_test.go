@@ -594,6 +594,16 @@ func TestHedgeOfANonReplayableBodyIsRefused(t *testing.T) {
 	}
 }
 
+func TestErrBodyNotReplayableIsARefusal(t *testing.T) {
+	// A sentinel of its own, with a message of its own, that matches
+	// resilience.ErrRefused (a breaker does not count it).
+	err := resiliencehttp.ErrBodyNotReplayable
+	const want = "resiliencehttp: request body cannot be replayed (no GetBody)"
+	if err.Error() != want || !errors.Is(err, resilience.ErrRefused) {
+		t.Errorf("ErrBodyNotReplayable = %q, errors.Is(ErrRefused) = %v; want %q, true", err, errors.Is(err, resilience.ErrRefused), want)
+	}
+}
+
 // stallingServer answers every request with a 503 whose headers promise 100
 // bytes, sends 7, and then stalls until the client gives up on the request
 // (which closes its connection); it tells gone the request's number then.
