@@ -52,6 +52,11 @@
 //     erases New's arguments, an earlier option, or a default: given
 //     bulkhead.New(5, bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1})),
 //     the bulkhead has 5 slots and a queue of 1.
+//   - The two fields of an exclusive pair (breaker's Cooldown and
+//     CooldownBackoff, WindowCalls and WindowDuration) follow "last wins"
+//     too: setting one to a non-zero value, by its option or by a
+//     WithConfig whose Config sets it, clears the other. One Config that
+//     sets both is invalid.
 //   - c.Validate() reports the first invalid field by name and value, the
 //     message New panics with. Invalid options panic in New.
 //   - Config values round-trip through encoding/json: durations are Go

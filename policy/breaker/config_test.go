@@ -238,3 +238,67 @@ func TestZeroCooldownBackoffMeansTheFixedCooldown(t *testing.T) {
 		t.Fatalf("Validate = %v, want %q", err, want)
 	}
 }
+
+func TestExclusiveFieldsLaterSourceWins(t *testing.T) {
+	// Setting one field of an exclusive pair to a non-zero value, by its
+	// option or by a WithConfig whose Config sets it, clears the other:
+	// the later source wins, as for any other field, and New does not
+	// panic on a pair that no single source set.
+	exp := backoff.Constant(3 * time.Second)
+	for _, c := range []struct {
+		name string
+		opts []breaker.Option
+		want time.Duration
+	}{
+		{"option then Config", []breaker.Option{breaker.WithCooldown(time.Second), breaker.WithConfig(breaker.Config{CooldownBackoff: exp})}, 3 * time.Second},
+		{"Config then option", []breaker.Option{breaker.WithConfig(breaker.Config{CooldownBackoff: exp}), breaker.WithCooldown(time.Second)}, time.Second},
+		{"backoff option then Config", []breaker.Option{breaker.WithCooldownBackoff(exp), breaker.WithConfig(breaker.Config{Cooldown: time.Second})}, time.Second},
+		{"option then option", []breaker.Option{breaker.WithCooldown(time.Second), breaker.WithCooldownBackoff(exp)}, 3 * time.Second},
+		{"Config then Config", []breaker.Option{breaker.WithConfig(breaker.Config{Cooldown: time.Second}), breaker.WithConfig(breaker.Config{CooldownBackoff: exp})}, 3 * time.Second},
+		{"a zero clears nothing", []breaker.Option{breaker.WithCooldownBackoff(exp), breaker.WithCooldown(0)}, 3 * time.Second},
+	} {
+		t.Run("cooldown: "+c.name, func(t *testing.T) {
+			b, f := newFake(append(c.opts, breaker.WithThreshold(1))...)
+			fail(t, b, f, 1)
+			wantRefused(t, b, breaker.ErrOpen, c.want)
+		})
+	}
+
+	// A count-based window of 2 calls holds 2 of 3 calls, a time-based
+	// window of a minute all 3. Setting WindowCalls also clears
+	// WindowBuckets, which only a time-based window takes.
+	for _, c := range []struct {
+		name string
+		opts []breaker.Option
+		want uint64
+	}{
+		{"option then Config", []breaker.Option{breaker.WithWindowCalls(2), breaker.WithConfig(breaker.Config{WindowDuration: time.Minute})}, 3},
+		{"Config then option", []breaker.Option{breaker.WithConfig(breaker.Config{WindowDuration: time.Minute, WindowBuckets: 20}), breaker.WithWindowCalls(2)}, 2},
+		{"options then Config", []breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithWindowBuckets(20), breaker.WithConfig(breaker.Config{WindowCalls: 2})}, 2},
+		{"option then option", []breaker.Option{breaker.WithWindowCalls(2), breaker.WithWindowDuration(time.Minute)}, 3},
+		{"a zero clears nothing", []breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithWindowCalls(0)}, 3},
+	} {
+		t.Run("window: "+c.name, func(t *testing.T) {
+			b, f := newFake(c.opts...)
+			succeed(t, b, f, 3)
+			if got := b.Counts().Calls; got != c.want {
+				t.Errorf("Counts().Calls = %d, want %d", got, c.want)
+			}
+		})
+	}
+
+	// One Config that sets both fields of a pair is still invalid.
+	for _, c := range []struct {
+		opts []breaker.Option
+		want string
+	}{
+		{[]breaker.Option{breaker.WithCooldown(time.Second), breaker.WithConfig(breaker.Config{Cooldown: 2 * time.Second, CooldownBackoff: exp})},
+			"breaker: Cooldown and CooldownBackoff are exclusive, got 2s and constant(3s)"},
+		{[]breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithConfig(breaker.Config{WindowCalls: 2, WindowBuckets: 5})},
+			"breaker: WindowBuckets needs WindowDuration, got 5 buckets and 0s"},
+	} {
+		if r := recovered(func() { breaker.New(c.opts...) }); r != c.want {
+			t.Errorf("New panicked with %v, want %q", r, c.want)
+		}
+	}
+}
