@@ -52,6 +52,12 @@
 //     erases New's arguments, an earlier option, or a default: given
 //     bulkhead.New(5, bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1})),
 //     the bulkhead has 5 slots and a queue of 1.
+//   - A zero in a Config never overrides: it is "not set", so a Config
+//     cannot unset what an earlier option set (given
+//     timeout.WithAbandon(true), a Config with Abandon false still
+//     abandons; given bulkhead.WithMaxQueue(100), MaxQueue 0 keeps the
+//     queue). Build from the Config first, then let code override:
+//     New(x, WithConfig(fileCfg), codeOptions...).
 //   - The two fields of an exclusive pair (breaker's Cooldown and
 //     CooldownBackoff, WindowCalls and WindowDuration) follow "last wins"
 //     too: setting one to a non-zero value, by its option or by a
