@@ -149,7 +149,9 @@ type Config struct {
 
 	// Classify decides what an error says about the dependency: [Success],
 	// [Failure] or [Ignored]. It is called only for non-nil errors, and sees
-	// them as returned (wrapped or not). nil means [DefaultClassify]. A
+	// them as returned (wrapped or not). It is called from many goroutines
+	// at once (each reporting call's own), so it must be safe for
+	// concurrent use. nil means [DefaultClassify]. A
 	// panic in the op is always a failure. A Classify that returns any
 	// other Outcome value makes the report panic (see [Permit.Done]).
 	Classify func(err error) Outcome
