@@ -149,11 +149,12 @@ type Config struct {
 
 	// Classify decides what an error says about the dependency: [Success],
 	// [Failure] or [Ignored]. It is called only for non-nil errors, and sees
-	// them as returned (wrapped or not). It is called from many goroutines
-	// at once (each reporting call's own), so it must be safe for
-	// concurrent use. nil means [DefaultClassify]. A
-	// panic in the op is always a failure. A Classify that returns any
-	// other Outcome value makes the report panic (see [Permit.Done]).
+	// them as returned (wrapped or not). It is called by the goroutine
+	// that reports each call, outside the breaker's lock, so from many
+	// goroutines at once: it must be safe for concurrent use. nil means
+	// [DefaultClassify]. A panic in the op is always a failure. A Classify
+	// that returns any other Outcome value makes the report panic (see
+	// [Permit.Done]).
 	Classify func(err error) Outcome
 	// OnStateChange, if not nil, is called after each transition, outside
 	// the breaker's lock, with transitions delivered one at a time in the
