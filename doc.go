@@ -64,7 +64,8 @@
 //     WithConfig whose Config sets it, clears the other. One Config that
 //     sets both is invalid.
 //   - c.Validate() reports the first invalid field by name and value, the
-//     message New panics with. Invalid options panic in New.
+//     message New panics with (a duration as JSON spells it: Off as
+//     "off"). Invalid options panic in New.
 //   - Config values round-trip through encoding/json: durations are Go
 //     duration strings ("250ms", "30s", "off"), fields that cannot be
 //     serialised (functions, clocks, shared objects) are skipped, unknown

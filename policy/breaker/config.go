@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -242,11 +243,16 @@ func (c Config) Validate() error {
 
 // negative returns the error of a field that must be >= 0 and is v < 0.
 // Off (-1) gets a hint: only Threshold takes it.
+// A duration prints as JSON spells it ("off" for Off).
 func negative[T int | time.Duration](field string, v T) error {
-	if v == resilience.Off {
-		return fmt.Errorf("breaker: %s must be >= 0 (Off applies only to Threshold), got %v", field, v)
+	got := fmt.Sprint(v)
+	if d, ok := any(v).(time.Duration); ok {
+		got = jsonconf.Duration(d)
 	}
-	return fmt.Errorf("breaker: %s must be >= 0, got %v", field, v)
+	if v == resilience.Off {
+		return fmt.Errorf("breaker: %s must be >= 0 (Off applies only to Threshold), got %s", field, got)
+	}
+	return fmt.Errorf("breaker: %s must be >= 0, got %s", field, got)
 }
 
 // buckets returns the number of buckets of a time-based window.
