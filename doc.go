@@ -52,8 +52,20 @@
 //     erases New's arguments, an earlier option, or a default: given
 //     bulkhead.New(5, bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1})),
 //     the bulkhead has 5 slots and a queue of 1.
+//   - A zero in a Config never overrides: it is "not set", so a Config
+//     cannot unset what an earlier option set (given
+//     timeout.WithAbandon(true), a Config with Abandon false still
+//     abandons; given bulkhead.WithMaxQueue(100), MaxQueue 0 keeps the
+//     queue). Build from the Config first, then let code override:
+//     New(x, WithConfig(fileCfg), codeOptions...).
+//   - The two fields of an exclusive pair (breaker's Cooldown and
+//     CooldownBackoff, WindowCalls and WindowDuration) follow "last wins"
+//     too: setting one to a non-zero value, by its option or by a
+//     WithConfig whose Config sets it, clears the other. One Config that
+//     sets both is invalid.
 //   - c.Validate() reports the first invalid field by name and value, the
-//     message New panics with. Invalid options panic in New.
+//     message New panics with (a duration as JSON spells it: Off as
+//     "off"). Invalid options panic in New.
 //   - Config values round-trip through encoding/json: durations are Go
 //     duration strings ("250ms", "30s", "off"), fields that cannot be
 //     serialised (functions, clocks, shared objects) are skipped, unknown

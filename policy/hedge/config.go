@@ -62,7 +62,7 @@ type Config[T any] struct {
 func (c Config[T]) Validate() error {
 	switch {
 	case c.Delay < 0:
-		return fmt.Errorf("hedge: Delay must be > 0, or 0 for New's delay, got %v", c.Delay)
+		return fmt.Errorf("hedge: Delay must be > 0, or 0 for New's delay, got %s", jsonconf.Duration(c.Delay))
 	case c.MaxHedges < 0:
 		return fmt.Errorf("hedge: MaxHedges must be >= 1, or 0 for the default 1, got %d", c.MaxHedges)
 	case c.MaxWait < 0 && c.MaxWait != resilience.Off:

@@ -85,6 +85,7 @@ func TestValidate(t *testing.T) {
 		{hedge.Config[int]{}, ""},
 		{hedge.Config[int]{Delay: ms, MaxHedges: 1 << 40}, ""},
 		{hedge.Config[int]{Delay: -ms}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
+		{hedge.Config[int]{Delay: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got off"}, // "off" in JSON
 		{hedge.Config[int]{MaxHedges: -1}, "hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1"},
 		{hedge.Config[int]{Delay: -ms, MaxHedges: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
 		{hedge.Config[int]{MaxWait: resilience.Off}, ""},

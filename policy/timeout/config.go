@@ -39,7 +39,7 @@ type Config struct {
 // panics with. Zero fields are valid: each means its default.
 func (c Config) Validate() error {
 	if c.Duration < 0 {
-		return fmt.Errorf("timeout: Duration must be > 0, or 0 for New's duration, got %v", c.Duration)
+		return fmt.Errorf("timeout: Duration must be > 0, or 0 for New's duration, got %s", jsonconf.Duration(c.Duration))
 	}
 	return nil
 }

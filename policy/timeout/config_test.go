@@ -67,6 +67,7 @@ func TestValidate(t *testing.T) {
 		{timeout.Config{}, ""},
 		{timeout.Config{Duration: 1}, ""},
 		{timeout.Config{Duration: -time.Second, Abandon: true}, "timeout: Duration must be > 0, or 0 for New's duration, got -1s"},
+		{timeout.Config{Duration: -1}, "timeout: Duration must be > 0, or 0 for New's duration, got off"}, // "off" in JSON
 	} {
 		got := ""
 		if err := tc.c.Validate(); err != nil {
