@@ -68,8 +68,9 @@
 //     "off"). Invalid options panic in New.
 //   - Config values round-trip through encoding/json: durations are Go
 //     duration strings ("250ms", "30s", "off"), fields that cannot be
-//     serialised (functions, clocks, shared objects) are skipped, unknown
-//     fields are an error.
+//     serialised (functions, clocks, shared objects) are left out when
+//     writing, and a file that names one, or any unknown field, is an
+//     error when reading.
 //
 // Options that carry a result type are generic (hedge.WithAccept[T]); all
 // others are not.

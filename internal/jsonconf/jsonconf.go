@@ -3,7 +3,7 @@
 // left out (a zero field means the default), durations as Go duration
 // strings ("250ms", "30s"; -1ns, the Off value, as "off"), infinite floats
 // as "+Inf" (read back from "+Inf", "Inf" or "-Inf"), and fields that cannot be serialised (functions, interfaces
-// such as a clock, pointers to shared objects, channels) skipped. Reading
+// such as a clock, pointers to shared objects, channels) left out. Reading
 // matches field names as encoding/json does (case-insensitively), rejects
 // unknown fields, and leaves fields that are absent or null unchanged.
 package jsonconf
