@@ -52,12 +52,23 @@ func (p *Permit) Done(err error) {
 	if b.epoch.Load() != p.epoch {
 		return
 	}
+	// A request whose bucket is no longer the current one also counts in
+	// the window's sums at once. (If the buckets turn between the two
+	// adds, the new sums count it twice: the error errs toward sending,
+	// by the few requests that end as the buckets turn.)
+	late := p.epoch != t.cur.Load()
 	switch {
 	case err == nil, resilience.IsPermanent(err):
 		b.accepts.Add(1)
 		b.settled.Add(1)
+		if late {
+			t.closed.Load().lateAcc.Add(1)
+		}
 	case errors.Is(err, context.Canceled), errors.Is(err, resilience.ErrRefused):
 		b.requests.Add(-1)
+		if late {
+			t.closed.Load().lateReq.Add(-1)
+		}
 	default:
 		b.settled.Add(1)
 	}

@@ -78,8 +78,13 @@ type bucket struct {
 	_        [32]byte     // a cache line per bucket
 }
 
-// sums are the counts of the window's buckets before the current one.
-type sums struct{ requests, accepts int64 }
+// sums are the counts of the window's buckets before the current one, as
+// of the turn that made it, and what ended in them since (late):
+// requests that ended after their bucket's turn count at once.
+type sums struct {
+	requests, accepts int64
+	lateReq, lateAcc  atomic.Int64
+}
 
 // New returns a throttler configured by opts, applied in order (by
 // default K 2 over a window of two minutes, the SRE book's values).
@@ -152,8 +157,8 @@ func (t *Throttler) probability(b *bucket) float64 {
 	s := t.closed.Load()
 	// Accepts first: a request that ends between the two loads is then
 	// seen accepted before it is seen settled, which errs toward sending.
-	a := s.accepts + b.accepts.Load()
-	r := s.requests + b.settled.Load()
+	a := s.accepts + s.lateAcc.Load() + b.accepts.Load()
+	r := s.requests + s.lateReq.Load() + b.settled.Load()
 	excess := float64(r) - t.k*float64(a)
 	if excess <= 0 {
 		return 0
@@ -258,9 +263,8 @@ type Stats struct {
 }
 
 // Stats returns the throttler's state now. It takes no lock and
-// allocates nothing. Its counts are those of the window as of the last
-// turn of its buckets plus the current bucket's, read one after the
-// other, so they may be a request apart.
+// allocates nothing. Its counts are read one after the other, so under
+// concurrent requests they may be a request apart.
 func (t *Throttler) Stats() Stats {
 	e := t.cur.Load()
 	st := Stats{Rejected: t.rejected.Load()}
@@ -280,8 +284,8 @@ func (t *Throttler) Stats() Stats {
 	}
 	b := &t.ring[e%buckets]
 	s := t.closed.Load()
-	st.Requests = s.requests + b.requests.Load()
-	st.Accepts = s.accepts + b.accepts.Load()
+	st.Requests = s.requests + s.lateReq.Load() + b.requests.Load()
+	st.Accepts = s.accepts + s.lateAcc.Load() + b.accepts.Load()
 	st.Probability = t.probability(b)
 	return st
 }
