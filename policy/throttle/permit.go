@@ -52,11 +52,14 @@ func (p *Permit) Done(err error) {
 	if b.epoch.Load() != p.epoch {
 		return
 	}
-	// A request whose bucket is no longer the current one also counts in
-	// the window's sums at once. (If the buckets turn between the two
-	// adds, the new sums count it twice: the error errs toward sending,
-	// by the few requests that end as the buckets turn.)
-	late := p.epoch != t.cur.Load()
+	// A request whose bucket is no longer the current one, but still in
+	// the window, also counts in the window's sums at once. (If the
+	// buckets turn between the two adds, the new sums count it twice: the
+	// error errs toward sending, by the few requests that end as the
+	// buckets turn.) While the buckets are stopped, the sums are made
+	// afresh when they start again.
+	cur := t.cur.Load()
+	late := cur >= 0 && p.epoch != cur && p.epoch > cur-buckets
 	switch {
 	case err == nil, resilience.IsPermanent(err):
 		b.accepts.Add(1)

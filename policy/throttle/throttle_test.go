@@ -222,3 +222,21 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("two refusals are two error values; want one shared")
 	}
 }
+
+// A request that ends after its bucket has left the window is not
+// counted, even if the bucket's slot has not been reused yet (found by
+// the rapid model: such a late accept was added to the window's sums).
+func TestRequestOlderThanTheWindowIsNotCounted(t *testing.T) {
+	fake := clock.NewFake()
+	th := throttle.New(throttle.WithClock(fake), throttle.WithWindow(16*time.Second), throttle.WithRandom(never))
+	old, err := th.Allow() // bucket 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.Advance(17 * time.Second) // the buckets stop after bucket 1; bucket 0 leaves the window
+	send(th, 3, errors.New("503")) // wakes them in bucket 17, whose slot is bucket 1's
+	old.Done(nil)
+	if s := th.Stats(); s.Requests != 3 || s.Accepts != 0 {
+		t.Fatalf("Stats %+v, want the 3 failed requests of the window and no accept", s)
+	}
+}
