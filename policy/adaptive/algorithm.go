@@ -20,7 +20,8 @@ import (
 // Whatever Next returns, the Limiter applies its guardrails before it
 // takes the result: it never lets the limit grow out of a window whose
 // calls used less than half of it (demand, not the dependency, set the
-// window's latency); it lowers the limit by at least a tenth after a
+// window's latency), nor out of one whose successful calls were none of
+// them timed (see [Limiter]); it lowers the limit by at least a tenth after a
 // window whose latency was above [Config.MaxLatency], and by at least
 // half after a window in which no call finished while calls were in
 // flight for all of it; and it keeps the limit in [Min, Max].
@@ -34,7 +35,8 @@ type Algorithm interface {
 // [Algorithm].
 type Window struct {
 	// Latency is the mean latency of the window's successful calls, from
-	// admission to Permit.Done; 0 when none succeeded.
+	// admission to Permit.Done (of those timed, when calls come fast: see
+	// [Limiter]); 0 when none succeeded.
 	Latency time.Duration
 	// Baseline is the Limiter's estimate of the dependency's latency
 	// without queueing: the lowest window latency of the last

@@ -28,7 +28,11 @@ import (
 // Admitting a call and ending it are lock-free and allocate nothing while
 // nobody is queued: a compare-and-swap on one word that holds the limit,
 // the calls in flight and the queue, a few atomic adds, and two readings
-// of the monotonic clock. Ending a window takes a lock, once per window.
+// of the monotonic clock. When calls come fast (more than 256 in a
+// window), only a sample of them is timed: all of each window's first
+// 256, then one in k, k set from the window's rate so that it times about
+// 512; the others read no clock. Ending a window takes a lock, once per
+// window.
 // A Limiter is safe for simultaneous use by multiple goroutines. Create
 // one with [New]; the zero Limiter is not usable.
 type Limiter struct {
@@ -60,7 +64,10 @@ type Limiter struct {
 	// The current window, added to without a lock.
 	winEnd      atomic.Int64 // the window may end from then on (ns since base)
 	winStart    atomic.Int64
-	winCount    atomic.Int64 // successful calls ended
+	winAdmitted atomic.Int64 // calls admitted
+	every       atomic.Int64 // after the first sampleFirst, one admission in every is timed
+	winOK       atomic.Int64 // successful calls ended
+	winCount    atomic.Int64 // timed successful calls ended
 	winSum      atomic.Int64 // their latencies, ns
 	winDrops    atomic.Int64 // failed calls ended
 	winRejected atomic.Int64
@@ -133,8 +140,17 @@ func New(opts ...Option) *Limiter {
 	}
 	l.state.Store(uint64(c.Initial) << limitShift)
 	l.winEnd.Store(l.window)
+	l.every.Store(1)
 	return l
 }
+
+// Latencies are measured on a sample of the calls when they come fast:
+// every one of a window's first sampleFirst admissions, then one in
+// `every`: the window's admissions over sampleFirst, projected from its
+// rate at each timed admission (from the last window's at its start), so
+// that a window times about 2 × sampleFirst calls. The others read no
+// clock.
+const sampleFirst = 256
 
 // now returns the limiter's time: nanoseconds since New (0 for a fake
 // clock set back before it).
@@ -203,12 +219,22 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 }
 
 // admitted returns the permit of a call admitted with held calls in
-// flight, its own included.
+// flight, its own included: timed (its start on the clock) or, when the
+// calls come fast, maybe not (start -1).
 func (l *Limiter) admitted(held uint64) Permit {
 	h := int64(held)
 	for m := l.winMaxIn.Load(); h > m && !l.winMaxIn.CompareAndSwap(m, h); m = l.winMaxIn.Load() {
 	}
-	return Permit{l: l, start: l.now()}
+	n := l.winAdmitted.Add(1)
+	if n > sampleFirst && n%l.every.Load() != 0 {
+		return Permit{l: l, start: -1}
+	}
+	now := l.now()
+	if el := now - l.winStart.Load(); n > sampleFirst && el > 0 {
+		// The window's traffic so far, projected over a whole window.
+		l.every.Store(max(int64(float64(n)*float64(l.window)/float64(el)/sampleFirst), 1))
+	}
+	return Permit{l: l, start: now}
 }
 
 // refuse counts a refusal at now and returns err.

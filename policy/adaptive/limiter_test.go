@@ -184,3 +184,56 @@ func (r *recorder) Next(limit float64, w adaptive.Window) float64 {
 	}
 	return limit
 }
+
+// countingClock counts the readings of a fake clock.
+type countingClock struct {
+	*clock.Fake
+	reads int
+}
+
+func (c *countingClock) Now() time.Time {
+	c.reads++
+	return c.Fake.Now()
+}
+
+// When calls come fast, only a sample of them reads the clock: every one
+// of a window's first 256, then one in k, k set from the window's traffic
+// (here, all at one instant of the fake clock: from the last window's)
+// so that such a window times about 512 calls. The window still counts
+// every call, and its latency is the timed calls' mean.
+func TestFastCallsAreSampled(t *testing.T) {
+	clk := &countingClock{Fake: clock.NewFake()}
+	rec := &recorder{}
+	lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithLimits(1000, 1000))
+	window := func() {
+		for range 10 {
+			ps := hold(t, lim, 1000)
+			clk.Advance(time.Millisecond)
+			for _, p := range ps {
+				p.Done(nil)
+			}
+		}
+		clk.Advance(time.Second)
+		// Cancelled calls, not counted, until a timed one ends the window.
+		for n := len(rec.windows); len(rec.windows) == n; {
+			_ = call(lim, clk.Fake, 0, context.Canceled)
+		}
+	}
+	window() // 10000 calls: the next window times one in 39 after its first 256
+	before := clk.reads
+	window()
+	reads := clk.reads - before
+	if len(rec.windows) != 2 {
+		t.Fatalf("%d windows ended, want 2", len(rec.windows))
+	}
+	w := rec.windows[1]
+	if w.Successes != 10000 || w.Latency != time.Millisecond {
+		t.Fatalf("the second window: %d successes at %v, want 10000 at 1ms", w.Successes, w.Latency)
+	}
+	// 256 + (10000-256)/39 timed calls, two readings each, and the
+	// calls that end the window.
+	if want := 2*(256+(10000-256)/39) + 4; reads > want+4 {
+		t.Fatalf("10000 calls read the clock %d times, want about %d", reads, want)
+	}
+	t.Logf("10000 calls of the second window read the clock %d times", reads)
+}

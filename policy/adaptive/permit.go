@@ -19,7 +19,8 @@ import (
 //	p.Done(err)
 //
 // The call's latency runs from Acquire's return to Done, on the limiter's
-// clock. Only the first Done counts; later ones are ignored, and so is
+// clock (when calls come fast, only a sample of them is timed: see
+// [Limiter]). Only the first Done counts; later ones are ignored, and so is
 // Done on the zero Permit (the one Acquire returns with an error).
 //
 // A Permit is a small value: issuing and ending one allocates nothing. It
@@ -29,7 +30,7 @@ import (
 type Permit struct {
 	_     noCopy
 	l     *Limiter
-	start int64 // admission, on the limiter's clock
+	start int64 // admission, on the limiter's clock; -1: the call is not timed
 	done  bool
 }
 
@@ -49,17 +50,26 @@ func (p *Permit) Done(err error) {
 		return
 	}
 	p.done = true
-	now := l.now()
+	timed := p.start >= 0
+	var now int64
+	if timed {
+		now = l.now()
+	}
 	switch {
 	case err == nil:
-		l.winCount.Add(1)
-		l.winSum.Add(max(now-p.start, 0))
+		l.winOK.Add(1)
+		if timed {
+			l.winCount.Add(1)
+			l.winSum.Add(max(now-p.start, 0))
+		}
 	case errors.Is(err, context.Canceled), errors.Is(err, resilience.ErrRefused):
 	default:
 		l.winDrops.Add(1)
 	}
 	l.release()
-	l.maybeEnd(now)
+	if timed {
+		l.maybeEnd(now)
+	}
 }
 
 // noCopy makes go vet's copylocks check report copies of a Permit.

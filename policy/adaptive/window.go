@@ -13,7 +13,7 @@ func (l *Limiter) maybeEnd(now int64) {
 	if now < l.winEnd.Load() {
 		return
 	}
-	if l.winCount.Load()+l.winDrops.Load() < l.minSamples && now-l.winStart.Load() < l.maxWindow {
+	if l.winOK.Load()+l.winDrops.Load() < l.minSamples && now-l.winStart.Load() < l.maxWindow {
 		return
 	}
 	if !l.winMu.TryLock() {
@@ -24,7 +24,7 @@ func (l *Limiter) maybeEnd(now int64) {
 		return
 	}
 	start := l.winStart.Load()
-	if l.winCount.Load()+l.winDrops.Load() < l.minSamples && now-start < l.maxWindow {
+	if l.winOK.Load()+l.winDrops.Load() < l.minSamples && now-start < l.maxWindow {
 		return
 	}
 	l.endLocked(now, start)
@@ -34,16 +34,19 @@ func (l *Limiter) maybeEnd(now int64) {
 // measured to the algorithm, applies the guardrails, sets the new limit
 // and starts the next window. l.winMu must be held.
 func (l *Limiter) endLocked(now, start int64) {
+	ok := l.winOK.Swap(0)
 	n := l.winCount.Swap(0)
 	sum := l.winSum.Swap(0)
 	drops := l.winDrops.Swap(0)
 	rejected := l.winRejected.Swap(0)
+	admitted := l.winAdmitted.Swap(0)
+	l.every.Store(max(admitted/sampleFirst, 1))
 	held := int64(heldOf(l.state.Load()))
 	maxIn := l.winMaxIn.Swap(held)
 	elapsed := now - start
 
 	w := Window{
-		Successes:   int(n),
+		Successes:   int(ok),
 		Drops:       int(drops),
 		MaxInFlight: int(max(maxIn, held)),
 		Rejected:    int(rejected),
@@ -58,7 +61,7 @@ func (l *Limiter) endLocked(now, start int64) {
 	w.Baseline = time.Duration(l.floor.min(now))
 	// Nothing ended for a whole long window while calls were in flight
 	// all along: the dependency is stalled.
-	stalled := n == 0 && drops == 0 && l.startHeld > 0 && elapsed >= l.maxWindow
+	stalled := ok == 0 && drops == 0 && l.startHeld > 0 && elapsed >= l.maxWindow
 
 	cur := l.limit
 	next := l.alg.Next(cur, w)
@@ -67,6 +70,9 @@ func (l *Limiter) endLocked(now, start int64) {
 	}
 	if float64(w.MaxInFlight) < cur/2 {
 		next = min(next, cur) // demand, not the dependency, set this window
+	}
+	if ok > 0 && n == 0 {
+		next = min(next, cur) // no call was timed: nothing says the dependency has room
 	}
 	if l.maxLatency > 0 && int64(w.Latency) > l.maxLatency {
 		next = min(next, cur*0.9)
