@@ -62,18 +62,17 @@ func (p *Permit) Done(err error) {
 	late := cur >= 0 && p.epoch != cur && p.epoch > cur-buckets
 	switch {
 	case err == nil, resilience.IsPermanent(err):
-		b.accepts.Add(1)
-		b.settled.Add(1)
+		b.stripe().accepts.Add(1)
 		if late {
 			t.closed.Load().lateAcc.Add(1)
 		}
 	case errors.Is(err, context.Canceled), errors.Is(err, resilience.ErrRefused):
-		b.requests.Add(-1)
+		b.stripe().requests.Add(-1)
 		if late {
 			t.closed.Load().lateReq.Add(-1)
 		}
 	default:
-		b.settled.Add(1)
+		b.failed.Add(1)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
@@ -41,8 +42,9 @@ const buckets = 16
 // a burst of new calls does not throttle itself before any of them could
 // answer.
 //
-// Allow and Done are lock-free and allocate nothing: a few atomic adds
-// and loads, no reading of the clock. The window's buckets turn on a
+// Allow and Done are lock-free and allocate nothing: an atomic add each to
+// a count striped over cache lines, a few loads, no reading of the clock
+// (about 9 KiB of counts per throttler). The window's buckets turn on a
 // timer of the throttler's clock, which runs while requests come and
 // stops after a bucket without any (the next request starts it again).
 // A Throttler is safe for simultaneous use by multiple goroutines and is
@@ -69,13 +71,54 @@ type Throttler struct {
 	timer clock.Timer // turns the buckets; nil until first armed
 }
 
-// bucket counts the requests of one time bucket.
+// bucket counts the requests of one time bucket. The counts every request
+// writes (requests sent, accepts) are striped over cache lines, a stripe
+// per goroutine (picked by its stack's address), so that concurrent
+// requests rarely write one line; failures, written only when requests
+// fail, are one count, which Allow reads.
 type bucket struct {
-	epoch    atomic.Int64 // which bucket of time it counts
+	epoch  atomic.Int64 // which bucket of time it counts
+	failed atomic.Int64 // requests sent that failed
+	_      [48]byte
+	s      [stripes]stripe
+}
+
+type stripe struct {
 	requests atomic.Int64 // requests sent
-	settled  atomic.Int64 // requests sent that are no longer in flight
 	accepts  atomic.Int64 // requests the dependency accepted
-	_        [32]byte     // a cache line per bucket
+	_        [48]byte
+}
+
+// stripes is the number of stripes of a bucket.
+const stripes = 8
+
+// stripe returns the calling goroutine's stripe of b.
+func (b *bucket) stripe() *stripe {
+	var probe byte
+	// Only the address is used, never dereferenced: goroutine stacks are
+	// at least 2 KiB and aligned to their size, so the bits from 11 up
+	// tell goroutines apart; Fibonacci hashing spreads them.
+	h := uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9E3779B97F4A7C15
+	return &b.s[h>>(64-3)]
+}
+
+// counts returns b's requests and accepts, over its stripes.
+func (b *bucket) counts() (requests, accepts int64) {
+	for i := range b.s {
+		requests += b.s[i].requests.Load()
+		accepts += b.s[i].accepts.Load()
+	}
+	return requests, accepts
+}
+
+// reset clears b for epoch e.
+func (b *bucket) reset(e int64) {
+	b.failed.Store(0)
+	for i := range b.s {
+		b.s[i].requests.Store(0)
+		b.s[i].accepts.Store(0)
+	}
+	b.epoch.Store(e)
 }
 
 // sums are the counts of the window's buckets before the current one, as
@@ -146,19 +189,27 @@ func (t *Throttler) Allow() (Permit, error) {
 		t.rejected.Add(1)
 		return Permit{}, t.throttled
 	}
-	b.requests.Add(1)
+	b.stripe().requests.Add(1)
 	return Permit{t: t, epoch: e}, nil
 }
 
 // probability returns the refusal probability now, b being the current
-// bucket: its requests count once they are no longer in flight, the
-// earlier buckets' in full.
+// bucket: its requests count once they are no longer in flight (accepted
+// or failed), the earlier buckets' in full.
 func (t *Throttler) probability(b *bucket) float64 {
 	s := t.closed.Load()
-	// Accepts first: a request that ends between the two loads is then
-	// seen accepted before it is seen settled, which errs toward sending.
-	a := s.accepts + s.lateAcc.Load() + b.accepts.Load()
-	r := s.requests + s.lateReq.Load() + b.settled.Load()
+	r := s.requests + s.lateReq.Load()
+	a := s.accepts + s.lateAcc.Load()
+	failed := b.failed.Load()
+	// The current bucket's accepts add 1 to requests and K >= 1 to
+	// accepts: while the rest leaves no excess, they cannot make one, and
+	// the stripes need not be read.
+	if float64(r+failed)-t.k*float64(a) <= 0 {
+		return 0
+	}
+	_, acc := b.counts()
+	r += failed + acc
+	a += acc
 	excess := float64(r) - t.k*float64(a)
 	if excess <= 0 {
 		return 0
@@ -205,7 +256,7 @@ func (t *Throttler) tick() {
 		t.armLocked(cur) // early: wait for the end of the bucket
 		return
 	}
-	if t.ring[cur%buckets].requests.Load() == 0 {
+	if r, _ := t.ring[cur%buckets].counts(); r == 0 {
 		t.cur.Store(-1) // idle: nothing to count until the next request
 		return
 	}
@@ -216,18 +267,15 @@ func (t *Throttler) tick() {
 // turnLocked makes e the current epoch: it clears e's bucket and sums
 // the window's earlier buckets. t.mu must be held.
 func (t *Throttler) turnLocked(e int64) {
-	b := &t.ring[e%buckets]
-	if b.epoch.Load() != e {
-		b.requests.Store(0)
-		b.settled.Store(0)
-		b.accepts.Store(0)
-		b.epoch.Store(e)
+	if b := &t.ring[e%buckets]; b.epoch.Load() != e {
+		b.reset(e)
 	}
 	var s sums
 	for i := range t.ring {
 		if b := &t.ring[i]; b.epoch.Load() > e-buckets && b.epoch.Load() < e {
-			s.requests += b.requests.Load()
-			s.accepts += b.accepts.Load()
+			r, a := b.counts()
+			s.requests += r
+			s.accepts += a
 		}
 	}
 	t.closed.Store(&s) // one allocation per bucket of time, never per request
@@ -273,8 +321,9 @@ func (t *Throttler) Stats() Stats {
 		now := t.epochNow()
 		for i := range t.ring {
 			if b := &t.ring[i]; b.epoch.Load() > now-buckets {
-				st.Requests += b.requests.Load()
-				st.Accepts += b.accepts.Load()
+				r, a := b.counts()
+				st.Requests += r
+				st.Accepts += a
 			}
 		}
 		if excess := float64(st.Requests) - t.k*float64(st.Accepts); excess > 0 {
@@ -284,8 +333,9 @@ func (t *Throttler) Stats() Stats {
 	}
 	b := &t.ring[e%buckets]
 	s := t.closed.Load()
-	st.Requests = s.requests + s.lateReq.Load() + b.requests.Load()
-	st.Accepts = s.accepts + s.lateAcc.Load() + b.accepts.Load()
+	r, a := b.counts()
+	st.Requests = s.requests + s.lateReq.Load() + r
+	st.Accepts = s.accepts + s.lateAcc.Load() + a
 	st.Probability = t.probability(b)
 	return st
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -238,5 +240,40 @@ func TestRequestOlderThanTheWindowIsNotCounted(t *testing.T) {
 	old.Done(nil)
 	if s := th.Stats(); s.Requests != 3 || s.Accepts != 0 {
 		t.Fatalf("Stats %+v, want the 3 failed requests of the window and no accept", s)
+	}
+}
+
+// Requests that all succeed are never refused, however many run at once:
+// a refusal needs a probability above 0, which only failures make (a
+// throttler that read a bucket's ended requests and its accepts at two
+// moments saw requests that ended between the two as not accepted, and
+// refused healthy traffic under concurrency).
+func TestConcurrentSuccessesAreNeverRefused(t *testing.T) {
+	for _, k := range []float64{1, 2} {
+		th := throttle.New(throttle.WithK(k), throttle.WithRandom(always))
+		var refused atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 20000 {
+					p, err := th.Allow()
+					if err != nil {
+						refused.Add(1)
+						continue
+					}
+					p.Done(nil)
+				}
+			})
+		}
+		finished := make(chan struct{})
+		go func() { wg.Wait(); close(finished) }()
+		select {
+		case <-finished:
+		case <-time.After(60 * time.Second):
+			t.Fatal("8 goroutines of 20000 requests did not finish within 60s")
+		}
+		if n := refused.Load(); n != 0 {
+			t.Errorf("K %v: %d of 160000 succeeding requests refused", k, n)
+		}
 	}
 }
