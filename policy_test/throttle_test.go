@@ -20,9 +20,8 @@ type thSlot struct {
 
 // thPermit is a request the model let through.
 type thPermit struct {
-	p      *throttle.Permit
-	epoch  int64
-	failed bool
+	p     *throttle.Permit
+	epoch int64
 }
 
 // thMachine drives a throttle.Throttler on a fake clock beside an exact

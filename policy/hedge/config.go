@@ -22,8 +22,9 @@ import (
 type Config[T any] struct {
 	// Delay is how long to wait for an accepted result before starting the
 	// next attempt (a hedge), measured on Clock from the start of the
-	// attempt before. 0 means the delay given to [New]; else it must be
-	// > 0, and it replaces New's.
+	// attempt before; with Quantile, only until the quantile can be
+	// measured. 0 means the delay given to [New]; else it must be > 0, and
+	// it replaces New's.
 	Delay time.Duration
 
 	// MaxHedges is the most attempts started in addition to the first: a

@@ -58,6 +58,11 @@ import (
 // to make more than once (idempotent reads), and mind that the dependency
 // sees up to 1+MaxHedges times the calls.
 //
+// With [WithQuantile] the delay is a quantile of the policy's own
+// attempts' latencies, and the policy is named after it ("hedge(p95)");
+// with [WithBudget] a call that finds the budget spent starts no more
+// attempts. The policy's calls share the estimator and the budget.
+//
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
 // no hedge allocates a cancellable context, a timer and a small record of
 // the race; each hedge adds a goroutine. A call that fails keeps at most
