@@ -17,9 +17,10 @@
 //
 // # How the limit moves
 //
-// The limiter measures each call from admission to [Permit.Done]. Over a
-// sampling window (1s, and at least 10 calls, by default) it takes the
-// mean latency of the successful calls and counts the failures; it keeps
+// The limiter measures each call from admission to [Permit.Done] (a
+// sample of them, when they come fast). Over a sampling window (1s, and
+// at least 10 calls, by default) it takes the mean latency of the
+// successful calls and counts the failures; it keeps
 // a baseline, the lowest window latency of the last ten minutes: the
 // dependency's latency without queueing. At the end of each window its
 // [Algorithm] sets the next limit from these. [Gradient2], the default,
@@ -96,7 +97,10 @@
 // Admitting and ending a call while nobody is queued is lock-free and
 // allocates nothing: a compare-and-swap each way on one word, a few
 // atomic adds to the window's counters, and two readings of the
-// monotonic clock (most of the cost). A refusal allocates nothing. A
+// monotonic clock (most of the cost). When calls come fast (more than 256
+// in a window) only a sample of them is timed: all of a window's first
+// 256, then one in k, about 512 a window; the others read no clock. A
+// refusal allocates nothing. A
 // caller that queues allocates its place in the line, and a timer with
 // MaxWait. The end of a window takes a lock, once per window.
 package adaptive

@@ -294,7 +294,8 @@ type Stats struct {
 	// grows.
 	Rejected uint64
 	// Latency is the mean latency of the successful calls of the last
-	// window that ended; 0 before the first, or if it had none.
+	// window that ended (of those timed: see [Limiter]); 0 before the
+	// first, or if it had none.
 	Latency time.Duration
 	// Baseline is the limiter's estimate of the dependency's latency
 	// without queueing (see [Window]); 0 before the first window with a
