@@ -28,6 +28,17 @@
 //     returns when its last attempt does, first success wins).
 //   - order_test.go: the README's recommended order (fallback > retry >
 //     hedge > breaker > timeout) fails fast behind an open breaker.
+//   - adaptive_test.go: the adaptive concurrency limiter against a model
+//     of its admissions, over random configurations (algorithms, one of
+//     them returning wild limits: NaN, ±Inf, huge, negative), priorities,
+//     outcomes and clock steps: a call is admitted iff fewer calls are in
+//     flight than its priority's ceiling of the current limit (so in
+//     flight never exceeds the limit at an admission), and the limit
+//     stays in [Min, Max].
+//   - throttle_test.go: the client-side throttler against an exact model
+//     of its time buckets: the probability is the SRE formula, in [0, 1)
+//     and 0 when all calls succeed; a request is refused iff its draw is
+//     below it; refusals count neither as requests nor as accepts.
 //   - breaker_test.go: policy/breaker as a rapid state machine against a
 //     reference model, over random configurations and schedules (admit,
 //     report in any order and twice, stale reports, Record, clock steps that

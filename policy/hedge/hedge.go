@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -73,6 +74,11 @@ import (
 // to make more than once (idempotent reads), and mind that the dependency
 // sees up to 1+MaxHedges times the calls.
 //
+// With [WithQuantile] the delay is a quantile of the policy's own
+// attempts' latencies, and the policy is named after it ("hedge(p95)");
+// with [WithBudget] a call that finds the budget spent starts no more
+// attempts. The policy's calls share the estimator and the budget.
+//
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
 // no hedge allocates a cancellable context, a timer and a small record of
 // the race; each hedge adds a goroutine. A call that fails keeps at most
@@ -89,16 +95,27 @@ func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 	if p.clock == nil {
 		p.clock = clock.Real()
 	}
-	return resilience.New("hedge("+c.Delay.String()+")", p.run)
+	name := "hedge(" + c.Delay.String() + ")"
+	if c.Quantile > 0 {
+		p.est = newEstimator(c.Quantile, c.MinDelay, c.MaxDelay, c.Delay)
+		name = "hedge(p" + strconv.FormatFloat(100*c.Quantile, 'g', -1, 64) + ")"
+	}
+	if c.Budget > 0 {
+		p.budget = newBudget(c.Budget)
+	}
+	return resilience.New(name, p.run)
 }
 
-// policy is the configuration of one hedge policy, fixed at New.
+// policy is the configuration of one hedge policy, fixed at New, and the
+// state its calls share: the quantile estimator and the budget.
 type policy[T any] struct {
 	delay     time.Duration
 	maxHedges int           // attempts after the first; never added to (it may be math.MaxInt)
 	maxWait   time.Duration // the longest hint waited for; 0: the delay; resilience.Off: no cap
 	accept    func(T, error) bool
 	clock     clock.Clock
+	est       *estimator // nil: a fixed delay
+	budget    *budget    // nil: no budget
 }
 
 // waitsFor reports whether a hint d > 0 is short enough to wait for (see
@@ -125,6 +142,7 @@ func (p *policy[T]) accepts(v T, err error) bool {
 // race is the state of one call.
 type race[T any] struct {
 	p      *policy[T]
+	delay  time.Duration // between attempts, fixed for the call
 	next   resilience.Next[T]
 	parent context.Context    // the caller's context
 	ctx    context.Context    // the attempts' context, child of parent
@@ -154,9 +172,15 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
+	r := &race[T]{p: p, delay: p.delay, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
+	if p.est != nil {
+		r.delay = p.est.current()
+	}
+	if p.budget != nil {
+		p.budget.deposit()
+	}
 	r.mu.Lock()
-	r.timer = p.clock.AfterFunc(p.delay, r.onTimer)
+	r.timer = p.clock.AfterFunc(r.delay, r.onTimer)
 	r.mu.Unlock()
 
 	// The first attempt runs here. If it panics, the hedges are stopped
@@ -164,15 +188,34 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 	ok := false
 	defer func() {
 		if !ok {
-			r.finish(0, *new(T), nil, false, true, nil)
+			r.finish(0, *new(T), nil, false, true, nil, 0)
 			r.wait()
 		}
 	}()
+	start := p.stamp()
 	v, err := next.Call(actx)
 	accepted := p.accepts(v, err)
 	ok = true
-	r.finish(0, v, err, accepted, false, nil)
+	r.finish(0, v, err, accepted, false, nil, p.took(start))
 	return r.result()
+}
+
+// stamp returns the time now on p's clock if p measures its attempts'
+// latencies (a quantile), else the zero Time: a start for took.
+func (p *policy[T]) stamp() time.Time {
+	if p.est == nil {
+		return time.Time{}
+	}
+	return p.clock.Now()
+}
+
+// took returns the time since start, a stamp, or 0 if p measures no
+// latencies.
+func (p *policy[T]) took(start time.Time) time.Duration {
+	if p.est == nil {
+		return 0
+	}
+	return p.clock.Now().Sub(start)
 }
 
 // onTimer starts the next hedge, if the race still wants one.
@@ -204,6 +247,10 @@ func (r *race[T]) launchLocked() {
 		}
 		r.hinted = false
 	}
+	if r.p.budget != nil && !r.p.budget.withdraw() {
+		r.closeLocked() // the budget is spent: this call starts no more attempts
+		return
+	}
 	i := r.started
 	r.started++
 	r.running++
@@ -212,7 +259,7 @@ func (r *race[T]) launchLocked() {
 	}
 	go r.hedge(i)
 	if r.hedges() < r.p.maxHedges {
-		r.timer.Reset(r.p.delay)
+		r.timer.Reset(r.delay)
 	} else {
 		r.timer.Stop()
 	}
@@ -279,18 +326,25 @@ func (r *race[T]) hedge(i int) {
 	ok := false
 	defer func() {
 		if !ok {
-			r.finish(i, *new(T), nil, false, true, recover())
+			r.finish(i, *new(T), nil, false, true, recover(), 0)
 		}
 	}()
+	start := r.p.stamp()
 	v, err := r.next.Call(r.ctx)
 	accepted := r.p.accepts(v, err)
 	ok = true
-	r.finish(i, v, err, accepted, false, nil)
+	r.finish(i, v, err, accepted, false, nil, r.p.took(start))
 }
 
-// finish records the outcome of attempt i.
-func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVal any) {
+// finish records the outcome of attempt i, which ran for took (0 when
+// the policy measures no latencies).
+func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVal any, took time.Duration) {
 	r.mu.Lock()
+	if r.p.est != nil && !panicked && (accepted || r.won) {
+		// An accepted result's latency, or a loser's time until it was
+		// cancelled: a lower bound of its latency.
+		r.p.est.record(took)
+	}
 	r.running--
 	stop := false
 	switch {
