@@ -53,6 +53,15 @@ var reasons = func() map[error]string {
 	return m
 }()
 
+// sentinels are the names of knownErrors by error.
+var sentinels = func() map[error]string {
+	m := make(map[error]string)
+	for _, k := range knownErrors {
+		m[k.err] = k.name
+	}
+	return m
+}()
+
 // wrappers are the types of the standard library's wrapping errors, which
 // say nothing of the error's class: error.type is the type of what they
 // wrap.
@@ -92,10 +101,28 @@ func errorType(err error) string {
 			return errorType(next)
 		}
 	}
+	if leaf(err) { // errors.Is(err, k) is err == k: one map read
+		if reflect.TypeOf(err).Comparable() {
+			if name, ok := sentinels[err]; ok {
+				return name
+			}
+		}
+		return t
+	}
 	for _, k := range knownErrors {
 		if errors.Is(err, k.err) {
 			return k.name
 		}
 	}
 	return t
+}
+
+// leaf reports whether err wraps nothing and has no Is method, so that
+// errors.Is(err, target) is err == target.
+func leaf(err error) bool {
+	switch err.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }, interface{ Is(error) bool }:
+		return false
+	}
+	return true
 }
