@@ -1,0 +1,3 @@
+// Package resilienceprom exposes what the resilience policies do as
+// Prometheus metrics.
+package resilienceprom
