@@ -2,6 +2,7 @@ package resilienceotel_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -92,4 +93,46 @@ func BenchmarkMeasure(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkBreakerClosedPaired makes successes through a closed breaker,
+// bare and with the exporter attached, in alternating blocks, and reports
+// the median time of a call of each and the median of their ratio
+// (exported/bare): on a loaded machine, where sequential sub-benchmarks
+// swing, the pairs see the same load.
+func BenchmarkBreakerClosedPaired(b *testing.B) {
+	const block = 256
+	bare := breaker.Policy[int](breaker.New(breaker.WithName("b")))
+	_, exp := exported(b)
+	ctx := context.Background()
+	run := func(p resilience.Policy[int]) float64 {
+		start := time.Now()
+		for range block {
+			if _, err := p.Do(ctx, okOp); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return float64(time.Since(start)) / block
+	}
+	const keep = 4096 // the last pairs, allocated before the loop
+	bareNs, expNs, ratios := make([]float64, 0, keep), make([]float64, 0, keep), make([]float64, 0, keep)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		x, y := run(bare), run(exp)
+		if i < keep {
+			bareNs, expNs, ratios = append(bareNs, x), append(expNs, y), append(ratios, y/x)
+		} else {
+			bareNs[i%keep], expNs[i%keep], ratios[i%keep] = x, y, y/x
+		}
+	}
+	b.ReportMetric(median(bareNs), "bare-ns/call")
+	b.ReportMetric(median(expNs), "exported-ns/call")
+	b.ReportMetric(median(ratios), "exported/bare")
+	b.ReportMetric(0, "ns/op") // per block pair: not a call's cost
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -102,7 +102,7 @@ func retryErr(t *testing.T, last error) error {
 func attrMap(s attribute.Set) map[string]string {
 	out := make(map[string]string)
 	for _, kv := range s.ToSlice() {
-		out[string(kv.Key)] = kv.Value.Emit()
+		out[string(kv.Key)] = kv.Value.String()
 	}
 	return out
 }

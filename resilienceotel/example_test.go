@@ -35,7 +35,7 @@ func print(rm metricdata.ResourceMetrics) {
 			for _, p := range pts {
 				var kv []string
 				for _, a := range p.Attributes.ToSlice() {
-					kv = append(kv, string(a.Key)+"="+a.Value.Emit())
+					kv = append(kv, string(a.Key)+"="+a.Value.String())
 				}
 				lines = append(lines, fmt.Sprintf("%s{%s} %d", m.Name, strings.Join(kv, ","), p.Value))
 			}
@@ -137,7 +137,7 @@ func ExampleMeasure() {
 			for _, p := range h.DataPoints {
 				a, _ := p.Attributes.Value(attribute.Key("resilience.attempt"))
 				o, _ := p.Attributes.Value(attribute.Key("resilience.outcome"))
-				lines = append(lines, fmt.Sprintf("%s attempt=%s outcome=%s count=%d", m.Name, a.Emit(), o.Emit(), p.Count))
+				lines = append(lines, fmt.Sprintf("%s attempt=%s outcome=%s count=%d", m.Name, a.String(), o.String(), p.Count))
 			}
 		}
 	}
