@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -150,4 +151,29 @@ func ExampleMeasure() {
 	// resilience.attempt.duration attempt=2 outcome=failure count=1
 	// resilience.attempt.duration attempt=3 outcome=success count=1
 	// resilience.call.duration attempt= outcome=success count=1
+}
+
+// WithKeys adds the key of a keyed guard's events, at most n per guard:
+// the keys past the first two here read "_OTHER".
+func ExampleWithKeys() {
+	reader := sdkmetric.NewManualReader()
+	m, err := resilienceotel.New(
+		resilienceotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
+		resilienceotel.WithKeys(2),
+	)
+	if err != nil {
+		panic(err)
+	}
+	for _, tenant := range []string{"acme", "globex", "acme", "initech", "umbrella"} {
+		m.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Key: tenant, Wait: time.Millisecond})
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		panic(err)
+	}
+	print(filter(rm, "resilience.events"))
+	// Output:
+	// resilience.events{event.name=ratelimit.waited,resilience.key=_OTHER,resilience.policy.name=api,resilience.policy.type=ratelimit} 2
+	// resilience.events{event.name=ratelimit.waited,resilience.key=acme,resilience.policy.name=api,resilience.policy.type=ratelimit} 2
+	// resilience.events{event.name=ratelimit.waited,resilience.key=globex,resilience.policy.name=api,resilience.policy.type=ratelimit} 1
 }

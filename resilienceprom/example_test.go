@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -94,4 +95,21 @@ func ExampleMeasure() {
 	// resilience_attempt_duration_seconds_sum{attempt="2",name="prices",outcome="success"} 0
 	// resilience_attempt_duration_seconds_count{attempt="2",name="prices",outcome="success"} 1
 	// resilience_calls_total{name="prices",outcome="success",policy="pipeline"} 1
+}
+
+// WithBuckets sets the histograms' bounds, here for waits of a few
+// milliseconds to a second.
+func ExampleWithBuckets() {
+	c := resilienceprom.New(resilienceprom.WithBuckets(0.01, 0.1, 1))
+	for _, w := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond, 2 * time.Second} {
+		c.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "db", Attempt: 1, Wait: w})
+	}
+	samples(c, "resilience_wait_duration_seconds")
+	// Output:
+	// resilience_wait_duration_seconds_bucket{event="retry.waiting",name="db",policy="retry",le="0.01"} 1
+	// resilience_wait_duration_seconds_bucket{event="retry.waiting",name="db",policy="retry",le="0.1"} 2
+	// resilience_wait_duration_seconds_bucket{event="retry.waiting",name="db",policy="retry",le="1"} 2
+	// resilience_wait_duration_seconds_bucket{event="retry.waiting",name="db",policy="retry",le="+Inf"} 3
+	// resilience_wait_duration_seconds_sum{event="retry.waiting",name="db",policy="retry"} 2.055
+	// resilience_wait_duration_seconds_count{event="retry.waiting",name="db",policy="retry"} 3
 }
