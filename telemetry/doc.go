@@ -6,8 +6,8 @@
 // clock only, so every policy can import it.
 //
 // A policy reports to the [Observer] given to it (breaker.WithObserver,
-// retry.WithObserver). With none, reporting costs nothing: the policies
-// check for a nil Observer and build no event. Events are small values
+// retry.WithObserver, timeout.WithObserver). With none, reporting costs
+// nothing: the policies check for a nil Observer and build no event. Events are small values
 // ([Event]) built and passed without allocation. Successes are counted,
 // not streamed: a call that succeeds on a closed breaker emits no event
 // (its count is in the breaker's Stats).
@@ -52,9 +52,12 @@
 //	                          starts                             Err (its error), Wait
 //	retry.gave_up             the policy stops with a            Attempt (attempts made), Err    —                       Warn
 //	                          retry.Error                        (the Error's Reason)
-//	timeout.expired           an attempt's deadline passed       Elapsed (the timeout)           OnTimeout               Debug
+//	timeout.expired           a call returned ErrTimeout: its    Elapsed (the timeout)           OnTimeout               Debug
+//	                          deadline passed
 //	timeout.abandoned         the policy returned without an op  Elapsed (the timeout)           —                       Info
-//	                          that ignored its deadline
+//	                          that ignored its deadline (at the
+//	                          deadline, after timeout.expired,
+//	                          or at the caller's cancellation)
 //	hedge.launched            a hedged copy started              Attempt (2 = the first hedge),  OnHedging               Debug
 //	                                                             Elapsed (since the first copy)
 //	hedge.won                 a copy's result was used           Attempt (that copy), Elapsed    —                       Debug
@@ -67,10 +70,10 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// The breaker and the retry policy emit their events; the timeout, hedge,
-// bulkhead, rate limiter and fallback rows are the names and fields their
-// events will have, defined here so that dashboards can be built on the
-// whole table now.
+// The breaker, the retry and the timeout policy emit their events; the
+// hedge, bulkhead, rate limiter and fallback rows are the names and fields
+// their events will have, defined here so that dashboards can be built on
+// the whole table now.
 //
 // Events of one call come in the order they happened. A breaker's
 // transitions and counted failures come in order, one at a time, from
