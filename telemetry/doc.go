@@ -3,12 +3,14 @@
 // exporters, a [Slog] for logs), a uniform [Snapshot] of a guard's live
 // state, and a [Registry] of guards and pipelines for exporters and health
 // checks to enumerate. It depends on the standard library and package
-// clock only, so every policy can import it.
+// clock only, so the root package and every policy can import it (and it
+// must never import them).
 //
 // A policy reports to the [Observer] given to it (breaker.WithObserver,
-// retry.WithObserver, timeout.WithObserver). With none, reporting costs
-// nothing: the policies check for a nil Observer and build no event. Events are small values
-// ([Event]) built and passed without allocation. Successes are counted,
+// retry.WithObserver, timeout.WithObserver,
+// resilience.WithFallbackObserver). With none, reporting costs nothing:
+// the policies check for a nil Observer and build no event. Events are
+// small values ([Event]) built and passed without allocation. Successes are counted,
 // not streamed: a call that succeeds on a closed breaker emits no event
 // (its count is in the breaker's Stats).
 //
@@ -70,10 +72,10 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// The breaker, the retry and the timeout policy emit their events; the
-// hedge, bulkhead, rate limiter and fallback rows are the names and fields
-// their events will have, defined here so that dashboards can be built on
-// the whole table now.
+// The breaker, the retry, the timeout and the fallback emit their events;
+// the hedge, bulkhead and rate limiter rows are the names and fields their
+// events will have, defined here so that dashboards can be built on the
+// whole table now.
 //
 // Events of one call come in the order they happened. A breaker's
 // transitions and counted failures come in order, one at a time, from
