@@ -20,14 +20,17 @@
 // dependency; each has an adapter that makes it a Policy[T] for any T.
 // Time comes from package clock, delay schedules from package backoff.
 // What the policies do is reported through package telemetry: events to an
-// observer given with each policy's WithObserver, guards' live Stats, and a
+// observer given with each policy's WithObserver (a fallback's:
+// [WithFallbackObserver]), guards' live Stats, and a
 // registry of guards and pipelines for exporters and health checks.
 //
 // # Entry points
 //
 //   - [New]: a policy of your own, one layer that calls [Next.Call] to go on
 //   - [Then], [Policy.Then]: composition, outermost first
-//   - [Policy.Fallback], [Fallback]: a result to use when the chain fails
+//   - [Policy.Fallback], [Fallback]: a result to use when the chain fails,
+//     named and observed through [FallbackOption]s ([WithFallbackName],
+//     [WithFallbackObserver])
 //   - [Policy.Do], [Policy.Wrap]: running an op
 //   - [Guard], [Guard2], [GuardErr]: guarded functions that keep their own shape
 //   - [As]: typed calls through one shared Policy[any]

@@ -29,6 +29,11 @@
 // call is refused, an abandoning timeout is waited out, a fallback that
 // skips the handler gets 500).
 //
-// Entry points: [Transport], [Middleware], [WithKeyedLimit], [IsFailure],
-// [ParseRetryAfter], [StatusError], [ErrBodyNotReplayable].
+// [Health] is a health check over a telemetry.Registry: 200, or 503 when a
+// breaker named critical ([WithCritical]; none by default) is open, with
+// every registered guard's state as JSON.
+//
+// Entry points: [Transport], [Middleware], [WithKeyedLimit], [Health],
+// [WithCritical], [IsFailure], [ParseRetryAfter], [StatusError],
+// [ErrBodyNotReplayable].
 package resiliencehttp
