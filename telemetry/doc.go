@@ -6,7 +6,7 @@
 // clock only, so every policy can import it.
 //
 // A policy reports to the [Observer] given to it (breaker.WithObserver,
-// retry.WithObserver). With none, reporting costs nothing: the policies
+// retry.WithObserver, hedge.WithObserver). With none, reporting costs nothing: the policies
 // check for a nil Observer and build no event. Events are small values
 // ([Event]) built and passed without allocation. Successes are counted,
 // not streamed: a call that succeeds on a closed breaker emits no event
@@ -58,6 +58,7 @@
 //	hedge.launched            a hedged copy started              Attempt (2 = the first hedge),  OnHedging               Debug
 //	                                                             Elapsed (since the first copy)
 //	hedge.won                 a copy's result was used           Attempt (that copy), Elapsed    —                       Debug
+//	                          (in a call that hedged)            (since the first copy)
 //	hedge.losers_cancelled    the other copies were cancelled    Attempt (how many)              —                       Debug
 //	bulkhead.queued_admitted  a queued call got a slot           Wait (time in the queue)        —                       Debug
 //	bulkhead.rejected         a call was refused (full, queue    Err, Wait (time in the queue)   OnRateLimiterRejected   Debug
@@ -67,10 +68,10 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// The breaker and the retry policy emit their events; the timeout, hedge,
-// bulkhead, rate limiter and fallback rows are the names and fields their
-// events will have, defined here so that dashboards can be built on the
-// whole table now.
+// The breaker, the retry and the hedge policy emit their events; the
+// timeout, bulkhead, rate limiter and fallback rows are the names and fields
+// their events will have, defined here so that dashboards can be built on
+// the whole table now.
 //
 // Events of one call come in the order they happened. A breaker's
 // transitions and counted failures come in order, one at a time, from
