@@ -7,7 +7,7 @@
 // must never import them).
 //
 // A policy reports to the [Observer] given to it (breaker.WithObserver,
-// retry.WithObserver, timeout.WithObserver,
+// retry.WithObserver, timeout.WithObserver, hedge.WithObserver,
 // resilience.WithFallbackObserver). With none, reporting costs nothing:
 // the policies check for a nil Observer and build no event. Events are
 // small values ([Event]) built and passed without allocation. Successes are counted,
@@ -63,6 +63,7 @@
 //	hedge.launched            a hedged copy started              Attempt (2 = the first hedge),  OnHedging               Debug
 //	                                                             Elapsed (since the first copy)
 //	hedge.won                 a copy's result was used           Attempt (that copy), Elapsed    —                       Debug
+//	                          (in a call that hedged)            (since the first copy)
 //	hedge.losers_cancelled    the other copies were cancelled    Attempt (how many)              —                       Debug
 //	bulkhead.queued_admitted  a queued call got a slot           Wait (time in the queue)        —                       Debug
 //	bulkhead.rejected         a call was refused (full, queue    Err, Wait (time in the queue)   OnRateLimiterRejected   Debug
@@ -72,8 +73,8 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// The breaker, the retry, the timeout and the fallback emit their events;
-// the hedge, bulkhead and rate limiter rows are the names and fields their
+// The breaker, the retry, the timeout, the hedge and the fallback emit their
+// events; the bulkhead and rate limiter rows are the names and fields their
 // events will have, defined here so that dashboards can be built on the
 // whole table now.
 //

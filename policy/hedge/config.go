@@ -11,16 +11,23 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the configuration of a hedge policy for results of type T,
 // one field per option, for configurations read at run time (a JSON file,
 // say: Config reads and writes JSON with durations as Go duration strings
-// such as "50ms"; Accept and Clock are not serialised). A zero field means
-// the field's default, so Config[T]{} is the default configuration, and
-// [WithConfig] sets only the fields that are not zero. Check a Config with
-// [Config.Validate] before giving it to New.
+// such as "50ms"; Accept, Clock and Observer are not serialised). A zero
+// field means the field's default, so Config[T]{} is the default
+// configuration, and [WithConfig] sets only the fields that are not zero.
+// Check a Config with [Config.Validate] before giving it to New.
 type Config[T any] struct {
+	// Name identifies the policy in its events (telemetry.Event.Name), so
+	// that an observer counting or logging per name tells two hedges
+	// apart. "" (the default) means no name. The layer name stays
+	// "hedge(50ms)" (or "hedge(p95)") either way, as a timeout's does.
+	Name string
+
 	// Delay is how long to wait for an accepted result before starting the
 	// next attempt (a hedge), measured on Clock from the start of the
 	// attempt before; with Quantile, only until the quantile can be
@@ -87,6 +94,17 @@ type Config[T any] struct {
 	// Finite and > 0 (0.1: a hedge per ten calls); 0 (the default) means
 	// no budget.
 	Budget float64
+
+	// Observer, if not nil, receives the policy's events (see package
+	// telemetry) for the calls that hedge: hedge.launched when a hedge
+	// starts, hedge.won when an attempt's result is accepted, and
+	// hedge.losers_cancelled when attempts still running are cancelled
+	// because another won. A call that starts no hedge reports nothing.
+	// Events come in the order they happened, from the goroutine that
+	// caused them (the caller's, the timer's or an attempt's), one at a
+	// time per call and never with the call's lock held, before Do
+	// returns. nil (the default) means no events, at no cost.
+	Observer telemetry.Observer
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, else
@@ -117,14 +135,14 @@ func (c Config[T]) Validate() error {
 }
 
 // MarshalJSON writes c as a JSON object: its non-zero fields by their Go
-// names, durations as Go duration strings ("50ms"; "off" for Off); Accept
-// and Clock are left out.
+// names, durations as Go duration strings ("50ms"; "off" for Off); Accept,
+// Clock and Observer are left out.
 func (c Config[T]) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads a JSON object that [Config.MarshalJSON] wrote (field
 // names match case-insensitively) into c: the fields it holds are set, the
 // others left as they are. An unknown field, or one that cannot be
-// serialised (Accept, Clock), is an error.
+// serialised (Accept, Clock, Observer), is an error.
 func (c *Config[T]) UnmarshalJSON(b []byte) error {
 	return jsonconf.Unmarshal("hedge", b, c)
 }
@@ -136,8 +154,8 @@ func (c *Config[T]) UnmarshalJSON(b []byte) error {
 // The options that carry a T ([WithAccept], [WithConfig]) are an
 // Option[T] of their own T only: giving one to a New of another T does not
 // compile. The others ([WithMaxHedges], [WithMaxWait], [WithClock],
-// [WithQuantile], [WithBudget]) are an [AnyOption], which is an Option[T]
-// for every T.
+// [WithQuantile], [WithBudget], [WithName], [WithObserver]) are an
+// [AnyOption], which is an Option[T] for every T.
 type Option[T any] func(*settings)
 
 // AnyOption is an option that carries no result type: a value of it is an
@@ -155,6 +173,8 @@ type settings struct {
 	quantile           float64
 	minDelay, maxDelay time.Duration
 	budget             float64
+	name               string
+	observer           telemetry.Observer
 }
 
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
@@ -182,6 +202,14 @@ func WithQuantile(q float64, min, max time.Duration) AnyOption {
 // (0: no budget, the default).
 func WithBudget(fraction float64) AnyOption { return func(s *settings) { s.budget = fraction } }
 
+// WithName sets [Config.Name]: the policy's name in its events ("" =
+// none).
+func WithName(name string) AnyOption { return func(s *settings) { s.name = name } }
+
+// WithObserver sets [Config.Observer]: where the policy's events go (nil =
+// nowhere).
+func WithObserver(o telemetry.Observer) AnyOption { return func(s *settings) { s.observer = o } }
+
 // WithAccept sets [Config.Accept]: which results end the race (nil = those
 // without error). T is inferred from accept; the option goes to a New of
 // that T only.
@@ -202,7 +230,8 @@ func WithConfig[T any](c Config[T]) Option[T] {
 			accept = cur.Accept
 		}
 		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, maxWait: cur.MaxWait, accept: accept, clock: cur.Clock,
-			quantile: cur.Quantile, minDelay: cur.MinDelay, maxDelay: cur.MaxDelay, budget: cur.Budget}
+			quantile: cur.Quantile, minDelay: cur.MinDelay, maxDelay: cur.MaxDelay, budget: cur.Budget,
+			name: cur.Name, observer: cur.Observer}
 	}
 }
 
@@ -211,7 +240,8 @@ func WithConfig[T any](c Config[T]) Option[T] {
 func configOf[T any](s *settings) Config[T] {
 	accept, _ := s.accept.(func(T, error) bool)
 	return Config[T]{Delay: s.delay, MaxHedges: s.maxHedges, MaxWait: s.maxWait, Accept: accept, Clock: s.clock,
-		Quantile: s.quantile, MinDelay: s.minDelay, MaxDelay: s.maxDelay, Budget: s.budget}
+		Quantile: s.quantile, MinDelay: s.minDelay, MaxDelay: s.maxDelay, Budget: s.budget,
+		Name: s.name, Observer: s.observer}
 }
 
 // configure returns the configuration of New[T](delay, opts...), or panics

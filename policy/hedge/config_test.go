@@ -14,6 +14,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // starts runs one call of p whose attempts all take a second, and returns
@@ -142,6 +143,7 @@ func TestValidate(t *testing.T) {
 
 func TestConfigJSONRoundTrip(t *testing.T) {
 	full := hedge.Config[string]{
+		Name:      "profiles",
 		Delay:     20 * ms,
 		MaxHedges: 3,
 		MaxWait:   2 * time.Second,
@@ -151,21 +153,22 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 		MinDelay:  5 * ms,
 		MaxDelay:  time.Second,
 		Budget:    0.1,
+		Observer:  telemetry.NewCounter(),
 	}
 	data, err := json.Marshal(full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(`{"Delay":"20ms","MaxHedges":3,"MaxWait":"2s","Quantile":0.95,"MinDelay":"5ms","MaxDelay":"1s","Budget":0.1}`, string(data)); diff != "" {
+	if diff := cmp.Diff(`{"Name":"profiles","Delay":"20ms","MaxHedges":3,"MaxWait":"2s","Quantile":0.95,"MinDelay":"5ms","MaxDelay":"1s","Budget":0.1}`, string(data)); diff != "" {
 		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
 	}
 	var got hedge.Config[string]
 	if err := json.Unmarshal(data, &got); err != nil {
 		t.Fatal(err)
 	}
-	// The func and the clock are not serialised.
+	// The func, the clock and the observer are not serialised.
 	want := full
-	want.Accept, want.Clock = nil, nil
+	want.Accept, want.Clock, want.Observer = nil, nil, nil
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}
@@ -184,6 +187,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 		`{"Delay": 20}`:        "hedge: ",
 		`{"MaxHedges": "two"}`: "hedge: ",
 		`{"Accept": true}`:     `unknown field "Accept"`,
+		`{"Observer": {}}`:     `unknown field "Observer"`,
 		`{"Delays": "1s"}`:     `unknown field "Delays"`,
 	} {
 		var c hedge.Config[int]

@@ -23,7 +23,8 @@
 //
 //   - [New]: the policy, a resilience.Policy[T], for a delay > 0, configured
 //     by options: [WithMaxHedges], [WithMaxWait], [WithQuantile],
-//     [WithBudget], [WithAccept], [WithClock], [WithConfig].
+//     [WithBudget], [WithAccept], [WithClock], [WithName], [WithObserver],
+//     [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time; it reads and writes JSON.
 //
@@ -40,6 +41,8 @@
 //	WithBudget, Budget          0: no budget                       hedges per call
 //	WithAccept, Accept          nil: accept a result iff its error is nil
 //	WithClock, Clock            clock.Real()
+//	WithName, Name              "": no name in the policy's events
+//	WithObserver, Observer      nil: no events, at no cost
 //
 // [WithConfig] sets the fields of its Config that are not zero, so it never
 // erases New's delay, an earlier option or a default: Config.Delay 0 keeps
@@ -54,6 +57,23 @@
 // its calls share its quantile estimator and its budget, if it has them
 // (a policy value and its copies are one policy: build one per
 // dependency).
+//
+// # Events
+//
+// With an observer ([WithObserver], see package telemetry) a call that
+// hedges reports hedge.launched as each hedge starts (Attempt 2 for the
+// first hedge; Elapsed since the first attempt started), hedge.won when an
+// attempt's result is accepted (Attempt: that attempt, 1 for the first;
+// Elapsed since the first attempt started) and, if attempts were still
+// running then, hedge.losers_cancelled (Attempt: how many were cancelled).
+// Every event carries the policy's Name. A call that starts no hedge
+// reports nothing, nor does one whose attempts all fail (but for its
+// launches). The events of a call come one at a time and in the order they
+// happened, from the goroutine that caused them (the caller's, the delay
+// timer's or an attempt's), never with the call's lock held, and all of
+// them before Do returns; an observer that blocks holds up the call. A
+// panic of the observer reaches the caller once every attempt has
+// returned (an attempt's own panic goes first).
 //
 // # Hedging at a quantile
 //

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // replicas returns an op whose n-th call (from 0) goes to the n-th replica:
@@ -325,4 +327,36 @@ func ExampleWithBudget() {
 	fmt.Println("calls 100, hedges", attempts.Load()-100)
 	// Output:
 	// calls 100, hedges 5
+}
+
+func ExampleWithObserver() {
+	clk := clock.NewFake()
+	// Any telemetry.Observer: a Counter for exporters, a telemetry.Slog
+	// for logs; here one that keeps the events, printed after the call.
+	var (
+		mu     sync.Mutex
+		events []telemetry.Event
+	)
+	obs := telemetry.ObserverFunc(func(e telemetry.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	})
+	p := hedge.New[string](50*time.Millisecond, hedge.WithName("profiles"), hedge.WithObserver(obs), hedge.WithClock(clk))
+
+	// Replica 0 is slow: the hedge to replica 1 wins.
+	v, err := drive(clk, 50*time.Millisecond, 1, func() (string, error) {
+		return p.Do(context.Background(), replicas(clk, false, true))
+	})
+	fmt.Println(v, err)
+	for _, e := range events {
+		fmt.Println(e.Type, e.Name, e.Attempt, e.Elapsed)
+	}
+	// Output:
+	// replica 0 called at 0s
+	// replica 1 called at 50ms
+	// replica 1 <nil>
+	// hedge.launched profiles 2 50ms
+	// hedge.won profiles 2 50ms
+	// hedge.losers_cancelled profiles 1 0s
 }

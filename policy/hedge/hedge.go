@@ -10,6 +10,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // New returns a hedge policy, named "hedge(delay)" (e.g. "hedge(50ms)"),
@@ -83,7 +84,10 @@ import (
 // no hedge allocates a cancellable context, a timer and a small record of
 // the race; each hedge adds a goroutine. A call that fails keeps at most
 // six attempt errors, however many attempts it starts: any MaxHedges up to
-// math.MaxInt is fine.
+// math.MaxInt is fine. With no observer, reporting costs nothing; an
+// observer adds no allocation (its events are passed by value), and the
+// events of a call that hedges are reported as the package documentation
+// says ("Events").
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
 // if the configuration is invalid. (An option for another result type does
@@ -91,7 +95,8 @@ import (
 // safe for simultaneous use by multiple goroutines if Accept is.
 func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 	c := configure[T](delay, opts)
-	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, maxWait: c.MaxWait, accept: c.Accept, clock: c.Clock}
+	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, maxWait: c.MaxWait, accept: c.Accept, clock: c.Clock,
+		obs: c.Observer, name: c.Name}
 	if p.clock == nil {
 		p.clock = clock.Real()
 	}
@@ -116,6 +121,8 @@ type policy[T any] struct {
 	clock     clock.Clock
 	est       *estimator // nil: a fixed delay
 	budget    *budget    // nil: no budget
+	obs       telemetry.Observer
+	name      string // in the events
 }
 
 // waitsFor reports whether a hint d > 0 is short enough to wait for (see
@@ -149,21 +156,32 @@ type race[T any] struct {
 	cancel context.CancelFunc // cancels ctx
 
 	mu        sync.Mutex
-	timer     clock.Timer   // starts the next hedge
 	closed    bool          // no attempt will start any more
-	running   int           // attempts started and not yet finished
 	hinted    bool          // an attempt's error asked to wait until notBefore
-	notBefore time.Time     // on p.clock: no attempt starts before it, if hinted
 	deferred  bool          // the next attempt waits for notBefore on the timer
 	settled   bool          // over is closed
 	won       bool          // an accepted result is in v, err
+	panicked  bool          // an attempt panicked (or called runtime.Goexit)
+	timer     clock.Timer   // starts the next hedge
+	running   int           // attempts started and not yet finished
+	notBefore time.Time     // on p.clock: no attempt starts before it, if hinted
 	v         T             // the winner's value, else the last failure's
 	err       error         // the winner's error
 	started   int           // attempts started, the first included
 	failed    *failures     // the failed attempts' errors that are kept; made at the first failure
-	panicked  bool          // an attempt panicked (or called runtime.Goexit)
-	panicVal  any           // its value; nil for runtime.Goexit
+	panicVal  any           // the panicking attempt's value; nil for runtime.Goexit
 	over      chan struct{} // closed once running is 0 and no attempt is deferred; made with the first hedge or deferral
+
+	// With an observer: start is when the first attempt started, on
+	// p.clock. emu orders the call's events: whoever decides an event
+	// under mu locks emu before unlocking mu, and emits with emu held
+	// (so mu is always locked before emu, and never while emu is held).
+	// obsPanic, guarded by emu, is the observer's first panic value (never
+	// nil: panic(nil) recovers as a *runtime.PanicNilError), raised on the
+	// caller's goroutine once every attempt has returned.
+	start    time.Time
+	emu      sync.Mutex
+	obsPanic any
 }
 
 func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
@@ -179,6 +197,9 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 	if p.budget != nil {
 		p.budget.deposit()
 	}
+	if p.obs != nil {
+		r.start = p.clock.Now()
+	}
 	r.mu.Lock()
 	r.timer = p.clock.AfterFunc(r.delay, r.onTimer)
 	r.mu.Unlock()
@@ -190,6 +211,7 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 		if !ok {
 			r.finish(0, *new(T), nil, false, true, nil, 0)
 			r.wait()
+			r.flush() // the attempt's panic goes on; the observer's is dropped
 		}
 	}()
 	start := p.stamp()
@@ -221,20 +243,74 @@ func (p *policy[T]) took(start time.Time) time.Duration {
 // onTimer starts the next hedge, if the race still wants one.
 func (r *race[T]) onTimer() {
 	r.mu.Lock()
-	r.launchLocked()
+	launched := r.launchLocked()
+	r.unlockAndReport(false, launched, 0, 0)
+}
+
+// unlockAndReport unlocks r.mu, cancels the attempts if stop, and reports,
+// if the policy has an observer, hedge.launched for attempt launched,
+// hedge.won for attempt won and hedge.losers_cancelled for cancelled
+// losers (each if not 0), in that order, after every event decided
+// before. An observer's panic is kept for the caller's goroutine
+// (obsPanic). r.mu must be held.
+func (r *race[T]) unlockAndReport(stop bool, launched, won, cancelled int) {
+	if r.p.obs == nil || launched == 0 && won == 0 {
+		r.mu.Unlock()
+		if stop {
+			r.cancel()
+		}
+		return
+	}
+	elapsed := r.p.clock.Now().Sub(r.start)
+	r.emu.Lock()
 	r.mu.Unlock()
+	if stop {
+		r.cancel() // the losers stop first: the observer does not hold them up
+	}
+	defer r.emu.Unlock()
+	defer func() {
+		if v := recover(); v != nil && r.obsPanic == nil {
+			r.obsPanic = v
+		}
+	}()
+	if launched != 0 {
+		r.p.obs.Observe(telemetry.Event{Type: telemetry.HedgeLaunched, Name: r.p.name, Attempt: launched, Elapsed: elapsed})
+	}
+	if won != 0 {
+		r.p.obs.Observe(telemetry.Event{Type: telemetry.HedgeWon, Name: r.p.name, Attempt: won, Elapsed: elapsed})
+	}
+	if cancelled != 0 {
+		r.p.obs.Observe(telemetry.Event{Type: telemetry.HedgeLosersCancelled, Name: r.p.name, Attempt: cancelled})
+	}
+}
+
+// flush returns once every event decided so far has been reported (an
+// event is decided under r.mu, and its emitter locks r.emu before
+// unlocking r.mu), with the value of the observer's first panic, nil if
+// none.
+func (r *race[T]) flush() (obsPanic any) {
+	if r.p.obs == nil {
+		return nil
+	}
+	r.mu.Lock()
+	r.emu.Lock()
+	obsPanic = r.obsPanic
+	r.emu.Unlock()
+	r.mu.Unlock()
+	return obsPanic
 }
 
 // launchLocked starts the next attempt in a goroutine of its own, unless
 // the race is closed, the hedges are used up, or the caller's context
 // ended; then re-arms or stops the timer. Before notBefore, it defers the
-// attempt to it instead, on the timer. r.mu must be held. Nothing here can
-// panic: the count of hedges started, r.started-1, is compared with
-// MaxHedges, never 1+MaxHedges.
-func (r *race[T]) launchLocked() {
+// attempt to it instead, on the timer. It returns the number of the
+// attempt it started (2 for the first hedge), or 0 if it started none.
+// r.mu must be held. Nothing here can panic: the count of hedges started,
+// r.started-1, is compared with MaxHedges, never 1+MaxHedges.
+func (r *race[T]) launchLocked() int {
 	r.deferred = false
 	if r.closed || r.hedges() == r.p.maxHedges || r.parent.Err() != nil {
-		return
+		return 0
 	}
 	if r.hinted {
 		if now := r.p.clock.Now(); now.Before(r.notBefore) {
@@ -243,13 +319,13 @@ func (r *race[T]) launchLocked() {
 				r.over = make(chan struct{})
 			}
 			r.timer.Reset(r.notBefore.Sub(now))
-			return
+			return 0
 		}
 		r.hinted = false
 	}
 	if r.p.budget != nil && !r.p.budget.withdraw() {
 		r.closeLocked() // the budget is spent: this call starts no more attempts
-		return
+		return 0
 	}
 	i := r.started
 	r.started++
@@ -263,6 +339,7 @@ func (r *race[T]) launchLocked() {
 	} else {
 		r.timer.Stop()
 	}
+	return i + 1
 }
 
 // pushBackLocked applies an attempt's error to the attempts to come. A
@@ -347,6 +424,7 @@ func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVa
 	}
 	r.running--
 	stop := false
+	launched, won, cancelled := 0, 0, 0
 	switch {
 	case panicked:
 		if !r.panicked {
@@ -358,6 +436,9 @@ func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVa
 	case accepted:
 		r.won, r.v, r.err = true, v, err
 		stop = true
+		if r.started > 1 { // the call hedged: report the winner and the losers still running
+			won, cancelled = i+1, r.running
+		}
 	default:
 		if err == nil {
 			err = errRejected
@@ -368,16 +449,13 @@ func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVa
 		}
 		r.failed.add(i, err)
 		r.pushBackLocked(err)
-		r.launchLocked() // a failure starts the next hedge at once, unless its error asks to wait
+		launched = r.launchLocked() // a failure starts the next hedge at once, unless its error asks to wait
 	}
 	if stop {
 		r.closeLocked()
 	}
 	r.settleLocked()
-	r.mu.Unlock()
-	if stop {
-		r.cancel()
-	}
+	r.unlockAndReport(stop, launched, won, cancelled)
 }
 
 // wait returns once every attempt started has finished and none is
@@ -408,6 +486,7 @@ func (r *race[T]) wait() {
 // next one.
 func (r *race[T]) result() (T, error) {
 	r.wait()
+	obsPanic := r.flush()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closeLocked()
@@ -416,6 +495,8 @@ func (r *race[T]) result() (T, error) {
 		runtime.Goexit()
 	case r.panicked:
 		panic(r.panicVal)
+	case obsPanic != nil:
+		panic(obsPanic)
 	case r.won:
 		return r.v, r.err
 	}
