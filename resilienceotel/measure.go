@@ -3,12 +3,13 @@ package resilienceotel
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/export"
 )
 
 // Layers are the two layers of a [Measure]: Call times and counts each
@@ -49,47 +50,15 @@ func Measure[T any](m *Metrics, name string, attempts int) Layers[T] {
 	case attempts < 1:
 		panic(fmt.Sprintf("resilienceotel: Measure attempts must be >= 1, got %d", attempts))
 	}
-	ms := &measure{m: m, name: name, attempts: attempts}
-	return Layers[T]{
-		Call: resilience.New("measure("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-			start := m.clock.Now()
-			v, err := next.Call(&callContext{Context: ctx, owner: ms})
-			ms.call(ctx, m.clock.Now().Sub(start).Seconds(), err)
-			return v, err
-		}),
-		Attempt: resilience.New("measure-attempt("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-			n := 0
-			if c, ok := ctx.Value(ms).(*callContext); ok {
-				n = min(int(c.attempts.Add(1)), attempts)
-			}
-			start := m.clock.Now()
-			v, err := next.Call(ctx)
-			ms.attempt(ctx, n, m.clock.Now().Sub(start).Seconds(), err)
-			return v, err
-		}),
-	}
+	ms := &measure{m: m, name: name}
+	call, attempt := export.Measure[T](m.clock, name, attempts, ms)
+	return Layers[T]{Call: call, Attempt: attempt}
 }
 
+// measure records what the layers of one Measure see in its Metrics.
 type measure struct {
-	m        *Metrics
-	name     string
-	attempts int
-}
-
-// callContext is the context of a call through a Measure's Call layer: it
-// counts the call's attempts for the Attempt layer, which finds it under
-// the measure's pointer (so nested Measures each find their own).
-type callContext struct {
-	context.Context
-	owner    *measure
-	attempts atomic.Int32
-}
-
-func (c *callContext) Value(k any) any {
-	if k == any(c.owner) {
-		return c
-	}
-	return c.Context.Value(k)
+	m    *Metrics
+	name string
 }
 
 type callKey struct {
@@ -116,18 +85,18 @@ func (ms *measure) errType(err error) string {
 	if err == nil {
 		return ""
 	}
-	return ms.m.errs.of(struct{}{}, errorType(err))
+	return ms.m.errs.of(struct{}{}, export.ErrorType(err))
 }
 
-func (ms *measure) call(ctx context.Context, seconds float64, err error) {
-	s := ms.m.callSeries.get(callKey{ms.name, outcomeOf(ctx, err), ms.errType(err)}, newCallSeries)
+func (ms *measure) Call(ctx context.Context, outcome string, d time.Duration, err error) {
+	s := ms.m.callSeries.Get(callKey{ms.name, outcome, ms.errType(err)}, newCallSeries)
 	s.n.add()
-	ms.m.callDur.Record(ctx, seconds, s.rec...)
+	ms.m.callDur.Record(ctx, d.Seconds(), s.rec...)
 }
 
-func (ms *measure) attempt(ctx context.Context, n int, seconds float64, err error) {
-	s := ms.m.attemptSeries.get(attemptKey{ms.name, n, outcomeOf(ctx, err), ms.errType(err)}, newAttemptSeries)
-	ms.m.attemptDur.Record(ctx, seconds, s.rec...)
+func (ms *measure) Attempt(ctx context.Context, n int, outcome string, d time.Duration, err error) {
+	s := ms.m.attemptSeries.Get(attemptKey{ms.name, n, outcome, ms.errType(err)}, newAttemptSeries)
+	ms.m.attemptDur.Record(ctx, d.Seconds(), s.rec...)
 }
 
 func newCallSeries(k callKey) *callSeries {
@@ -136,7 +105,7 @@ func newCallSeries(k callKey) *callSeries {
 		attrs = append(attrs, attrErrorType.String(k.errT))
 	}
 	return &callSeries{
-		obs: metric.WithAttributeSet(attribute.NewSet(append(attrs[:len(attrs):len(attrs)], attrPolicyType.String(pipelineType))...)),
+		obs: metric.WithAttributeSet(attribute.NewSet(append(attrs[:len(attrs):len(attrs)], attrPolicyType.String(export.PipelineType))...)),
 		rec: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attrs...))},
 	}
 }

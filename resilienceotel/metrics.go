@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/export"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -28,10 +29,6 @@ const (
 	attrKey        = attribute.Key("resilience.key")
 	attrState      = attribute.Key("resilience.circuit_breaker.state")
 )
-
-// pipelineType is resilience.policy.type of what a Measure layer counts:
-// the calls through the layers inside it.
-const pipelineType = "pipeline"
 
 // durationBuckets are the histograms' bucket bounds in seconds (those of
 // OpenTelemetry's HTTP duration conventions): the SDK's default bounds are
@@ -173,9 +170,9 @@ func (m *Metrics) Observe(e telemetry.Event) {
 		k.key = m.keys.of(policyID{e.Type.Kind(), e.Name}, e.Key)
 	}
 	if e.Err != nil {
-		k.errT = m.errs.of(struct{}{}, errorType(e.Err))
+		k.errT = m.errs.of(struct{}{}, export.ErrorType(e.Err))
 	}
-	s := m.eventSeries.get(k, newEventSeries)
+	s := m.eventSeries.Get(k, newEventSeries)
 	s.n.add()
 	if s.wait != nil && recordsWait(e) {
 		m.waitDur.Record(context.Background(), e.Wait.Seconds(), s.wait...)
@@ -205,14 +202,14 @@ func newEventSeries(k eventKey) *eventSeries {
 
 // collect reports the counts and reads the registry's snapshots.
 func (m *Metrics) collect(_ context.Context, o metric.Observer) error {
-	m.eventSeries.each(func(_ eventKey, s *eventSeries) {
+	m.eventSeries.Each(func(_ eventKey, s *eventSeries) {
 		n := s.n.load()
 		o.ObserveInt64(m.events, n, s.events)
 		if s.calls != nil {
 			o.ObserveInt64(m.calls, n, s.calls)
 		}
 	})
-	m.callSeries.each(func(_ callKey, s *callSeries) {
+	m.callSeries.Each(func(_ callKey, s *callSeries) {
 		o.ObserveInt64(m.calls, s.n.load(), s.obs)
 	})
 	if m.registry == nil {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/export"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -112,7 +112,7 @@ func New(opts ...Option) *Collector {
 func (c *Collector) Observe(e telemetry.Event) {
 	c.events.Observe(e)
 	if recordsWait(e) {
-		c.waits.get(waitKey{e.Type, e.Name}, c.newWaitHistogram).observe(e.Wait)
+		c.waits.Get(waitKey{e.Type, e.Name}, c.newWaitHistogram).observe(e.Wait)
 	}
 }
 
@@ -144,14 +144,14 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.callsDesc, prometheus.CounterValue, float64(n.N), kind, n.Name, o)
 		}
 	}
-	c.waits.each(func(k waitKey, h *histogram) {
+	c.waits.Each(func(k waitKey, h *histogram) {
 		ch <- h.metric(c.waitDurDesc, string(k.typ.Kind()), k.name, string(k.typ))
 	})
-	c.calls.each(func(k callKey, s *callSeries) {
-		ch <- prometheus.MustNewConstMetric(c.callsDesc, prometheus.CounterValue, float64(s.n.Load()), pipelineType, k.name, k.outcome)
+	c.calls.Each(func(k callKey, s *callSeries) {
+		ch <- prometheus.MustNewConstMetric(c.callsDesc, prometheus.CounterValue, float64(s.n.Load()), export.PipelineType, k.name, k.outcome)
 		ch <- s.dur.metric(c.callDurDesc, k.name, k.outcome)
 	})
-	c.attempts.each(func(k attemptKey, h *histogram) {
+	c.attempts.Each(func(k attemptKey, h *histogram) {
 		attempt := ""
 		if k.attempt > 0 {
 			attempt = strconv.Itoa(k.attempt)
@@ -178,6 +178,3 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 
 var _ prometheus.Collector = (*Collector)(nil)
 var _ telemetry.Observer = (*Collector)(nil)
-
-// since is the time since start on c's clock.
-func (c *Collector) since(start time.Time) time.Duration { return c.clock.Now().Sub(start) }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/export"
 )
-
-// pipelineType is the policy label of what a Measure layer counts: the
-// calls through the layers inside it.
-const pipelineType = "pipeline"
 
 // Layers are the two layers of a [Measure]: Call times and counts each
 // call, Attempt each attempt of it. Put Call outside the retry (outermost,
@@ -51,48 +49,24 @@ func Measure[T any](c *Collector, name string, attempts int) Layers[T] {
 	case attempts < 1:
 		panic(fmt.Sprintf("resilienceprom: Measure attempts must be >= 1, got %d", attempts))
 	}
-	ms := &measure{c: c, name: name}
-	return Layers[T]{
-		Call: resilience.New("measure("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-			start := c.clock.Now()
-			v, err := next.Call(&callContext{Context: ctx, owner: ms})
-			s := c.calls.get(callKey{name, outcomeOf(ctx, err)}, c.newCallSeries)
-			s.n.Add(1)
-			s.dur.observe(c.since(start))
-			return v, err
-		}),
-		Attempt: resilience.New("measure-attempt("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-			n := 0
-			if cc, ok := ctx.Value(ms).(*callContext); ok {
-				n = min(int(cc.attempts.Add(1)), attempts)
-			}
-			start := c.clock.Now()
-			v, err := next.Call(ctx)
-			c.attempts.get(attemptKey{name, n, outcomeOf(ctx, err)}, c.newAttemptHistogram).observe(c.since(start))
-			return v, err
-		}),
-	}
+	call, attempt := export.Measure[T](c.clock, name, attempts, &measure{c: c, name: name})
+	return Layers[T]{Call: call, Attempt: attempt}
 }
 
+// measure records what the layers of one Measure see in its Collector.
 type measure struct {
 	c    *Collector
 	name string
 }
 
-// callContext is the context of a call through a Measure's Call layer: it
-// counts the call's attempts for the Attempt layer, which finds it under
-// the measure's pointer (so nested Measures each find their own).
-type callContext struct {
-	context.Context
-	owner    *measure
-	attempts atomic.Int32
+func (ms *measure) Call(_ context.Context, outcome string, d time.Duration, _ error) {
+	s := ms.c.calls.Get(callKey{ms.name, outcome}, ms.c.newCallSeries)
+	s.n.Add(1)
+	s.dur.observe(d)
 }
 
-func (c *callContext) Value(k any) any {
-	if k == any(c.owner) {
-		return c
-	}
-	return c.Context.Value(k)
+func (ms *measure) Attempt(_ context.Context, n int, outcome string, d time.Duration, _ error) {
+	ms.c.attempts.Get(attemptKey{ms.name, n, outcome}, ms.c.newAttemptHistogram).observe(d)
 }
 
 type callKey struct{ name, outcome string }

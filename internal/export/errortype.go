@@ -1,4 +1,4 @@
-package resilienceotel
+package export
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
-// maxErrorTypes bounds the distinct values of error.type one Metrics
-// reports; later ones read as "_OTHER".
-const maxErrorTypes = 64
+// MaxErrorTypes bounds the distinct values of error.type one exporter
+// reports; later ones read as [Other].
+const MaxErrorTypes = 64
 
 // knownErrors are the library's own conditions, in the order they are
 // tried: a more specific sentinel before the one it wraps
@@ -67,12 +67,12 @@ var sentinels = func() map[error]string {
 // wrap.
 var wrappers = map[string]bool{"*fmt.wrapError": true, "*fmt.wrapErrors": true, "*errors.joinError": true}
 
-// errorType is the value of error.type for err: "" for nil; the name of
-// the library's condition it matches (knownErrors), else err's Go type
-// ("*url.Error"). It looks through fmt.Errorf's and errors.Join's wrappers
+// ErrorType is the value of the error.type attribute for err: "" for nil;
+// the name of the library's condition it matches (knownErrors), else err's
+// Go type ("*url.Error"). It looks through fmt.Errorf's and errors.Join's wrappers
 // (to the first error they wrap) and through a *retry.Error to its last
 // attempt's error: why the retry gave up is in its retry.gave_up event.
-func errorType(err error) string {
+func ErrorType(err error) string {
 	if err == nil {
 		return ""
 	}
@@ -83,7 +83,7 @@ func errorType(err error) string {
 		}
 	case *retry.Error:
 		if e.Err != nil {
-			return errorType(e.Err)
+			return ErrorType(e.Err)
 		}
 	}
 	t := reflect.TypeOf(err).String()
@@ -98,7 +98,7 @@ func errorType(err error) string {
 			}
 		}
 		if next != nil {
-			return errorType(next)
+			return ErrorType(next)
 		}
 	}
 	if leaf(err) { // errors.Is(err, k) is err == k: one map read

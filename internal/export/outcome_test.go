@@ -1,0 +1,75 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// TestOutcomeOf: nil is a success, an error once the context is done is
+// ignored, a refusal (wrapped too) rejected, any other error a failure.
+func TestOutcomeOf(t *testing.T) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	bg := context.Background()
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"nil", bg, nil, OutcomeSuccess},
+		{"nil, ctx done", done, nil, OutcomeSuccess},
+		{"error", bg, errors.New("x"), OutcomeFailure},
+		{"ctx done", done, errors.New("x"), OutcomeIgnored},
+		{"refused", bg, fmt.Errorf("w: %w", bulkhead.ErrFull), OutcomeRejected},
+		{"refused, ctx done", done, bulkhead.ErrFull, OutcomeIgnored},
+	} {
+		if got := OutcomeOf(c.ctx, c.err); got != c.want {
+			t.Errorf("%s: OutcomeOf = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestRecordsWait: only the wait events' waits are recorded, not a
+// negative one nor resilience.Never, and a bulkhead.rejected event's only
+// if it waited.
+func TestRecordsWait(t *testing.T) {
+	for _, c := range []struct {
+		e    telemetry.Event
+		want bool
+	}{
+		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: time.Second}, true},
+		{telemetry.Event{Type: telemetry.RetryWaiting}, true},
+		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: -1}, false},
+		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: resilience.Never}, false},
+		{telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: telemetry.BulkheadRejected, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: telemetry.BulkheadRejected}, false},
+		{telemetry.Event{Type: telemetry.RateLimitWaited, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: telemetry.RateLimitRejected, Wait: time.Millisecond}, false},
+		{telemetry.Event{Type: telemetry.BreakerOpened, Wait: time.Millisecond}, false},
+	} {
+		if got := RecordsWait(c.e); got != c.want {
+			t.Errorf("RecordsWait(%s, wait %v) = %v, want %v", c.e.Type, c.e.Wait, got, c.want)
+		}
+	}
+}
+
+// TestEventOutcomes: every event that is a call's outcome has one of the
+// outcomes a call can have but success.
+func TestEventOutcomes(t *testing.T) {
+	for typ, o := range EventOutcomes {
+		switch o {
+		case OutcomeFailure, OutcomeRejected, OutcomeIgnored:
+		default:
+			t.Errorf("EventOutcomes[%s] = %q", typ, o)
+		}
+	}
+}
