@@ -60,3 +60,57 @@ func BenchmarkLimiter(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkTuning is the cost of the run-time entry points: Tokens (a
+// read), Reserve then Cancel (a reservation allocates), and SetRate (which
+// replaces the bucket and allocates), on a limiter with no other caller.
+func BenchmarkTuning(b *testing.B) {
+	b.Run("Tokens", func(b *testing.B) {
+		l := ratelimit.New(benchRate, benchBurst)
+		b.ReportAllocs()
+		for b.Loop() {
+			if l.Tokens() <= 0 {
+				b.Fatal("empty")
+			}
+		}
+	})
+	b.Run("Reserve+Cancel", func(b *testing.B) {
+		l := ratelimit.New(benchRate, benchBurst)
+		b.ReportAllocs()
+		for b.Loop() {
+			r := l.Reserve()
+			if !r.OK() {
+				b.Fatal("not OK")
+			}
+			r.Cancel()
+		}
+	})
+	b.Run("SetRate", func(b *testing.B) {
+		l := ratelimit.New(benchRate, benchBurst)
+		rates := [2]float64{1e8, 3e8}
+		i := 0
+		b.ReportAllocs()
+		for b.Loop() {
+			l.SetRate(rates[i&1])
+			i++
+		}
+	})
+}
+
+// BenchmarkKeyedSetRate retunes a Keyed tracking 8192 keys (the default
+// MaxKeys): it reports the time per key.
+func BenchmarkKeyedSetRate(b *testing.B) {
+	const keys = 8192
+	k := ratelimit.NewKeyed[int](benchRate, benchBurst)
+	for key := range keys {
+		k.Allow(key)
+	}
+	rates := [2]float64{1e8, 3e8}
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		k.SetRate(rates[i&1])
+		i++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/keys, "ns/key")
+}
