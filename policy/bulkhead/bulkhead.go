@@ -42,7 +42,7 @@ type Bulkhead struct {
 	// callers (high 32 bits), so that both are read and changed together.
 	// A unit is a slot held, or, for an instant, one taken by a caller that
 	// found the bulkhead full and is about to give it back: acquiring adds
-	// a unit first and looks afterwards (see tryAcquire). The queued count
+	// a unit first and looks afterwards (see TryAcquire). The queued count
 	// changes only under mu; units change without it.
 	//
 	// Invariants (state = units | queued<<32, max the limit):
@@ -128,7 +128,7 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b.tryAcquire() {
+	if s := b.state.Add(1); s <= b.max.Load() || b.overshot(s) { // TryAcquire
 		return nil
 	}
 	if b.maxQueue == 0 {
@@ -150,18 +150,13 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 // refused although a caller arriving an instant later gets that slot (as
 // sync.Mutex.TryLock may fail while the mutex is being unlocked). Acquire
 // without a queue decides in the same way.
-func (b *Bulkhead) TryAcquire() bool { return b.tryAcquire() }
-
-// tryAcquire is the lock-free fast path: add a unit, and keep it if that
-// leaves state <= max, which holds exactly when nobody is queued (the
-// queued count sits in the high bits) and the units, ours included, are at
-// most the limit. Otherwise we overshot: see overshot.
-func (b *Bulkhead) tryAcquire() bool {
+func (b *Bulkhead) TryAcquire() bool {
+	// The lock-free fast path: add a unit, and keep it if that leaves
+	// state <= max, which holds exactly when nobody is queued (the queued
+	// count sits in the high bits) and the units, ours included, are at
+	// most the limit. Otherwise we overshot.
 	s := b.state.Add(1)
-	if s <= b.max.Load() {
-		return true
-	}
-	return b.overshot(s)
+	return s <= b.max.Load() || b.overshot(s)
 }
 
 // overshot ends a fast path whose unit took state, now s, above max. While
@@ -311,7 +306,17 @@ func (b *Bulkhead) leaveLocked(w *waiter) {
 // Each slot must be released exactly once. Release panics if no slot is
 // held, which catches some (not all) double releases.
 func (b *Bulkhead) Release() {
-	s := b.state.Add(-1)
+	// Nobody queued and a unit given back leave 0 <= s < oneQueued-1;
+	// anything else (callers queued, or no unit to give back, which
+	// borrows from the queued count or makes s negative) is rare.
+	if s := b.state.Add(-1); uint64(s) >= oneQueued-1 {
+		b.releaseSlow(s)
+	}
+}
+
+// releaseSlow ends a Release that left state s with callers queued, or
+// without a unit to give back.
+func (b *Bulkhead) releaseSlow(s int64) {
 	if s&heldMask == heldMask { // there was no unit to give back
 		b.gaveBack(b.state.Add(1))
 		panic("bulkhead: Release without a held slot")
