@@ -128,7 +128,7 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if s := b.state.Add(1); s <= b.max.Load() || b.overshot(s) { // TryAcquire
+	if m := b.max.Load(); b.state.Add(1) <= m || b.overshot() { // TryAcquire
 		return nil
 	}
 	if b.maxQueue == 0 {
@@ -155,26 +155,39 @@ func (b *Bulkhead) TryAcquire() bool {
 	// state <= max, which holds exactly when nobody is queued (the queued
 	// count sits in the high bits) and the units, ours included, are at
 	// most the limit. Otherwise we overshot.
-	s := b.state.Add(1)
-	return s <= b.max.Load() || b.overshot(s)
+	//
+	// max is read before the add: the decision is then the state at the
+	// add against a limit in force at or before it. Read after, a limit
+	// raised by SetLimit after a caller joined the queue (which SetLimit
+	// hands to that caller) could admit us on a state read before the
+	// caller joined: passing it.
+	m := b.max.Load()
+	return b.state.Add(1) <= m || b.overshot()
 }
 
-// overshot ends a fast path whose unit took state, now s, above max. While
-// nobody is queued the unit is kept if a release has brought state back to
-// max or below meanwhile (it is then a free slot), else given back with a
-// compare-and-swap from a state above max, so that a refusal is decided on
-// a full count. When callers are queued the unit is never kept (that would
-// pass them): it is given back, and if that leaves a free slot, the slot
-// goes to the head of the queue.
-func (b *Bulkhead) overshot(s int64) bool {
-	for s < oneQueued {
-		if s <= b.max.Load() {
+// overshot ends a fast path whose unit took state above max. It looks
+// again: while nobody is queued the unit is kept if a release has brought
+// state back to max or below meanwhile (it is then a free slot), else
+// given back with a compare-and-swap from a state above max, so that a
+// refusal is decided on a full count. When callers are queued the unit is
+// never kept (that would pass them): it is given back, and if that leaves
+// a free slot, the slot goes to the head of the queue. As in TryAcquire,
+// max is read before state, and state is read afresh (not the add's
+// result, which SetLimit and callers joining the queue may have
+// outdated).
+func (b *Bulkhead) overshot() bool {
+	for {
+		m := b.max.Load()
+		s := b.state.Load()
+		if s >= oneQueued {
+			break
+		}
+		if s <= m {
 			return true
 		}
 		if b.state.CompareAndSwap(s, s-1) {
 			return false
 		}
-		s = b.state.Load()
 	}
 	b.gaveBack(b.state.Add(-1))
 	return false
