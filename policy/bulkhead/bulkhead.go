@@ -128,10 +128,13 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if m := b.max.Load(); b.state.Add(1) <= m || b.overshot() { // TryAcquire
+	if m := b.max.Load(); b.state.Add(1) <= m { // as TryAcquire
 		return nil
 	}
 	if b.maxQueue == 0 {
+		if b.overshot() {
+			return nil
+		}
 		return b.full
 	}
 	return b.acquireSlow(ctx)
@@ -223,30 +226,36 @@ func (b *Bulkhead) handOnLocked() {
 	}
 }
 
-// acquireSlow takes a slot or joins the queue, under the lock.
+// acquireSlow ends an Acquire whose fast path overshot, its unit still in
+// state, under the lock: it keeps the unit if that has become a free slot
+// with nobody queued; or turns it into a place at the end of the queue
+// (one compare-and-swap: a unit fewer, a queued caller more), handing on
+// the slot that leaves free if there is one (to the head of the queue, as
+// a release does); or, with the queue full, gives it back and refuses.
 func (b *Bulkhead) acquireSlow(ctx context.Context) error {
 	b.mu.Lock()
+	var w *waiter
+	var s int64
 	for {
-		s := b.state.Load()
-		if s < b.max.Load() { // a free slot, nobody queued
-			if b.state.CompareAndSwap(s, s+1) {
-				b.mu.Unlock()
-				return nil
-			}
-			continue
+		s = b.state.Load()
+		if s <= b.max.Load() { // nobody queued, and our unit is a free slot
+			b.mu.Unlock()
+			return nil
 		}
 		if s>>32 >= b.maxQueue {
+			b.gaveBackLocked(b.state.Add(-1))
 			b.mu.Unlock()
 			return b.full
 		}
-		// The units are at the limit (or callers are queued already, and
-		// a free slot, if any, is on its way to the head): join the line.
-		if b.state.CompareAndSwap(s, s+oneQueued) {
+		if w == nil {
+			w = &waiter{ready: make(chan struct{})}
+		}
+		if b.state.CompareAndSwap(s, s-1+oneQueued) {
 			break
 		}
 	}
-	w := &waiter{ready: make(chan struct{})}
 	b.queue.pushBack(w)
+	b.gaveBackLocked(s - 1 + oneQueued)
 	b.mu.Unlock()
 	return b.wait(ctx, w)
 }

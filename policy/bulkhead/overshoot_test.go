@@ -131,3 +131,68 @@ func TestOvershootUndoAfterSetLimitHandsOn(t *testing.T) {
 		}
 	})
 }
+
+// Acquire's overshoot with a queue ends under the lock (acquireSlow): a
+// slot released before it gets there is its own, kept.
+func TestAcquireOvershootKeepsASlotFreedMeanwhile(t *testing.T) {
+	b := New(1, WithMaxQueue(1))
+	_ = b.TryAcquire()
+	overshoot(t, b)
+	b.Release()
+	if err := b.acquireSlow(context.Background()); err != nil {
+		t.Fatalf("acquireSlow = %v, want the slot released meanwhile", err)
+	}
+	if got := counts(b); got != [2]int{1, 0} {
+		t.Fatalf("InFlight, Queued = %v, want [1 0]", got)
+	}
+}
+
+// A caller is queued, and the last slot is released while Acquire's unit
+// is counted (so the release hands nothing on): Acquire turns its unit into
+// a place at the end of the queue, and the slot that leaves free goes to
+// the caller queued first, not to it.
+func TestAcquireOvershootJoinsBehindAndHandsOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(1, WithMaxQueue(2))
+		_ = b.TryAcquire()
+		first := make(chan error, 1)
+		go func() { first <- b.Acquire(context.Background()) }()
+		synctest.Wait()
+		overshoot(t, b)
+		b.Release() // the unit counted: no free slot seen
+		synctest.Wait()
+		select {
+		case err := <-first:
+			t.Fatalf("the first caller returned %v while the unit was counted", err)
+		default:
+		}
+		second := make(chan error, 1)
+		go func() { second <- b.acquireSlow(context.Background()) }()
+		synctest.Wait()
+		select {
+		case err := <-first:
+			if err != nil {
+				t.Fatalf("the first caller: %v", err)
+			}
+		default:
+			t.Fatal("the freed slot did not reach the caller queued first")
+		}
+		select {
+		case err := <-second:
+			t.Fatalf("the overshooting caller returned %v ahead of its turn", err)
+		default:
+		}
+		if got := counts(b); got != [2]int{1, 1} {
+			t.Fatalf("InFlight, Queued = %v, want [1 1]", got)
+		}
+		b.Release()
+		synctest.Wait()
+		if err := <-second; err != nil {
+			t.Fatalf("the overshooting caller, at its turn: %v", err)
+		}
+		b.Release()
+		if got := counts(b); got != [2]int{0, 0} {
+			t.Fatalf("InFlight, Queued = %v, want [0 0]", got)
+		}
+	})
+}
