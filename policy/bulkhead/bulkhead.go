@@ -51,11 +51,11 @@ type Bulkhead struct {
 	//     slot only when units <= max;
 	//   - nobody takes a slot while anyone is queued: a caller keeps its
 	//     unit only while state <= max, which holds only with queued 0;
-	//   - whoever makes "queued > 0 and units < max" true (a release, or a
-	//     refused caller giving its unit back: both subtract from units)
-	//     hands the free slots to the head of the queue under mu
-	//     (handOnLocked), as does SetLimit when it raises max; joining the
-	//     queue needs units >= max. So a free slot never stays free while
+	//   - whoever makes "queued > 0 and units < max" true hands the free
+	//     slots to the head of the queue under mu (handOnLocked): a
+	//     release, a refused caller giving its unit back, a caller turning
+	//     its unit into a place in the queue (all subtract from units), and
+	//     SetLimit when it raises max. So a free slot never stays free while
 	//     callers wait, and every slot given back is counted once.
 	state atomic.Int64
 
