@@ -88,7 +88,8 @@ func (l *Limiter) init(p *params) {
 // published.
 func (l *Limiter) awaitChange() {
 	l.mu.Lock()
-	l.mu.Unlock() //nolint:staticcheck // an empty critical section: waiting is the point
+	//lint:ignore SA2001 an empty critical section: waiting for the change to finish is the point
+	l.mu.Unlock()
 }
 
 // Allow reports whether one event may happen now, and takes its token if
