@@ -37,14 +37,13 @@ const Never = time.Duration(math.MaxInt64)
 type RefusedError struct {
 	reason error
 	name   string
-	after  time.Duration // the hint; meaningful only when hint is true
-	hint   bool
+	after  time.Duration // the hint; negative: none
 }
 
 // Refuse returns the refusal of a guard named name (possibly empty) for
 // reason, the guard's sentinel, which must match [ErrRefused]. retryAfter is
 // when to come back: >= 0 is a hint ([Never] for never); a negative value
-// means the guard cannot know, and the error then carries no hint.
+// (-1) means the guard cannot know, and the error then carries no hint.
 //
 // Refuse is for guards: this library's, and your own. It panics if reason
 // is nil or does not match ErrRefused.
@@ -52,7 +51,7 @@ func Refuse(reason error, name string, retryAfter time.Duration) *RefusedError {
 	if reason == nil || !errors.Is(reason, ErrRefused) {
 		panic("resilience: Refuse reason must match ErrRefused, got " + errString(reason))
 	}
-	return &RefusedError{reason: reason, name: name, after: max(retryAfter, 0), hint: retryAfter >= 0}
+	return &RefusedError{reason: reason, name: name, after: max(retryAfter, -1)}
 }
 
 func errString(err error) string {
@@ -69,8 +68,8 @@ func (e *RefusedError) Name() string { return e.name }
 func (e *RefusedError) Reason() error { return e.reason }
 
 // RetryAfter returns how long the caller should wait before trying again:
-// [Never] for never, 0 when the guard cannot know (then [RetryAfter] of the
-// error reports no hint at all).
+// [Never] for never, and -1 when the guard cannot know (a negative
+// RetryAfter() is no hint: [RetryAfter] passes it over).
 func (e *RefusedError) RetryAfter() time.Duration { return e.after }
 
 // Error reads, for example, "breaker: open (payments), retry after 12s",
@@ -83,7 +82,7 @@ func (e *RefusedError) Error() string {
 		msg += " (" + e.name + ")"
 	}
 	switch {
-	case !e.hint:
+	case e.after < 0:
 	case e.after == Never:
 		msg += ", retry never"
 	default:
@@ -96,23 +95,22 @@ func (e *RefusedError) Error() string {
 func (e *RefusedError) Unwrap() error { return e.reason }
 
 // RetryAfter reports the wait that err asks for before the next attempt: the
-// first error in err's tree (in the order errors.Is walks it: Unwrap() error
-// and Unwrap() []error, depth first) with a method RetryAfter()
-// time.Duration, except a [RefusedError] without a hint, which is passed
-// over. Refusals of this library's guards have one where the guard can know
-// it (an open breaker's remaining cooldown, a rate limiter's time to the
-// next token), and so may errors of other packages, such as an HTTP 429 or
-// 503 with a Retry-After header. ok is false when no error in the tree has
-// a hint. A negative hint is reported as 0; [Never] means never. RetryAfter
-// does not allocate.
+// hint of the first error in err's tree (in the order errors.Is walks it:
+// Unwrap() error and Unwrap() []error, depth first) that has a method
+// RetryAfter() time.Duration returning a hint >= 0. A negative RetryAfter()
+// means "no hint" (a bulkhead's refusal, a 503 without a Retry-After
+// header): that error is passed over and the walk goes on through what it
+// wraps. Refusals of this library's guards have a hint where the guard can
+// know it (an open breaker's remaining cooldown, a rate limiter's time to
+// the next token), and so may errors of other packages, such as an HTTP 429
+// or 503 with a Retry-After header. ok is false when no error in the tree
+// has a hint. [Never] means never. RetryAfter does not allocate.
 func RetryAfter(err error) (d time.Duration, ok bool) {
 	for err != nil {
-		if r, isRefusal := err.(*RefusedError); isRefusal && !r.hint {
-			err = r.reason
-			continue
-		}
 		if h, isHint := err.(interface{ RetryAfter() time.Duration }); isHint {
-			return max(h.RetryAfter(), 0), true
+			if d := h.RetryAfter(); d >= 0 {
+				return d, true
+			}
 		}
 		switch u := err.(type) {
 		case interface{ Unwrap() error }:

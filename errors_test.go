@@ -29,7 +29,8 @@ func TestRetryAfter(t *testing.T) {
 		{"wrapped", fmt.Errorf("call: %w", hintError{time.Second}), time.Second, true},
 		{"joined", errors.Join(errors.New("a"), hintError{3 * time.Millisecond}), 3 * time.Millisecond, true},
 		{"first in chain wins", fmt.Errorf("%w", hintError{1}), 1, true},
-		{"negative is zero", hintError{-time.Second}, 0, true},
+		{"negative is no hint", hintError{-time.Second}, 0, false},
+		{"negative is passed over", fmt.Errorf("%w", errors.Join(hintError{-1}, hintError{4})), 4, true},
 	}
 	for _, tt := range tests {
 		d, ok := resilience.RetryAfter(tt.err)
@@ -76,7 +77,7 @@ func TestRefuse(t *testing.T) {
 		{"hint", resilience.Refuse(errTestFull, "db", 2*time.Second), "guard: full (db), retry after 2s", 2 * time.Second, true},
 		{"zero hint", resilience.Refuse(errTestFull, "db", 0), "guard: full (db), retry after 0s", 0, true},
 		{"never", resilience.Refuse(errTestFull, "", resilience.Never), "guard: full, retry never", resilience.Never, true},
-		{"no hint", resilience.Refuse(errTestFull, "db", -1), "guard: full (db)", 0, false},
+		{"no hint", resilience.Refuse(errTestFull, "db", -1), "guard: full (db)", -1, false},
 	}
 	for _, tt := range tests {
 		if got := tt.err.Error(); got != tt.wantMsg {
@@ -86,8 +87,11 @@ func TestRefuse(t *testing.T) {
 		if !errors.Is(wrapped, errTestFull) || !errors.Is(wrapped, resilience.ErrRefused) {
 			t.Errorf("%s: errors.Is(sentinel), errors.Is(ErrRefused) = %v, %v; want true, true", tt.name, errors.Is(wrapped, errTestFull), errors.Is(wrapped, resilience.ErrRefused))
 		}
-		if d, ok := resilience.RetryAfter(wrapped); d != tt.wantAfter || ok != tt.wantOK {
-			t.Errorf("%s: RetryAfter = %v, %v; want %v, %v", tt.name, d, ok, tt.wantAfter, tt.wantOK)
+		if got := tt.err.RetryAfter(); got != tt.wantAfter {
+			t.Errorf("%s: RetryAfter() = %v, want %v", tt.name, got, tt.wantAfter)
+		}
+		if d, ok := resilience.RetryAfter(wrapped); d != max(tt.wantAfter, 0) || ok != tt.wantOK {
+			t.Errorf("%s: RetryAfter = %v, %v; want %v, %v", tt.name, d, ok, max(tt.wantAfter, 0), tt.wantOK)
 		}
 		var re *resilience.RefusedError
 		if !errors.As(wrapped, &re) || re.Name() != tt.err.Name() || re.Reason() != errTestFull {

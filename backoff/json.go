@@ -53,10 +53,14 @@ func (s *Schedule) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	var j scheduleJSON
-	if err := jsonconf.Unmarshal("backoff", data, &j); err != nil {
+	// The local type's name is the one errors give: "backoff:
+	// Schedule.Base: ...".
+	type Schedule scheduleJSON
+	var read Schedule
+	if err := jsonconf.Unmarshal("backoff", data, &read); err != nil {
 		return err
 	}
+	j := scheduleJSON(read)
 	jitter, err := parseJitter(j.Jitter)
 	if err != nil {
 		return err

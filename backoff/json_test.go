@@ -54,8 +54,8 @@ func TestScheduleJSONErrors(t *testing.T) {
 		{`{"Kind":"constant","Base":"1s","Multiplier":2}`, `backoff: Schedule Multiplier does not apply to kind "constant"`},
 		{`{"Kind":"constant","Base":"1s","Max":"5s"}`, `backoff: Schedule Max does not apply to kind "constant"`},
 		{`{"Kind":"exponential","Base":"1s","Step":"1s","Multiplier":2,"Max":"5s"}`, `backoff: Schedule Step does not apply to kind "exponential"`},
-		{`{"Kind":"constant","Base":100}`, `backoff: scheduleJSON.Base: a duration must be a string`},
-		{`{"Kind":"constant","Wait":"1s"}`, `backoff: scheduleJSON: unknown field "Wait"`},
+		{`{"Kind":"constant","Base":100}`, `backoff: Schedule.Base: a duration must be a string`},
+		{`{"Kind":"constant","Wait":"1s"}`, `backoff: Schedule: unknown field "Wait"`},
 	}
 	for _, tt := range tests {
 		var s backoff.Schedule

@@ -12,6 +12,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // BenchmarkBreaker is the closed path, the one every call of a healthy
@@ -26,6 +27,14 @@ func BenchmarkBreaker(b *testing.B) {
 	oursOp := func(context.Context) (int, error) { return 1, nil }
 	bench(b, "resilience", func() error {
 		_, err := ours.Do(ctx, oursOp)
+		return err
+	})
+
+	// With a counting observer: a success emits no event, so it costs the
+	// same.
+	observed := breaker.Policy[int](breaker.New(breaker.WithObserver(new(telemetry.Counter))))
+	bench(b, "resilience+counter", func() error {
+		_, err := observed.Do(ctx, oursOp)
 		return err
 	})
 
@@ -96,6 +105,18 @@ func BenchmarkBreakerOpen(b *testing.B) {
 	oursOp := func(context.Context) (int, error) { return 1, nil }
 	refused(b, "resilience", breaker.ErrOpen, func() error {
 		_, err := ours.Do(ctx, oursOp)
+		return err
+	})
+
+	// With a counting observer: one Observe call per refusal, no
+	// allocation.
+	brObs := breaker.New(breaker.WithCooldown(time.Hour), breaker.WithObserver(new(telemetry.Counter)))
+	observed := breaker.Policy[int](brObs)
+	for range 5 {
+		_, _ = observed.Do(ctx, func(context.Context) (int, error) { return 0, errDown })
+	}
+	refused(b, "resilience+counter", breaker.ErrOpen, func() error {
+		_, err := observed.Do(ctx, oursOp)
 		return err
 	})
 

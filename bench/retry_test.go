@@ -11,6 +11,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 var errRetryBench = errors.New("transient")
@@ -37,6 +38,13 @@ func BenchmarkRetry(b *testing.B) {
 
 	b.Run("success/resilience", func(b *testing.B) {
 		p := retry.New[int]()
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = p.Do(ctx, okCtx)
+		}
+	})
+	b.Run("success/resilience+counter", func(b *testing.B) {
+		p := retry.New[int](retry.WithObserver(new(telemetry.Counter)))
 		b.ReportAllocs()
 		for b.Loop() {
 			_, _ = p.Do(ctx, okCtx)

@@ -20,12 +20,23 @@ func waitFor(ctx context.Context, c clock.Clock, d time.Duration) string {
 // A policy takes a Clock; production passes Real, tests pass a Fake.
 func ExampleClock() {
 	f := clock.NewFake()
-	result := make(chan string)
+	result := make(chan string, 1)
 	go func() { result <- waitFor(context.Background(), f, 2*time.Second) }()
 
-	_ = f.BlockUntil(context.Background(), 1) // the Sleep has started
+	// A test bounds its waits, so that a bug fails it instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.BlockUntil(ctx, 1); err != nil { // the Sleep has started
+		fmt.Println("no Sleep started:", err)
+		return
+	}
 	f.Advance(2 * time.Second)
-	fmt.Println(<-result)
+	select {
+	case r := <-result:
+		fmt.Println(r)
+	case <-ctx.Done():
+		fmt.Println("no result:", ctx.Err())
+	}
 	// Output: waited 2s
 }
 
@@ -61,8 +72,13 @@ func ExampleFake_NewTimer() {
 	f := clock.NewFake()
 	t := f.NewTimer(time.Second)
 	f.Advance(3 * time.Second)
-	// The value sent is the timer's deadline.
-	fmt.Println((<-t.C()).Format(time.TimeOnly))
+	// The value is sent before Advance returns; it is the timer's deadline.
+	select {
+	case v := <-t.C():
+		fmt.Println(v.Format(time.TimeOnly))
+	default:
+		fmt.Println("did not fire")
+	}
 	// Output: 00:00:01
 }
 
@@ -87,12 +103,24 @@ func ExampleFake_AfterFunc() {
 func ExampleFake_Sleep() {
 	f := clock.NewFake()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
+	defer cancel()
+	done := make(chan error, 1)
 	go func() { done <- f.Sleep(ctx, time.Hour) }()
 
-	_ = f.BlockUntil(context.Background(), 1)
+	// Bound the test's own waits.
+	wait, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	defer stop()
+	if err := f.BlockUntil(wait, 1); err != nil {
+		fmt.Println("no Sleep started:", err)
+		return
+	}
 	cancel()
-	fmt.Println(<-done)
+	select {
+	case err := <-done:
+		fmt.Println(err)
+	case <-wait.Done():
+		fmt.Println("Sleep did not return:", wait.Err())
+	}
 	fmt.Println("waiters:", f.Waiters())
 	// Output:
 	// context canceled
@@ -145,20 +173,29 @@ func ExampleFake_Waiters() {
 
 func ExampleFake_BlockUntil() {
 	f := clock.NewFake()
-	done := make(chan struct{})
+	done := make(chan struct{}, 3)
 	for range 3 {
 		go func() {
 			_ = f.Sleep(context.Background(), time.Minute)
 			done <- struct{}{}
 		}()
 	}
-	// Wait, without sleeping, until all three goroutines are asleep.
-	if err := f.BlockUntil(context.Background(), 3); err != nil {
-		panic(err)
+	// Wait, without sleeping, until all three goroutines are asleep; a
+	// test bounds the wait, so that a bug fails it instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.BlockUntil(ctx, 3); err != nil {
+		fmt.Println("not all asleep:", err)
+		return
 	}
 	f.Advance(time.Minute)
 	for range 3 {
-		<-done
+		select {
+		case <-done:
+		case <-ctx.Done():
+			fmt.Println("not all woke:", ctx.Err())
+			return
+		}
 	}
 	fmt.Println("all woke at", f.Now().Format(time.TimeOnly))
 	// Output: all woke at 00:01:00
@@ -193,7 +230,12 @@ func ExampleTimer_Reset() {
 	default:
 	}
 	f.Advance(4 * time.Second)
-	fmt.Println((<-t.C()).Format(time.TimeOnly))
+	select {
+	case v := <-t.C():
+		fmt.Println(v.Format(time.TimeOnly))
+	default:
+		fmt.Println("did not fire")
+	}
 	fmt.Println(t.Reset(time.Second)) // had fired
 	// Output:
 	// true
@@ -204,8 +246,13 @@ func ExampleTimer_Reset() {
 func ExampleTimer_C() {
 	f := clock.NewFake()
 	fmt.Println(f.AfterFunc(time.Second, func() {}).C() == nil)
-	t := f.NewTimer(0) // d <= 0 fires at once
-	fmt.Println((<-t.C()).Format(time.TimeOnly))
+	t := f.NewTimer(0) // d <= 0 fires at once, before NewTimer returns
+	select {
+	case v := <-t.C():
+		fmt.Println(v.Format(time.TimeOnly))
+	default:
+		fmt.Println("did not fire")
+	}
 	// Output:
 	// true
 	// 00:00:00

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/f0b5b96b/resilience/clock"
 )
@@ -199,7 +203,7 @@ func TestFakeChannelSendDoesNotBlock(t *testing.T) {
 		defer close(done)
 		f.Advance(5 * time.Second)
 	}()
-	<-done
+	recvWithin(t, done, "Advance to return while a fired timer's value is still unreceived")
 	v, ok := received(tm.C())
 	if !ok || !v.Equal(epoch.Add(3*time.Second)) {
 		t.Fatalf("got %v, %v; want epoch+3s", v, ok)
@@ -341,9 +345,7 @@ func TestFakeSleepReturnsOnAdvance(t *testing.T) {
 	f := clock.NewFake()
 	done := make(chan error, 1)
 	go func() { done <- f.Sleep(context.Background(), time.Second) }()
-	if err := f.BlockUntil(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	blockUntilWithin(t, f, 1)
 	f.Advance(time.Second - 1)
 	select {
 	case err := <-done:
@@ -351,7 +353,7 @@ func TestFakeSleepReturnsOnAdvance(t *testing.T) {
 	default:
 	}
 	f.Advance(1)
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, "Sleep to return after Advance reached its deadline"); err != nil {
 		t.Fatalf("Sleep = %v, want nil", err)
 	}
 	if f.Waiters() != 0 {
@@ -364,11 +366,9 @@ func TestFakeSleepContextCancelRemovesTimer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- f.Sleep(ctx, time.Hour) }()
-	if err := f.BlockUntil(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
+	blockUntilWithin(t, f, 1)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := recvWithin(t, done, "Sleep to return after its ctx was cancelled"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Sleep = %v, want context.Canceled", err)
 	}
 	if f.Waiters() != 0 {
@@ -427,14 +427,12 @@ func TestFakeBlockUntilReleasesAllSleepers(t *testing.T) {
 	for i := range n {
 		wg.Go(func() { errs <- f.Sleep(context.Background(), time.Duration(i+1)*time.Second) })
 	}
-	if err := f.BlockUntil(t.Context(), n); err != nil {
-		t.Fatal(err)
-	}
+	blockUntilWithin(t, f, n)
 	if got := f.Waiters(); got != n {
 		t.Fatalf("Waiters() = %d, want %d", got, n)
 	}
 	f.Advance(n * time.Second)
-	wg.Wait()
+	waitWithin(t, &wg, "every Sleep to return after Advance passed its deadline")
 	close(errs)
 	for err := range errs {
 		if err != nil {
@@ -450,7 +448,7 @@ func TestFakeBlockUntilContextEnds(t *testing.T) {
 	go func() { done <- f.BlockUntil(ctx, 2) }()
 	f.NewTimer(time.Second).Stop() // wakes it without satisfying it
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
+	if err := recvWithin(t, done, "BlockUntil to return after its ctx was cancelled"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("BlockUntil = %v, want context.Canceled", err)
 	}
 	// Satisfied at once, even with n <= 0 or a dead ctx.
@@ -465,7 +463,7 @@ func TestFakeBlockUntilWakesOnArm(t *testing.T) {
 	go func() { done <- f.BlockUntil(context.Background(), 2) }()
 	f.NewTimer(time.Second)
 	f.AfterFunc(time.Second, func() {})
-	if err := <-done; err != nil {
+	if err := recvWithin(t, done, "BlockUntil(2) to return once two timers were armed"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -479,7 +477,9 @@ func TestFakeConcurrent(t *testing.T) {
 		rounds  = 50
 	)
 	f := clock.NewFake()
-	ctx := t.Context()
+	// Every wait of the workers and of the loop below ends by this ctx.
+	ctx, stop := context.WithTimeout(t.Context(), patience)
+	defer stop()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	fired := 0
@@ -500,7 +500,12 @@ func TestFakeConcurrent(t *testing.T) {
 					}
 				case 1:
 					tm := f.NewTimer(d)
-					<-tm.C()
+					select {
+					case <-tm.C():
+					case <-ctx.Done():
+						t.Errorf("worker %d round %d: timer of %v not fired within %v", w, r, d, patience)
+						return
+					}
 				case 2:
 					done := make(chan struct{})
 					f.AfterFunc(d, func() {
@@ -509,7 +514,12 @@ func TestFakeConcurrent(t *testing.T) {
 						mu.Unlock()
 						close(done)
 					})
-					<-done
+					select {
+					case <-done:
+					case <-ctx.Done():
+						t.Errorf("worker %d round %d: AfterFunc of %v not run within %v", w, r, d, patience)
+						return
+					}
 				}
 			}
 		})
@@ -526,7 +536,10 @@ func TestFakeConcurrent(t *testing.T) {
 		}
 		prev = f.Now()
 	}
-	wg.Wait()
+	waitWithin(t, &wg, "every worker to finish its rounds")
+	if ctx.Err() != nil {
+		t.Fatalf("workers not done within %v", patience)
+	}
 	if f.Waiters() != 0 {
 		t.Fatalf("Waiters() = %d, want 0", f.Waiters())
 	}
@@ -554,7 +567,7 @@ func TestFakeConcurrentAdvance(t *testing.T) {
 	for range 10 {
 		wg.Go(func() { f.Advance(10 * time.Millisecond) })
 	}
-	wg.Wait()
+	waitWithin(t, &wg, "10 concurrent Advance calls to return")
 	if len(seen) != 100 {
 		t.Fatalf("%d callbacks ran, want 100", len(seen))
 	}
@@ -571,7 +584,7 @@ func TestFakeConcurrentAdvance(t *testing.T) {
 // channel that belongs to the bubble, a fatal error.
 func TestBlockUntilInsideBubbleLeavesNothingBehind(t *testing.T) {
 	f := clock.NewFake()
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		if err := f.BlockUntil(ctx, 1); err != context.DeadlineExceeded {
@@ -581,5 +594,256 @@ func TestBlockUntilInsideBubbleLeavesNothingBehind(t *testing.T) {
 	f.NewTimer(time.Second) // a timer change outside the bubble
 	if n := f.Waiters(); n != 1 {
 		t.Fatalf("Waiters = %d, want 1", n)
+	}
+}
+
+// maxFiringsPerInstant is the bound documented at Fake.Advance.
+const maxFiringsPerInstant = 1 << 20
+
+// A callback that re-arms its own timer for the current instant would fire
+// forever within one Advance: past maxFiringsPerInstant firings at
+// one instant, Advance panics with a message that says what happened, and
+// the Fake stays usable.
+func TestFakeSelfRearmingTimerPanicsPastBound(t *testing.T) {
+	moves := map[string]func(*clock.Fake){
+		"Advance": func(f *clock.Fake) { f.Advance(2 * time.Second) },
+		"Set":     func(f *clock.Fake) { f.Set(epoch.Add(2 * time.Second)) },
+	}
+	for name, move := range moves {
+		t.Run(name, func(t *testing.T) {
+			f := clock.NewFake()
+			n := 0
+			var tm clock.Timer
+			tm = f.AfterFunc(time.Second, func() {
+				n++
+				tm.Reset(0)
+			})
+			done := make(chan any, 1)
+			go func() {
+				defer func() { done <- recover() }()
+				move(f)
+			}()
+			// A million firings take about 2 s under -race on a small machine.
+			r := recvWithinFor(t, done, time.Minute, name+" with a timer that re-arms itself with Reset(0) to return or panic")
+			msg, _ := r.(string)
+			const want = "clock: more than 1048576 timer firings at 2000-01-01 00:00:01 +0000 UTC within one Advance or Set: " +
+				"a timer callback re-arms a timer for the current instant (Reset(0) or AfterFunc(0)) without end"
+			if msg != want {
+				t.Fatalf("panic = %#v\nwant     %q", r, want)
+			}
+			if n != maxFiringsPerInstant {
+				t.Fatalf("callback ran %d times before the panic, want %d", n, maxFiringsPerInstant)
+			}
+			// The Fake is still usable: time stopped where the loop was, the
+			// timer is armed, and a later Advance works.
+			if got, want := f.Now(), epoch.Add(time.Second); !got.Equal(want) {
+				t.Fatalf("Now() after the panic = %v, want %v", got, want)
+			}
+			if f.Waiters() != 1 || !tm.Stop() {
+				t.Fatalf("re-armed timer not armed after the panic; Waiters() = %d", f.Waiters())
+			}
+			f.Advance(time.Second)
+			if got, want := f.Now(), epoch.Add(2*time.Second); !got.Equal(want) {
+				t.Fatalf("Now() after a later Advance = %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// Legitimate bursts at one instant stay well below the bound, and the bound
+// counts per instant: many timers due at the same instant, or a chain of
+// zero-delay callbacks of bounded length, each firing at a new instant,
+// all fire within one Advance without a panic.
+func TestFakeManyFiringsAtDistinctInstantsDoNotPanic(t *testing.T) {
+	f := clock.NewFake()
+	const sameInstant = 10_000
+	n := 0
+	for range sameInstant {
+		f.AfterFunc(time.Second, func() { n++ })
+	}
+	// A callback chain that re-arms with Reset(0) a bounded number of
+	// times at each of many instants: more firings in all than the bound,
+	// fewer than the bound at any one instant.
+	instants := 0
+	perInstant := 0
+	const chain = 1000
+	var tm clock.Timer
+	tm = f.AfterFunc(time.Second, func() {
+		perInstant++
+		if perInstant < chain {
+			tm.Reset(0)
+			return
+		}
+		perInstant = 0
+		instants++
+		tm.Reset(time.Nanosecond)
+	})
+	total := maxFiringsPerInstant/chain + 2
+	f.Advance(time.Second + time.Duration(total)*time.Nanosecond)
+	if n != sameInstant {
+		t.Fatalf("%d of %d timers due at one instant fired", n, sameInstant)
+	}
+	if instants*chain <= maxFiringsPerInstant {
+		t.Fatalf("the chain fired %d times in all, want more than the bound %d", instants*chain, maxFiringsPerInstant)
+	}
+}
+
+// moves are the calls that move a Fake's time, which a callback of the
+// same Fake must not make.
+var moves = []struct {
+	name string
+	move func(*clock.Fake)
+}{
+	{"Advance", func(f *clock.Fake) { f.Advance(time.Second) }},
+	{"Set", func(f *clock.Fake) { f.Set(f.Now().Add(time.Second)) }},
+}
+
+// Advance, Set or a Sleep that would block, called from an AfterFunc
+// callback of the same Fake, would wait for ever for the Advance or Set
+// that runs the callback: each panics instead, with a message that says
+// so, and the Fake stays usable.
+func TestFakeCallbackMovingItsFakePanics(t *testing.T) {
+	inner := append(slices.Clone(moves), struct {
+		name string
+		move func(*clock.Fake)
+	}{"Sleep", func(f *clock.Fake) { _ = f.Sleep(context.Background(), time.Second) }})
+	for _, outer := range moves {
+		for _, in := range inner {
+			t.Run(outer.name+"/"+in.name, func(t *testing.T) {
+				f := clock.NewFake()
+				f.AfterFunc(time.Second, func() { in.move(f) })
+				done := make(chan any, 1)
+				go func() {
+					defer func() { done <- recover() }()
+					outer.move(f)
+				}()
+				r := recvWithin(t, done, outer.name+" whose callback calls "+in.name+" to panic")
+				want := "clock: " + in.name + " called from an AfterFunc callback of the same Fake: " +
+					"the callback runs inside Advance or Set, so time cannot move until it returns"
+				if msg, _ := r.(string); msg != want {
+					t.Fatalf("panic = %#v\nwant     %q", r, want)
+				}
+				// The Fake is usable: the callback's timer has fired, and
+				// another Advance, then a Sleep, work.
+				if n := f.Waiters(); n != 0 {
+					t.Fatalf("Waiters() after the panic = %d, want 0", n)
+				}
+				go func() {
+					defer func() { done <- recover() }()
+					f.Advance(time.Second)
+				}()
+				if r := recvWithin(t, done, "an Advance after the panic to return"); r != nil {
+					t.Fatalf("an Advance after the panic panicked: %v", r)
+				}
+				if got, want := f.Now(), epoch.Add(2*time.Second); !got.Equal(want) {
+					t.Fatalf("Now() = %v, want %v", got, want)
+				}
+				slept := make(chan error, 1)
+				go func() { slept <- f.Sleep(t.Context(), time.Second) }()
+				blockUntilWithin(t, f, 1)
+				f.Advance(time.Second)
+				if err := recvWithin(t, slept, "a Sleep after the panic to return"); err != nil {
+					t.Fatalf("Sleep = %v", err)
+				}
+			})
+		}
+	}
+}
+
+// What a callback may still do: Sleep for 0 or with a done context
+// (neither blocks), move another Fake; and other goroutines may Sleep or
+// Advance while a callback runs (the Advance waits for it).
+func TestFakeCallbackReentryCheckHasNoFalsePositives(t *testing.T) {
+	t.Run("Sleep that does not block", func(t *testing.T) {
+		f := clock.NewFake()
+		done, cancel := context.WithCancel(context.Background())
+		cancel()
+		var errs []error
+		f.AfterFunc(time.Second, func() {
+			errs = append(errs, f.Sleep(context.Background(), 0), f.Sleep(done, time.Second))
+		})
+		f.Advance(time.Second)
+		if diff := cmp.Diff([]error{nil, context.Canceled}, errs, cmpopts.EquateErrors()); diff != "" {
+			t.Fatalf("Sleep from a callback mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("another Fake", func(t *testing.T) {
+		f, g := clock.NewFake(), clock.NewFake()
+		fired := false
+		g.AfterFunc(time.Second, func() { fired = true })
+		f.AfterFunc(time.Second, func() { g.Advance(time.Second) })
+		f.Advance(time.Second)
+		if !fired {
+			t.Fatal("g.Advance from f's callback did not fire g's timer")
+		}
+	})
+	t.Run("Sleep from another goroutine", func(t *testing.T) {
+		f := clock.NewFake()
+		slept := make(chan error, 1)
+		f.AfterFunc(time.Second, func() {
+			go func() { slept <- f.Sleep(t.Context(), time.Second) }()
+			ctx, cancel := context.WithTimeout(context.Background(), patience)
+			defer cancel()
+			if err := f.BlockUntil(ctx, 1); err != nil {
+				t.Errorf("the other goroutine's Sleep did not arm its timer within %v", patience)
+			}
+		})
+		f.Advance(time.Second)
+		f.Advance(time.Second)
+		if err := recvWithin(t, slept, "the other goroutine's Sleep to return"); err != nil {
+			t.Fatalf("Sleep = %v", err)
+		}
+	})
+	t.Run("Advance from another goroutine", func(t *testing.T) {
+		// The callback returns only once the other goroutine's Advance
+		// waits for it (its stack shows it waiting on a lock in Advance).
+		f := clock.NewFake()
+		advanced := make(chan any, 1)
+		f.AfterFunc(time.Second, func() {
+			go func() {
+				defer func() { advanced <- recover() }()
+				f.Advance(time.Second)
+			}()
+			waitForStack(t, "clock.(*Fake).Advance", "lockSlow")
+		})
+		f.Advance(time.Second)
+		if r := recvWithin(t, advanced, "the other goroutine's Advance to return"); r != nil {
+			t.Fatalf("the other goroutine's Advance panicked: %v", r)
+		}
+		if got, want := f.Now(), epoch.Add(2*time.Second); !got.Equal(want) {
+			t.Fatalf("Now() = %v, want %v", got, want)
+		}
+	})
+}
+
+// waitForStack waits, yielding, until a goroutine's stack holds every one
+// of frames; it fails t if none does within patience.
+func waitForStack(t *testing.T, frames ...string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); runtime.Gosched() {
+		for g := range strings.SplitSeq(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if !slices.ContainsFunc(frames, func(s string) bool { return !strings.Contains(g, s) }) {
+				return
+			}
+		}
+	}
+	t.Errorf("no goroutine's stack held %q within %v", frames, patience)
+}
+
+// The check that a callback does not move its own Fake costs an Advance
+// that fires callbacks no allocation.
+func TestFakeAdvanceFiringCallbacksDoesNotAllocate(t *testing.T) {
+	f := clock.NewFake()
+	n := 0
+	tm := f.AfterFunc(time.Second, func() { n++ })
+	if allocs := testing.AllocsPerRun(100, func() {
+		tm.Reset(time.Second)
+		f.Advance(time.Second)
+	}); allocs != 0 {
+		t.Fatalf("Reset then an Advance that fires the callback: %v allocations, want 0", allocs)
+	}
+	if n != 101 { // AllocsPerRun runs its function once more to warm up
+		t.Fatalf("callback ran %d times, want 101", n)
 	}
 }

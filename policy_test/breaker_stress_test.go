@@ -3,7 +3,9 @@ package policytest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // These tests run the breaker from many goroutines at once (run them with
@@ -62,7 +65,7 @@ func TestBreakerStressTrialBound(t *testing.T) {
 			})
 		}
 		close(start)
-		allowed.Wait()
+		waitWithin(t, &allowed, fmt.Sprintf("round %d: %d goroutines' Allow", round, goroutines))
 		if a, r := admitted.Load(), refused.Load(); a != maxTrials || r != goroutines-maxTrials {
 			t.Fatalf("round %d: %d admitted, %d refused; want %d and %d", round, a, r, maxTrials, goroutines-maxTrials)
 		}
@@ -70,7 +73,7 @@ func TestBreakerStressTrialBound(t *testing.T) {
 			t.Fatalf("round %d: Rejected = %d", round, got)
 		}
 		close(release)
-		done.Wait()
+		waitWithin(t, &done, fmt.Sprintf("round %d: the trials' reports", round))
 		if got, want := b.Counts().Successes, uint64(maxTrials*((round+1)/2)); got != want {
 			t.Fatalf("round %d: Successes = %d, want %d", round, got, want)
 		}
@@ -166,9 +169,9 @@ func TestBreakerStressCountsAddUp(t *testing.T) {
 					}
 				})
 			}
-			wg.Wait()
+			waitWithin(t, &wg, "the reporting goroutines")
 			close(stop)
-			readers.Wait()
+			waitWithin(t, &readers, "the Counts readers")
 			s, fl := successes.Load(), failures.Load()
 			want := breaker.Counts{Calls: s + fl, Successes: s, Failures: fl, FailureRatio: float64(fl) / float64(s+fl)}
 			got := b.Counts()
@@ -236,7 +239,7 @@ func TestBreakerStressChaos(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	waitWithin(t, &wg, "the chaos goroutines")
 	b.Reset()
 	mu.Lock()
 	defer mu.Unlock()
@@ -253,5 +256,63 @@ func TestBreakerStressChaos(t *testing.T) {
 	}
 	if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 1, nil }); err != nil {
 		t.Fatalf("Do after Reset = %v", err)
+	}
+}
+
+// TestBreakerStressRefusalsMatchEvents races callers (some refused, some
+// failing, some succeeding) with transitions, due ones and manual ones: at
+// the end the breaker's lifetime refusals are exactly its refusal events,
+// however the refusals interleaved with the transitions (a refusal counted
+// in a generation that has just ended still counts, and is still reported).
+func TestBreakerStressRefusalsMatchEvents(t *testing.T) {
+	var events telemetry.Counter
+	f := clock.NewFake()
+	b := breaker.New(breaker.WithName("db"), breaker.WithClock(f), breaker.WithThreshold(2),
+		breaker.WithCooldown(time.Millisecond), breaker.WithMaxTrials(2), breaker.WithObserver(&events))
+	stop := make(chan struct{})
+	var callers sync.WaitGroup
+	for g := range 4 {
+		callers.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 1))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				p, err := b.Allow()
+				if err != nil {
+					runtime.Gosched() // let the driver move the breaker on: 4 spinning callers on 2 cores starve it
+					continue
+				}
+				if r.IntN(3) == 0 {
+					p.Done(nil)
+				} else {
+					p.Done(errors.New("boom"))
+				}
+			}
+		})
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; events.Count("db", telemetry.BreakerRefused) < 5000 || i < 300; i++ {
+		if time.Now().After(deadline) {
+			close(stop)
+			callers.Wait()
+			t.Fatalf("after 30s: %d refusals, %d rounds; want 5000 and 300", events.Count("db", telemetry.BreakerRefused), i)
+		}
+		switch i % 7 {
+		case 3:
+			b.ForceOpen()
+		case 6:
+			b.Reset()
+		default:
+			f.Advance(time.Millisecond)
+		}
+		runtime.Gosched()
+	}
+	close(stop)
+	callers.Wait()
+	if s, got := b.Stats(), events.Count("db", telemetry.BreakerRefused); s.Refused != got {
+		t.Fatalf("Stats().Refused = %d, refusal events = %d", s.Refused, got)
 	}
 }

@@ -19,12 +19,13 @@ import (
 )
 
 // This file checks policy/breaker against a reference model: a plain,
-// single-threaded restatement of the breaker's contract (DESIGN.md section
-// 5), written without any of the real breaker's machinery (no shards, no
-// tagged words, no positions, eager rather than lazy transitions). rapid
-// draws a configuration and a schedule of actions; after every action the
-// real breaker's state, counts and delivered transitions must equal the
-// model's.
+// single-threaded restatement of the breaker's contract (the package doc
+// of policy/breaker and its Config; docs/design.md, "The circuit breaker's
+// contract"), written without any of the real breaker's machinery (no
+// shards, no tagged words, no positions, eager rather than lazy
+// transitions). rapid draws a configuration and a schedule of actions;
+// after every action the real breaker's state, counts and delivered
+// transitions must equal the model's.
 
 // bConfig is a drawn configuration, and the effective values the model
 // works with.

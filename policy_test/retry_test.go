@@ -342,7 +342,7 @@ func TestRetryMatchesModel(t *testing.T) {
 	})
 }
 
-// checkRetryBounds checks the properties on a trace, independently
+// checkRetryBounds checks the retry's bounds on a trace, independently
 // of the model.
 func checkRetryBounds(t *rapid.T, c retryCase, tr retryTrace, sleptAfterCancel int) {
 	if n := c.attempts(); n > 0 && len(tr.Starts) > n {

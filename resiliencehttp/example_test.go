@@ -258,10 +258,12 @@ func ExampleStatusError_RetryAfter() {
 	// it with resilience.RetryAfter, through any wrapping.
 	err := fmt.Errorf("payments: %w", &resiliencehttp.StatusError{StatusCode: 503, After: 5 * time.Second})
 	fmt.Println(resilience.RetryAfter(err))
-	fmt.Println((&resiliencehttp.StatusError{StatusCode: 500}).RetryAfter())
+	// Without a Retry-After header there is no hint (RetryAfter() < 0), so
+	// the error never shadows another hint beside it.
+	fmt.Println(resilience.RetryAfter(&resiliencehttp.StatusError{StatusCode: 500}))
 	// Output:
 	// 5s true
-	// 0s
+	// 0s false
 }
 
 // resetNetwork is a RoundTripper whose every connection is reset.
@@ -288,7 +290,7 @@ func ExampleErrBodyNotReplayable() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// hedge: all 2 attempts failed: connection reset by peer; resiliencehttp: request body cannot be replayed (no GetBody): resilience: refused
+	// hedge: all 2 attempts failed: connection reset by peer; resiliencehttp: request body cannot be replayed (no GetBody)
 }
 
 func ExampleErrBodyNotReplayable_retry() {

@@ -35,8 +35,8 @@ type StatusError struct {
 	StatusCode int
 	Status     string
 
-	// After is the wait the response's Retry-After header asks for, 0 when
-	// it has none (or one that cannot be parsed).
+	// After is the wait the response's Retry-After header asks for; 0 when
+	// it has none (or one that cannot be parsed), which is no hint.
 	After time.Duration
 }
 
@@ -53,9 +53,16 @@ func (e *StatusError) Error() string {
 }
 
 // RetryAfter returns the wait that the response's Retry-After header asked
-// for, 0 if none. Retry and other layers find it with
-// resilience.RetryAfter.
-func (e *StatusError) RetryAfter() time.Duration { return e.After }
+// for, or -1 (no hint) when After is 0: a response without the header (or
+// with "Retry-After: 0") gives no hint, so it never shadows a guard's hint
+// beside it in an error tree, and a retry waits its own backoff. Retry and
+// other layers find it with resilience.RetryAfter.
+func (e *StatusError) RetryAfter() time.Duration {
+	if e.After <= 0 {
+		return -1
+	}
+	return e.After
+}
 
 // IsFailure is the default classification of responses: 429 Too Many
 // Requests and every 5xx except 501 Not Implemented (which no retry can

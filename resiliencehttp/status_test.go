@@ -1,6 +1,8 @@
 package resiliencehttp_test
 
 import (
+	"errors"
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"net/http"
 	"testing"
 	"time"
@@ -57,5 +59,15 @@ func TestIsFailure(t *testing.T) {
 		if got := resiliencehttp.IsFailure(&http.Response{StatusCode: code}); got != want {
 			t.Errorf("IsFailure(%d) = %v, want %v", code, got, want)
 		}
+	}
+}
+
+// Regression: a 503 without Retry-After reported a hint of 0, which in an
+// error tree shadowed a guard's real hint beside it.
+func TestStatusErrorWithoutHeaderHasNoHint(t *testing.T) {
+	refusal := resilience.Refuse(breaker.ErrOpen, "db", 30*time.Second)
+	err := errors.Join(&resiliencehttp.StatusError{StatusCode: 503}, refusal)
+	if d, ok := resilience.RetryAfter(err); d != 30*time.Second || !ok {
+		t.Errorf("RetryAfter = %v, %v; want the breaker's 30s, true", d, ok)
 	}
 }

@@ -3,11 +3,15 @@
 // fails (500s), then hangs, then recovers, and calls it at a steady rate
 // through one client pipeline:
 //
-//	fallback > retry > breaker(prices) > timeout
+//	fallback(prices) > retry(prices) > breaker(prices) > timeout(150ms)
 //
-// It prints a line per second of what happened, each breaker transition as it
-// happens, and a summary of how many calls reached the server during the
-// outage against how many the callers made. It exits 1 if the run did not show
+// It logs what the policies do through a telemetry.Slog (each breaker
+// transition as it happens; the retries that give up and the fallback's
+// answers, at most a line a second each),
+// prints a line per second read from the breaker's Stats (through a
+// telemetry.Registry) and from a telemetry.Counter of the policies' events, and
+// a summary of how many calls reached the server during the outage against how
+// many the callers made. It exits 1 if the run did not show
 // the breaker going closed → open → half-open → closed, or if the breaker did
 // not shield the server.
 //
@@ -21,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -35,6 +40,7 @@ import (
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/resiliencehttp"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // config is what the flags set.
@@ -97,14 +103,14 @@ func validate(c config) error {
 	return breakerConfig(c, nil).Validate()
 }
 
-func breakerConfig(c config, onChange func(breaker.Transition)) breaker.Config {
+func breakerConfig(c config, obs telemetry.Observer) breaker.Config {
 	return breaker.Config{
 		Name:            "prices",
 		FailureRatio:    c.ratio,
 		WindowCalls:     c.window,
 		MinCalls:        c.window / 2,
 		CooldownBackoff: backoff.Exponential(c.cooldown, 2, 4*c.cooldown),
-		OnStateChange:   onChange,
+		Observer:        obs,
 	}
 }
 
@@ -125,9 +131,11 @@ func (p phase) String() string {
 // outage reports whether the server is down in phase p.
 func (p phase) outage() bool { return p == failing || p == hanging }
 
-// stats are the counters of one second, or of a phase.
+// stats are the example's own counters of one second, or of a phase: what
+// the callers and the server see. What the policies do comes from their
+// Stats and events.
 type stats struct {
-	calls, ok, fallbacks, refused, retries, hits atomic.Int64
+	calls, ok, hits atomic.Int64
 }
 
 func run(c config, out io.Writer) bool {
@@ -163,48 +171,78 @@ func run(c config, out io.Writer) bool {
 	go srv.Serve(ln)
 	defer srv.Close()
 
-	// The client: one breaker for the dependency, one pipeline for its calls.
+	// What the policies do: transitions and give-ups logged through slog
+	// (each line stamped with the time since the start), every event
+	// counted for the table, and the transitions kept for the final check.
+	logger := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey && len(groups) == 0 {
+				return slog.String("t", fmt.Sprintf("%.1fs", a.Value.Time().Sub(start).Seconds()))
+			}
+			return a
+		},
+	}))
+	var events telemetry.Counter
 	var transitions []string
 	var mu sync.Mutex
-	b := breaker.New(breaker.WithConfig(breakerConfig(c, func(tr breaker.Transition) {
-		line := fmt.Sprintf("%s -> %s", tr.From, tr.To)
-		mu.Lock()
-		transitions = append(transitions, tr.To.String())
-		mu.Unlock()
-		fmt.Fprintf(out, "%5.1fs  breaker(%s): %s (%d calls, %d failures in the state left)\n",
-			tr.At.Sub(start).Seconds(), tr.Name, line, tr.Counts.Calls, tr.Counts.Failures)
-	})))
+	obs := telemetry.Multi(telemetry.NewSlog(logger, nil), &events, telemetry.ObserverFunc(func(e telemetry.Event) {
+		if e.To != "" {
+			mu.Lock()
+			transitions = append(transitions, e.To)
+			mu.Unlock()
+		}
+	}))
+
+	// The client: one breaker for the dependency, one pipeline for its
+	// calls, both in a registry, where the table reads them.
+	reg := telemetry.NewRegistry()
+	b := breaker.New(breaker.WithConfig(breakerConfig(c, obs)))
 	pipeline := resilience.Then(
 		resilience.Fallback(func(ctx context.Context, err error) (*http.Response, error) {
-			second.fallbacks.Add(1)
-			if errors.Is(err, resilience.ErrRefused) {
-				second.refused.Add(1)
-			}
 			return cached(), nil
-		}),
+		}, resilience.WithFallbackName("prices"), resilience.WithFallbackObserver(obs)),
 		retry.New[*http.Response](
+			retry.WithName("prices"),
 			retry.WithAttempts(c.attempts),
 			retry.WithMaxElapsed(c.maxElapsed),
 			retry.WithBackoff(backoff.Exponential(20*time.Millisecond, 2, 200*time.Millisecond).WithJitter(backoff.Full)),
-			retry.WithOnRetry(func(int, error, time.Duration) { second.retries.Add(1) }),
+			retry.WithObserver(obs),
 		),
 		breaker.Policy[*http.Response](b),
-		timeout.New[*http.Response](c.timeout),
+		timeout.New[*http.Response](c.timeout, timeout.WithName("prices"), timeout.WithObserver(obs)),
 	)
+	if err := errors.Join(reg.Register(b), reg.RegisterPipeline("prices", pipeline)); err != nil {
+		fmt.Fprintln(out, "httpclient:", err)
+		return false
+	}
 	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: pipeline}}
-	fmt.Fprintf(out, "pipeline: %v\nserver: http://%s, phases of %v: healthy, failing (500s), hanging, recovered\n\n", pipeline, ln.Addr(), c.phase)
+	for _, p := range reg.Pipelines() {
+		fmt.Fprintf(out, "pipeline %s: %s\n", p.Name, p.Chain)
+	}
+	fmt.Fprintf(out, "server: http://%s, phases of %v: healthy, failing (500s), hanging, recovered\n\n", ln.Addr(), c.phase)
 	fmt.Fprintf(out, "each second: calls started; of the calls that ended, how many got the server's\n"+
-		"answer (ok) or the fallback's (fallbacks; refused: the breaker refused them);\n"+
-		"retries made; requests that reached the server; the breaker's state\n\n")
-	fmt.Fprintf(out, "%6s  %-9s  %7s  %4s  %9s  %7s  %7s  %11s  %s\n", "time", "server", "started", "ok", "fallbacks", "refused", "retries", "server hits", "breaker")
+		"answer (ok); requests that reached the server; from the policies' events:\n"+
+		"answers from the fallback (fallback.used), attempts timed out\n"+
+		"(timeout.expired), retries made (retry.waiting) and calls given up\n"+
+		"(retry.gave_up); from the breaker's Stats: attempts it refused, its state,\n"+
+		"and the failures/calls in its window\n\n")
+	fmt.Fprintf(out, "%6s  %-9s  %7s  %4s  %11s  %9s  %8s  %7s  %7s  %7s  %-9s  %s\n",
+		"time", "server", "started", "ok", "server hits", "fallbacks", "timeouts", "retries", "gave up", "refused", "breaker", "window")
 
 	lastPrint := start
+	var last struct{ fallbacks, timeouts, retries, gaveUp, refused uint64 } // the totals at the last line
 	printSecond := func(now time.Time) {
 		lastPrint = now
-		fmt.Fprintf(out, "%5.1fs  %-9s  %7d  %4d  %9d  %7d  %7d  %11d  %s\n",
-			now.Sub(start).Seconds(), phaseAt(now.Add(-time.Millisecond)),
-			second.calls.Swap(0), second.ok.Swap(0), second.fallbacks.Swap(0),
-			second.refused.Swap(0), second.retries.Swap(0), second.hits.Swap(0), b.State())
+		fallbacks, timeouts := events.Count("prices", telemetry.FallbackUsed), events.Count("prices", telemetry.TimeoutExpired)
+		retries, gaveUp := events.Count("prices", telemetry.RetryWaiting), events.Count("prices", telemetry.RetryGaveUp)
+		for _, s := range reg.Snapshots() { // one guard: the breaker
+			fmt.Fprintf(out, "%5.1fs  %-9s  %7d  %4d  %11d  %9d  %8d  %7d  %7d  %7d  %-9s  %d/%d\n",
+				now.Sub(start).Seconds(), phaseAt(now.Add(-time.Millisecond)),
+				second.calls.Swap(0), second.ok.Swap(0), second.hits.Swap(0),
+				fallbacks-last.fallbacks, timeouts-last.timeouts, retries-last.retries, gaveUp-last.gaveUp, s.Refused-last.refused,
+				s.Breaker.State, s.Breaker.Failures, s.Breaker.Calls)
+			last.fallbacks, last.timeouts, last.retries, last.gaveUp, last.refused = fallbacks, timeouts, retries, gaveUp, s.Refused
+		}
 	}
 
 	// The callers: a steady rate, each call on its own goroutine, as a
@@ -260,6 +298,12 @@ loop:
 	}
 	fmt.Fprintf(out, "during the outage: callers made %d calls, the server got %d requests (%.0f%% of the calls; without the breaker, up to %d attempts each)\n",
 		outageCalls, outageHits, 100*float64(outageHits)/float64(max(outageCalls, 1)), c.attempts)
+
+	fmt.Fprintf(out, "events counted:")
+	for _, n := range events.Counts() {
+		fmt.Fprintf(out, " %s %d", n.Type, n.N)
+	}
+	fmt.Fprintln(out)
 
 	mu.Lock()
 	seen := strings.Join(transitions, " ")

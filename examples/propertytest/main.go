@@ -1,11 +1,17 @@
 // Command propertytest is a service's own pipeline, with the property test
-// that proves it: see pipeline_test.go, which `go test ./examples/...` runs.
-// The test drives the pipeline with pgregory.net/rapid over random schedules
-// of failures and pauses, on a clock.Fake, so it runs in milliseconds however
-// long the backoffs and cooldowns are.
+// that proves it: see pipeline_test.go. The test drives the pipeline with
+// pgregory.net/rapid against a fake dependency of the fault kit
+// (resiliencetest) whose outage follows a random timeline
+// (resiliencetest/rapidgen), with random pauses between calls, on a
+// clock.Fake, so it runs in milliseconds however long the backoffs and
+// cooldowns are.
 //
-//	go test ./examples/propertytest/ -rapid.checks=1000 -v
-//	go run ./examples/propertytest
+// It is a module of its own, as a service using the library would be: it
+// needs rapid and the rapidgen module, which the core module does not.
+//
+//	cd examples/propertytest
+//	go test -rapid.checks=1000 -v .
+//	go run .
 package main
 
 import (

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -35,8 +36,15 @@ price 9.99, err <nil>; pricing called 0 times; breaker open
 `
 
 // The program does what the README says it does. It runs in a synctest
-// bubble, so the retry's backoff waits take no real time.
+// bubble, so the retry's backoff waits take no real time, under a
+// real-time watchdog: a wait that can never end is a deadlock synctest
+// reports at once, but a goroutine stuck on a lock is not, and the
+// watchdog ends the run with a message instead.
 func TestRun(t *testing.T) {
+	watchdog := time.AfterFunc(time.Minute, func() {
+		panic("TestRun: run still running after 1m0s: a call never returned")
+	})
+	defer watchdog.Stop()
 	synctest.Test(t, func(t *testing.T) {
 		var out strings.Builder
 		run(&out)

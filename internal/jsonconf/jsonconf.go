@@ -2,8 +2,8 @@
 // one way for every package: exported fields by their Go names, zero fields
 // left out (a zero field means the default), durations as Go duration
 // strings ("250ms", "30s"; -1ns, the Off value, as "off"), infinite floats
-// as "+Inf", and fields that cannot be serialised (functions, interfaces
-// such as a clock, pointers to shared objects, channels) skipped. Reading
+// as "+Inf" (read back from "+Inf", "Inf" or "-Inf"), and fields that cannot be serialised (functions, interfaces
+// such as a clock, pointers to shared objects, channels) left out. Reading
 // matches field names as encoding/json does (case-insensitively), rejects
 // unknown fields, and leaves fields that are absent or null unchanged.
 package jsonconf
@@ -11,6 +11,7 @@ package jsonconf
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -62,14 +63,20 @@ func Marshal(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Duration returns d as a Config's JSON spells it: "off" for the Off
+// value (-1ns), else d.String() ("250ms"). Validate messages print
+// durations with it, so that a field read as "off" is reported as "off".
+func Duration(d time.Duration) string {
+	if d == -1 {
+		return "off"
+	}
+	return d.String()
+}
+
 func marshalValue(fv reflect.Value) ([]byte, error) {
 	switch {
 	case fv.Type() == durationType:
-		d := time.Duration(fv.Int())
-		if d == -1 {
-			return []byte(`"off"`), nil
-		}
-		return json.Marshal(d.String())
+		return json.Marshal(Duration(time.Duration(fv.Int())))
 	case fv.Kind() == reflect.Float64 || fv.Kind() == reflect.Float32:
 		x := fv.Float()
 		switch {
@@ -91,6 +98,10 @@ func Unmarshal(pkg string, data []byte, v any) error {
 	rt := rv.Type()
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return fmt.Errorf("%s: %s: a JSON object is expected, got %s", pkg, rt.Name(), typeErr.Value)
+		}
 		return fmt.Errorf("%s: %s: %w", pkg, rt.Name(), err)
 	}
 	for key, raw := range fields {
@@ -150,10 +161,10 @@ func unmarshalValue(raw json.RawMessage, fv reflect.Value) error {
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			switch s {
-			case "+Inf", "Inf", "inf", "+inf":
+			case "+Inf", "Inf":
 				fv.SetFloat(math.Inf(1))
 				return nil
-			case "-Inf", "-inf":
+			case "-Inf":
 				fv.SetFloat(math.Inf(-1))
 				return nil
 			}

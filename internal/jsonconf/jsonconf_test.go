@@ -59,7 +59,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{`{"Hook": 1}`, `pkg: sample: unknown field "Hook"`},
 		{`{"Rate": "fast"}`, `pkg: sample.Rate: a number or "+Inf"`},
 		{`{"Count": "3"}`, `pkg: sample.Count: json: cannot unmarshal`},
-		{`[1]`, `pkg: sample: json: cannot unmarshal array`},
+		{`[1]`, `pkg: sample: a JSON object is expected, got array`},
 	}
 	for _, tt := range tests {
 		var s sample
@@ -84,5 +84,13 @@ func TestUnmarshalCaseInsensitiveAndNull(t *testing.T) {
 func TestMarshalNaN(t *testing.T) {
 	if _, err := jsonconf.Marshal(sample{Rate: math.NaN()}); err == nil || !strings.Contains(err.Error(), "sample.Rate") {
 		t.Errorf("Marshal(NaN) error = %v; want one naming sample.Rate", err)
+	}
+}
+
+// Duration spells a duration as a Config's JSON does: Off as "off".
+func TestDuration(t *testing.T) {
+	got := []string{jsonconf.Duration(-1), jsonconf.Duration(0), jsonconf.Duration(-2), jsonconf.Duration(250 * time.Millisecond)}
+	if diff := cmp.Diff([]string{"off", "0s", "-2ns", "250ms"}, got); diff != "" {
+		t.Errorf("Duration mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 func BenchmarkClosedAllow(b *testing.B) {
@@ -97,4 +98,63 @@ func BenchmarkOpenAllow(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkClosedPolicyObserved is BenchmarkClosedPolicy with a counting
+// observer: a success emits no event, so it costs the same.
+func BenchmarkClosedPolicyObserved(b *testing.B) {
+	p := breaker.Policy[int](breaker.New(breaker.WithObserver(new(telemetry.Counter))))
+	op := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.Do(ctx, op); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := p.Do(ctx, op); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkOpenAllowSerial is a refusal by an open breaker, serial,
+// without and with a counting observer (one Observe call per refusal).
+func BenchmarkOpenAllowSerial(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		opts []breaker.Option
+	}{
+		{"none", nil},
+		{"counter", []breaker.Option{breaker.WithObserver(new(telemetry.Counter))}},
+	} {
+		br := breaker.New(append(c.opts, breaker.WithThreshold(1), breaker.WithClock(clock.NewFake()))...)
+		br.Record(true)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := br.Allow(); !errors.Is(err, breaker.ErrOpen) {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStats is one Stats call, what polling a breaker every second
+// costs.
+func BenchmarkStats(b *testing.B) {
+	br := breaker.New()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = br.Stats()
+	}
 }

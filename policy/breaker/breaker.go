@@ -13,6 +13,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Breaker is a circuit breaker: a guard, shared by every call to one
@@ -39,7 +40,7 @@ type Breaker struct {
 	// Refusals: the last one with a wait (see refusedErr), and the one of
 	// a breaker forced open, which never changes.
 	lastRefusal atomic.Pointer[refused]
-	forcedErr   error
+	forcedErr   *resilience.RefusedError
 	cfg         settings
 	shards      []shard
 	shift       uint8 // 64 - log2(len(shards))
@@ -59,7 +60,7 @@ type Breaker struct {
 	seq        backoff.Sequence // cooldowns since the breaker last closed
 	cw         countWindow
 	tw         timeWindow
-	events     []Transition // not yet delivered, from head on
+	notes      []note // not yet delivered, from head on
 	head       int
 	delivering bool
 }
@@ -85,6 +86,7 @@ type settings struct {
 	successThreshold uint64
 	classify         func(error) Outcome
 	onChange         func(Transition)
+	obs              telemetry.Observer // nil: no events
 }
 
 // The state word: the state in the low two bits, the forced flag above,
@@ -198,6 +200,7 @@ func newSettings(c Config) settings {
 		successThreshold: uint64(max(c.SuccessThreshold, 1)),
 		classify:         c.Classify,
 		onChange:         c.OnStateChange,
+		obs:              c.Observer,
 	}
 	if c.Name != "" {
 		s.layer = "breaker(" + c.Name + ")"
@@ -312,13 +315,13 @@ func (b *Breaker) admitSlow(p *admission) error {
 		p.word, p.start = w, b.now()
 		return nil
 	case wordState(w) == Open && wordForced(w):
-		b.add(kRejected, wordGen(w), false)
-		return b.forcedErr
+		b.reject(wordGen(w), false)
+		return b.refuse(b.forcedErr)
 	case wordState(w) == Open:
 		now := b.now()
 		if d := b.deadline.Load(); now < d && b.word.Load() == w {
-			b.add(kRejected, wordGen(w), false)
-			return b.refusedErr(ErrOpen, wordGen(w), d-now)
+			b.reject(wordGen(w), false)
+			return b.refuse(b.refusedErr(ErrOpen, wordGen(w), d-now))
 		}
 	}
 	b.mu.Lock()
@@ -335,8 +338,8 @@ func (b *Breaker) admitSlow(p *admission) error {
 		b.unlock()
 		return nil
 	}
-	b.add(kRejected, wordGen(w), true)
-	var err error
+	b.reject(wordGen(w), true)
+	var err *resilience.RefusedError
 	switch {
 	case wordState(w) == HalfOpen: // MaxTrials trials are outstanding
 		d, _ := b.trialDeadline()
@@ -347,7 +350,16 @@ func (b *Breaker) admitSlow(p *admission) error {
 		err = b.refusedErr(ErrOpen, wordGen(w), b.deadline.Load()-now)
 	}
 	b.unlock()
-	return err
+	return b.refuse(err)
+}
+
+// refuse reports refusal r to the observer, if there is one, and returns
+// it: with an observer, one call that allocates nothing.
+func (b *Breaker) refuse(r *resilience.RefusedError) error {
+	if o := b.cfg.obs; o != nil {
+		o.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: b.cfg.name, Err: r, Wait: r.RetryAfter()})
+	}
+	return r
 }
 
 // refusedErr returns the refusal, for reason (ErrOpen or ErrTooManyTrials),
@@ -355,7 +367,7 @@ func (b *Breaker) admitSlow(p *admission) error {
 // of the cooldown, or the expiry of the first outstanding trial. Refusals
 // within the same millisecond of the same generation share one error, so
 // that refusing a call usually allocates nothing.
-func (b *Breaker) refusedErr(reason error, gen uint64, wait int64) error {
+func (b *Breaker) refusedErr(reason error, gen uint64, wait int64) *resilience.RefusedError {
 	d := ceilMillis(time.Duration(wait))
 	if r := b.lastRefusal.Load(); r != nil && r.gen == gen && r.err.RetryAfter() == d && r.err.Reason() == reason {
 		return r.err
@@ -384,7 +396,7 @@ func (b *Breaker) Record(failure bool) {
 	if failure {
 		o = Failure
 	}
-	b.complete(admission{word: w}, false, o)
+	b.complete(admission{word: w}, false, o, nil)
 }
 
 // ForceOpen opens the breaker and holds it open: it refuses every call
@@ -415,15 +427,16 @@ func (b *Breaker) force(to State, forced bool) {
 	b.unlock()
 }
 
-// complete applies outcome o of the call admitted as a. measured tells
+// complete applies outcome o of the call admitted as a, which returned err
+// (nil when the outcome was reported without an error). measured tells
 // whether the call's duration is known.
 //
 // The common case — a success, while closed, with no rule that needs the
 // clock — takes no lock and writes one cache line of the goroutine's own
 // shard: the consecutive failures need no write (see failLocked).
-func (b *Breaker) complete(a admission, measured bool, o Outcome) {
+func (b *Breaker) complete(a admission, measured bool, o Outcome, err error) {
 	if o != Success || wordState(a.word) != Closed || !b.countSuccess(a.word) {
-		b.finishSlow(a.word, a.trial, a.start, measured, o)
+		b.finishSlow(a.word, a.trial, a.start, measured, o, err)
 	}
 }
 
@@ -453,7 +466,7 @@ func (b *Breaker) countSuccess(w uint64) bool {
 // completed as ignored first, so that its permit is not lost.
 func (b *Breaker) completeErr(ctx context.Context, a admission, err error) {
 	o := Ignored
-	defer func() { b.complete(a, true, o) }()
+	defer func() { b.complete(a, true, o, err) }()
 	o = b.outcome(ctx, err)
 }
 
@@ -478,15 +491,20 @@ func (b *Breaker) outcome(ctx context.Context, err error) Outcome {
 // errPanicked marks a call that panicked (or whose goroutine exited).
 var errPanicked = errors.New("breaker: the call panicked")
 
-func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool, o Outcome) {
+// finishSlow applies outcome o, of a call that returned err, admitted with
+// state word w: the cases complete does not handle inline.
+func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool, o Outcome, err error) {
 	if b.word.Load() != w {
 		return // an older generation's verdict
 	}
 	if wordState(w) != Closed {
-		b.finishTrial(w, trial, start, o)
+		b.finishTrial(w, trial, start, o, err)
 		return
 	}
 	if o == Ignored {
+		if obs := b.cfg.obs; obs != nil {
+			obs.Observe(telemetry.Event{Type: telemetry.BreakerIgnored, Name: b.cfg.name, Err: err})
+		}
 		return
 	}
 	var now int64
@@ -519,6 +537,7 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 		}
 	} else {
 		streak = b.failLocked(gen)
+		b.noteLocked(telemetry.BreakerFailure, err)
 	}
 	if slow {
 		b.slow++
@@ -530,12 +549,18 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 	b.unlock()
 }
 
-// finishTrial applies outcome o of half-open trial id.
-func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
+// finishTrial applies outcome o, of a call that returned err, of
+// half-open trial id.
+func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome, err error) {
 	b.mu.Lock()
 	now := b.now()       // under the lock: transitions' times never go backwards
 	b.advanceLocked(now) // an expired trial reports nothing
-	if b.word.Load() != w || !b.removeTrialLocked(id) || o == Ignored {
+	if b.word.Load() != w || !b.removeTrialLocked(id) {
+		b.unlock()
+		return
+	}
+	if o == Ignored {
+		b.noteLocked(telemetry.BreakerIgnored, err)
 		b.unlock()
 		return
 	}
@@ -547,6 +572,7 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome) {
 	switch {
 	case o == Failure:
 		b.failLocked(gen)
+		b.noteLocked(telemetry.BreakerFailure, err)
 		b.setLocked(Open, false, now)
 	case slow:
 		b.add(kSuccesses, gen, true)
@@ -606,9 +632,9 @@ func (b *Breaker) advanceLocked(now int64) {
 func (b *Breaker) setLocked(to State, forced bool, at int64) {
 	old := b.word.Load()
 	from := wordState(old)
-	notify := b.cfg.onChange != nil && from != to
+	changed := from != to
 	var left Counts
-	if notify {
+	if changed && b.cfg.onChange != nil {
 		left = b.countsLocked(at)
 	}
 	gen := wordGen(old) + 1
@@ -616,22 +642,48 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 	b.trials, b.nextTrial = b.trials[:0], 0
 	b.cw.reset()
 	b.tw.reset()
+	var wait time.Duration // how long the new state lasts, if known
 	switch {
 	case to == Open && !forced:
-		cooldown := b.cfg.cooldown
+		wait = b.cfg.cooldown
 		if b.cfg.growing {
-			cooldown = b.seq.Next()
+			wait = b.seq.Next()
 		}
-		b.deadline.Store(satAdd(at, int64(cooldown)))
+		b.deadline.Store(satAdd(at, int64(wait)))
+	case to == Open:
+		wait = resilience.Never
 	case to == Closed:
 		b.seq = b.cfg.schedule.Start()
 	}
 	b.word.Store(makeWord(gen, to, forced))
-	if notify {
-		b.events = append(b.events, Transition{
-			Name: b.cfg.name, From: from, To: to, Generation: gen,
-			At: b.base.Add(time.Duration(at)), Counts: left,
+	if changed && (b.cfg.onChange != nil || b.cfg.obs != nil) {
+		b.notes = append(b.notes, note{
+			transition: true,
+			tr: Transition{
+				Name: b.cfg.name, From: from, To: to, Generation: gen,
+				At: b.base.Add(time.Duration(at)), Counts: left,
+			},
+			ev: telemetry.Event{
+				Type: transitionTypes[to], Name: b.cfg.name,
+				From: from.String(), To: to.String(), Wait: wait,
+			},
 		})
+	}
+}
+
+// transitionTypes are the event types of transitions, by the state entered.
+var transitionTypes = [...]telemetry.Type{
+	Closed:   telemetry.BreakerClosed,
+	Open:     telemetry.BreakerOpened,
+	HalfOpen: telemetry.BreakerHalfOpened,
+}
+
+// noteLocked queues an event of type t about err for the observer, if
+// there is one, to be delivered after the transitions and events queued
+// before it.
+func (b *Breaker) noteLocked(t telemetry.Type, err error) {
+	if b.cfg.obs != nil {
+		b.notes = append(b.notes, note{ev: telemetry.Event{Type: t, Name: b.cfg.name, Err: err}})
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"math/rand/v2"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -601,7 +600,7 @@ func TestClockGoingBackwards(t *testing.T) {
 
 func TestRealClock(t *testing.T) {
 	// The real clock (the default), in a synctest bubble: time is virtual.
-	synctest.Test(t, func(t *testing.T) {
+	bubble(t, func(t *testing.T) {
 		b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(time.Second),
 			breaker.WithSlowCall(100*time.Millisecond))
 		p, _ := b.Allow()

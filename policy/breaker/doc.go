@@ -37,6 +37,11 @@
 //   - [Breaker.ForceOpen], [Breaker.ForceClosed], [Breaker.Reset]: manual control
 //   - [Breaker.State], [Breaker.Counts], [Breaker.Name], and
 //     Config.OnStateChange with a [Transition]: observation
+//   - [Breaker.Stats] (a consistent [Stats]: state, generation, counts,
+//     refusals) and [Breaker.Snapshot] (the same as a telemetry.Snapshot,
+//     for a telemetry.Registry); [WithObserver]: the breaker's events
+//     (transitions, refusals, failures, ignored outcomes) for a
+//     telemetry.Observer
 //   - [DefaultClassify], [Outcome]: which errors are failures
 //   - [ErrOpen], [ErrForcedOpen], [ErrTooManyTrials]: refusals (*resilience.RefusedError)
 //
@@ -45,7 +50,18 @@
 // [WithWindowDuration], [WithWindowBuckets], [WithMinCalls],
 // [WithCooldown], [WithCooldownBackoff], [WithTrialTimeout], [WithMaxTrials],
 // [WithSuccessThreshold], [WithClassify], [WithOnStateChange],
-// [WithClock], [WithConfig]; all of type [Option].
+// [WithObserver], [WithClock], [WithConfig]; all of type [Option].
+//
+// # Observation
+//
+// With an observer set (WithObserver), the breaker reports each
+// transition (breaker.opened, breaker.half_opened, breaker.closed), each
+// refusal (breaker.refused), each failure it counts (breaker.failure) and
+// each outcome it ignores (breaker.ignored); package telemetry lists the
+// fields of each. Successes are counted, not reported: the closed path of
+// a call that succeeds is the same with and without an observer, and
+// costs nothing more. A refusal costs one call of the observer. Without
+// an observer, nothing is built or called.
 //
 // # Generations
 //

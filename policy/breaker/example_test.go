@@ -12,6 +12,7 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 var errUnavailable = errors.New("503 service unavailable")
@@ -649,4 +650,60 @@ func ExampleState_String() {
 	// breaker_state{state="closed"} 0
 	// breaker_state{state="open"} 1
 	// breaker_state{state="half-open"} 2
+}
+
+// An observer sees the failures counted, the transitions, the refusals
+// and the ignored outcomes; successes are counted in Stats, not streamed.
+func ExampleWithObserver() {
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithName("search"), breaker.WithThreshold(2), breaker.WithCooldown(time.Minute),
+		breaker.WithClock(clk), breaker.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
+			switch {
+			case e.To != "":
+				fmt.Printf("%s %s: %s -> %s, wait %v\n", e.Type, e.Name, e.From, e.To, e.Wait)
+			default:
+				fmt.Printf("%s %s: %v\n", e.Type, e.Name, e.Err)
+			}
+		})))
+	report(b, nil) // no event
+	report(b, context.Canceled)
+	report(b, errUnavailable)
+	report(b, errUnavailable)
+	report(b, nil) // refused
+	// Output:
+	// breaker.ignored search: context canceled
+	// breaker.failure search: 503 service unavailable
+	// breaker.failure search: 503 service unavailable
+	// breaker.opened search: closed -> open, wait 1m0s
+	// breaker.refused search: breaker: open (search), retry after 1m0s
+}
+
+// Stats reads state, generation and counts together, and the refusals of
+// the breaker's whole life.
+func ExampleBreaker_Stats() {
+	clk := clock.NewFake()
+	b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(time.Second), breaker.WithClock(clk))
+	report(b, nil)
+	report(b, errUnavailable) // trips
+	report(b, nil)            // refused
+	s := b.Stats()
+	fmt.Printf("%v, generation %d, %d refused now, %d in all\n", s.State, s.Generation, s.Counts.Rejected, s.Refused)
+	clk.Advance(time.Second)
+	report(b, nil) // a successful trial closes it
+	s = b.Stats()
+	fmt.Printf("%v, generation %d, %d refused now, %d in all\n", s.State, s.Generation, s.Counts.Rejected, s.Refused)
+	// Output:
+	// open, generation 2, 1 refused now, 1 in all
+	// closed, generation 4, 0 refused now, 1 in all
+}
+
+// Snapshot is Stats in the shape every guard shares, for registries and
+// exporters.
+func ExampleBreaker_Snapshot() {
+	b := breaker.New(breaker.WithName("search"), breaker.WithClock(clock.NewFake()))
+	b.ForceOpen()
+	report(b, nil)
+	s := b.Snapshot()
+	fmt.Println(s.Kind, s.Name, s.Breaker.State, s.Breaker.Forced, s.Refused)
+	// Output: breaker search open true 1
 }

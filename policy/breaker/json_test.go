@@ -106,7 +106,7 @@ func TestConfigJSONErrors(t *testing.T) {
 			`breaker: Config.CooldownBackoff: backoff: Exponential multiplier must be >= 1, got 0.5`},
 		{`{"CooldownBackoff": {"Kind": "fibonacci"}}`,
 			`breaker: Config.CooldownBackoff: backoff: Schedule Kind must be "constant", "linear" or "exponential", got "fibonacci"`},
-		{`[]`, `breaker: Config: json: cannot unmarshal array`},
+		{`[]`, `breaker: Config: a JSON object is expected, got array`},
 	} {
 		var cfg breaker.Config
 		err := json.Unmarshal([]byte(c.in), &cfg)
@@ -120,7 +120,7 @@ func TestConfigJSONErrors(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"Cooldown": "off"}`), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	const want = "breaker: Cooldown must be >= 0 (Off applies only to Threshold), got -1ns"
+	const want = "breaker: Cooldown must be >= 0 (Off applies only to Threshold), got off"
 	if err := cfg.Validate(); err == nil || err.Error() != want {
 		t.Errorf("Validate = %v, want %q", err, want)
 	}

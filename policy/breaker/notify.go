@@ -1,26 +1,39 @@
 package breaker
 
-// Transitions happen with b.mu held; their callbacks run without it. A
-// transition appends its Transition to b.events; whoever unlocks next
-// delivers the queue, unless another goroutine is already delivering it
-// (then that one delivers the new transition too, after the ones before).
-// So callbacks run one at a time, in transition order, and a callback may
-// call the breaker: a transition it causes is queued and delivered after it
-// returns.
+import "github.com/f0b5b96b/resilience/telemetry"
 
-// unlock releases b.mu and delivers pending transitions.
+// Transitions happen with b.mu held; their callbacks run without it. A
+// transition appends a note to b.notes, as does a counted failure when an
+// observer is set (so that the failure that trips the breaker comes before
+// its opening); whoever unlocks next delivers the queue, unless another
+// goroutine is already delivering it (then that one delivers the new notes
+// too, after the ones before). So callbacks and the observer's calls for
+// notes run one at a time, in order, and a callback may call the breaker:
+// a transition it causes is queued and delivered after it returns.
+
+// note is one queued delivery: a transition (for Config.OnStateChange and
+// the observer) or an event for the observer alone.
+type note struct {
+	transition bool
+	tr         Transition      // when transition
+	ev         telemetry.Event // the observer's event
+}
+
+// unlock releases b.mu and delivers pending notes.
 func (b *Breaker) unlock() {
-	pending := !b.delivering && b.head < len(b.events)
+	pending := !b.delivering && b.head < len(b.notes)
 	b.mu.Unlock()
 	if pending {
 		b.deliver()
 	}
 }
 
-// deliver calls Config.OnStateChange for each queued transition, in order.
-// A panic in the callback goes up to deliver's caller; the deferred
-// function re-takes the lock and resets b.delivering, so the transitions
-// after it stay queued for the next delivery instead of being wedged.
+// deliver calls Config.OnStateChange for each queued transition, then the
+// observer, in order. A panic in either goes up to deliver's caller; the
+// deferred function re-takes the lock and resets b.delivering, so the
+// notes after it stay queued for the next delivery instead of being
+// wedged. (A callback that panics makes the observer miss that
+// transition.)
 func (b *Breaker) deliver() {
 	b.mu.Lock()
 	if b.delivering {
@@ -36,16 +49,21 @@ func (b *Breaker) deliver() {
 		b.delivering = false
 		b.mu.Unlock()
 	}()
-	for b.head < len(b.events) {
-		t := b.events[b.head]
-		b.events[b.head] = Transition{}
+	for b.head < len(b.notes) {
+		n := b.notes[b.head]
+		b.notes[b.head] = note{}
 		b.head++
-		if b.head == len(b.events) {
-			b.events, b.head = b.events[:0], 0
+		if b.head == len(b.notes) {
+			b.notes, b.head = b.notes[:0], 0
 		}
 		held = false
 		b.mu.Unlock()
-		b.cfg.onChange(t)
+		if n.transition && b.cfg.onChange != nil {
+			b.cfg.onChange(n.tr)
+		}
+		if b.cfg.obs != nil {
+			b.cfg.obs.Observe(n.ev)
+		}
 		b.mu.Lock()
 		held = true
 	}

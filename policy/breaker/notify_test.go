@@ -104,7 +104,13 @@ func TestCallbacksRunOneAtATimeInOrder(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("8 goroutines forcing and resetting did not finish in 10s: a deadlock in delivery?")
+	}
 	b.Reset() // a final delivery: everything queued has been delivered
 	if len(got) == 0 {
 		t.Fatal("no transitions delivered")

@@ -58,7 +58,7 @@ func (p *Permit) Done(err error) {
 		p.fail(err)
 	} else if p.b != nil && !p.done {
 		p.done = true
-		p.b.complete(p.admission(), true, Success)
+		p.b.complete(p.admission(), true, Success, nil)
 	}
 }
 
@@ -77,7 +77,7 @@ func (p *Permit) Report(o Outcome) {
 	}
 	if p.b != nil && !p.done {
 		p.done = true
-		p.b.complete(p.admission(), true, o)
+		p.b.complete(p.admission(), true, o, nil)
 	}
 }
 

@@ -55,7 +55,7 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 			} else if !b.countSuccess(w) {
 				// Not the common case: count it the slow way, without
 				// trying the shard's compare-and-swap a second time.
-				b.finishSlow(w, 0, 0, false, Success)
+				b.finishSlow(w, 0, 0, false, Success, nil)
 			}
 		}()
 		return next.Call(ctx)
@@ -82,5 +82,5 @@ func (b *Breaker) settle(ctx context.Context, a admission, err error) {
 		b.completeErr(ctx, a, err)
 		return
 	}
-	b.complete(a, true, Success)
+	b.complete(a, true, Success, nil)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -114,7 +113,7 @@ func TestPolicyCallersDeadlineMidCallIsAFailure(t *testing.T) {
 		{"measured", []breaker.Option{breaker.WithSlowCall(time.Hour)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
 				var trips []breaker.Transition
 				b := breaker.New(append(c.opts, breaker.WithThreshold(2),
 					breaker.WithOnStateChange(func(tr breaker.Transition) { trips = append(trips, tr) }))...)

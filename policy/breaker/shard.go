@@ -23,10 +23,14 @@ import (
 // generation). Readers count only words tagged with the current
 // generation. A count about to overflow is folded into Breaker.carry under
 // the lock.
+//
+// A shard also counts the refusals of every generation (refused, not
+// tagged): the breaker's refusals since it was made, for Stats.
 type shard struct {
-	n    [2]atomic.Uint64   // tagged counts, indexed by kSuccesses, kRejected
-	ring *successRing       // time-based window only: successes per bucket
-	_    [128 - 16 - 8]byte // two cache lines: adjacent-line prefetch pairs lines
+	n       [2]atomic.Uint64       // tagged counts, indexed by kSuccesses, kRejected
+	refused atomic.Uint64          // refusals of all generations
+	ring    *successRing           // time-based window only: successes per bucket
+	_       [128 - 16 - 8 - 8]byte // two cache lines: adjacent-line prefetch pairs lines
 }
 
 // Shard counters.
@@ -54,6 +58,24 @@ func (b *Breaker) shardFor() *shard {
 // longer current. locked tells whether the caller holds b.mu.
 func (b *Breaker) add(k int, gen uint64, locked bool) {
 	b.addSlow(&b.shardFor().n[k], k, gen, locked)
+}
+
+// reject counts a refusal in generation gen: in the generation's counts,
+// unless gen is no longer current, and in the refusals of all generations.
+// locked tells whether the caller holds b.mu.
+func (b *Breaker) reject(gen uint64, locked bool) {
+	s := b.shardFor()
+	s.refused.Add(1)
+	b.addSlow(&s.n[kRejected], kRejected, gen, locked)
+}
+
+// refusals returns the refusals of all generations.
+func (b *Breaker) refusals() uint64 {
+	var n uint64
+	for i := range b.shards {
+		n += b.shards[i].refused.Load()
+	}
+	return n
 }
 
 // addSlow is add for counter c of the caller's shard.

@@ -22,7 +22,7 @@ func TestShardCountFoldsBeforeOverflow(t *testing.T) {
 	if got := b.Counts().Successes; got != want {
 		t.Fatalf("Successes = %d, want %d", got, want)
 	}
-	b.mu.Lock()
+	lockWithin(t, &b.mu, "the breaker's mutex")
 	carry := b.carry[kSuccesses]
 	b.mu.Unlock()
 	if carry != countMask {
@@ -57,7 +57,7 @@ func TestShardWordsOfOtherGenerationsDoNotCount(t *testing.T) {
 func TestStreakSaturates(t *testing.T) {
 	b := New(WithClock(clock.NewFake()), WithThreshold(1))
 	b.ForceClosed()
-	b.mu.Lock()
+	lockWithin(t, &b.mu, "the breaker's mutex")
 	b.streak = math.MaxUint64 - 1
 	b.mu.Unlock()
 	b.Record(true)
@@ -87,7 +87,7 @@ func TestShardsSpreadGoroutines(t *testing.T) {
 			mu.Unlock()
 		})
 	}
-	wg.Wait()
+	waitWithin(t, &wg, "64 goroutines picking a shard")
 	if len(seen) < len(b.shards)/2 {
 		t.Fatalf("64 goroutines used %d of %d shards", len(seen), len(b.shards))
 	}

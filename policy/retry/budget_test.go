@@ -157,7 +157,7 @@ func TestBudgetUnderConcurrency(t *testing.T) {
 	}
 }
 
-// Regression (issue 10, defect 3.6): a Window near math.MaxInt64 passed
+// Regression: a Window near math.MaxInt64 passed
 // Validate, and the bucket width, rounded up past the largest Duration,
 // came out negative: once time moved past it, the budget indexed its
 // ring with a negative slot and panicked.

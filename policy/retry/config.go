@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the whole configuration of a retry policy, one field per
@@ -24,9 +25,13 @@ import (
 // switches it off.
 //
 // A Config reads and writes JSON ([Config.MarshalJSON]) with durations as
-// Go duration strings; RetryIf, OnRetry, Clock and Budget are not
-// serialised.
+// Go duration strings; RetryIf, OnRetry, Observer, Clock and Budget are
+// not serialised.
 type Config struct {
+	// Name identifies the policy in its layer name ("retry(prices)") and
+	// its events. "" (the default): no name, the layer is "retry".
+	Name string
+
 	// Attempts is the most calls of the op in one execution, the first call
 	// included: 1 means no retry. 0 means 3. resilience.Off means no limit
 	// on the number of attempts, and is valid only with a MaxElapsed > 0
@@ -71,6 +76,18 @@ type Config struct {
 	// the attempt that failed (1 for the first call), its error and the
 	// wait about to start. It runs on the caller's goroutine. nil: no hook.
 	OnRetry func(attempt int, err error, delay time.Duration)
+
+	// Observer, if not nil, receives the policy's events (see package
+	// telemetry for the table), on the caller's goroutine: each failed
+	// attempt (retry.attempt_failed: Attempt, Err), each wait about to
+	// start (retry.waiting: Attempt, Err and Wait, as OnRetry gets them,
+	// after OnRetry), and giving up (retry.gave_up: Attempt, the attempts
+	// made, and Err, the [Error]'s Reason). An error the policy does not
+	// retry at all (Permanent, rejected by RetryIf, a Never hint) is an
+	// attempt_failed and no gave_up: it comes back as it is. A first
+	// attempt that succeeds emits nothing, at no cost. nil (the default)
+	// means no events.
+	Observer telemetry.Observer
 
 	// Clock is the source of time for waits, for MaxElapsed, and for the
 	// time left until the context's deadline. nil means clock.Real().
@@ -126,7 +143,7 @@ func (c Config) Validate() error {
 	case c.Attempts < resilience.Off:
 		return fmt.Errorf("retry: Attempts must be >= 1, 0 (the default, 3) or Off (-1, no limit), got %d", c.Attempts)
 	case c.MaxElapsed < 0:
-		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0: no bound), got %v", c.MaxElapsed)
+		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0: no bound), got %s", jsonconf.Duration(c.MaxElapsed))
 	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
 		return fmt.Errorf("retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got %v", c.MaxWait)
 	case c.Attempts == resilience.Off && c.MaxElapsed == 0:
@@ -143,7 +160,7 @@ func (c Config) Validate() error {
 // names: durations as Go duration strings ("250ms"; MaxWait Off as
 // "off"), Attempts Off as -1, Backoff as [backoff.Schedule.MarshalJSON]
 // writes it.
-// RetryIf, OnRetry, Clock and Budget are left out.
+// RetryIf, OnRetry, Observer, Clock and Budget are left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
@@ -166,6 +183,14 @@ type Option interface{ apply(*Config) }
 type option func(*Config)
 
 func (o option) apply(c *Config) { o(c) }
+
+// WithName sets [Config.Name]: the policy's name, in its layer name and
+// its events ("" = none, the default).
+func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+
+// WithObserver sets [Config.Observer]: where the policy's events go (nil =
+// nowhere, the default).
+func WithObserver(o telemetry.Observer) Option { return option(func(c *Config) { c.Observer = o }) }
 
 // WithAttempts sets [Config.Attempts]: the most calls of the op, the first
 // included (1 = no retry; 0 = the default, 3; resilience.Off = no limit,

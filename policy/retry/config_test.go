@@ -14,6 +14,7 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 func TestValidate(t *testing.T) {
@@ -30,7 +31,7 @@ func TestValidate(t *testing.T) {
 		{"negative max elapsed", retry.Config{MaxElapsed: -time.Second},
 			"retry: MaxElapsed must be >= 0 (0: no bound), got -1s"},
 		{"max elapsed Off", retry.Config{MaxElapsed: resilience.Off},
-			"retry: MaxElapsed must be >= 0 (0: no bound), got -1ns"},
+			"retry: MaxElapsed must be >= 0 (0: no bound), got off"},
 		{"unbounded", retry.Config{Attempts: resilience.Off},
 			"retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s"},
 		{"max wait", retry.Config{MaxWait: time.Minute}, ""},
@@ -119,7 +120,7 @@ func TestZeroConfigIsTheDefault(t *testing.T) {
 	checkDefaultWaits(t, "WithAttempts(0), WithBackoff(zero)", retry.WithAttempts(0), retry.WithBackoff(backoff.Schedule{}))
 }
 
-// Regression (issue 10): WithConfig replaced the defaults, so a Config
+// Regression: WithConfig replaced the defaults, so a Config
 // that set only Attempts retried with 0s waits.
 func TestWithConfigKeepsTheDefaults(t *testing.T) {
 	checkDefaultWaits(t, "WithConfig(Config{Attempts: 3})", retry.WithConfig(retry.Config{Attempts: 3}))
@@ -170,12 +171,14 @@ var scheduleCmp = cmp.Comparer(func(a, b backoff.Schedule) bool { return a == b 
 
 func TestConfigJSONRoundTrip(t *testing.T) {
 	in := retry.Config{
+		Name:       "prices",
 		Attempts:   resilience.Off,
 		MaxElapsed: 5 * time.Second,
 		Backoff:    backoff.Exponential(50*time.Millisecond, 1.5, 2*time.Second).WithJitter(backoff.Equal),
 		MaxWait:    resilience.Off,
 		RetryIf:    func(error) bool { return true },
 		OnRetry:    func(int, error, time.Duration) {},
+		Observer:   telemetry.ObserverFunc(func(telemetry.Event) {}),
 		Clock:      clock.NewFake(),
 		Budget:     retry.NewBudget(retry.BudgetConfig{}),
 	}
@@ -183,7 +186,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"Attempts":-1,"MaxElapsed":"5s",` +
+	const want = `{"Name":"prices","Attempts":-1,"MaxElapsed":"5s",` +
 		`"Backoff":{"Kind":"exponential","Base":"50ms","Multiplier":1.5,"Max":"2s","Jitter":"equal"},"MaxWait":"off"}`
 	if diff := cmp.Diff(want, string(data)); diff != "" {
 		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
@@ -192,8 +195,8 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatal(err)
 	}
-	// Funcs, the clock and the budget are not serialised.
-	in.RetryIf, in.OnRetry, in.Clock, in.Budget = nil, nil, nil, nil
+	// Funcs, the observer, the clock and the budget are not serialised.
+	in.RetryIf, in.OnRetry, in.Observer, in.Clock, in.Budget = nil, nil, nil, nil, nil
 	if diff := cmp.Diff(in, out, scheduleCmp); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}

@@ -11,8 +11,8 @@
 //
 //   - [New]: the policy, a resilience.Policy[T], configured by options:
 //     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithMaxWait],
-//     [WithRetryIf], [WithOnRetry], [WithClock], [WithBudget],
-//     [WithConfig].
+//     [WithRetryIf], [WithOnRetry], [WithName], [WithObserver],
+//     [WithClock], [WithBudget], [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time (JSON included); Config{} is the
 //     default configuration.
@@ -39,13 +39,18 @@
 //	                  (Off = no cap)
 //	WithRetryIf       nil: every error but the exceptions below
 //	WithOnRetry       nil (no hook)
+//	WithName          "" (no name; the layer is "retry")
+//	WithObserver      nil (no events: retry.attempt_failed,
+//	                  retry.waiting, retry.gave_up; see package
+//	                  telemetry)
 //	WithClock         clock.Real()
 //	WithBudget        nil (no budget)
 //
-// Never retried, whatever the options: the caller's own context errors (the
-// policy stops as soon as the caller's context is done, without waiting any
-// further, and does not start a wait that would not end before the
-// context's deadline) and errors marked resilience.Permanent. A server's
+// Never retried, whatever the options: the caller's own context errors (a
+// call whose context is already done returns ctx.Err() without running the
+// op; the policy stops as soon as the caller's context is done, without
+// waiting any further, and does not start a wait that would not end before
+// the context's deadline) and errors marked resilience.Permanent. A server's
 // hint, an error with a method RetryAfter() time.Duration (an open breaker,
 // an HTTP 429 or 503 with a Retry-After header), makes the next wait at
 // least that long; a hint longer than MaxWait, or that would pass

@@ -11,6 +11,7 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // flaky returns an op that fails n times with err, then returns "ok".
@@ -385,4 +386,37 @@ func ExampleConfig_Validate() {
 	// <nil>
 	// retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s
 	// retry: MaxElapsed must be >= 0 (0: no bound), got -1s
+}
+
+// An observer sees each failed attempt, each wait and the give-up, with
+// the policy's name; a Counter counts them for an exporter.
+func ExampleWithObserver() {
+	var counts telemetry.Counter
+	print := telemetry.ObserverFunc(func(e telemetry.Event) {
+		fmt.Printf("%s %s attempt=%d err=%v wait=%v\n", e.Type, e.Name, e.Attempt, e.Err, e.Wait)
+	})
+	p := retry.New[string](append(fakeWaits(nil),
+		retry.WithName("prices"),
+		retry.WithAttempts(2),
+		retry.WithBackoff(backoff.Constant(time.Second)),
+		retry.WithObserver(telemetry.Multi(print, &counts)),
+	)...)
+	_, _ = p.Do(context.Background(), flaky(5, errUnavailable))
+	fmt.Println("gave up:", counts.Count("prices", telemetry.RetryGaveUp))
+	// Output:
+	// attempt 1 failed
+	// retry.attempt_failed prices attempt=1 err=503 service unavailable wait=0s
+	// retry.waiting prices attempt=1 err=503 service unavailable wait=1s
+	// attempt 2 failed
+	// retry.attempt_failed prices attempt=2 err=503 service unavailable wait=0s
+	// retry.gave_up prices attempt=2 err=retry: attempts used up wait=0s
+	// gave up: 1
+}
+
+// A name shows in the layer's name, in the chain, and in the events.
+func ExampleWithName() {
+	p := retry.New[string](retry.WithName("prices"))
+	fmt.Println(p)
+	// Output:
+	// retry(prices)
 }

@@ -6,13 +6,17 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// New returns a retry policy, named "retry": it calls the rest of the chain
+// New returns a retry policy, named "retry" (or "retry(name)" with
+// [WithName]): it calls the rest of the chain
 // and, while the call fails with an error worth retrying, waits and calls it
 // again, as the options say (see [Config] for each one and its default).
 //
-// One execution (a call of Do) goes as follows. After a failed attempt:
+// One execution (a call of Do) goes as follows. If ctx is already done
+// when it starts, it returns ctx.Err() at once, as it is: no attempt runs,
+// and nothing is deposited in the Budget. After a failed attempt:
 //
 //  1. If the error is marked resilience.Permanent, or [Config.RetryIf]
 //     rejects it, or its Retry-After hint (see resilience.RetryAfter) is
@@ -34,7 +38,7 @@ import (
 //     deadline would only delay the same outcome.
 //  5. If the [Budget] denies the retry, stop with an [Error] that matches
 //     [ErrBudgetExhausted].
-//  6. Call [Config.OnRetry], wait on [Config.Clock] (a wait ends early when
+//  6. Call [Config.OnRetry] (and report the wait to [Config.Observer]), wait on [Config.Clock] (a wait ends early when
 //     the context ends, as in step 2), and make the next attempt.
 //
 // When the policy gives up, it returns the last attempt's result along with
@@ -64,7 +68,14 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 		panic(err.Error())
 	}
 	c = c.resolved()
-	return resilience.New("retry", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	layer := "retry"
+	if c.Name != "" {
+		layer = "retry(" + c.Name + ")"
+	}
+	return resilience.New(layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+		if err = ctx.Err(); err != nil {
+			return v, err // the caller gave up: nothing runs, nothing is deposited
+		}
 		if c.Budget != nil {
 			c.Budget.deposit()
 		}
@@ -72,8 +83,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 		if c.MaxElapsed > 0 {
 			start = c.Clock.Now()
 		}
-		v, err := next.Call(ctx)
-		if err == nil {
+		if v, err = next.Call(ctx); err == nil {
 			return v, nil
 		}
 		return retryAfterFailure(ctx, next, &c, start, v, err)
@@ -85,6 +95,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *Config, start time.Time, v T, err error) (T, error) {
 	var seq backoff.Sequence
 	for attempt := 1; ; attempt++ {
+		c.observe(telemetry.RetryAttemptFailed, attempt, err, 0)
 		if resilience.IsPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
 			return v, err
 		}
@@ -93,16 +104,16 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 			return v, err
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ctxErr}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ctxErr})
 		}
 		if attempt == c.Attempts {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ErrAttempts}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ErrAttempts})
 		}
 		if attempt == 1 {
 			seq = c.Backoff.Start()
 		}
 		if hinted && hint > c.MaxWait {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ErrMaxWait, wait: hint, limit: c.MaxWait}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ErrMaxWait, wait: hint, limit: c.MaxWait})
 		}
 		wait := min(seq.Next(), c.MaxWait)
 		if hinted {
@@ -110,21 +121,35 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 		}
 		if gaveUp := fits(ctx, c, start, wait); gaveUp != nil {
 			gaveUp.Attempts, gaveUp.Err = attempt, err
-			return v, gaveUp
+			return v, c.giveUp(gaveUp)
 		}
 		if c.Budget != nil && !c.Budget.withdraw() {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ErrBudgetExhausted}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ErrBudgetExhausted})
 		}
 		if c.OnRetry != nil {
 			c.OnRetry(attempt, err, wait)
 		}
+		c.observe(telemetry.RetryWaiting, attempt, err, wait)
 		if ctxErr := c.Clock.Sleep(ctx, wait); ctxErr != nil {
-			return v, &Error{Attempts: attempt, Err: err, Reason: ctxErr}
+			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ctxErr})
 		}
 		if v, err = next.Call(ctx); err == nil {
 			return v, nil
 		}
 	}
+}
+
+// observe reports an event of type t to the observer, if there is one.
+func (c *Config) observe(t telemetry.Type, attempt int, err error, wait time.Duration) {
+	if c.Observer != nil {
+		c.Observer.Observe(telemetry.Event{Type: t, Name: c.Name, Attempt: attempt, Err: err, Wait: wait})
+	}
+}
+
+// giveUp reports that the policy gives up with e, and returns e.
+func (c *Config) giveUp(e *Error) *Error {
+	c.observe(telemetry.RetryGaveUp, e.Attempts, e.Reason, 0)
+	return e
 }
 
 // fits returns nil if a wait starting now ends within MaxElapsed of start

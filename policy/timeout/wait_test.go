@@ -1,38 +1,18 @@
 package timeout_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
-// patience is how long a test outside a synctest bubble waits for what
-// should happen at once before it fails with a message: no test hangs until
-// go test's limit.
-const patience = 10 * time.Second
+// The waits of this package's tests outside a synctest bubble are bounded
+// by internal/testwait.
 
-// recv returns the next value from ch, or fails the test if none comes
-// within patience. what says what was awaited.
 func recv[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(patience):
-		t.Fatalf("%s: nothing within %v", what, patience)
-		panic("unreachable")
-	}
+	return testwait.Recv(t, ch, what)
 }
 
-// blockUntil waits until n timers are armed on clk, or fails the test
-// after patience.
-func blockUntil(t *testing.T, clk *clock.Fake, n int) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), patience)
-	defer cancel()
-	if err := clk.BlockUntil(ctx, n); err != nil {
-		t.Fatalf("%d timers not armed on the fake clock within %v: %v", n, patience, err)
-	}
-}
+func blockUntil(t *testing.T, clk *clock.Fake, n int) { t.Helper(); testwait.BlockUntil(t, clk, n) }

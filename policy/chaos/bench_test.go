@@ -1,0 +1,118 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+)
+
+// The benchmarks compare a call through a disabled chaos policy with the
+// bare call of the op and with a call through a layer that only goes on
+// (the cost of any layer of a pipeline); BenchmarkOverhead measures them
+// side by side:
+//
+//	go test -run=^$ -bench=. ./policy/chaos/
+
+var sink int
+
+func op(context.Context) (int, error) { return 1, nil }
+
+// call runs f b.N times and keeps the result alive.
+func call(b *testing.B, f resilience.Op[int]) {
+	b.ReportAllocs()
+	ctx := context.Background()
+	for b.Loop() {
+		v, _ := f(ctx)
+		sink += v
+	}
+}
+
+func BenchmarkBare(b *testing.B) { call(b, opVar) }
+
+func BenchmarkPassThrough(b *testing.B) {
+	p := resilience.New("pass", func(ctx context.Context, next resilience.Next[int]) (int, error) { return next.Call(ctx) })
+	call(b, p.Wrap(op))
+}
+
+var errChaos = errors.New("chaos")
+
+// off returns the three chaos policies on a disabled injector.
+func off() map[string]resilience.Policy[int] {
+	in := NewInjector(0.5, nil)
+	in.Disable()
+	return map[string]resilience.Policy[int]{
+		"fault":   Fault[int](in, func(context.Context) error { return errChaos }),
+		"latency": Latency[int](in, nil, func() time.Duration { return time.Second }),
+		"result":  Result[int](in, func(context.Context) (int, error) { return 2, nil }),
+	}
+}
+
+func BenchmarkOff(b *testing.B) {
+	for name, p := range off() {
+		b.Run(name, func(b *testing.B) { call(b, p.Wrap(op)) })
+	}
+}
+
+func BenchmarkOn(b *testing.B) {
+	in := NewInjector(1, nil)
+	b.Run("fault", func(b *testing.B) {
+		call(b, Fault[int](in, func(context.Context) error { return errChaos }).Wrap(op))
+	})
+	b.Run("result", func(b *testing.B) {
+		call(b, Result[int](in, func(context.Context) (int, error) { return 2, nil }).Wrap(op))
+	})
+	half := NewInjector(0.5, nil)
+	b.Run("fault-half", func(b *testing.B) {
+		call(b, Fault[int](half, func(context.Context) error { return errChaos }).Wrap(op))
+	})
+}
+
+// opVar hides op from the compiler, so that a bare call stays an indirect
+// call (as a call through a pipeline's op is) instead of being inlined.
+var opVar = resilience.Op[int](op)
+
+// BenchmarkOverhead measures, in one loop so that the machine's noise hits
+// all alike, calls of:
+//
+//   - the op itself (op-ns/call);
+//   - a one-layer pipeline, a pass-through layer (layer-ns/call);
+//   - a one-layer pipeline, a disabled chaos.fault (chaos-ns/call);
+//   - the pass-through layer with the disabled chaos.fault added inside it
+//     (both-ns/call).
+//
+// check-ns/call = chaos - layer is the cost of the disabled chaos check
+// itself; added-ns/call = both - layer is what adding the disabled chaos
+// layer to a pipeline costs a call (the check and one more layer's call).
+func BenchmarkOverhead(b *testing.B) {
+	const batch = 1000
+	pass := resilience.New("pass", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+		return next.Call(ctx)
+	})
+	chaosOff := off()["fault"]
+	fs := []resilience.Op[int]{opVar, pass.Wrap(opVar), chaosOff.Wrap(opVar), pass.Then(chaosOff).Wrap(opVar)}
+	ctx := context.Background()
+	t := make([]time.Duration, len(fs))
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		for i, f := range fs {
+			start := time.Now()
+			for range batch {
+				v, _ := f(ctx)
+				sink += v
+			}
+			t[i] += time.Since(start)
+		}
+		n += batch
+	}
+	per := func(d time.Duration) float64 { return float64(d) / float64(n) }
+	b.ReportMetric(per(t[0]), "op-ns/call")
+	b.ReportMetric(per(t[1]), "layer-ns/call")
+	b.ReportMetric(per(t[2]), "chaos-ns/call")
+	b.ReportMetric(per(t[3]), "both-ns/call")
+	b.ReportMetric(per(t[2]-t[1]), "check-ns/call")
+	b.ReportMetric(per(t[3]-t[1]), "added-ns/call")
+}

@@ -1,0 +1,116 @@
+package chaos
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+)
+
+// Injector decides which calls get chaos: each call that reaches a chaos
+// policy gets it with probability Rate while the injector is enabled, and
+// none does while it is disabled. Rate and the switch change at run time;
+// a change applies to the calls that arrive after it.
+//
+// Create one with [NewInjector]; the zero Injector is not usable. An
+// Injector is safe for simultaneous use by multiple goroutines, and any
+// number of chaos policies may share one (one switch for an experiment).
+type Injector struct {
+	// p is math.Float64bits of the probability in effect: the rate while
+	// enabled, 0 while disabled. It is all that a call reads.
+	p atomic.Uint64
+
+	mu      sync.Mutex // serialises changes of rate and enabled, and their store to p
+	rate    float64
+	enabled bool
+
+	random func() float64
+}
+
+// NewInjector returns an enabled injector of the given rate, in [0, 1]: the
+// share of calls that get chaos (0 none, 1 all). random draws a number in
+// [0, 1) for each call when the rate is strictly between 0 and 1; it must
+// be safe for simultaneous use. nil means the top-level Float64 of
+// math/rand/v2. Pass a seeded function (behind a lock) to make a test's
+// chaos repeatable. NewInjector panics if rate is not in [0, 1].
+func NewInjector(rate float64, random func() float64) *Injector {
+	checkRate(rate)
+	if random == nil {
+		random = rand.Float64
+	}
+	in := &Injector{rate: rate, enabled: true, random: random}
+	in.p.Store(math.Float64bits(rate))
+	return in
+}
+
+func checkRate(rate float64) {
+	if !(rate >= 0 && rate <= 1) {
+		panic(fmt.Sprintf("chaos: rate must be in [0, 1], got %v", rate))
+	}
+}
+
+// Inject decides one call: it reports whether the call gets chaos. The
+// chaos policies call it once per call; call it yourself for chaos of your
+// own. While the injector is disabled or its rate is 0 it costs one atomic
+// load.
+func (in *Injector) Inject() bool {
+	p := in.p.Load()
+	return p != 0 && in.draw(p)
+}
+
+// draw reports whether a call gets chaos under the probability of bits p,
+// which is above 0. It is kept out of line so that Inject, the whole cost
+// of a call while chaos is off, inlines into the policies.
+//
+//go:noinline
+func (in *Injector) draw(p uint64) bool {
+	r := math.Float64frombits(p)
+	return r >= 1 || in.random() < r
+}
+
+// SetRate sets the rate, in [0, 1]. A disabled injector keeps it for when
+// it is enabled again. SetRate panics if rate is not in [0, 1].
+func (in *Injector) SetRate(rate float64) {
+	checkRate(rate)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.rate = rate
+	in.storeLocked()
+}
+
+// Enable switches chaos on at the injector's rate.
+func (in *Injector) Enable() { in.setEnabled(true) }
+
+// Disable switches chaos off: no call gets any until Enable.
+func (in *Injector) Disable() { in.setEnabled(false) }
+
+func (in *Injector) setEnabled(on bool) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.enabled = on
+	in.storeLocked()
+}
+
+// storeLocked publishes the probability in effect. in.mu must be held.
+func (in *Injector) storeLocked() {
+	p := 0.0
+	if in.enabled {
+		p = in.rate
+	}
+	in.p.Store(math.Float64bits(p))
+}
+
+// Enabled reports whether the injector is enabled.
+func (in *Injector) Enabled() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.enabled
+}
+
+// Rate returns the injector's rate, enabled or not.
+func (in *Injector) Rate() float64 {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.rate
+}

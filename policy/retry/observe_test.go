@@ -1,0 +1,176 @@
+package retry_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// recorder is an observer that keeps every event (the policy calls it on
+// the caller's goroutine: these tests make one call at a time).
+type recorder struct{ events []telemetry.Event }
+
+func (r *recorder) Observe(e telemetry.Event) { r.events = append(r.events, e) }
+
+func (r *recorder) take() []telemetry.Event {
+	e := r.events
+	r.events = nil
+	return e
+}
+
+func wantEvents(t *testing.T, r *recorder, want ...telemetry.Event) {
+	t.Helper()
+	if diff := cmp.Diff(want, r.take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("events mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestObserverEvents(t *testing.T) {
+	r := new(recorder)
+	p := retry.New[int](retry.WithName("prices"), retry.WithClock(newSleeper()), retry.WithObserver(r),
+		retry.WithBackoff(backoff.Linear(time.Second, time.Second, time.Minute)))
+	if got := p.String(); got != "retry(prices)" {
+		t.Errorf("String() = %q, want retry(prices)", got)
+	}
+	ev := func(typ telemetry.Type, attempt int, err error, wait time.Duration) telemetry.Event {
+		return telemetry.Event{Type: typ, Name: "prices", Attempt: attempt, Err: err, Wait: wait}
+	}
+	ctx := context.Background()
+
+	// A first attempt that succeeds says nothing.
+	_, _ = p.Do(ctx, (&script{}).op)
+	wantEvents(t, r)
+
+	// Two failures, then a success.
+	_, _ = p.Do(ctx, (&script{errs: fails(2, errBoom)}).op)
+	wantEvents(t, r,
+		ev(telemetry.RetryAttemptFailed, 1, errBoom, 0),
+		ev(telemetry.RetryWaiting, 1, errBoom, time.Second),
+		ev(telemetry.RetryAttemptFailed, 2, errBoom, 0),
+		ev(telemetry.RetryWaiting, 2, errBoom, 2*time.Second),
+	)
+
+	// Every attempt fails: the policy gives up, with its reason.
+	_, _ = p.Do(ctx, (&script{errs: fails(3, errBoom)}).op)
+	wantEvents(t, r,
+		ev(telemetry.RetryAttemptFailed, 1, errBoom, 0),
+		ev(telemetry.RetryWaiting, 1, errBoom, time.Second),
+		ev(telemetry.RetryAttemptFailed, 2, errBoom, 0),
+		ev(telemetry.RetryWaiting, 2, errBoom, 2*time.Second),
+		ev(telemetry.RetryAttemptFailed, 3, errBoom, 0),
+		ev(telemetry.RetryGaveUp, 3, retry.ErrAttempts, 0),
+	)
+
+	// An error not worth retrying comes back as it is: no give-up.
+	perm := resilience.Permanent(errBoom)
+	_, _ = p.Do(ctx, (&script{errs: []error{perm}}).op)
+	wantEvents(t, r, ev(telemetry.RetryAttemptFailed, 1, perm, 0))
+}
+
+func TestObserverWaitingComesAfterOnRetry(t *testing.T) {
+	var order []string
+	p := retry.New[int](retry.WithClock(newSleeper()), retry.WithAttempts(2),
+		retry.WithOnRetry(func(int, error, time.Duration) { order = append(order, "OnRetry") }),
+		retry.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) { order = append(order, string(e.Type)) })))
+	_, _ = p.Do(context.Background(), (&script{errs: fails(1, errBoom)}).op)
+	want := []string{"retry.attempt_failed", "OnRetry", "retry.waiting"}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Fatalf("order mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestObserverGaveUpReasons(t *testing.T) {
+	bg := context.Background()
+	canceled, cancel := context.WithCancel(bg)
+	defer cancel()
+	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: resilience.Off, Window: time.Second})
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		opts     []retry.Option
+		errs     []error
+		attempts int
+		want     error
+	}{
+		{"attempts", bg, nil, fails(3, errBoom), 3, retry.ErrAttempts},
+		{"max elapsed", bg, []retry.Option{retry.WithMaxElapsed(time.Second), retry.WithBackoff(backoff.Constant(2 * time.Second))}, fails(3, errBoom), 1, retry.ErrMaxElapsed},
+		{"hint past max wait", bg, nil, []error{hinted{time.Minute}}, 1, retry.ErrMaxWait},
+		{"budget", bg, []retry.Option{retry.WithBudget(budget)}, fails(3, errBoom), 1, retry.ErrBudgetExhausted},
+		{"canceled", canceled, nil, fails(3, errBoom), 1, context.Canceled},
+		{"deadline ahead", deadlineCtx{bg, time.Unix(0, 0)}, nil, fails(3, errBoom), 1, context.DeadlineExceeded},
+	} {
+		r := new(recorder)
+		opts := append([]retry.Option{retry.WithClock(newSleeper()), retry.WithObserver(r)}, tc.opts...)
+		op := (&script{errs: tc.errs}).op
+		if tc.ctx == canceled {
+			op = cancelling(op, cancel) // the caller cancels during the first attempt
+		}
+		_, err := retry.New[int](opts...).Do(tc.ctx, op)
+		var re *retry.Error
+		if !errors.As(err, &re) {
+			t.Fatalf("%s: err = %v, want a *retry.Error", tc.name, err)
+		}
+		events := r.take()
+		last := events[len(events)-1]
+		want := telemetry.Event{Type: telemetry.RetryGaveUp, Attempt: tc.attempts, Err: tc.want}
+		if diff := cmp.Diff(want, last, cmpopts.EquateErrors()); diff != "" || last.Err != re.Reason {
+			t.Errorf("%s: last event mismatch (-want +got):\n%s", tc.name, diff)
+		}
+		var gaveUp int
+		for _, e := range events {
+			if e.Type == telemetry.RetryGaveUp {
+				gaveUp++
+			}
+		}
+		if gaveUp != 1 {
+			t.Errorf("%s: %d gave_up events, want 1", tc.name, gaveUp)
+		}
+	}
+}
+
+func TestObservedSuccessDoesNotAllocate(t *testing.T) {
+	var c telemetry.Counter
+	p := retry.New[int](retry.WithObserver(&c))
+	op := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	if n := testing.AllocsPerRun(1000, func() { _, _ = p.Do(ctx, op) }); n != 0 {
+		t.Errorf("%v allocs per observed successful call, want 0", n)
+	}
+	if got := c.Counts(); len(got) != 0 {
+		t.Errorf("successful calls emitted %v", got)
+	}
+}
+
+func BenchmarkSuccessObserved(b *testing.B) {
+	p := retry.New[int](retry.WithObserver(new(telemetry.Counter)))
+	op := func(context.Context) (int, error) { return 1, nil }
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = p.Do(ctx, op)
+	}
+}
+
+func BenchmarkTwoFailuresThenSuccessObserved(b *testing.B) {
+	p := retry.New[int](retry.WithBackoff(backoff.Constant(0)), retry.WithObserver(new(telemetry.Counter)))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		_, _ = p.Do(ctx, func(context.Context) (int, error) {
+			if n++; n < 3 {
+				return 0, errBoom
+			}
+			return n, nil
+		})
+	}
+}

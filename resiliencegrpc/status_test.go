@@ -1,0 +1,114 @@
+package resiliencegrpc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/resiliencegrpc"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+func errorsAs[T any](err error, target *T) bool { return errors.As(err, target) }
+
+func TestParsePushback(t *testing.T) {
+	type result struct {
+		D  time.Duration
+		OK bool
+	}
+	tests := []struct {
+		values []string
+		want   result
+	}{
+		{nil, result{0, false}},
+		{[]string{"0"}, result{0, true}},
+		{[]string{"250"}, result{250 * time.Millisecond, true}},
+		{[]string{" 7 "}, result{7 * time.Millisecond, true}},
+		{[]string{"-1"}, result{resilience.Never, true}},
+		{[]string{"-9223372036854775809"}, result{resilience.Never, true}},
+		{[]string{"1.5"}, result{resilience.Never, true}},
+		{[]string{""}, result{resilience.Never, true}},
+		{[]string{"soon"}, result{resilience.Never, true}},
+		{[]string{"1", "2"}, result{resilience.Never, true}},
+		{[]string{"99999999999999999999"}, result{resilience.Never - 1, true}},
+		{[]string{"9223372036854"}, result{resilience.Never - 1, true}},
+	}
+	for _, tt := range tests {
+		d, ok := resiliencegrpc.ParsePushback(tt.values)
+		if diff := cmp.Diff(tt.want, result{d, ok}); diff != "" {
+			t.Errorf("ParsePushback(%q) mismatch (-want +got):\n%s", tt.values, diff)
+		}
+	}
+}
+
+func TestIsFailure(t *testing.T) {
+	var failures []codes.Code
+	for c := codes.OK; c <= codes.Unauthenticated; c++ {
+		if resiliencegrpc.IsFailure(status.New(c, "")) {
+			failures = append(failures, c)
+		}
+	}
+	want := []codes.Code{codes.Unknown, codes.DeadlineExceeded, codes.ResourceExhausted, codes.Internal, codes.Unavailable}
+	if diff := cmp.Diff(want, failures); diff != "" {
+		t.Errorf("failure codes mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// A status without pushback (After 0) gives no hint: RetryAfter reports none.
+func TestStatusError(t *testing.T) {
+	tests := []struct {
+		err  *resiliencegrpc.StatusError
+		want string
+	}{
+		{&resiliencegrpc.StatusError{Status: status.New(codes.Unavailable, "down")}, "resiliencegrpc: Unavailable: down"},
+		{&resiliencegrpc.StatusError{Status: status.New(codes.Internal, ""), After: 2 * time.Second}, "resiliencegrpc: Internal (retry after 2s)"},
+		{&resiliencegrpc.StatusError{Status: status.New(codes.ResourceExhausted, "busy"), After: resilience.Never}, "resiliencegrpc: ResourceExhausted: busy (retry never)"},
+	}
+	for _, tt := range tests {
+		wrapped := fmt.Errorf("outer: %w", tt.err)
+		after, ok := resilience.RetryAfter(wrapped)
+		got := []any{tt.err.Error(), status.Code(wrapped), after, ok}
+		if diff := cmp.Diff([]any{tt.want, tt.err.Status.Code(), tt.err.After, tt.err.After > 0}, got); diff != "" {
+			t.Errorf("message, code through wrapping, RetryAfter mismatch (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func TestRefusalStatus(t *testing.T) {
+	type result struct {
+		Code     codes.Code
+		Pushback []string
+		Delay    time.Duration
+		HasDelay bool
+	}
+	tests := []struct {
+		name string
+		err  error
+		want result
+	}{
+		{"rate limit", resilience.Refuse(ratelimit.ErrLimited, "api", 1500*time.Millisecond), result{codes.ResourceExhausted, []string{"1500"}, 1500 * time.Millisecond, true}},
+		{"rounded up", resilience.Refuse(ratelimit.ErrLimited, "", 1200*time.Microsecond), result{codes.ResourceExhausted, []string{"2"}, 2 * time.Millisecond, true}},
+		{"never", resilience.Refuse(ratelimit.ErrLimited, "", resilience.Never), result{codes.ResourceExhausted, []string{"-1"}, -time.Millisecond, true}},
+		{"no hint", resilience.Refuse(bulkhead.ErrFull, "db", -1), result{codes.Unavailable, []string{"1000"}, time.Second, true}},
+		{"other error", errors.New("boom"), result{codes.Unavailable, []string{"1000"}, time.Second, true}},
+		{"caller gone", context.Canceled, result{codes.Canceled, nil, 0, false}},
+		{"caller's deadline", context.DeadlineExceeded, result{codes.DeadlineExceeded, nil, 0, false}},
+	}
+	for _, tt := range tests {
+		st, md := resiliencegrpc.RefusalStatus(tt.err)
+		delay, ok := retryDelay(st.Err())
+		if diff := cmp.Diff(tt.want, result{st.Code(), md.Get(resiliencegrpc.PushbackKey), delay, ok}); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, diff)
+		}
+		if st.Message() != tt.err.Error() {
+			t.Errorf("%s: message %q, want %q", tt.name, st.Message(), tt.err.Error())
+		}
+	}
+}

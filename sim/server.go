@@ -1,0 +1,182 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// ErrOverloaded is the error of a call that the server refused at once
+// because [Server.Capacity] calls were in progress.
+var ErrOverloaded = errors.New("sim: server overloaded")
+
+// ErrConflict is the error of a call of a [Server] with Conflicts that
+// another call's write overtook.
+var ErrConflict = errors.New("sim: write conflict")
+
+// ErrDown is the error of a call that came during an [Outage] of mode
+// [Down].
+var ErrDown = errors.New("sim: server down")
+
+// Server is the model of the dependency that the simulated clients call.
+// A call that arrives while n other calls are in progress takes
+// Base + n × Slope of virtual time; beyond Capacity calls at once the
+// server refuses new calls at once; during an Outage it fails or hangs
+// them.
+//
+// A call whose caller gives up (a timeout) goes on taking its share of the
+// server until its time is up, as a real server goes on working on a
+// request whose client has left: the load that retries add is real load.
+// The zero Server answers every call in 10ms, however many there are.
+type Server struct {
+	// Base is the latency of a call with no other call in progress. 0
+	// means 10ms.
+	Base time.Duration
+	// Slope is the latency each call in progress adds to a new call: the
+	// cost of contention. 0 means none.
+	Slope time.Duration
+	// Noise is the standard deviation of a call's latency around the
+	// model's (normally distributed, never below 0): the variance of a real
+	// network and server. 0 means none.
+	Noise time.Duration
+	// Capacity is the most calls in progress at once; a call beyond it
+	// fails at once with [ErrOverloaded] and takes no share of the server.
+	// 0 means no limit.
+	Capacity int
+	// Conflicts makes the server a single record under optimistic
+	// concurrency control: each call reads the record's version when it
+	// arrives and writes it when its latency is up, and fails with
+	// [ErrConflict] if another call wrote it in between, as a
+	// compare-and-set does. Clients then contend for one resource, as in
+	// the AWS Architecture Blog's "Exponential Backoff And Jitter".
+	Conflicts bool
+	// Outages are windows of virtual time in which the server does not
+	// answer as the model says: see [Outage]. They may overlap; the first
+	// listed that covers a call's arrival applies.
+	Outages []Outage
+}
+
+// Outage is a window of virtual time, from Start (included) to End
+// (excluded), since the start of the run, in which calls that arrive fail
+// or hang, as Mode says.
+type Outage struct {
+	Start, End time.Duration
+	Mode       OutageMode
+}
+
+// OutageMode is what an [Outage] does to the calls that arrive in it.
+type OutageMode int
+
+const (
+	// Down fails each call at once with [ErrDown] (a refused connection,
+	// a 503).
+	Down OutageMode = iota
+	// Hang never answers: the call waits until its caller gives up, and
+	// takes no share of the server.
+	Hang
+)
+
+// String returns "down" or "hang".
+func (m OutageMode) String() string {
+	switch m {
+	case Down:
+		return "down"
+	case Hang:
+		return "hang"
+	}
+	return fmt.Sprintf("OutageMode(%d)", int(m))
+}
+
+// Validate reports the first invalid field of s, or nil.
+func (s Server) Validate() error {
+	switch {
+	case s.Base < 0:
+		return fmt.Errorf("sim: Server.Base must be >= 0, got %v", s.Base)
+	case s.Slope < 0:
+		return fmt.Errorf("sim: Server.Slope must be >= 0, got %v", s.Slope)
+	case s.Noise < 0:
+		return fmt.Errorf("sim: Server.Noise must be >= 0, got %v", s.Noise)
+	case s.Capacity < 0:
+		return fmt.Errorf("sim: Server.Capacity must be >= 0, got %d", s.Capacity)
+	}
+	for i, o := range s.Outages {
+		switch {
+		case o.Start < 0 || o.End < o.Start:
+			return fmt.Errorf("sim: Server.Outages[%d] needs 0 <= Start <= End, got Start %v, End %v", i, o.Start, o.End)
+		case o.Mode != Down && o.Mode != Hang:
+			return fmt.Errorf("sim: Server.Outages[%d].Mode must be Down or Hang, got %d", i, int(o.Mode))
+		}
+	}
+	return nil
+}
+
+// server is a Server in a run.
+type server struct {
+	Server
+	w        *world
+	rec      *recorder
+	rng      *rand.Rand // for Noise
+	inFlight int
+	version  uint64 // the record's, with Conflicts
+}
+
+func newServer(s Server, w *world, rec *recorder, rng *rand.Rand) *server {
+	if s.Base == 0 {
+		s.Base = 10 * time.Millisecond
+	}
+	return &server{Server: s, w: w, rec: rec, rng: rng}
+}
+
+// call is the op of every simulated call: it runs on the proc that holds
+// the baton.
+func (s *server) call(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := s.w.now
+	s.rec.arrive(now)
+	for _, o := range s.Outages {
+		if now < o.Start || now >= o.End {
+			continue
+		}
+		if o.Mode == Hang {
+			return s.w.sleep(ctx, math.MaxInt64)
+		}
+		s.rec.down(now)
+		return ErrDown
+	}
+	if s.Capacity > 0 && s.inFlight >= s.Capacity {
+		s.rec.overloaded(now)
+		return ErrOverloaded
+	}
+	latency := s.Base + time.Duration(s.inFlight)*s.Slope
+	if s.Noise > 0 {
+		latency = max(latency+time.Duration(s.rng.NormFloat64()*float64(s.Noise)), 0)
+	}
+	read := s.version
+	s.inFlight++
+	s.rec.inFlight(now, s.inFlight)
+	done := s.w.after(latency)
+	if err := s.w.sleep(ctx, latency); err != nil {
+		// The caller gave up; the work goes on until it is done.
+		s.w.mu.Lock()
+		s.w.scheduleLocked(&event{fn: s.finish, index: -1}, done)
+		s.w.mu.Unlock()
+		return err
+	}
+	s.inFlight--
+	if s.Conflicts {
+		if s.version != read {
+			s.rec.conflict(s.w.now)
+			return ErrConflict
+		}
+		s.version++
+	}
+	return nil
+}
+
+// finish ends a call whose caller gave up.
+func (s *server) finish() { s.inFlight-- }

@@ -1,0 +1,96 @@
+// Package telemetry is how the policies say what they do: one event model
+// for all of them, observers that receive the events (a [Counter] for
+// exporters, a [Slog] for logs), a uniform [Snapshot] of a guard's live
+// state, and a [Registry] of guards and pipelines for exporters and health
+// checks to enumerate. It depends on the standard library and package
+// clock only, so the root package and every policy can import it (and it
+// must never import them).
+//
+// A policy reports to the [Observer] given to it (breaker.WithObserver,
+// retry.WithObserver, timeout.WithObserver, hedge.WithObserver,
+// resilience.WithFallbackObserver). With none, reporting costs nothing:
+// the policies check for a nil Observer and build no event. Events are
+// small values ([Event]) built and passed without allocation. Successes are counted,
+// not streamed: a call that succeeds on a closed breaker emits no event
+// (its count is in the breaker's Stats).
+//
+// # Entry points
+//
+//   - [Event], [Type], [Kind]: what happened, and in which policy
+//   - [Observer], [ObserverFunc], [Multi]: who receives events
+//   - [Counter]: counts per policy and event type, for exporters
+//   - [Slog], [NewSlog], [SlogOptions], [Level]: events as log lines
+//   - [Guard], [Snapshot], [BreakerStats], [BulkheadStats],
+//     [LimiterStats]: a guard's live state in one shape
+//   - [Registry], [NewRegistry], [ErrDuplicate], [ErrNoName]: guards and
+//     pipelines by name; [Registry.OpenBreakers] answers "which breakers
+//     are open now?"
+//
+// # Events
+//
+// Every event's Type is "kind.what"; the kind is the policy's
+// ([Type.Kind]). Event.Name is the policy's name (its Config.Name) in
+// every event. The other fields are set as the table says and are zero
+// otherwise. The Polly column is the Polly v8 event a dashboard built on
+// Polly's telemetry maps to the same row ("—": Polly has none); the level
+// is the one a [Slog] writes at.
+//
+//	Type                      emitted when                       fields                          Polly                   level
+//	breaker.opened            the breaker opened: a trip rule    From, To ("open"), Wait (the    OnCircuitOpened         Warn
+//	                          held, a half-open trial failed,    cooldown; "never" when forced)
+//	                          was slow or expired, ForceOpen
+//	breaker.half_opened       the cooldown ended                 From, To ("half-open")          OnCircuitHalfOpened     Info
+//	breaker.closed            trials succeeded, ForceClosed,     From, To ("closed")             OnCircuitClosed         Info
+//	                          Reset
+//	breaker.refused           a call was refused (open, forced   Err (the *RefusedError), Wait   — (BrokenCircuit-       Debug
+//	                          open, too many trials)             (its Retry-After hint)          Exception)
+//	breaker.failure           a failure was counted (closed, or  Err (nil from Report, Record)   —                       Debug
+//	                          a half-open trial)
+//	breaker.ignored           an outcome was ignored (Classify   Err                             —                       Debug
+//	                          said so, the caller canceled)
+//	retry.attempt_failed      an attempt failed                  Attempt, Err                    ExecutionAttempt        Debug
+//	                                                                                             (Handled)
+//	retry.waiting             a wait before the next attempt     Attempt (the one that failed),  OnRetry                 Debug
+//	                          starts                             Err (its error), Wait
+//	retry.gave_up             the policy stops with a            Attempt (attempts made), Err    —                       Warn
+//	                          retry.Error                        (the Error's Reason)
+//	timeout.expired           a call returned ErrTimeout: its    Elapsed (the timeout)           OnTimeout               Debug
+//	                          deadline passed
+//	timeout.abandoned         the policy returned without an op  Elapsed (the timeout)           —                       Info
+//	                          that ignored its deadline (at the
+//	                          deadline, after timeout.expired,
+//	                          or at the caller's cancellation)
+//	hedge.launched            a hedged copy started              Attempt (2 = the first hedge),  OnHedging               Debug
+//	                                                             Elapsed (since the first copy)
+//	hedge.won                 a copy's result was used           Attempt (that copy), Elapsed    —                       Debug
+//	                          (in a call that hedged)            (since the first copy)
+//	hedge.losers_cancelled    the other copies were cancelled    Attempt (how many)              —                       Debug
+//	bulkhead.queued_admitted  a queued call got a slot           Wait (time in the queue)        —                       Debug
+//	bulkhead.rejected         a call was refused (full, queue    Err, Wait (time in the queue)   OnRateLimiterRejected   Debug
+//	                          timeout)
+//	ratelimit.rejected        a call was refused                 Err, Wait (its Retry-After),    OnRateLimiterRejected   Debug
+//	                                                             Key (keyed limiters)
+//	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
+//	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
+//
+// The breaker, the retry, the timeout, the hedge and the fallback emit their
+// events; the bulkhead and rate limiter rows are the names and fields their
+// events will have, defined here so that dashboards can be built on the
+// whole table now.
+//
+// Events of one call come in the order they happened. A breaker's
+// transitions and counted failures come in order, one at a time, from
+// whichever goroutine delivers them (as its OnStateChange callbacks do),
+// never with its lock held; refusals and ignored outcomes come directly
+// from the calling goroutines, so they may interleave with them.
+//
+// # Logging
+//
+// [NewSlog] writes events to a *slog.Logger: the message is the Type, the
+// attributes have the stable keys AttrPolicy, AttrName, ... (policy, name,
+// key, attempt, error, wait, elapsed, from, to, suppressed), left out when
+// zero. Per-call events (all but transitions) are rate-limited, at most
+// one line per second per policy name and event type by default, so an
+// outage writes a line a second, with the count of the lines left out
+// (suppressed), not one per call. See the example of [NewSlog].
+package telemetry

@@ -1,0 +1,190 @@
+package telemetry
+
+import (
+	"strings"
+	"time"
+)
+
+// Kind is the kind of a policy: one of the constants below.
+type Kind string
+
+// The kinds of the built-in policies.
+const (
+	Breaker   Kind = "breaker"
+	Retry     Kind = "retry"
+	Timeout   Kind = "timeout"
+	Hedge     Kind = "hedge"
+	Bulkhead  Kind = "bulkhead"
+	RateLimit Kind = "ratelimit"
+	Fallback  Kind = "fallback"
+)
+
+// Type is the name of an event: "kind.what", one of the constants below,
+// which the package documentation lists with the fields each one sets.
+// The names are stable: a dashboard or an alert may key on them.
+type Type string
+
+// The events of the breaker.
+const (
+	// BreakerOpened: the breaker opened (tripped, a half-open trial failed,
+	// was slow or expired, or ForceOpen).
+	BreakerOpened Type = "breaker.opened"
+	// BreakerHalfOpened: the cooldown ended; the breaker admits trials.
+	BreakerHalfOpened Type = "breaker.half_opened"
+	// BreakerClosed: the breaker closed (trials succeeded, ForceClosed or
+	// Reset).
+	BreakerClosed Type = "breaker.closed"
+	// BreakerRefused: the breaker refused a call.
+	BreakerRefused Type = "breaker.refused"
+	// BreakerFailure: the breaker counted a failure.
+	BreakerFailure Type = "breaker.failure"
+	// BreakerIgnored: the breaker ignored an outcome (the classifier said
+	// so, or the caller's context was canceled).
+	BreakerIgnored Type = "breaker.ignored"
+)
+
+// The events of the retry policy.
+const (
+	// RetryAttemptFailed: an attempt failed.
+	RetryAttemptFailed Type = "retry.attempt_failed"
+	// RetryWaiting: the policy is about to wait before the next attempt.
+	RetryWaiting Type = "retry.waiting"
+	// RetryGaveUp: the policy stopped retrying and returns a retry.Error.
+	RetryGaveUp Type = "retry.gave_up"
+)
+
+// The events of the timeout policy.
+const (
+	// TimeoutExpired: a call returned ErrTimeout: its deadline passed.
+	TimeoutExpired Type = "timeout.expired"
+	// TimeoutAbandoned: the policy returned without waiting for an op that
+	// had not returned by its deadline.
+	TimeoutAbandoned Type = "timeout.abandoned"
+)
+
+// The events of the hedge policy.
+const (
+	// HedgeLaunched: a hedged copy of the call started.
+	HedgeLaunched Type = "hedge.launched"
+	// HedgeWon: a copy's result was used.
+	HedgeWon Type = "hedge.won"
+	// HedgeLosersCancelled: the copies that lost were cancelled.
+	HedgeLosersCancelled Type = "hedge.losers_cancelled"
+)
+
+// The events of the bulkhead.
+const (
+	// BulkheadQueuedAdmitted: a call that waited in the queue got a slot.
+	BulkheadQueuedAdmitted Type = "bulkhead.queued_admitted"
+	// BulkheadRejected: the bulkhead refused a call.
+	BulkheadRejected Type = "bulkhead.rejected"
+)
+
+// The events of the rate limiter.
+const (
+	// RateLimitRejected: the rate limiter refused a call.
+	RateLimitRejected Type = "ratelimit.rejected"
+	// RateLimitWaited: a call waited for a token.
+	RateLimitWaited Type = "ratelimit.waited"
+)
+
+// The events of the fallback.
+const (
+	// FallbackUsed: the fallback replaced an error with its own result.
+	FallbackUsed Type = "fallback.used"
+)
+
+// Kind returns the kind of policy that emits events of type t: the part
+// of t before the dot ("breaker" for "breaker.opened"), or "" if t has no
+// dot.
+func (t Type) Kind() Kind {
+	if i := strings.IndexByte(string(t), '.'); i >= 0 {
+		return Kind(t[:i])
+	}
+	return ""
+}
+
+// The states of a breaker as events and snapshots name them: the values of
+// [Event.From], [Event.To] and [BreakerStats.State].
+const (
+	StateClosed   = "closed"
+	StateOpen     = "open"
+	StateHalfOpen = "half-open"
+)
+
+// Event is one thing a policy did: a small value, built and passed without
+// allocation. Type says what happened; the other fields are set as the
+// package documentation's table says for each Type, and are zero where
+// they do not apply.
+type Event struct {
+	// Type is the event's name, e.g. [BreakerOpened]; its Kind is the
+	// policy's kind.
+	Type Type
+	// Name is the name of the policy that emitted the event (its
+	// Config.Name); "" if it has none.
+	Name string
+	// Key is the key of a keyed guard (one guard per key) that emitted
+	// the event; "" for guards that are not keyed.
+	Key string
+	// Attempt is the number of the attempt the event is about, 1 for the
+	// first call, where the Type says so; 0 elsewhere.
+	Attempt int
+	// Err is the error the event is about: a failure, a refusal, the
+	// reason a retry gave up. nil where there is none.
+	Err error
+	// Wait is a wait: one about to start (a retry's backoff, a breaker's
+	// cooldown, a refusal's Retry-After hint; time.Duration(math.MaxInt64)
+	// means "never") or one that ended (time in a queue, for a token).
+	Wait time.Duration
+	// Elapsed is how long something ran, where the Type says what.
+	Elapsed time.Duration
+	// From and To are the states a transition left and entered
+	// ([StateClosed], [StateOpen], [StateHalfOpen]); "" for other events.
+	From, To string
+}
+
+// Kind returns the kind of the policy that emitted e: e.Type.Kind().
+func (e Event) Kind() Kind { return e.Type.Kind() }
+
+// Observer receives the events of the policies it is given to (through
+// their WithObserver options). Policies call Observe from the goroutines
+// that use them, possibly many at once, so an Observer must be safe for
+// simultaneous use by multiple goroutines. Observe should be fast: it runs
+// in the call it reports on (never with a policy's lock held), and should
+// not panic: a panic goes up to the caller of the policy.
+type Observer interface {
+	Observe(e Event)
+}
+
+// ObserverFunc adapts a function to an [Observer].
+type ObserverFunc func(Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e Event) { f(e) }
+
+// Multi returns an Observer that passes each event to every observer of
+// os, in order. nil observers are skipped; with none left, Multi returns
+// nil, which the policies read as "no observer".
+func Multi(os ...Observer) Observer {
+	var m multi
+	for _, o := range os {
+		if o != nil {
+			m = append(m, o)
+		}
+	}
+	switch len(m) {
+	case 0:
+		return nil
+	case 1:
+		return m[0]
+	}
+	return m
+}
+
+type multi []Observer
+
+func (m multi) Observe(e Event) {
+	for _, o := range m {
+		o.Observe(e)
+	}
+}

@@ -1,0 +1,164 @@
+package telemetry
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// ErrDuplicate is matched by the error of a registration under a name
+// that is taken: a guard of the same kind and name, or a pipeline of the
+// same name, is registered already. The registry keeps the first one.
+var ErrDuplicate = errors.New("telemetry: name already registered")
+
+// ErrNoName is matched by the error of a registration without a name: a
+// guard whose Name is "" (set its Config.Name), or a pipeline registered
+// under "".
+var ErrNoName = errors.New("telemetry: registration needs a name")
+
+// Registry is a set of guards and pipelines registered under names, for
+// exporters and health checks to enumerate: "which breakers are open
+// now?" is [Registry.OpenBreakers]. Nothing registers by itself: a guard
+// or pipeline is in a registry only if [Registry.Register] or
+// [Registry.RegisterPipeline] put it there, and there is no registry
+// shared by the whole process (keep yours where your exporters can reach
+// it).
+//
+// Guards are registered under their kind and name: a breaker and a
+// bulkhead may both be named "payments", two breakers may not. Pipelines
+// have names of their own. Registering a taken name is an error
+// ([ErrDuplicate]), never a silent replacement.
+//
+// The zero Registry is empty and ready to use. A Registry is safe for
+// simultaneous use by multiple goroutines.
+type Registry struct {
+	mu        sync.Mutex
+	guards    map[guardKey]Guard
+	pipelines map[string]string
+}
+
+type guardKey struct {
+	name string
+	kind Kind
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{} }
+
+// Register adds g under the kind and name of its snapshot. It returns an
+// error matching [ErrNoName] if the name is "", and one matching
+// [ErrDuplicate] (naming the kind and name) if a guard of that kind and
+// name is registered already; g is then not added. Register panics if g is
+// nil.
+func (r *Registry) Register(g Guard) error {
+	if g == nil {
+		panic("telemetry: Register guard must not be nil")
+	}
+	s := g.Snapshot()
+	if s.Name == "" {
+		return fmt.Errorf("%w: a %s without a Name", ErrNoName, kindOrGuard(s.Kind))
+	}
+	k := guardKey{s.Name, s.Kind}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.guards[k]; ok {
+		return fmt.Errorf("%w: %s %q", ErrDuplicate, kindOrGuard(s.Kind), s.Name)
+	}
+	if r.guards == nil {
+		r.guards = make(map[guardKey]Guard)
+	}
+	r.guards[k] = g
+	return nil
+}
+
+func kindOrGuard(k Kind) string {
+	if k == "" {
+		return "guard"
+	}
+	return string(k)
+}
+
+// RegisterPipeline adds the pipeline p under name, with its chain as
+// p.String() names it (for a resilience.Policy, e.g. "fallback > retry >
+// breaker(payments) > timeout(2s)"; policies are immutable, so the chain
+// is read once, here). It returns an error matching [ErrNoName] if name
+// is "", and one matching [ErrDuplicate] if a pipeline named name is
+// registered already. RegisterPipeline panics if p is nil.
+func (r *Registry) RegisterPipeline(name string, p fmt.Stringer) error {
+	if p == nil {
+		panic("telemetry: RegisterPipeline pipeline must not be nil")
+	}
+	if name == "" {
+		return fmt.Errorf("%w: a pipeline named \"\"", ErrNoName)
+	}
+	chain := p.String()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.pipelines[name]; ok {
+		return fmt.Errorf("%w: pipeline %q", ErrDuplicate, name)
+	}
+	if r.pipelines == nil {
+		r.pipelines = make(map[string]string)
+	}
+	r.pipelines[name] = chain
+	return nil
+}
+
+// Snapshots returns a snapshot of every registered guard, in name order
+// (guards of one name by kind). Each snapshot is consistent on its own;
+// they are taken one after the other, not at one instant.
+func (r *Registry) Snapshots() []Snapshot {
+	r.mu.Lock()
+	keys := make([]guardKey, 0, len(r.guards))
+	guards := make([]Guard, 0, len(r.guards))
+	for k := range r.guards {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b guardKey) int {
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.kind, b.kind))
+	})
+	for _, k := range keys {
+		guards = append(guards, r.guards[k])
+	}
+	r.mu.Unlock()
+	// Outside the lock: a guard's Snapshot may run its callbacks, which
+	// may use the registry.
+	out := make([]Snapshot, len(guards))
+	for i, g := range guards {
+		out[i] = g.Snapshot()
+	}
+	return out
+}
+
+// OpenBreakers returns the snapshots of the registered breakers that are
+// not closed now, open or half-open (refusing every call, or all but a
+// few trials), in name order; none (nil) when every breaker is closed.
+func (r *Registry) OpenBreakers() []Snapshot {
+	var open []Snapshot
+	for _, s := range r.Snapshots() {
+		if s.Kind == Breaker && s.Breaker.State != StateClosed {
+			open = append(open, s)
+		}
+	}
+	return open
+}
+
+// Pipeline is a registered pipeline: its name and its chain.
+type Pipeline struct {
+	Name  string
+	Chain string // e.g. "fallback > retry > breaker(payments) > timeout(2s)"
+}
+
+// Pipelines returns the registered pipelines in name order.
+func (r *Registry) Pipelines() []Pipeline {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Pipeline, 0, len(r.pipelines))
+	for name, chain := range r.pipelines {
+		out = append(out, Pipeline{name, chain})
+	}
+	slices.SortFunc(out, func(a, b Pipeline) int { return cmp.Compare(a.Name, b.Name) })
+	return out
+}
