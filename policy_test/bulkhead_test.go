@@ -24,14 +24,18 @@ type bhCaller struct {
 	queued time.Time // when it joined the queue, on the fake clock
 }
 
-// bhMachine runs a real Bulkhead beside a reference model: a count of
-// slots, a list of holders and a FIFO queue. It runs inside a synctest
-// bubble so that after each action it can wait until every caller
-// goroutine has either returned or blocked.
+// bhMachine runs a real Bulkhead beside a reference model: a limit on
+// slots (changed by SetLimit), a list of holders and a FIFO queue. It runs
+// inside a synctest bubble so that after each action it can wait until
+// every caller goroutine has either returned or blocked.
 type bhMachine struct {
-	b                 *bulkhead.Bulkhead
-	fake              *clock.Fake
-	max, maxQueue     int
+	b             *bulkhead.Bulkhead
+	fake          *clock.Fake
+	max, maxQueue int // max is the limit now
+	// ceiling bounds the holders: max, or after SetLimit lowered max below
+	// the holders then, those holders, falling with each release until it
+	// reaches max (and stays there).
+	ceiling           int
 	maxWait           time.Duration
 	holders, queue    []*bhCaller // the model
 	all               []*bhCaller // every caller, to end them all on failure
@@ -43,6 +47,8 @@ type bhMachine struct {
 	refusedWhenFull   int
 	releaseCancelRace int
 	doneCtx           int
+	grantedOnRaise    int    // slots SetLimit handed to queued callers
+	loweredBelowHeld  int    // SetLimit calls that left more holders than slots
 	progress          func() // tells the stall watchdog the model moves on
 }
 
@@ -52,6 +58,7 @@ func newBhMachine(t *rapid.T) *bhMachine {
 		max:      rapid.IntRange(1, 3).Draw(t, "max"),
 		maxQueue: rapid.IntRange(0, 3).Draw(t, "maxQueue"),
 	}
+	m.ceiling = m.max
 	if m.maxQueue > 0 && rapid.Bool().Draw(t, "withMaxWait") {
 		m.maxWait = time.Duration(rapid.IntRange(1, 3).Draw(t, "maxWaitSeconds")) * time.Second
 	}
@@ -92,8 +99,18 @@ func (m *bhMachine) grantHead(t *rapid.T) {
 	head := m.queue[0]
 	m.queue = m.queue[1:]
 	m.holders = append(m.holders, head)
-	m.grantedOnRelease++
 	m.expect(t, head, "acquired")
+}
+
+// released updates the model after a slot came back: the ceiling falls
+// with the holders, and the head of the queue, if any, gets the slot if
+// the holders are below the limit.
+func (m *bhMachine) released(t *rapid.T) {
+	m.ceiling = max(m.max, min(m.ceiling, len(m.holders)))
+	if len(m.queue) > 0 && len(m.holders) < m.max {
+		m.grantedOnRelease++
+		m.grantHead(t)
+	}
 }
 
 func (m *bhMachine) Acquire(t *rapid.T) {
@@ -144,7 +161,23 @@ func (m *bhMachine) Release(t *rapid.T) {
 	m.holders = append(m.holders[:i], m.holders[i+1:]...)
 	m.b.Release()
 	synctest.Wait()
-	if len(m.queue) > 0 {
+	m.released(t)
+}
+
+// SetLimit changes the limit: raised, the queued callers it makes room for
+// are admitted at once, in order; lowered, nothing is revoked.
+func (m *bhMachine) SetLimit(t *rapid.T) {
+	n := rapid.IntRange(1, 4).Draw(t, "limit")
+	m.logf("SetLimit(%d) with %d held, %d queued", n, len(m.holders), len(m.queue))
+	m.b.SetLimit(n)
+	synctest.Wait()
+	m.max = n
+	m.ceiling = max(n, len(m.holders))
+	if len(m.holders) > n {
+		m.loweredBelowHeld++
+	}
+	for len(m.queue) > 0 && len(m.holders) < n {
+		m.grantedOnRaise++
 		m.grantHead(t)
 	}
 }
@@ -194,9 +227,7 @@ func (m *bhMachine) ReleaseAsHeadCancels(t *rapid.T) {
 	m.releaseCancelRace++
 	m.queue = m.queue[1:]
 	m.expect(t, head, context.Canceled.Error())
-	if len(m.queue) > 0 {
-		m.grantHead(t)
-	}
+	m.released(t)
 }
 
 func (m *bhMachine) Advance(t *rapid.T) {
@@ -234,17 +265,23 @@ func (m *bhMachine) advance(t *rapid.T, d time.Duration) {
 }
 
 // Check runs after every action: the metrics match the model, within the
-// bounds, and every caller the model has queued is still waiting.
+// bounds, and every caller the model has queued is still waiting. The
+// bound on the calls running is the limit, or after SetLimit lowered it,
+// max(limit, the calls running at the change), falling to the limit as
+// they release; once at the limit, it stays there.
 func (m *bhMachine) Check(t *rapid.T) {
 	m.progress()
-	type counts struct{ InFlight, Queued int }
-	want := counts{len(m.holders), len(m.queue)}
-	got := counts{m.b.InFlight(), m.b.Queued()}
+	type counts struct{ Limit, InFlight, Queued int }
+	want := counts{m.max, len(m.holders), len(m.queue)}
+	got := counts{m.b.Limit(), m.b.InFlight(), m.b.Queued()}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("counts mismatch (-want +got):\n%s\ntrace:\n%v", diff, m.trace)
 	}
-	if got.InFlight > m.max || got.Queued > m.maxQueue {
-		t.Fatalf("counts %+v beyond max %d, queue %d", got, m.max, m.maxQueue)
+	if got.InFlight > m.ceiling || got.Queued > m.maxQueue {
+		t.Fatalf("counts %+v beyond ceiling %d (limit %d), queue %d\ntrace:\n%v", got, m.ceiling, m.max, m.maxQueue, m.trace)
+	}
+	if len(m.queue) > 0 && got.InFlight < m.max {
+		t.Fatalf("%d callers queued with %d of %d slots held\ntrace:\n%v", got.Queued, got.InFlight, m.max, m.trace)
 	}
 	for _, c := range m.queue {
 		m.expect(t, c, "waiting")
@@ -280,10 +317,12 @@ func (m *bhMachine) drain(t *rapid.T) {
 // TestBulkheadMatchesModel: under random schedules of acquire (sometimes
 // with a context already done, which gets ctx.Err() whatever the state),
 // try-acquire, release, cancellation (queued callers and holders), releases
-// racing a cancellation, and clock advances past MaxWait, the bulkhead
-// matches the model after every step: running <= max, queued <= queue,
-// FIFO order (exactly the head is served on release), no slot lost or
-// duplicated.
+// racing a cancellation, clock advances past MaxWait, and SetLimit raising
+// or lowering the limit, the bulkhead matches the model after every step:
+// running <= max (or, after a lowered limit, <= max(limit, running at the
+// change), converging to the limit), queued <= queue, nobody queued while a
+// slot is free, FIFO order (exactly the head is served on release or on a
+// raised limit), no slot lost or duplicated.
 func TestBulkheadMatchesModel(t *testing.T) {
 	var total bhMachine // coverage counters, summed over all checks
 	progress, stop := stallWatchdog(t.Name())
@@ -303,11 +342,13 @@ func TestBulkheadMatchesModel(t *testing.T) {
 			total.refusedWhenFull += m.refusedWhenFull
 			total.releaseCancelRace += m.releaseCancelRace
 			total.doneCtx += m.doneCtx
+			total.grantedOnRaise += m.grantedOnRaise
+			total.loweredBelowHeld += m.loweredBelowHeld
 		})
 	})
-	t.Logf("coverage: %d slots handed on, %d cancelled in queue, %d timed out, %d refused, %d release/cancel races, %d done contexts",
-		total.grantedOnRelease, total.cancelledInQueue, total.timedOutInQueue, total.refusedWhenFull, total.releaseCancelRace, total.doneCtx)
-	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0 || total.doneCtx == 0) {
+	t.Logf("coverage: %d slots handed on, %d cancelled in queue, %d timed out, %d refused, %d release/cancel races, %d done contexts, %d slots handed on by a raised limit, %d limits lowered below the calls running",
+		total.grantedOnRelease, total.cancelledInQueue, total.timedOutInQueue, total.refusedWhenFull, total.releaseCancelRace, total.doneCtx, total.grantedOnRaise, total.loweredBelowHeld)
+	if !t.Failed() && (total.grantedOnRelease == 0 || total.cancelledInQueue == 0 || total.timedOutInQueue == 0 || total.releaseCancelRace == 0 || total.doneCtx == 0 || total.grantedOnRaise == 0 || total.loweredBelowHeld == 0) {
 		t.Error("the schedules never reached some of the actions")
 	}
 }

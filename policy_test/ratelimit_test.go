@@ -1,10 +1,13 @@
 package policytest
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -16,11 +19,14 @@ import (
 )
 
 // rlEvent is one request to a limiter: at ns since the start, for n
-// tokens, and whether it was admitted.
+// tokens, and whether it was admitted; Seg counts the changes of rate or
+// burst before it (the events of one Seg are decided under one rate and
+// burst).
 type rlEvent struct {
 	At       int64
 	N        int
 	Admitted bool
+	Seg      int
 }
 
 // rate is a rate in events per nanosecond, exactly, with a float64
@@ -129,101 +135,319 @@ func drawN(t *rapid.T, burst int) int {
 	return rapid.IntRange(0, burst+1).Draw(t, "n")
 }
 
-// run replays draws of gaps and requests on a limiter with a fake clock,
+// rlRun replays draws of gaps and requests on a limiter with a fake clock,
 // through AllowN or, for single tokens, sometimes through the refusing
-// policy; it returns the history. onRefused, if not nil, is told of each
-// policy refusal with its Retry-After hint. progress is called after each
-// request (see stallWatchdog).
-func run(t *rapid.T, progress func(), l *ratelimit.Limiter, fake *clock.Fake, tNs float64, burst int,
-	decide func(ev rlEvent, gap int64), onRefused func(ev rlEvent, retryAfter time.Duration)) []rlEvent {
-	p := ratelimit.Policy[int](l)
+// policy.
+type rlRun struct {
+	l        *ratelimit.Limiter
+	fake     *clock.Fake
+	tNs      float64 // the interval in ns, around which gaps are drawn
+	burst    int     // the burst, around which requests are drawn
+	progress func()  // called after each request (see stallWatchdog)
+	// between, if not nil, runs after each gap and before the request, told
+	// the gap; it reports whether it changed the rate or the burst (and
+	// then tNs and burst), which starts a new Seg.
+	between func(gap int64) bool
+	// decide, if not nil, is told of each request's outcome.
+	decide func(ev rlEvent)
+	// onRefused, if not nil, is told of each policy refusal with its
+	// Retry-After hint.
+	onRefused func(ev rlEvent, retryAfter time.Duration)
+}
+
+// run returns the history of requests.
+func (r *rlRun) run(t *rapid.T) []rlEvent {
+	p := ratelimit.Policy[int](r.l)
 	op := func(context.Context) (int, error) { return 0, nil }
 	var events []rlEvent
 	var now int64
+	seg := 0
 	for range rapid.IntRange(1, 60).Draw(t, "requests") {
-		gap := max(drawGap(t, tNs, burst), 0)
-		n := drawN(t, burst)
-		fake.Advance(time.Duration(gap))
+		gap := max(drawGap(t, r.tNs, r.burst), 0)
+		r.fake.Advance(time.Duration(gap))
 		now += gap
-		ev := rlEvent{At: now, N: n}
+		if r.between != nil && r.between(gap) {
+			seg++
+		}
+		n := drawN(t, r.burst)
+		ev := rlEvent{At: now, N: n, Seg: seg}
 		var err error
 		if n == 1 && rapid.Bool().Draw(t, "viaPolicy") {
 			_, err = p.Do(context.Background(), op)
 			ev.Admitted = err == nil
 		} else {
-			ev.Admitted = l.AllowN(n)
+			ev.Admitted = r.l.AllowN(n)
 		}
-		if decide != nil {
-			decide(ev, gap)
+		if r.decide != nil {
+			r.decide(ev)
 		}
 		if err != nil {
 			if !errors.Is(err, ratelimit.ErrLimited) {
 				t.Fatalf("policy refusal %v does not match ErrLimited", err)
 			}
-			if d, _ := resilience.RetryAfter(err); onRefused != nil {
-				onRefused(ev, d)
+			if d, _ := resilience.RetryAfter(err); r.onRefused != nil {
+				r.onRefused(ev, d)
 			}
 		}
 		events = append(events, ev)
-		progress()
+		r.progress()
 	}
 	return events
+}
+
+// rlReservation is a reservation in the exact model of
+// TestRateLimitEveryMatchesBucket.
+type rlReservation struct {
+	r         *ratelimit.Reservation
+	n         int
+	end       int64 // the end of the schedule (the bucket's TAT) it set, ns
+	act       int64 // when it may act, ns
+	seg       int   // the Seg it was made in
+	cancelled bool  // cancelled before its time to act: it does not act
+}
+
+// drawInterval draws a whole-nanosecond interval between tokens.
+func drawInterval(t *rapid.T) int64 {
+	return rapid.OneOf(rapid.Int64Range(1, 10), rapid.Int64Range(1, 1e6), rapid.Int64Range(1, 1e11)).Draw(t, "intervalNs")
 }
 
 // TestRateLimitEveryMatchesBucket: with a whole-nanosecond interval d
 // (Every(d)), the limiter is exactly a reference token bucket, kept as
 // credit in nanoseconds: refills one ns per ns up to burst·d, and n tokens
-// cost n·d. Every decision and every Retry-After hint must match it, and
-// the window bounds hold with no slack.
+// cost n·d. Every decision, every Retry-After hint and Tokens() after every
+// step must match it, through:
+//   - Reserve, which takes n·d of credit at once, into debt if need be, and
+//     must say the delay until the credit would have been there;
+//   - Cancel, which gives back n·d less the credit taken ahead since (the
+//     end of the schedule now minus the end the reservation set), if its
+//     time to act has not passed and the rate and burst have not changed
+//     since;
+//   - SetRate(Every(d2)), which keeps the tokens: credit·d2/d, rounded
+//     down, at most burst·d2; SetBurst(b2), which keeps them up to b2.
+//
+// And the window bounds hold with no slack for each stretch between
+// changes: the requests admitted and the reservations that act, decided
+// in it, under its rate and burst (safety); within the first, exactness is
+// liveness.
 func TestRateLimitEveryMatchesBucket(t *testing.T) {
 	progress, stop := stallWatchdog(t.Name())
 	defer stop()
+	var cov struct{ reservedAhead, gaveBackAll, gaveBackPart, keptSpent, retuned, reburst int }
 	rapid.Check(t, func(t *rapid.T) {
-		d := rapid.OneOf(rapid.Int64Range(1, 10), rapid.Int64Range(1, 1e6), rapid.Int64Range(1, 1e11)).Draw(t, "intervalNs")
+		d := drawInterval(t)
 		burst := rapid.IntRange(1, 8).Draw(t, "burst")
 		fake := clock.NewFake()
 		l := ratelimit.New(ratelimit.Every(time.Duration(d)), burst, ratelimit.WithClock(fake))
-		credit := int64(burst) * d // the model
-		events := run(t, progress, l, fake, float64(d), burst,
-			func(ev rlEvent, gap int64) {
-				credit = min(credit+gap, int64(burst)*d)
-				want := ev.N <= burst && int64(ev.N)*d <= credit
-				if ev.Admitted != want {
-					t.Fatalf("%d tokens at %d ns: admitted %v, the bucket (credit %d ns of %d) says %v",
-						ev.N, ev.At, ev.Admitted, credit, int64(burst)*d, want)
+		credit := int64(burst) * d // the model, below 0 when tokens were taken ahead
+		full := func() int64 { return int64(burst) * d }
+		type shape struct {
+			d     int64
+			burst int
+		}
+		shapes := []shape{{d, burst}} // per Seg
+		var reservations []*rlReservation
+		var now int64
+		checkTokens := func(what string) {
+			if got, want := l.Tokens(), float64(credit)/float64(d); got != want {
+				t.Fatalf("after %s at %d ns: Tokens() = %v, the bucket (credit %d ns, interval %d) says %v", what, now, got, credit, d, want)
+			}
+		}
+		r := &rlRun{l: l, fake: fake, tNs: float64(d), burst: burst, progress: progress}
+		r.between = func(gap int64) bool {
+			now += gap
+			credit = min(credit+gap, full())
+			checkTokens("a gap")
+			seg := len(shapes) - 1
+			switch rapid.IntRange(0, 15).Draw(t, "between") {
+			case 0, 1, 2:
+				n := rapid.IntRange(0, burst+1).Draw(t, "reserveN")
+				res := l.ReserveN(n)
+				wantOK, wantDelay := n <= burst, resilience.Never
+				if wantOK {
+					wantDelay = 0 // n = 0 takes nothing and waits for nothing
+					if n > 0 {
+						wantDelay = time.Duration(max(int64(n)*d-credit, 0))
+					}
 				}
-				if want {
-					credit -= int64(ev.N) * d
+				if res.OK() != wantOK || res.Delay() != wantDelay {
+					t.Fatalf("ReserveN(%d) at %d ns with credit %d: OK %v, Delay %v; want %v, %v",
+						n, now, credit, res.OK(), res.Delay(), wantOK, wantDelay)
 				}
-			},
-			func(ev rlEvent, retryAfter time.Duration) {
-				if want := time.Duration(d - credit); retryAfter != want {
-					t.Fatalf("refused at %d ns with credit %d: Retry-After %v, want %v", ev.At, credit, retryAfter, want)
+				if wantOK && n > 0 {
+					credit -= int64(n) * d
+					reservations = append(reservations, &rlReservation{r: res, n: n, end: now + full() - credit, act: now + int64(wantDelay), seg: seg})
+					if wantDelay > 0 {
+						cov.reservedAhead++
+					}
 				}
-			})
-		checkBucketBounds(t, events, burst, rate{big.NewRat(1, d), 1 / float64(d)}, 0)
+				checkTokens("Reserve")
+			case 3, 4, 5:
+				if len(reservations) == 0 {
+					break
+				}
+				c := reservations[rapid.IntRange(0, len(reservations)-1).Draw(t, "cancel")]
+				c.r.Cancel()
+				if !c.cancelled && now <= c.act {
+					c.cancelled = true
+					if c.seg == seg {
+						behind := max(now+full()-credit-c.end, 0)
+						switch back := int64(c.n)*d - behind; {
+						case back <= 0:
+							cov.keptSpent++
+						case behind > 0:
+							cov.gaveBackPart++
+							credit = min(credit+back, full())
+						default:
+							cov.gaveBackAll++
+							credit = min(credit+back, full())
+						}
+					}
+				}
+				checkTokens("Cancel")
+			case 6:
+				d2 := drawInterval(t)
+				l.SetRate(ratelimit.Every(time.Duration(d2)))
+				credit = min(floorMulDiv(credit, d2, d), int64(burst)*d2)
+				d = d2
+				shapes = append(shapes, shape{d, burst})
+				r.tNs = float64(d)
+				cov.retuned++
+				checkTokens(fmt.Sprintf("SetRate(Every(%d))", d2))
+				return true
+			case 7:
+				b2 := rapid.IntRange(1, 8).Draw(t, "newBurst")
+				l.SetBurst(b2)
+				credit = min(credit, int64(b2)*d)
+				burst = b2
+				shapes = append(shapes, shape{d, burst})
+				r.burst = burst
+				cov.reburst++
+				checkTokens(fmt.Sprintf("SetBurst(%d)", b2))
+				return true
+			}
+			return false
+		}
+		r.decide = func(ev rlEvent) {
+			want := ev.N == 0 || ev.N <= burst && int64(ev.N)*d <= credit // AllowN(0) is true, even in debt
+			if ev.Admitted != want {
+				t.Fatalf("%d tokens at %d ns: admitted %v, the bucket (credit %d ns of %d) says %v",
+					ev.N, ev.At, ev.Admitted, credit, full(), want)
+			}
+			if want {
+				credit -= int64(ev.N) * d
+			}
+			checkTokens("a request")
+		}
+		r.onRefused = func(ev rlEvent, retryAfter time.Duration) {
+			if want := time.Duration(d - credit); retryAfter != want {
+				t.Fatalf("refused at %d ns with credit %d: Retry-After %v, want %v", ev.At, credit, retryAfter, want)
+			}
+		}
+		events := r.run(t)
+		// With neither changes nor reservations, the refusals go in too, and
+		// checkBucketBounds checks liveness as well.
+		plain := len(shapes) == 1 && len(reservations) == 0
+		for seg, sh := range shapes {
+			var acts []rlEvent
+			for _, ev := range events {
+				if ev.Seg == seg && (ev.Admitted || plain) {
+					acts = append(acts, ev)
+				}
+			}
+			for _, c := range reservations {
+				if c.seg == seg && !c.cancelled {
+					acts = append(acts, rlEvent{At: c.act, N: c.n, Admitted: true, Seg: seg})
+				}
+			}
+			slices.SortStableFunc(acts, func(a, b rlEvent) int { return cmp.Compare(a.At, b.At) })
+			checkBucketBounds(t, acts, sh.burst, rate{big.NewRat(1, sh.d), 1 / float64(sh.d)}, 0)
+		}
 	})
+	t.Logf("coverage: %d reservations taken ahead, cancels giving back all %d, part %d, nothing %d; %d SetRate, %d SetBurst",
+		cov.reservedAhead, cov.gaveBackAll, cov.gaveBackPart, cov.keptSpent, cov.retuned, cov.reburst)
+	if !t.Failed() && (cov.reservedAhead == 0 || cov.gaveBackAll == 0 || cov.gaveBackPart == 0 || cov.keptSpent == 0 || cov.retuned == 0 || cov.reburst == 0) {
+		t.Error("the schedules never reached some of the actions")
+	}
+}
+
+// drawRate draws a rate in events per second, over the whole range and at
+// values whose interval falls between two nanoseconds.
+func drawRate(t *rapid.T, label string) float64 {
+	return rapid.OneOf(
+		rapid.Float64Range(1e-6, 1e9),
+		rapid.Float64Range(1, 1e4),
+		rapid.SampledFrom([]float64{3, 7, 1e9 / 3, 0.3, 1.0 / 60, 999_999_999, 1.5, 1 << 20, 1e9, 1e-3}),
+	).Draw(t, label)
 }
 
 // TestRateLimitAnyRateKeepsBounds: for any rate (events per second, as a
 // float64) the limiter never admits more than burst + rate·w tokens in any
 // interval of length w, exactly, and refuses only what an exact bucket
 // would admit with less than 2ns worth of tokens to spare.
+//
+// In half the runs SetRate and SetBurst change the limiter at random
+// steps. Each change keeps the tokens (capped at the new burst), rounded
+// against the caller by less than 3ns worth of them at the new rate; and
+// from each change on, the requests admitted keep the bound of the new
+// rate and burst, exactly.
 func TestRateLimitAnyRateKeepsBounds(t *testing.T) {
 	progress, stop := stallWatchdog(t.Name())
 	defer stop()
+	var changes int
 	rapid.Check(t, func(t *rapid.T) {
-		perSecond := rapid.OneOf(
-			rapid.Float64Range(1e-6, 1e9),
-			rapid.Float64Range(1, 1e4),
-			rapid.SampledFrom([]float64{3, 7, 1e9 / 3, 0.3, 1.0 / 60, 999_999_999, 1.5, 1 << 20, 1e9, 1e-3}),
-		).Draw(t, "perSecond")
+		perSecond := drawRate(t, "perSecond")
 		burst := rapid.IntRange(1, 8).Draw(t, "burst")
 		fake := clock.NewFake()
 		l := ratelimit.New(perSecond, burst, ratelimit.WithClock(fake))
-		events := run(t, progress, l, fake, 1e9/perSecond, burst, nil, nil)
-		checkBucketBounds(t, events, burst, effectiveRate(perSecond), 2)
+		type shape struct {
+			perSecond float64
+			burst     int
+		}
+		shapes := []shape{{perSecond, burst}}
+		r := &rlRun{l: l, fake: fake, tNs: 1e9 / perSecond, burst: burst, progress: progress}
+		if rapid.Bool().Draw(t, "retune") {
+			r.between = func(int64) bool {
+				sh := shapes[len(shapes)-1]
+				before := l.Tokens()
+				switch rapid.IntRange(0, 11).Draw(t, "change") {
+				case 0:
+					sh.perSecond = drawRate(t, "newPerSecond")
+					l.SetRate(sh.perSecond)
+				case 1:
+					sh.burst = rapid.IntRange(1, 8).Draw(t, "newBurst")
+					l.SetBurst(sh.burst)
+				default:
+					return false
+				}
+				want, got := min(before, float64(sh.burst)), l.Tokens()
+				if slack := 3 * sh.perSecond / 1e9; got > want*(1+1e-12)+1e-12 || got < want-slack-1e-9 {
+					t.Fatalf("change to rate %v, burst %d: Tokens() %v -> %v, want %v, less at most %v", sh.perSecond, sh.burst, before, got, want, slack)
+				}
+				if l.Rate() != sh.perSecond || l.Burst() != sh.burst {
+					t.Fatalf("Rate() %v, Burst() %d; want %v, %d", l.Rate(), l.Burst(), sh.perSecond, sh.burst)
+				}
+				shapes = append(shapes, sh)
+				r.tNs, r.burst = 1e9/sh.perSecond, sh.burst
+				changes++
+				return true
+			}
+		}
+		events := r.run(t)
+		for seg, sh := range shapes {
+			var in []rlEvent
+			for _, ev := range events {
+				// Refusals only where the bucket started full: liveness
+				// after a change depends on the tokens carried over.
+				if ev.Seg == seg && (ev.Admitted || seg == 0) {
+					in = append(in, ev)
+				}
+			}
+			checkBucketBounds(t, in, sh.burst, effectiveRate(sh.perSecond), 2)
+		}
 	})
+	if !t.Failed() && changes == 0 {
+		t.Error("the schedules never changed the rate or the burst")
+	}
 }
 
 // TestRateLimitRetryAfterIsExact: after any history, a refused call's
@@ -242,7 +466,7 @@ func TestRateLimitRetryAfterIsExact(t *testing.T) {
 		burst := rapid.IntRange(1, 8).Draw(t, "burst")
 		fake := clock.NewFake()
 		l := ratelimit.New(perSecond, burst, ratelimit.WithClock(fake))
-		_ = run(t, progress, l, fake, 1e9/perSecond, burst, nil, nil)
+		(&rlRun{l: l, fake: fake, tNs: 1e9 / perSecond, burst: burst, progress: progress}).run(t)
 		_, err := ratelimit.Policy[int](l).Do(context.Background(), func(context.Context) (int, error) { return 0, nil })
 		if err == nil {
 			t.Skip("the last call passed")
@@ -266,7 +490,10 @@ func TestRateLimitRetryAfterIsExact(t *testing.T) {
 // key space larger than its cap, against a model of per-key buckets and
 // least-recently-used order: Len never exceeds the cap, the key forgotten
 // is always the least recently used one, and a forgotten key comes back
-// with a full bucket.
+// with a full bucket. Keyed.SetRate and SetBurst, at random steps, change
+// every tracked key's bucket as Limiter.SetRate and SetBurst change one
+// (tokens kept: credit·i2/i rounded down, capped at the new burst), and the
+// buckets of keys tracked afterwards.
 func TestKeyedNeverTracksMoreThanItsCap(t *testing.T) {
 	progress, stop := stallWatchdog(t.Name())
 	defer stop()
@@ -274,11 +501,29 @@ func TestKeyedNeverTracksMoreThanItsCap(t *testing.T) {
 		maxKeys := rapid.IntRange(1, 6).Draw(t, "maxKeys")
 		burst := rapid.IntRange(1, 3).Draw(t, "burst")
 		fake := clock.NewFake()
-		const interval = time.Second
+		interval := time.Second
 		k := ratelimit.NewKeyed[int](ratelimit.Every(interval), burst, ratelimit.WithClock(fake), ratelimit.WithMaxKeys(maxKeys))
 		var lru []int                     // model: tracked keys, least recently used first
 		credit := map[int]time.Duration{} // model: per-key credit, for tracked keys
 		for range rapid.IntRange(1, 100).Draw(t, "steps") {
+			// SetRate and SetBurst change every tracked key's bucket, each
+			// keeping its tokens (capped at the new burst), and the buckets
+			// of keys tracked from then on.
+			switch rapid.IntRange(0, 15).Draw(t, "change") {
+			case 0:
+				i2 := time.Duration(rapid.SampledFrom([]int64{250, 500, 1000, 1500, 2000}).Draw(t, "intervalMs")) * time.Millisecond
+				k.SetRate(ratelimit.Every(i2))
+				for key, c := range credit {
+					credit[key] = min(time.Duration(floorMulDiv(int64(c), int64(i2), int64(interval))), time.Duration(burst)*i2)
+				}
+				interval = i2
+			case 1:
+				burst = rapid.IntRange(1, 3).Draw(t, "newBurst")
+				k.SetBurst(burst)
+				for key, c := range credit {
+					credit[key] = min(c, time.Duration(burst)*interval)
+				}
+			}
 			if rapid.IntRange(0, 3).Draw(t, "advance") == 0 {
 				d := time.Duration(rapid.IntRange(0, 3000).Draw(t, "ms")) * time.Millisecond
 				fake.Advance(d)
@@ -310,6 +555,12 @@ func TestKeyedNeverTracksMoreThanItsCap(t *testing.T) {
 			progress()
 		}
 	})
+}
+
+// floorMulDiv returns floor(x·m/d), for d > 0, without overflow.
+func floorMulDiv(x, m, d int64) int64 {
+	p := new(big.Int).Mul(big.NewInt(x), big.NewInt(m))
+	return p.Div(p, big.NewInt(d)).Int64() // Euclidean: rounds down for d > 0
 }
 
 func indexOf(s []int, v int) int {

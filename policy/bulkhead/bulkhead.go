@@ -2,6 +2,7 @@ package bulkhead
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,39 +15,58 @@ import (
 // takes a slot with [Bulkhead.Acquire] (or [Bulkhead.TryAcquire]) and gives
 // it back with [Bulkhead.Release]; when every slot is taken, callers wait in
 // a bounded first-come, first-served queue, or are refused with [ErrFull].
+// [Bulkhead.SetLimit] changes the number of slots while it runs.
 //
 // Taking and giving back a slot while nobody waits is lock-free (one atomic
-// compare-and-swap each) and allocates nothing; only callers that must
-// queue take a lock. A Bulkhead is safe for simultaneous use by multiple
-// goroutines and is meant to be shared by every call to its dependency.
-// Create one with [New]; the zero Bulkhead is not usable.
+// add each) and allocates nothing; only callers that must queue, and the
+// release that hands them a slot, take a lock. A Bulkhead is safe for
+// simultaneous use by multiple goroutines and is meant to be shared by every
+// call to its dependency. Create one with [New]; the zero Bulkhead is not
+// usable.
 type Bulkhead struct {
-	max      int64 // MaxConcurrent
+	// max is the limit, MaxConcurrent until [Bulkhead.SetLimit] changes
+	// it; written only under mu.
+	max      atomic.Int64
 	maxQueue int64
 	cfg      Config
 	clk      clock.Clock
 	full     error // refused at once, shared: refusing allocates nothing
 	timedOut error // refused after MaxWait in the queue, shared
 
-	// Padding keeps the read-only fields above off the cache line of
+	// Padding keeps the read-mostly fields above off the cache line of
 	// state, which every acquire and release writes: under contention the
 	// fast path then reads max from a line no other core invalidates.
 	_ [64]byte
 
-	// state packs the number of slots held (low 32 bits) and the number
-	// of queued callers (high 32 bits), so that both change together. A
-	// caller may take a slot without the lock only while nobody is queued,
-	// and the queue is non-empty only while every slot is held.
+	// state packs a count of units (low 32 bits) and the number of queued
+	// callers (high 32 bits), so that both are read and changed together.
+	// A unit is a slot held, or, for an instant, one taken by a caller that
+	// found the bulkhead full and is about to give it back: acquiring adds
+	// a unit first and looks afterwards (see TryAcquire). The queued count
+	// changes only under mu; units change without it.
+	//
+	// Invariants (state = units | queued<<32, max the limit):
+	//   - slots held <= units, and slots held <= max unless SetLimit
+	//     lowered max below the slots then held: a unit becomes a held
+	//     slot only when units <= max;
+	//   - nobody takes a slot while anyone is queued: a caller keeps its
+	//     unit only while state <= max, which holds only with queued 0;
+	//   - whoever makes "queued > 0 and units < max" true hands the free
+	//     slots to the head of the queue under mu (handOnLocked): a
+	//     release, a refused caller giving its unit back, a caller turning
+	//     its unit into a place in the queue (all subtract from units), and
+	//     SetLimit when it raises max. So a free slot never stays free while
+	//     callers wait, and every slot given back is counted once.
 	state atomic.Int64
 
 	_ [56]byte // and the lock's traffic off state's line
 
-	mu    sync.Mutex // guards queue and every change of the queued count
+	mu    sync.Mutex // guards queue and every change of the queued count and of max
 	queue queue
 }
 
 const (
-	heldMask  = 1<<32 - 1 // state bits counting held slots
+	heldMask  = 1<<32 - 1 // state bits counting units
 	oneQueued = 1 << 32   // one queued caller in state
 )
 
@@ -70,13 +90,13 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 		panic(err.Error())
 	}
 	b := &Bulkhead{
-		max:      int64(cfg.MaxConcurrent),
 		maxQueue: int64(cfg.MaxQueue),
 		cfg:      cfg,
 		clk:      cfg.Clock,
 		full:     resilience.Refuse(ErrFull, cfg.Name, -1),
 		timedOut: resilience.Refuse(ErrQueueTimeout, cfg.Name, -1),
 	}
+	b.max.Store(int64(cfg.MaxConcurrent))
 	if b.clk == nil {
 		b.clk = clock.Real()
 	}
@@ -102,15 +122,19 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 //     never gets a slot after its ctx has ended.
 //
 // With a free slot and nobody queued, Acquire costs a ctx.Err() call and
-// one compare-and-swap.
+// one atomic add. See [Bulkhead.TryAcquire] for what "every slot is taken"
+// means while other goroutines take and give back slots at that instant.
 func (b *Bulkhead) Acquire(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b.tryAcquire() {
+	if m := b.max.Load(); b.state.Add(1) <= m { // as TryAcquire
 		return nil
 	}
 	if b.maxQueue == 0 {
+		if b.overshot() {
+			return nil
+		}
 		return b.full
 	}
 	return b.acquireSlow(ctx)
@@ -119,44 +143,119 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 // TryAcquire takes a slot if one is free and nobody is queued for one, and
 // reports whether it did. It never waits and never joins the queue. A true
 // result must be paired with one call to [Bulkhead.Release].
-func (b *Bulkhead) TryAcquire() bool { return b.tryAcquire() }
+//
+// Under contention the decision is made on one atomic count, which for an
+// instant also counts callers that found every slot taken and are giving
+// their unit back: a caller is refused only when, as it looked, the slots
+// held plus those callers reached the limit. So it is never admitted beyond
+// the limit and never passes a queued caller, but when a slot is released
+// at the very moment several callers are refused, one of them may be
+// refused although a caller arriving an instant later gets that slot (as
+// sync.Mutex.TryLock may fail while the mutex is being unlocked). Acquire
+// without a queue decides in the same way.
+func (b *Bulkhead) TryAcquire() bool {
+	// The lock-free fast path: add a unit, and keep it if that leaves
+	// state <= max, which holds exactly when nobody is queued (the queued
+	// count sits in the high bits) and the units, ours included, are at
+	// most the limit. Otherwise we overshot.
+	//
+	// max is read before the add: the decision is then the state at the
+	// add against a limit in force at or before it. Read after, a limit
+	// raised by SetLimit after a caller joined the queue (which SetLimit
+	// hands to that caller) could admit us on a state read before the
+	// caller joined: passing it.
+	m := b.max.Load()
+	return b.state.Add(1) <= m || b.overshot()
+}
 
-// tryAcquire is the lock-free fast path: a free slot and an empty queue
-// (state < max holds exactly then, as the queued count sits in the high
-// bits).
-func (b *Bulkhead) tryAcquire() bool {
-	for s := b.state.Load(); s < b.max; s = b.state.Load() {
-		if b.state.CompareAndSwap(s, s+1) {
+// overshot ends a fast path whose unit took state above max. It looks
+// again: while nobody is queued the unit is kept if a release has brought
+// state back to max or below meanwhile (it is then a free slot), else
+// given back with a compare-and-swap from a state above max, so that a
+// refusal is decided on a full count. When callers are queued the unit is
+// never kept (that would pass them): it is given back, and if that leaves
+// a free slot, the slot goes to the head of the queue. As in TryAcquire,
+// max is read before state, and state is read afresh (not the add's
+// result, which SetLimit and callers joining the queue may have
+// outdated).
+func (b *Bulkhead) overshot() bool {
+	for {
+		m := b.max.Load()
+		s := b.state.Load()
+		if s >= oneQueued {
+			break
+		}
+		if s <= m {
 			return true
 		}
+		if b.state.CompareAndSwap(s, s-1) {
+			return false
+		}
 	}
+	b.gaveBack(b.state.Add(-1))
 	return false
 }
 
-// acquireSlow takes a slot or joins the queue, under the lock.
-func (b *Bulkhead) acquireSlow(ctx context.Context) error {
-	b.mu.Lock()
+// gaveBack follows a subtraction from units that left state s: if callers
+// are queued and a slot is free, it hands free slots to the head of the
+// queue.
+func (b *Bulkhead) gaveBack(s int64) {
+	if s >= oneQueued && s&heldMask < b.max.Load() {
+		b.mu.Lock()
+		b.handOnLocked()
+		b.mu.Unlock()
+	}
+}
+
+// handOnLocked hands a slot to the first queued caller while callers are
+// queued and units are below the limit. b.mu must be held: the queued
+// count, and max, change only under it, so each queued caller counted is
+// in the queue.
+func (b *Bulkhead) handOnLocked() {
 	for {
 		s := b.state.Load()
-		if s < b.max {
-			if b.state.CompareAndSwap(s, s+1) {
-				b.mu.Unlock()
-				return nil
-			}
-			continue
+		if s < oneQueued || s&heldMask >= b.max.Load() {
+			return
+		}
+		// One more unit, one fewer queued: the slot is the head's.
+		if b.state.CompareAndSwap(s, s+1-oneQueued) {
+			w := b.queue.popFront()
+			w.granted = true
+			close(w.ready)
+		}
+	}
+}
+
+// acquireSlow ends an Acquire whose fast path overshot, its unit still in
+// state, under the lock: it keeps the unit if that has become a free slot
+// with nobody queued; or turns it into a place at the end of the queue
+// (one compare-and-swap: a unit fewer, a queued caller more), handing on
+// the slot that leaves free if there is one (to the head of the queue, as
+// a release does); or, with the queue full, gives it back and refuses.
+func (b *Bulkhead) acquireSlow(ctx context.Context) error {
+	b.mu.Lock()
+	var w *waiter
+	var s int64
+	for {
+		s = b.state.Load()
+		if s <= b.max.Load() { // nobody queued, and our unit is a free slot
+			b.mu.Unlock()
+			return nil
 		}
 		if s>>32 >= b.maxQueue {
+			b.gaveBackLocked(b.state.Add(-1))
 			b.mu.Unlock()
 			return b.full
 		}
-		// Every slot is held; only lock-free releases may change state
-		// now, and they fail this CAS if they do.
-		if b.state.CompareAndSwap(s, s+oneQueued) {
+		if w == nil {
+			w = &waiter{ready: make(chan struct{})}
+		}
+		if b.state.CompareAndSwap(s, s-1+oneQueued) {
 			break
 		}
 	}
-	w := &waiter{ready: make(chan struct{})}
 	b.queue.pushBack(w)
+	b.gaveBackLocked(s - 1 + oneQueued)
 	b.mu.Unlock()
 	return b.wait(ctx, w)
 }
@@ -178,7 +277,7 @@ func (b *Bulkhead) wait(ctx context.Context, w *waiter) error {
 		b.mu.Lock()
 		if w.granted {
 			// A slot reached us as ctx ended: hand it on.
-			b.releaseLocked()
+			b.gaveBackLocked(b.state.Add(-1))
 		} else {
 			b.leaveLocked(w)
 		}
@@ -193,6 +292,13 @@ func (b *Bulkhead) wait(ctx context.Context, w *waiter) error {
 		b.leaveLocked(w)
 		b.mu.Unlock()
 		return b.timedOut
+	}
+}
+
+// gaveBackLocked is gaveBack with b.mu held.
+func (b *Bulkhead) gaveBackLocked(s int64) {
+	if s >= oneQueued && s&heldMask < b.max.Load() {
+		b.handOnLocked()
 	}
 }
 
@@ -214,53 +320,66 @@ func (b *Bulkhead) leaveLocked(w *waiter) {
 }
 
 // Release gives back a slot taken by [Bulkhead.Acquire] or
-// [Bulkhead.TryAcquire]. If callers are queued, the slot goes straight to
-// the first in line; otherwise it becomes free. Release never waits: it
-// takes a short lock only when callers are queued.
+// [Bulkhead.TryAcquire]. If callers are queued and the slots held are
+// below the limit, the slot goes straight to the first in line; otherwise
+// it becomes free. Release never waits: it takes a short lock only when
+// callers are queued.
 //
 // Each slot must be released exactly once. Release panics if no slot is
 // held, which catches some (not all) double releases.
 func (b *Bulkhead) Release() {
-	for s := b.state.Load(); s < oneQueued; s = b.state.Load() {
-		if s == 0 {
-			panic("bulkhead: Release without a held slot")
-		}
-		if b.state.CompareAndSwap(s, s-1) {
-			return
-		}
+	// Nobody queued and a unit given back leave 0 <= s < oneQueued-1;
+	// anything else (callers queued, or no unit to give back, which
+	// borrows from the queued count or makes s negative) is rare.
+	if s := b.state.Add(-1); uint64(s) >= oneQueued-1 {
+		b.releaseSlow(s)
+	}
+}
+
+// releaseSlow ends a Release that left state s with callers queued, or
+// without a unit to give back.
+func (b *Bulkhead) releaseSlow(s int64) {
+	if s&heldMask == heldMask { // there was no unit to give back
+		b.gaveBack(b.state.Add(1))
+		panic("bulkhead: Release without a held slot")
+	}
+	b.gaveBack(s)
+}
+
+// SetLimit sets the number of calls that may hold a slot at once, from now
+// on, to n: it changes [Config.MaxConcurrent] while the bulkhead runs, for
+// every caller. Raising it hands the new slots at once to callers waiting
+// in the queue, first in line first. Lowering it revokes nothing: calls
+// holding a slot keep it until they release it, and until the slots held
+// fall below n, a slot given back goes to nobody (no queued caller, no
+// newcomer); then queued callers are admitted in order as slots free. The
+// queue, MaxQueue and MaxWait are unchanged. An Acquire that runs at the
+// same instant as SetLimit may be decided under the old limit.
+//
+// SetLimit is safe to call at any time, from any goroutine; it takes the
+// bulkhead's lock briefly. It panics if n is not between 1 and 1<<31 - 1,
+// with a message naming the value, as New does for MaxConcurrent.
+func (b *Bulkhead) SetLimit(n int) {
+	if n < 1 || n > maxCount {
+		panic(fmt.Sprintf("bulkhead: SetLimit n must be between 1 and %d, got %d", maxCount, n))
 	}
 	b.mu.Lock()
-	b.releaseLocked()
+	b.max.Store(int64(n))
+	b.handOnLocked()
 	b.mu.Unlock()
 }
 
-// releaseLocked gives back one held slot: to the first queued caller if
-// there is one, else to the pool. b.mu must be held.
-func (b *Bulkhead) releaseLocked() {
-	for {
-		s := b.state.Load()
-		if s >= oneQueued {
-			// Nobody else changes state while callers are queued and
-			// we hold the lock: the slot passes on, held count unchanged.
-			w := b.queue.popFront()
-			w.granted = true
-			close(w.ready)
-			b.state.Add(-oneQueued)
-			return
-		}
-		if s == 0 {
-			panic("bulkhead: Release without a held slot")
-		}
-		if b.state.CompareAndSwap(s, s-1) {
-			return
-		}
-	}
-}
+// Limit returns the number of calls that may hold a slot at once:
+// MaxConcurrent, or what [Bulkhead.SetLimit] last set.
+func (b *Bulkhead) Limit() int { return int(b.max.Load()) }
 
-// InFlight returns the number of slots held now, between 0 and
-// MaxConcurrent. It is meant for metrics: it may be stale on return.
+// InFlight returns the number of slots held now, between 0 and the limit
+// (or above it, after [Bulkhead.SetLimit] lowered the limit, until enough
+// slots come back). It is meant for metrics: it may be stale on return, and
+// under contention it counts, for an instant, callers being refused (see
+// [Bulkhead.TryAcquire]), so it may read up to one more per such caller.
 func (b *Bulkhead) InFlight() int { return int(b.state.Load() & heldMask) }
 
 // Queued returns the number of callers waiting for a slot now, between 0
 // and MaxQueue. It is meant for metrics: it may be stale on return.
-func (b *Bulkhead) Queued() int { return int(b.state.Load() >> 32) }
+func (b *Bulkhead) Queued() int { return int(max(b.state.Load(), 0) >> 32) }

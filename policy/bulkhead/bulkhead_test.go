@@ -572,3 +572,259 @@ func TestStress(t *testing.T) {
 	t.Logf("admitted %d, refused %d, cancelled %d, peak %d",
 		admitted.Load(), refused.Load(), cancelled.Load(), peak.Load())
 }
+
+// TestStressOvershoot aims at the fast path's one race: a caller that finds
+// every slot taken adds its unit and gives it back, and between the two a
+// release, a caller joining the queue and other refused callers act. Two
+// goroutines spin on TryAcquire (each refusal is such an overshoot) while
+// workers queue for the slots with no deadline and hold them briefly. If a
+// unit given back ever left a slot free while callers waited, a worker
+// would wait for ever (bounded here by waitAll); the peak must stay within
+// max and every slot must come back. (The schedules that race are left to
+// chance here; overshoot_test.go plays each of them step by step.)
+func TestStressOvershoot(t *testing.T) {
+	const max, workers, rounds = 2, 8, 1000
+	b := bulkhead.New(max, bulkhead.WithMaxQueue(workers))
+	var running, peak, tried, refusedTries atomic.Int64
+	hold := func() {
+		n := running.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		runtime.Gosched()
+		running.Add(-1)
+		b.Release()
+	}
+	stop := make(chan struct{})
+	var spinners, wg sync.WaitGroup
+	for range 2 {
+		spinners.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				tried.Add(1)
+				if b.TryAcquire() {
+					hold()
+				} else {
+					refusedTries.Add(1)
+				}
+				if i%16 == 0 {
+					runtime.Gosched() // let the workers run: spinning alone, the test takes seconds
+				}
+			}
+		})
+	}
+	for range workers {
+		wg.Go(func() {
+			for range rounds {
+				if err := b.Acquire(context.Background()); err != nil {
+					t.Errorf("Acquire = %v, want a slot (the queue holds every worker)", err)
+					return
+				}
+				hold()
+			}
+		})
+	}
+	waitAll(t, &wg, "the workers (a slot given back while they waited reached none of them)")
+	close(stop)
+	waitAll(t, &spinners, "the TryAcquire spinners")
+	if p := peak.Load(); p > max {
+		t.Fatalf("peak concurrency %d > %d", p, max)
+	}
+	checkCounts(t, b, counts{0, 0})
+	t.Logf("%d TryAcquire calls, %d refused; peak %d", tried.Load(), refusedTries.Load(), peak.Load())
+}
+
+// TestStressSetLimit changes the limit while workers queue, TryAcquire
+// spinners overshoot and slots come back: at every instant the calls
+// running are at most the largest limit set, every worker gets its slots
+// (a raised limit hands slots to the queue; a lowered one loses none), and
+// once the limit settles and everyone is done, every slot has come back.
+func TestStressSetLimit(t *testing.T) {
+	const workers, rounds = 8, 300
+	limits := []int{1, 3, 2, 4, 1}
+	b := bulkhead.New(2, bulkhead.WithMaxQueue(workers))
+	var running, peak atomic.Int64
+	hold := func() {
+		n := running.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		runtime.Gosched()
+		running.Add(-1)
+		b.Release()
+	}
+	stop := make(chan struct{})
+	var others, wg sync.WaitGroup
+	others.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			b.SetLimit(limits[i%len(limits)])
+			runtime.Gosched()
+		}
+	})
+	others.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if b.TryAcquire() {
+				hold()
+			}
+		}
+	})
+	for range workers {
+		wg.Go(func() {
+			for range rounds {
+				if err := b.Acquire(context.Background()); err != nil {
+					t.Errorf("Acquire = %v, want a slot (the queue holds every worker)", err)
+					return
+				}
+				hold()
+			}
+		})
+	}
+	waitAll(t, &wg, "the workers (a slot was lost across SetLimit)")
+	close(stop)
+	waitAll(t, &others, "the SetLimit and TryAcquire goroutines")
+	if p := peak.Load(); p > 4 {
+		t.Fatalf("peak concurrency %d > 4, the largest limit set", p)
+	}
+	checkCounts(t, b, counts{0, 0})
+	b.SetLimit(1)
+	if !b.TryAcquire() || b.TryAcquire() {
+		t.Fatal("after SetLimit(1) on an idle bulkhead: want exactly one slot")
+	}
+	b.Release()
+}
+
+// Raising the limit hands the new slots at once to queued callers, first in
+// line first; later callers still queue behind the rest.
+func TestSetLimitRaisedAdmitsQueuedInOrder(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		b := bulkhead.New(1, bulkhead.WithMaxQueue(4))
+		_ = b.TryAcquire()
+		var waiters []<-chan error
+		for range 4 {
+			waiters = append(waiters, acquire(t.Context(), b))
+		}
+		checkCounts(t, b, counts{1, 4})
+		b.SetLimit(3)
+		synctest.Wait()
+		var got []string
+		for _, w := range waiters {
+			got = append(got, result(w))
+		}
+		if diff := cmp.Diff([]string{"acquired", "acquired", "waiting", "waiting"}, got); diff != "" {
+			t.Fatalf("after SetLimit(3): mismatch (-want +got):\n%s", diff)
+		}
+		checkCounts(t, b, counts{3, 2})
+		if b.Limit() != 3 {
+			t.Fatalf("Limit() = %d, want 3", b.Limit())
+		}
+		if b.TryAcquire() {
+			t.Fatal("TryAcquire passed the queued callers")
+		}
+		b.SetLimit(10) // both remaining waiters at once
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"acquired", "acquired"}, []string{result(waiters[2]), result(waiters[3])}); diff != "" {
+			t.Fatalf("after SetLimit(10): mismatch (-want +got):\n%s", diff)
+		}
+		checkCounts(t, b, counts{5, 0})
+		for range 5 {
+			b.Release()
+		}
+		checkCounts(t, b, counts{0, 0})
+	})
+}
+
+// Lowering the limit revokes nothing: the calls running keep their slots;
+// slots given back go to nobody until fewer than the new limit are held,
+// then queued callers are admitted in order, one per slot that frees.
+func TestSetLimitLoweredRevokesNothing(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		b := bulkhead.New(4, bulkhead.WithMaxQueue(2))
+		for range 4 {
+			_ = b.TryAcquire()
+		}
+		first := acquire(t.Context(), b)
+		second := acquire(t.Context(), b)
+		b.SetLimit(2)
+		checkCounts(t, b, counts{4, 2})
+		if b.TryAcquire() {
+			t.Fatal("TryAcquire admitted above the lowered limit")
+		}
+		state := func() []string { return []string{result(first), result(second)} }
+		b.Release() // 3 held, limit 2: nobody gets it
+		b.Release() // 2 held: still nobody
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"waiting", "waiting"}, state()); diff != "" {
+			t.Fatalf("with 2 held under limit 2: mismatch (-want +got):\n%s", diff)
+		}
+		checkCounts(t, b, counts{2, 2})
+		b.Release() // 1 held: the first in line gets the slot
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"acquired", "waiting"}, state()); diff != "" {
+			t.Fatalf("with 1 held under limit 2: mismatch (-want +got):\n%s", diff)
+		}
+		checkCounts(t, b, counts{2, 1})
+		b.Release()
+		synctest.Wait()
+		if got := result(second); got != "acquired" {
+			t.Fatalf("second caller: %s", got)
+		}
+		checkCounts(t, b, counts{2, 0})
+		b.Release()
+		b.Release()
+		checkCounts(t, b, counts{0, 0})
+	})
+}
+
+// Lowered with nobody queued, the bulkhead refuses until the calls running
+// fall below the new limit.
+func TestSetLimitLoweredWithoutQueue(t *testing.T) {
+	b := bulkhead.New(3)
+	for range 3 {
+		_ = b.TryAcquire()
+	}
+	b.SetLimit(1)
+	if err := b.Acquire(t.Context()); !errors.Is(err, bulkhead.ErrFull) {
+		t.Fatalf("Acquire with 3 held under limit 1 = %v, want ErrFull", err)
+	}
+	b.Release()
+	b.Release()
+	if b.TryAcquire() {
+		t.Fatal("admitted with 1 held under limit 1")
+	}
+	b.Release()
+	if !b.TryAcquire() {
+		t.Fatal("refused with none held under limit 1")
+	}
+	b.Release()
+	checkCounts(t, b, counts{0, 0})
+}
+
+func TestSetLimitInvalidPanics(t *testing.T) {
+	b := bulkhead.New(2)
+	for _, n := range []int{0, -1, 1 << 31} {
+		func() {
+			defer func() {
+				want := fmt.Sprintf("bulkhead: SetLimit n must be between 1 and 2147483647, got %d", n)
+				if r := recover(); r != want {
+					t.Errorf("SetLimit(%d): panic %v, want %q", n, r, want)
+				}
+			}()
+			b.SetLimit(n)
+		}()
+	}
+	if b.Limit() != 2 {
+		t.Fatalf("Limit() = %d after invalid SetLimits, want 2", b.Limit())
+	}
+}

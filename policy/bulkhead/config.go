@@ -23,6 +23,7 @@ type Config struct {
 	// MaxConcurrent is how many calls may hold a slot at once: 1 to
 	// 1<<31 - 1. 0 means the number given to [New], which is then the
 	// default that a Config read at run time may change.
+	// [Bulkhead.SetLimit] changes it while the bulkhead runs.
 	MaxConcurrent int
 
 	// MaxQueue is how many callers may wait in line for a slot when all are

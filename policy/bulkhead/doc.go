@@ -21,6 +21,9 @@
 //     for code that calls the dependency itself; [Bulkhead.TryAcquire]
 //     takes one only if it is free now.
 //   - [Policy] makes a Bulkhead a layer of a resilience.Policy[T].
+//   - [Bulkhead.SetLimit] changes the number of slots while it runs
+//     (raised, it admits queued callers at once; lowered, it revokes no
+//     running call); [Bulkhead.Limit] reads it.
 //   - [Bulkhead.InFlight] and [Bulkhead.Queued] report for metrics.
 //
 // # Errors
@@ -37,7 +40,9 @@
 // # Cost
 //
 // Taking and giving back a slot while nobody waits is lock-free (one atomic
-// compare-and-swap each) and allocates nothing, and so is a refusal; a
-// caller that queues allocates its place in the line and takes a lock.
+// add each: a caller adds itself to the count and gives its unit back if
+// that went over the limit) and allocates nothing, and so is a refusal; a
+// caller that queues allocates its place in the line and takes a lock, as
+// does the release that hands it a slot.
 // Durations are [time.Duration] values (nanoseconds).
 package bulkhead

@@ -267,3 +267,46 @@ func ExampleWithName() {
 	// bulkhead: bulkhead: full
 	// bulkhead(db): bulkhead: full (db)
 }
+
+// SetLimit resizes a running bulkhead. Raised, it hands the new slots to
+// queued callers at once, in order; lowered, it revokes nothing: the calls
+// running finish, and a queued caller gets a slot only once fewer calls
+// than the new limit are running.
+func ExampleBulkhead_SetLimit() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	defer cancel()
+	fake := clock.NewFake() // with MaxWait, the example can see the callers queue
+	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
+	_ = b.TryAcquire()
+	got := make(chan error)
+	for range 3 {
+		go func() { got <- b.Acquire(ctx) }()
+	}
+	_ = fake.BlockUntil(ctx, 3) // three callers queued
+	b.SetLimit(3)               // two of them get a slot at once
+	fmt.Println(<-got, <-got, "in flight:", b.InFlight(), "queued:", b.Queued())
+
+	b.SetLimit(1) // three calls run on: none is revoked
+	b.Release()
+	b.Release()
+	fmt.Println("in flight:", b.InFlight(), "queued:", b.Queued()) // still one too many for the last caller
+	b.Release()
+	fmt.Println(<-got, "in flight:", b.InFlight(), "limit:", b.Limit())
+	b.Release()
+	// Output:
+	// <nil> <nil> in flight: 3 queued: 1
+	// in flight: 1 queued: 1
+	// <nil> in flight: 1 limit: 1
+}
+
+// Limit reports the number of slots: MaxConcurrent until SetLimit changes
+// it.
+func ExampleBulkhead_Limit() {
+	b := bulkhead.New(4)
+	fmt.Println(b.Limit())
+	b.SetLimit(16)
+	fmt.Println(b.Limit())
+	// Output:
+	// 4
+	// 16
+}

@@ -32,12 +32,15 @@ type Config struct {
 	// rate, no refill is Off.) Use [Every] to give it as one event per
 	// duration: a Rate whose interval 1e9/Rate is within a relative 2^-50
 	// (float64 rounding) of a whole number of nanoseconds is taken as
-	// exactly that interval.
+	// exactly that interval. [Limiter.SetRate] and [Keyed.SetRate] change
+	// it while the limiter runs.
 	Rate float64
 
 	// Burst is the bucket's capacity: how many events may pass at once
 	// after a quiet spell; at most 1<<52, and at least 1 unless Rate is
 	// +Inf. A new bucket is full. 0 means the burst given to New.
+	// [Limiter.SetBurst] and [Keyed.SetBurst] change it while the limiter
+	// runs.
 	Burst int
 
 	// MaxWait is the longest [Limiter.Wait] (and [WaitPolicy]) waits for a

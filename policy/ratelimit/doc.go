@@ -18,12 +18,20 @@
 //     switches the refill off.
 //   - [Limiter.Allow] and [Limiter.AllowN] decide at once;
 //     [Limiter.Wait] and [Limiter.WaitN] wait for tokens when the wait fits
-//     the deadline.
+//     the deadline; [Limiter.Reserve] and [Limiter.ReserveN] take tokens
+//     ahead and return a [Reservation] that says when to act
+//     ([Reservation.Delay]) and gives the tokens back if the holder will
+//     not ([Reservation.Cancel]), as golang.org/x/time/rate's do.
+//   - [Limiter.SetRate] and [Limiter.SetBurst] retune a running limiter,
+//     keeping the tokens in the bucket (as x/time/rate's SetLimit and
+//     SetBurst); [Limiter.Rate], [Limiter.Burst] and [Limiter.Tokens] read
+//     it.
 //   - [Policy] makes a Limiter a layer of a resilience.Policy[T] that
 //     refuses at once; [WaitPolicy] makes one that waits.
 //   - [NewKeyed] creates a [Keyed]: one bucket per key, for at most
 //     [WithMaxKeys] keys, least recently used forgotten first;
-//     [Keyed.Allow], [Keyed.Limiter] and [Keyed.Len] use it.
+//     [Keyed.Allow], [Keyed.Limiter] and [Keyed.Len] use it;
+//     [Keyed.SetRate] and [Keyed.SetBurst] retune every key at once.
 //
 // # Units
 //
@@ -71,5 +79,8 @@
 // int64, the time at which the bucket will be full again. Allow reads the
 // clock once and does one compare-and-swap: lock-free, and it allocates
 // nothing. With the default clock the time is read from the runtime's
-// monotonic clock (time.Since), about half the cost of time.Now.
+// monotonic clock (time.Since), about half the cost of time.Now. A change
+// of rate or burst replaces that number by one that holds the same
+// tokens under the new settings; only changes take a lock, and calls
+// running at that instant retry on the new bucket.
 package ratelimit

@@ -360,3 +360,167 @@ func Example_refusalRetryAfter() {
 	// 750ms
 	// 750ms true
 }
+
+// SetRate retunes a running limiter, as a dependency that announces a new
+// quota asks: the tokens in the bucket stay, and refill at the new rate
+// from the change on.
+func ExampleLimiter_SetRate() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 2, ratelimit.WithClock(fake))
+	l.AllowN(2)
+	fake.Advance(500 * time.Millisecond)
+	fmt.Println(l.Tokens()) // half a token, at 1 per second
+
+	l.SetRate(10) // the half token stays; the other half comes in 50ms
+	fake.Advance(50 * time.Millisecond)
+	fmt.Println(l.Tokens(), l.Allow(), l.Rate())
+	// Output:
+	// 0.5
+	// 1 true 10
+}
+
+// SetBurst keeps the tokens up to the new burst.
+func ExampleLimiter_SetBurst() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 10, ratelimit.WithClock(fake))
+	l.SetBurst(3) // 10 tokens: 3 stay
+	fmt.Println(l.Tokens(), l.Burst())
+	l.SetBurst(5) // raised: no token is added, the bucket fills up to 5
+	fmt.Println(l.Tokens())
+	fake.Advance(time.Hour)
+	fmt.Println(l.Tokens())
+	// Output:
+	// 3 3
+	// 3
+	// 5
+}
+
+// Tokens reads the bucket, for metrics or for a decision that may be
+// stale: negative while callers have taken tokens ahead.
+func ExampleLimiter_Tokens() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 3, ratelimit.WithClock(fake))
+	fmt.Println(l.Tokens())
+	l.AllowN(2)
+	fake.Advance(250 * time.Millisecond)
+	fmt.Println(l.Tokens())
+	l.ReserveN(3) // 1.25 there, 1.75 taken ahead
+	fmt.Println(l.Tokens())
+	// Output:
+	// 3
+	// 1.25
+	// -1.75
+}
+
+func ExampleLimiter_Rate() {
+	l := ratelimit.New(ratelimit.Every(100*time.Millisecond), 1)
+	fmt.Println(l.Rate())
+	l.SetRate(0) // no refill
+	fmt.Println(l.Rate())
+	// Output:
+	// 10
+	// 0
+}
+
+func ExampleLimiter_Burst() {
+	l := ratelimit.New(10, 5)
+	l.SetBurst(20)
+	fmt.Println(l.Burst())
+	// Output: 20
+}
+
+// Reserve takes a token now and says when to use it; the holder that will
+// not wait that long gives it back.
+func ExampleLimiter_Reserve() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+	for range 3 {
+		r := l.Reserve()
+		if d := r.Delay(); d > 1500*time.Millisecond {
+			r.Cancel() // too long: the token goes back
+			fmt.Println("gave up a wait of", d)
+			continue
+		}
+		fmt.Println("act in", r.Delay())
+	}
+	// Output:
+	// act in 0s
+	// act in 1s
+	// gave up a wait of 2s
+}
+
+// ReserveN takes several tokens ahead; it is not OK when the burst could
+// never hold them.
+func ExampleLimiter_ReserveN() {
+	fake := clock.NewFake()
+	l := ratelimit.New(1000, 500, ratelimit.WithClock(fake)) // 1000 bytes per second, bursts of 500
+	fmt.Println(l.ReserveN(400).Delay())                     // there now
+	r := l.ReserveN(400)
+	fmt.Println(r.OK(), r.Delay()) // 100 there, 300 more in 300ms
+	big := l.ReserveN(501)
+	fmt.Println(big.OK(), big.Delay() == resilience.Never)
+	// Output:
+	// 0s
+	// true 300ms
+	// false true
+}
+
+func ExampleReservation_OK() {
+	l := ratelimit.New(10, 2)
+	fmt.Println(l.ReserveN(2).OK(), l.ReserveN(3).OK())
+	// Output: true false
+}
+
+// Delay counts down on the limiter's clock.
+func ExampleReservation_Delay() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+	l.Allow()
+	r := l.Reserve()
+	fmt.Println(r.Delay())
+	fake.Advance(400 * time.Millisecond)
+	fmt.Println(r.Delay())
+	fake.Advance(time.Second)
+	fmt.Println(r.Delay())
+	// Output:
+	// 1s
+	// 600ms
+	// 0s
+}
+
+// Cancel gives the tokens back, less those that later reservations took
+// ahead: their times were reckoned with these tokens gone.
+func ExampleReservation_Cancel() {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 3, ratelimit.WithClock(fake))
+	r := l.ReserveN(3)
+	r.Cancel() // nothing behind it: all 3 come back
+	fmt.Println(l.Tokens())
+
+	l.ReserveN(3)
+	r = l.ReserveN(2) // due in 2s
+	l.ReserveN(1)     // behind it, due in 3s
+	r.Cancel()        // 2 less the 1 behind
+	fmt.Println(l.Tokens())
+	// Output:
+	// 3
+	// -2
+}
+
+// Keyed.SetRate retunes every key at once: each keeps its tokens.
+func ExampleKeyed_SetRate() {
+	fake := clock.NewFake()
+	perClient := ratelimit.NewKeyed[string](ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+	perClient.Allow("a")
+	perClient.SetRate(ratelimit.Every(100 * time.Millisecond))
+	fake.Advance(100 * time.Millisecond)
+	fmt.Println(perClient.Allow("a"), perClient.Limiter("b").Rate())
+	// Output: true 10
+}
+
+func ExampleKeyed_SetBurst() {
+	perClient := ratelimit.NewKeyed[string](1, 1, ratelimit.WithClock(clock.NewFake()))
+	perClient.SetBurst(3)
+	fmt.Println(perClient.Limiter("new").Tokens(), perClient.Limiter("new").AllowN(3))
+	// Output: 3 true
+}

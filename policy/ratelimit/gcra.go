@@ -53,7 +53,9 @@ const (
 	never      = resilience.Never
 )
 
-// params is what every bucket of one configuration shares; immutable.
+// params is what every bucket of one configuration shares; immutable. A
+// change of rate or burst makes new params (see retuned) with the same
+// origin and clock, so that times read under either agree.
 type params struct {
 	inf    bool   // Rate +Inf: admit everything
 	inc    int64  // units per event
@@ -69,7 +71,7 @@ type params struct {
 }
 
 func newParams(cfg Config) *params {
-	p := &params{cfg: cfg, burst: int64(cfg.Burst), clk: cfg.Clock, layer: "ratelimit"}
+	p := &params{layer: "ratelimit", clk: cfg.Clock}
 	if cfg.Name != "" {
 		p.layer += "(" + cfg.Name + ")"
 	}
@@ -78,6 +80,21 @@ func newParams(cfg Config) *params {
 	}
 	p.fast = p.clk == clock.Real()
 	p.origin = p.clk.Now()
+	p.tune(cfg)
+	return p
+}
+
+// retuned returns params for cfg, whose Rate and Burst may differ from p's,
+// on p's origin and clock.
+func (p *params) retuned(cfg Config) *params {
+	q := &params{origin: p.origin, clk: p.clk, fast: p.fast, layer: p.layer}
+	q.tune(cfg)
+	return q
+}
+
+// tune sets the fields of p that follow from cfg's Rate and Burst.
+func (p *params) tune(cfg Config) {
+	p.cfg, p.burst = cfg, int64(cfg.Burst)
 	switch {
 	case math.IsInf(cfg.Rate, 1):
 		p.inf = true
@@ -100,7 +117,6 @@ func newParams(cfg Config) *params {
 			p.kUp = 1
 		}
 	}
-	return p
 }
 
 // interval returns the emission interval T = 1e9/rate in nanoseconds, as

@@ -70,7 +70,9 @@ func (k *Keyed[K]) Allow(key K) bool { return k.Limiter(key).Allow() }
 // (and forgetting the least recently used key if the set is full). Use it
 // for any Limiter method: AllowN, Wait, or a Policy for one call. The
 // Limiter stays usable after its key is forgotten, but no longer counts for
-// the key: hold it for one request, not across requests.
+// the key: hold it for one request, not across requests. Its SetRate and
+// SetBurst change that key's bucket alone, until the key is forgotten or
+// [Keyed.SetRate] or [Keyed.SetBurst] retunes every key.
 func (k *Keyed[K]) Limiter(key K) *Limiter {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -87,7 +89,8 @@ func (k *Keyed[K]) Limiter(key K) *Limiter {
 		if k.n >= k.maxKeys {
 			k.evict(k.lru.prev)
 		}
-		e = &entry[K]{lim: Limiter{p: k.p}, key: key}
+		e = &entry[K]{key: key}
+		e.lim.init(k.p)
 		if self {
 			k.keys[key] = e
 		} else {
@@ -115,6 +118,47 @@ func (k *Keyed[K]) evict(e *entry[K]) {
 
 func (e *entry[K]) unlink() {
 	e.prev.next, e.next.prev = e.next, e.prev
+}
+
+// SetRate sets the rate of every key's bucket, from now on: the buckets of
+// the keys tracked now change as [Limiter.SetRate] changes one (each keeps
+// its tokens, counted at the old rate up to this instant), and keys
+// tracked from now on start full under the new rate. It replaces a rate or
+// burst set on a key's Limiter (from [Keyed.Limiter]) since. It takes the
+// Keyed's lock for a time proportional to the keys tracked (a microsecond
+// or less each), during which other calls of the Keyed wait, and
+// allocates a new bucket per key. It panics on a rate [Limiter.SetRate]
+// refuses.
+func (k *Keyed[K]) SetRate(rate float64) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	cfg := k.p.cfg
+	cfg.Rate = rate
+	k.retune(retune(k.p, cfg, "SetRate"))
+}
+
+// SetBurst sets the burst of every key's bucket, from now on, as
+// [Keyed.SetRate] sets the rate: the buckets of the keys tracked now change
+// as [Limiter.SetBurst] changes one. It panics on a burst
+// [Limiter.SetBurst] refuses.
+func (k *Keyed[K]) SetBurst(burst int) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	cfg := k.p.cfg
+	cfg.Burst = burst
+	k.retune(retune(k.p, cfg, "SetBurst"))
+}
+
+// retune makes q the params of k and of every tracked key, at one instant.
+// k.mu must be held.
+func (k *Keyed[K]) retune(q *params) {
+	k.p = q
+	ns := q.elapsed()
+	for e := k.lru.next; e != &k.lru; e = e.next {
+		e.lim.mu.Lock()
+		e.lim.replace(e.lim.cur.Load(), q, ns)
+		e.lim.mu.Unlock()
+	}
 }
 
 // Len returns the number of keys tracked now, at most [Config.MaxKeys].

@@ -3,17 +3,22 @@ package ratelimit
 import (
 	"context"
 	"fmt"
-	"github.com/f0b5b96b/resilience"
 	"math"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/f0b5b96b/resilience"
 )
 
 // Limiter is a token bucket shared by every call to one dependency: it
 // refills at Rate events per second up to Burst, and each admitted event
 // takes a token. [Limiter.Allow] and [Limiter.AllowN] decide at once;
 // [Limiter.Wait] and [Limiter.WaitN] wait for the tokens when the wait fits
-// the caller's deadline and [Config.MaxWait].
+// the caller's deadline and [Config.MaxWait]; [Limiter.Reserve] takes
+// tokens ahead and says when to act. [Limiter.SetRate] and
+// [Limiter.SetBurst] change the bucket while it runs, [Limiter.Tokens]
+// reads it.
 //
 // The bucket is one atomic number (GCRA, see the package documentation):
 // Allow is lock-free — a clock reading and a compare-and-swap — and
@@ -27,9 +32,33 @@ import (
 // simultaneous use by multiple goroutines. Create one with [New]; the zero
 // Limiter is not usable.
 type Limiter struct {
-	tat atomic.Int64 // theoretical arrival time, in units since p.origin
+	cur atomic.Pointer[bucket] // the bucket now; never nil
+	mu  sync.Mutex             // serializes changes; held while cur is sealed
+	b0  bucket                 // the first bucket
+}
+
+// bucket is the GCRA state under one set of params: the theoretical
+// arrival time in p's units since p.origin. A change of rate or burst
+// replaces a Limiter's bucket: it seals the old one (its tat becomes
+// sealed, for ever, so that nobody changes it after it was read for the
+// new one), then publishes a new one whose tat holds the same tokens.
+type bucket struct {
+	tat atomic.Int64
 	p   *params
 }
+
+// sealed is the tat of a bucket that has been replaced. A live tat is
+// never negative: it starts at 0 or at a converted TAT, each step adds at
+// least the units it takes, and each step's units are given back at most
+// once.
+const sealed = math.MinInt64
+
+// admitted, refused and replaced are the outcomes of one GCRA step.
+const (
+	admitted = iota
+	refused
+	replaced // the bucket was sealed: read the Limiter's bucket again
+)
 
 // New returns a token bucket that refills at rate events per second (see
 // [Every] for one event per duration) and holds at most burst events; it
@@ -44,74 +73,142 @@ type Limiter struct {
 // message naming the field and the value, e.g.
 // "ratelimit: Burst must be >= 1 with a finite Rate, got 0".
 func New(rate float64, burst int, opts ...Option) *Limiter {
-	return &Limiter{p: newParams(build(rate, burst, opts))}
+	l := &Limiter{}
+	l.init(newParams(build(rate, burst, opts)))
+	return l
+}
+
+func (l *Limiter) init(p *params) {
+	l.b0.p = p
+	l.cur.Store(&l.b0)
+}
+
+// awaitChange waits for the change of rate or burst that sealed the bucket
+// just read to finish: the change holds l.mu until the new bucket is
+// published.
+func (l *Limiter) awaitChange() {
+	l.mu.Lock()
+	//lint:ignore SA2001 an empty critical section: waiting for the change to finish is the point
+	l.mu.Unlock()
 }
 
 // Allow reports whether one event may happen now, and takes its token if
 // so. It never waits.
 func (l *Limiter) Allow() bool {
-	p := l.p
-	if p.inf {
-		return true
+	for {
+		b := l.cur.Load()
+		p := b.p
+		if p.inf {
+			return true
+		}
+		lo, hi := p.now()
+		if _, _, r := b.admit(lo, hi, p.inc, 0); r != replaced {
+			return r == admitted
+		}
+		l.awaitChange()
 	}
-	lo, hi := p.now()
-	_, _, ok := l.admit(lo, hi, p.inc, 0)
-	return ok
 }
 
 // AllowN reports whether n events may happen now, and takes their n tokens
 // if so (all or none). It never waits. AllowN(0) is true; an n above the
 // burst is never allowed unless the rate is +Inf. AllowN panics if n < 0.
 func (l *Limiter) AllowN(n int) bool {
-	_, _, _, ok := l.take(n, 0)
-	return ok
+	for {
+		b := l.cur.Load()
+		p := b.p
+		if n <= 0 || p.inf {
+			if n < 0 {
+				panic(fmt.Sprintf("ratelimit: n must be >= 0, got %d", n))
+			}
+			return true
+		}
+		if int64(n) > p.burst {
+			return false
+		}
+		lo, hi := p.now()
+		if _, _, r := b.admit(lo, hi, int64(n)*p.inc, 0); r != replaced {
+			return r == admitted
+		}
+		l.awaitChange()
+	}
 }
 
 // take takes n tokens if they are there now or within limit. It returns
-// the wait in units (<= 0 when they are there now; see params.waitFor),
-// the TAT it set, the time it read (ns since the origin), and whether it
-// took them.
-func (l *Limiter) take(n int, limit time.Duration) (wait, tat, at int64, ok bool) {
-	p := l.p
-	if n <= 0 || p.inf {
-		if n < 0 {
-			panic(fmt.Sprintf("ratelimit: n must be >= 0, got %d", n))
+// the bucket that decided, the wait in units (<= 0 when the tokens are
+// there now; b.p.waitFor(at, wait) is the wait as a duration), the TAT it
+// set, the time it read (ns since the origin), and whether it took them.
+// (Several results, not a struct: a struct of them was copied through
+// memory on every call, a third of the cost of a Wait that does not wait.)
+func (l *Limiter) take(n int, limit time.Duration) (b *bucket, wait, tat, at int64, ok bool) {
+	for {
+		b = l.cur.Load()
+		p := b.p
+		if n <= 0 || p.inf {
+			if n < 0 {
+				panic(fmt.Sprintf("ratelimit: n must be >= 0, got %d", n))
+			}
+			return b, 0, 0, 0, true
 		}
-		return 0, 0, 0, true
-	}
-	if int64(n) > p.burst {
-		return math.MaxInt64, 0, 0, false
-	}
-	at = p.elapsed()
-	lo, hi := p.unitsRange(at)
-	var maxWait int64 // units that pass within limit from now
-	if limit > 0 {
-		// at + limit, saturating at maxElapsed: limit may be as large as
-		// math.MaxInt64 (a MaxWait meaning "no cap", a far deadline).
-		end := int64(maxElapsed)
-		if int64(limit) < end-at {
-			end = at + int64(limit)
+		if int64(n) > p.burst {
+			return b, math.MaxInt64, 0, 0, false
 		}
-		maxWait = p.units(end) - lo
+		at = p.elapsed()
+		lo, hi := p.unitsRange(at)
+		var maxWait int64 // units that pass within limit from now
+		if limit > 0 {
+			// at + limit, saturating at maxElapsed: limit may be as large
+			// as math.MaxInt64 (a MaxWait meaning "no cap", a far
+			// deadline).
+			end := int64(maxElapsed)
+			if int64(limit) < end-at {
+				end = at + int64(limit)
+			}
+			maxWait = p.units(end) - lo
+		}
+		var r int
+		wait, tat, r = b.admit(lo, hi, int64(n)*p.inc, maxWait)
+		if r != replaced {
+			return b, wait, tat, at, r == admitted
+		}
+		l.awaitChange()
 	}
-	wait, tat, ok = l.admit(lo, hi, int64(n)*p.inc, maxWait)
-	return wait, tat, at, ok
 }
 
 // admit is one GCRA step at a time between lo and hi units (see gcra.go):
 // it takes need units of tokens if their wait, in units, is at most
 // maxWait. It returns the wait (<= 0 when the tokens are there now), the
-// TAT it set, and whether it took them.
-func (l *Limiter) admit(lo, hi, need, maxWait int64) (wait, tat int64, ok bool) {
+// TAT it set, and the outcome.
+func (b *bucket) admit(lo, hi, need, maxWait int64) (wait, tat int64, outcome int) {
 	for {
-		old := l.tat.Load()
-		tat = max(old, hi) + need
-		wait = max(old, lo) + need - lo - l.p.tau
-		if wait > maxWait {
-			return wait, 0, false
+		old := b.tat.Load()
+		if old == sealed {
+			return 0, 0, replaced
 		}
-		if l.tat.CompareAndSwap(old, tat) {
-			return wait, tat, true
+		tat = max(old, hi) + need
+		wait = max(old, lo) + need - lo - b.p.tau
+		if wait > maxWait {
+			return wait, 0, refused
+		}
+		if b.tat.CompareAndSwap(old, tat) {
+			return wait, tat, admitted
+		}
+	}
+}
+
+// giveBack gives back the need units of tokens taken by the step that set
+// the TAT to tat, as far as later steps allow (golang.org/x/time/rate's
+// rule): the tokens that steps taken since then reserved behind them stay
+// spent, since those steps' times were reckoned with these tokens gone.
+// Nothing is given back once the bucket has been replaced.
+func (b *bucket) giveBack(tat, need int64) {
+	for {
+		cur := b.tat.Load()
+		if cur == sealed {
+			return
+		}
+		back := need - max(cur-tat, 0) // units reserved since stay spent
+		if back <= 0 || b.tat.CompareAndSwap(cur, cur-back) {
+			return
 		}
 	}
 }
@@ -128,16 +225,19 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 //   - an error matching [ErrExceedsBurst] at once if n exceeds the burst:
 //     no wait would help;
 //   - ctx.Err() at once if ctx is done, or as soon as ctx ends during the
-//     wait. The tokens are then given back, unless a later caller has
-//     already reserved tokens behind them (then they stay spent).
+//     wait. The tokens are then given back as [Reservation.Cancel] gives
+//     them back: all of them, less those that callers who came later have
+//     reserved behind them.
 //
+// The wait is reckoned when WaitN is called: a [Limiter.SetRate] or
+// [Limiter.SetBurst] during it changes neither its end nor its tokens.
 // The deadline is compared with the limiter's clock. WaitN(ctx, 0) returns
 // ctx.Err(). WaitN panics if n < 0.
 func (l *Limiter) WaitN(ctx context.Context, n int) error {
-	p := l.p
 	if n < 0 {
 		panic(fmt.Sprintf("ratelimit: n must be >= 0, got %d", n))
 	}
+	p := l.cur.Load().p
 	if err := ctx.Err(); err != nil || n == 0 || p.inf {
 		return err
 	}
@@ -151,16 +251,18 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if d, ok := ctx.Deadline(); ok {
 		limit = max(min(limit, d.Sub(p.clk.Now())), 0)
 	}
-	wait, tat, at, ok := l.take(n, limit)
+	b, wait, tat, at, ok := l.take(n, limit)
 	if !ok {
-		return resilience.Refuse(ErrLimited, p.cfg.Name, p.waitFor(at, wait))
+		if wait == math.MaxInt64 { // the burst changed under us
+			return fmt.Errorf("%w%s: %d asked, burst %d", ErrExceedsBurst, p.nameSuffix(), n, b.p.burst)
+		}
+		return resilience.Refuse(ErrLimited, p.cfg.Name, b.p.waitFor(at, wait))
 	}
 	if wait <= 0 {
 		return nil
 	}
-	if err := p.clk.Sleep(ctx, p.waitFor(at, wait)); err != nil {
-		// Give the tokens back if nobody reserved behind them.
-		l.tat.CompareAndSwap(tat, tat-int64(n)*p.inc)
+	if err := p.clk.Sleep(ctx, b.p.waitFor(at, wait)); err != nil {
+		b.giveBack(tat, int64(n)*b.p.inc)
 		return err
 	}
 	return nil

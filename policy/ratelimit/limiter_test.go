@@ -561,3 +561,33 @@ func TestLatenessBound(t *testing.T) {
 		}
 	}
 }
+
+// A cancelled wait with fewer tokens reserved behind it than it took gives
+// back the rest, as Reservation.Cancel does (x/time/rate's rule).
+func TestWaitCancelledBehindFewerGivesBackTheRest(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		l := ratelimit.New(ratelimit.Every(time.Second), 2)
+		start := time.Now()
+		_ = l.AllowN(2)
+		ctx, cancel := context.WithCancel(t.Context())
+		first := make(chan error)
+		go func() { first <- l.WaitN(ctx, 2) }() // due at 2s
+		synctest.Wait()
+		second := make(chan time.Duration)
+		go func() { _ = l.Wait(t.Context()); second <- time.Since(start) }() // due at 3s
+		synctest.Wait()
+		if got := l.Tokens(); got != -3 {
+			t.Fatalf("Tokens() = %v, want -3", got)
+		}
+		cancel()
+		if err := <-first; err != context.Canceled {
+			t.Fatalf("WaitN = %v, want context.Canceled", err)
+		}
+		if got := l.Tokens(); got != -2 {
+			t.Fatalf("Tokens() after the cancelled wait = %v, want -2 (2 given back less the 1 behind)", got)
+		}
+		if at := <-second; at != 3*time.Second {
+			t.Fatalf("second wait ended at %v, want 3s", at)
+		}
+	})
+}

@@ -26,8 +26,8 @@ func Policy[T any](l *Limiter) resilience.Policy[T] {
 		if err := ctx.Err(); err != nil {
 			return zero, err // the caller gave up: no token is spent
 		}
-		if wait, _, at, ok := l.take(1, 0); !ok {
-			return zero, resilience.Refuse(ErrLimited, p.cfg.Name, p.waitFor(at, wait))
+		if b, wait, _, at, ok := l.take(1, 0); !ok {
+			return zero, resilience.Refuse(ErrLimited, p.cfg.Name, b.p.waitFor(at, wait))
 		}
 		return next.Call(ctx)
 	})
@@ -57,5 +57,5 @@ func policyParams(l *Limiter) *params {
 	if l == nil {
 		panic("ratelimit: Policy of a nil *Limiter")
 	}
-	return l.p
+	return l.cur.Load().p // for the name, which changes never
 }

@@ -1,0 +1,198 @@
+package bulkhead
+
+import (
+	"context"
+	"testing"
+	"testing/synctest"
+)
+
+// These tests play, one step at a time, the schedules in which a caller's
+// fast path overshoots: it has added its unit to the state (we do that by
+// hand, as TryAcquire's first step) and found it over the limit, and other
+// callers act before it finishes (overshot, TryAcquire's second step).
+
+// overshoot adds a unit as TryAcquire's fast path does, and checks that it
+// overshot; finish with b.overshot().
+func overshoot(t *testing.T, b *Bulkhead) {
+	t.Helper()
+	if m := b.max.Load(); b.state.Add(1) <= m {
+		t.Fatal("the add left the state within the limit: no overshoot")
+	}
+}
+
+func counts(b *Bulkhead) [2]int { return [2]int{b.InFlight(), b.Queued()} }
+
+// The slot held is released while the caller overshoots, with nobody
+// queued: the caller's unit is a free slot by the time it looks, and it
+// keeps it.
+func TestOvershootKeepsASlotFreedMeanwhile(t *testing.T) {
+	b := New(1)
+	_ = b.TryAcquire()
+	overshoot(t, b)
+	b.Release()
+	if !b.overshot() {
+		t.Fatal("refused although the slot was released before it looked")
+	}
+	if got := counts(b); got != [2]int{1, 0} {
+		t.Fatalf("InFlight, Queued = %v, want [1 0]", got)
+	}
+	b.Release()
+	if got := counts(b); got != [2]int{0, 0} {
+		t.Fatalf("InFlight, Queued = %v, want [0 0]", got)
+	}
+}
+
+// Nothing is released: the caller gives its unit back and is refused; the
+// count is as before.
+func TestOvershootGivesBackItsUnit(t *testing.T) {
+	b := New(2)
+	_, _ = b.TryAcquire(), b.TryAcquire()
+	overshoot(t, b)
+	if b.overshot() {
+		t.Fatal("admitted beyond the limit")
+	}
+	if got := counts(b); got != [2]int{2, 0} {
+		t.Fatalf("InFlight, Queued = %v, want [2 0]", got)
+	}
+}
+
+// The race that loses a slot if the unit is merely given back: while the
+// caller overshoots, another caller finds the count at the limit (the
+// overshooting unit counted) and joins the queue, and the one slot held is
+// released (the count stays at the limit, so the release hands nothing
+// on). The slot is free and a caller waits for it: giving the unit back
+// must hand that slot to the head of the queue.
+func TestOvershootUndoHandsTheFreedSlotToTheQueue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(1, WithMaxQueue(1))
+		_ = b.TryAcquire()
+		overshoot(t, b)
+		done := make(chan error, 1)
+		go func() { done <- b.Acquire(context.Background()) }()
+		synctest.Wait()
+		if got := counts(b); got != [2]int{2, 1} { // the slot held and our unit; one queued
+			t.Fatalf("InFlight, Queued = %v, want [2 1]", got)
+		}
+		b.Release()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("the queued caller returned %v while the overshooting unit was counted", err)
+		default:
+		}
+		if b.overshot() {
+			t.Fatal("the overshooting caller kept a unit while a caller was queued")
+		}
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the queued caller: %v", err)
+			}
+		default:
+			t.Fatal("the freed slot stayed free while a caller waited for it")
+		}
+		if got := counts(b); got != [2]int{1, 0} {
+			t.Fatalf("InFlight, Queued = %v, want [1 0]", got)
+		}
+		b.Release()
+	})
+}
+
+// The same with SetLimit raised while the caller overshoots: the raise
+// finds the count at the new limit (the unit counted) and hands nothing on;
+// giving the unit back must. (overshot once decided on the add's result,
+// which showed nobody queued, against the raised limit: it kept the unit,
+// passing the queued caller, which waited for ever.)
+func TestOvershootUndoAfterSetLimitHandsOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(1, WithMaxQueue(1))
+		_ = b.TryAcquire()
+		overshoot(t, b)
+		done := make(chan error, 1)
+		go func() { done <- b.Acquire(context.Background()) }()
+		synctest.Wait()
+		b.SetLimit(2) // units 2, limit 2: no free slot counted
+		synctest.Wait()
+		if b.overshot() {
+			t.Fatal("the overshooting caller kept a unit while a caller was queued")
+		}
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the queued caller: %v", err)
+			}
+		default:
+			t.Fatal("the slot SetLimit added stayed free while a caller waited for it")
+		}
+		if got := counts(b); got != [2]int{2, 0} {
+			t.Fatalf("InFlight, Queued = %v, want [2 0]", got)
+		}
+	})
+}
+
+// Acquire's overshoot with a queue ends under the lock (acquireSlow): a
+// slot released before it gets there is its own, kept.
+func TestAcquireOvershootKeepsASlotFreedMeanwhile(t *testing.T) {
+	b := New(1, WithMaxQueue(1))
+	_ = b.TryAcquire()
+	overshoot(t, b)
+	b.Release()
+	if err := b.acquireSlow(context.Background()); err != nil {
+		t.Fatalf("acquireSlow = %v, want the slot released meanwhile", err)
+	}
+	if got := counts(b); got != [2]int{1, 0} {
+		t.Fatalf("InFlight, Queued = %v, want [1 0]", got)
+	}
+}
+
+// A caller is queued, and the last slot is released while Acquire's unit
+// is counted (so the release hands nothing on): Acquire turns its unit into
+// a place at the end of the queue, and the slot that leaves free goes to
+// the caller queued first, not to it.
+func TestAcquireOvershootJoinsBehindAndHandsOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(1, WithMaxQueue(2))
+		_ = b.TryAcquire()
+		first := make(chan error, 1)
+		go func() { first <- b.Acquire(context.Background()) }()
+		synctest.Wait()
+		overshoot(t, b)
+		b.Release() // the unit counted: no free slot seen
+		synctest.Wait()
+		select {
+		case err := <-first:
+			t.Fatalf("the first caller returned %v while the unit was counted", err)
+		default:
+		}
+		second := make(chan error, 1)
+		go func() { second <- b.acquireSlow(context.Background()) }()
+		synctest.Wait()
+		select {
+		case err := <-first:
+			if err != nil {
+				t.Fatalf("the first caller: %v", err)
+			}
+		default:
+			t.Fatal("the freed slot did not reach the caller queued first")
+		}
+		select {
+		case err := <-second:
+			t.Fatalf("the overshooting caller returned %v ahead of its turn", err)
+		default:
+		}
+		if got := counts(b); got != [2]int{1, 1} {
+			t.Fatalf("InFlight, Queued = %v, want [1 1]", got)
+		}
+		b.Release()
+		synctest.Wait()
+		if err := <-second; err != nil {
+			t.Fatalf("the overshooting caller, at its turn: %v", err)
+		}
+		b.Release()
+		if got := counts(b); got != [2]int{0, 0} {
+			t.Fatalf("InFlight, Queued = %v, want [0 0]", got)
+		}
+	})
+}

@@ -1,0 +1,331 @@
+package ratelimit_test
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+)
+
+// tokensAfter returns l.Tokens() after each of steps, a clock advance
+// followed by a change or nothing.
+type tuneStep struct {
+	advance time.Duration
+	do      func()
+}
+
+func tokensAfter(fake *clock.Fake, l *ratelimit.Limiter, steps []tuneStep) []float64 {
+	var got []float64
+	for _, s := range steps {
+		fake.Advance(s.advance)
+		if s.do != nil {
+			s.do()
+		}
+		got = append(got, l.Tokens())
+	}
+	return got
+}
+
+// SetRate keeps the tokens in the bucket and refills at the new rate from
+// the change on, faster or slower.
+func TestSetRateKeepsTokens(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 4, ratelimit.WithClock(fake))
+	got := tokensAfter(fake, l, []tuneStep{
+		{0, func() { l.AllowN(3) }},                                        // 1 left
+		{500 * time.Millisecond, nil},                                      // 1.5
+		{0, func() { l.SetRate(ratelimit.Every(100 * time.Millisecond)) }}, // still 1.5
+		{50 * time.Millisecond, nil},                                       // 2
+		{100 * time.Millisecond, nil},                                      // 3
+		{0, func() { l.SetRate(ratelimit.Every(10 * time.Second)) }},       // still 3
+		{5 * time.Second, nil},                                             // 3.5
+		{time.Hour, nil},                                                   // full: 4
+	})
+	want := []float64{1, 1.5, 1.5, 2, 3, 3, 3.5, 4}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("tokens mismatch (-want +got):\n%s", diff)
+	}
+	if r := l.Rate(); r != 0.1 {
+		t.Fatalf("Rate() = %v, want 0.1", r)
+	}
+}
+
+// SetBurst keeps the tokens up to the new burst: lowering drops those
+// above it, raising adds none, and the bucket then fills to the new burst.
+func TestSetBurstCapsTokens(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 5, ratelimit.WithClock(fake))
+	got := tokensAfter(fake, l, []tuneStep{
+		{0, func() { l.AllowN(1) }},    // 4
+		{0, func() { l.SetBurst(2) }},  // capped: 2
+		{time.Hour, nil},               // full at 2
+		{0, func() { l.SetBurst(6) }},  // raised: still 2
+		{2500 * time.Millisecond, nil}, // 4.5
+		{time.Hour, nil},               // full at 6
+		{0, func() { l.AllowN(6) }},    // the whole new burst at once
+	})
+	want := []float64{4, 2, 2, 2, 4.5, 6, 0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("tokens mismatch (-want +got):\n%s", diff)
+	}
+	if l.Burst() != 6 || l.AllowN(7) {
+		t.Fatalf("Burst() = %d; AllowN above it must be refused", l.Burst())
+	}
+}
+
+// The admissions follow the new rate from the change on: with 1 token left
+// at 1/s, a change to 10/s brings the next token 100ms later, not 1s.
+func TestSetRateAdmissions(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(1, 2, ratelimit.WithClock(fake))
+	l.AllowN(2)
+	fake.Advance(500 * time.Millisecond) // half a token
+	l.SetRate(10)                        // half a token: 50ms to go
+	fake.Advance(49 * time.Millisecond)
+	if l.Allow() {
+		t.Fatal("admitted 1ms before the half token was refilled at the new rate")
+	}
+	fake.Advance(time.Millisecond)
+	if !l.Allow() {
+		t.Fatal("refused once the half token was refilled at the new rate")
+	}
+	fake.Advance(99 * time.Millisecond)
+	if l.Allow() {
+		t.Fatal("admitted 1ms early at the new rate")
+	}
+	fake.Advance(time.Millisecond)
+	if !l.Allow() {
+		t.Fatal("refused at the new rate's interval")
+	}
+}
+
+// +Inf admits everything; a change back to a finite rate starts full. No
+// refill (0 or Off) gives what is left and no more.
+func TestSetRateInfAndNoRefill(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 3, ratelimit.WithClock(fake))
+	l.AllowN(3)
+	l.SetRate(math.Inf(1))
+	if got := l.Tokens(); !math.IsInf(got, 1) {
+		t.Fatalf("Tokens() at +Inf = %v, want +Inf", got)
+	}
+	for range 100 {
+		if !l.Allow() {
+			t.Fatal("refused at +Inf")
+		}
+	}
+	l.SetRate(ratelimit.Every(time.Second))
+	if got := l.Tokens(); got != 3 {
+		t.Fatalf("Tokens() back from +Inf = %v, want a full bucket of 3", got)
+	}
+	l.AllowN(2)
+	for _, off := range []float64{0, resilience.Off} {
+		l.SetRate(off)
+		if r := l.Rate(); r != 0 {
+			t.Fatalf("Rate() after SetRate(%v) = %v, want 0", off, r)
+		}
+		fake.Advance(time.Hour)
+		if got := l.Tokens(); got != 1 {
+			t.Fatalf("Tokens() with no refill = %v, want the 1 left", got)
+		}
+	}
+	if !l.Allow() || l.Allow() {
+		t.Fatal("with no refill: want the last token, then nothing")
+	}
+	fake.Advance(time.Hour)
+	if l.Allow() {
+		t.Fatal("refilled with no refill")
+	}
+}
+
+func TestSetRateSetBurstInvalidPanics(t *testing.T) {
+	inf := ratelimit.New(math.Inf(1), 0)
+	l := ratelimit.New(1, 1)
+	for _, c := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"NaN", func() { l.SetRate(math.NaN()) }, "ratelimit: SetRate: Rate must be a number of events per second, got NaN"},
+		{"negative", func() { l.SetRate(-2) }, "ratelimit: SetRate: Rate must be >= 0 events per second, or Off (no refill), got -2"},
+		{"too fast", func() { l.SetRate(2e9) }, "ratelimit: SetRate: Rate must be at most 1e9 events per second (one per nanosecond) or +Inf, got 2e+09"},
+		{"finite with burst 0", func() { inf.SetRate(1) }, "ratelimit: SetRate: Burst must be >= 1 with a finite Rate, got 0"},
+		{"burst 0", func() { l.SetBurst(0) }, "ratelimit: SetBurst: Burst must be >= 1 with a finite Rate, got 0"},
+		{"burst too big", func() { l.SetBurst(1<<52 + 1) }, "ratelimit: SetBurst: Burst must be at most 4503599627370496 (1<<52), got 4503599627370497"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != c.want {
+					t.Errorf("%s: panic %v, want %q", c.name, r, c.want)
+				}
+			}()
+			c.f()
+		}()
+	}
+	if l.Rate() != 1 || l.Burst() != 1 || !l.Allow() {
+		t.Fatal("a refused change changed the limiter")
+	}
+	inf.SetBurst(2) // then a finite rate is fine
+	inf.SetRate(1)
+	if inf.Tokens() != 2 {
+		t.Fatalf("Tokens() = %v, want 2", inf.Tokens())
+	}
+}
+
+// A wait in progress keeps its end across SetRate; its token is a debt of
+// the new bucket, so a caller after it waits behind it at the new rate.
+func TestSetRateDuringWait(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		start := time.Now()
+		l := ratelimit.New(ratelimit.Every(time.Second), 1)
+		_ = l.Allow()
+		done := make(chan time.Duration)
+		go func() { _ = l.Wait(t.Context()); done <- time.Since(start) }() // due at 1s
+		synctest.Wait()
+		if got := l.Tokens(); got != -1 {
+			t.Fatalf("Tokens() with a wait due in 1s = %v, want -1", got)
+		}
+		l.SetRate(ratelimit.Every(2 * time.Second))
+		if got := l.Tokens(); got != -1 {
+			t.Fatalf("Tokens() after SetRate = %v, want the debt kept: -1", got)
+		}
+		if at := <-done; at != time.Second {
+			t.Fatalf("the wait ended at %v, want its 1s", at)
+		}
+		// The debt of one token, then one more for this caller: 2 tokens at
+		// 2s each from the change.
+		if err := l.Wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if at := time.Since(start); at != 4*time.Second {
+			t.Fatalf("the next wait ended at %v, want 4s", at)
+		}
+	})
+}
+
+// TestStressSetRate changes the rate and the burst under callers of Allow,
+// Tokens and Reserve (cancelled at once), under -race: with the clock
+// stopped no tokens are made, whatever the changes; while it advances, the
+// callers get at most the largest burst plus the fastest rate times the
+// time.
+func TestStressSetRate(t *testing.T) {
+	const workers, calls = 6, 3000
+	fake := clock.NewFake()
+	start := fake.Now()
+	l := ratelimit.New(ratelimit.Every(time.Millisecond), 40, ratelimit.WithClock(fake))
+	hammer := func(also func()) int64 {
+		var n atomic.Int64
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := range calls {
+					switch (w + i) % 4 {
+					case 0:
+						_ = l.Tokens()
+					case 1:
+						r := l.Reserve()
+						r.Cancel()
+					default:
+						if l.Allow() {
+							n.Add(1)
+						}
+					}
+				}
+			})
+		}
+		wg.Go(func() {
+			for i := range 300 {
+				l.SetRate(ratelimit.Every(time.Duration(1+i%2) * time.Millisecond))
+				l.SetBurst(30 + i%11)
+			}
+		})
+		wg.Go(also)
+		waitAll(t, &wg, "the goroutines calling the limiter")
+		return n.Load()
+	}
+	if got := hammer(func() {}); got > 40 {
+		t.Fatalf("clock stopped: admitted %d, want at most the burst of 40", got)
+	}
+	l.SetBurst(40)
+	l.SetRate(ratelimit.Every(time.Millisecond))
+	if got := l.Tokens(); got > 0 {
+		t.Fatalf("clock stopped: %v tokens left after a burst of 40 (some were made)", got)
+	}
+	got := hammer(func() {
+		for range 500 {
+			fake.Advance(10 * time.Microsecond)
+		}
+	})
+	elapsed := fake.Now().Sub(start)
+	if bound := 40 + int64(elapsed/time.Millisecond); got > bound {
+		t.Fatalf("admitted %d in %v, bound %d", got, elapsed, bound)
+	}
+}
+
+// Keyed.SetRate and SetBurst change every tracked key's bucket, each
+// keeping its tokens, and the buckets of keys tracked afterwards.
+func TestKeyedSetRateSetBurst(t *testing.T) {
+	fake := clock.NewFake()
+	k := ratelimit.NewKeyed[string](ratelimit.Every(time.Second), 4, ratelimit.WithClock(fake))
+	k.Limiter("a").AllowN(3) // 1 left
+	k.Limiter("b").AllowN(1) // 3 left
+	held := k.Limiter("a")   // a Limiter taken before the change sees it too
+	k.SetRate(ratelimit.Every(100 * time.Millisecond))
+	k.SetBurst(2)
+	fake.Advance(50 * time.Millisecond)
+	type tokens struct{ A, B, C, Held float64 }
+	got := tokens{k.Limiter("a").Tokens(), k.Limiter("b").Tokens(), k.Limiter("c").Tokens(), held.Tokens()}
+	if diff := cmp.Diff(tokens{1.5, 2, 2, 1.5}, got); diff != "" {
+		t.Fatalf("tokens mismatch (-want +got):\n%s", diff)
+	}
+	for _, key := range []string{"a", "b", "c"} {
+		if l := k.Limiter(key); l.Rate() != 10 || l.Burst() != 2 {
+			t.Fatalf("key %s: rate %v, burst %d; want 10 and 2", key, l.Rate(), l.Burst())
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "ratelimit: SetRate: Rate must be a number of events per second, got NaN" {
+				t.Fatalf("panic %v", r)
+			}
+		}()
+		k.SetRate(math.NaN())
+	}()
+}
+
+// The entry points that allocated nothing still allocate nothing after a
+// change of rate, and Tokens and Cancel allocate nothing.
+func TestZeroAllocsAfterSetRate(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), patience)
+	defer cancel()
+	l := ratelimit.New(1e8, 1<<40)
+	l.SetRate(1e9)
+	l.SetBurst(1 << 41)
+	k := ratelimit.NewKeyed[string](1e9, 1<<40)
+	k.Allow("a")
+	k.SetRate(1e8)
+	r := l.Reserve()
+	for name, f := range map[string]func(){
+		"Allow":          func() { l.Allow() },
+		"AllowN":         func() { l.AllowN(3) },
+		"Wait, no wait":  func() { _ = l.Wait(ctx) },
+		"Tokens":         func() { _ = l.Tokens() },
+		"Keyed.Allow":    func() { k.Allow("a") },
+		"Cancel":         func() { r.Cancel() },
+		"Delay":          func() { _ = r.Delay() },
+		"Reserve not OK": func() { _ = l.ReserveN(1 << 42) },
+	} {
+		if n := testing.AllocsPerRun(100, f); n != 0 {
+			t.Errorf("%s: %v allocs, want 0", name, n)
+		}
+	}
+}
