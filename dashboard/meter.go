@@ -99,7 +99,6 @@ type meter struct {
 	name string
 	tile *tile // the tile of name, once a snapshot has found it; under the Dashboard's mu
 
-
 	mu                     sync.Mutex
 	calls, failed, refused uint64 // since the meter was made
 	head                   int64  // the Unix second of the newest slice
