@@ -37,6 +37,8 @@
     lastFrameMs: 0,   // time from the start of the last apply to the next frame (layout and paint included)
     fullApplyMs: 0,   // the last "snapshot" event's apply time
     updateApplyMs: 0, // the last "update" event's apply time
+    parseMs: 0,       // time to parse the last event's JSON
+    recent: [],       // the last 10 events' [parse, apply, next frame] times, ms
   };
 
   const visible = new Set();
@@ -63,45 +65,53 @@
 
   const SVG = 'http://www.w3.org/2000/svg';
 
-  function makeTile(name) {
+  // The prototype of a tile, cloned for each name: one clone is much
+  // cheaper than the two dozen elements it holds made one by one.
+  const proto = (() => {
     const root = el('div', 'tile');
-    root.dataset.name = name;
-    root.dataset.state = 'none';
     const head = el('div', 'head', root);
-    const nameEl = el('span', 'name', head, name);
-    nameEl.title = name;
-    const badge = el('span', 'badge', head, '');
+    el('span', 'name', head, '');
+    el('span', 'badge', head, '');
     const nums = el('div', 'nums', root);
-    const cell = (label) => { const c = el('div', '', nums); const b = el('b', '', c, '–'); el('small', '', c, label); return b; };
-    const calls = cell('calls/s');
-    const err = cell('errors (10 s)');
-    err.classList.add('err');
-    const ref = cell('refused/s');
+    for (const [cls, label] of [['calls', 'calls/s'], ['err', 'errors'], ['ref', 'refused/s']]) {
+      const c = el('div', '', nums);
+      el('b', cls, c, '–');
+      el('small', '', c, label);
+    }
     const lat = el('div', 'row lat', root);
-    el('small', '', lat, 'p50 ');
-    const p50 = el('b', '', lat, '–');
-    el('small', '', lat, ' · p90 ');
-    const p90 = el('b', '', lat, '–');
-    el('small', '', lat, ' · p99 ');
-    const p99 = el('b', '', lat, '–');
-    el('small', '', lat, ' ms (10 s)');
-    const bh = el('div', 'row bulkhead', root);
-    bh.hidden = true;
-    const lim = el('div', 'row limiter', root);
-    lim.hidden = true;
+    for (const q of ['p50', 'p90', 'p99']) {
+      el('small', '', lat, (q === 'p50' ? '' : ' · ') + q + ' ');
+      el('b', q, lat, '–');
+    }
+    el('small', '', lat, ' ms');
+    el('div', 'row bulkhead', root).hidden = true;
+    el('div', 'row limiter', root).hidden = true;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('class', 'spark');
     svg.setAttribute('viewBox', `0 0 ${HISTORY - 1} 32`);
     svg.setAttribute('preserveAspectRatio', 'none');
-    const pc = document.createElementNS(SVG, 'path');
-    pc.setAttribute('class', 'calls');
-    const pe = document.createElementNS(SVG, 'path');
-    pe.setAttribute('class', 'errors');
-    svg.append(pc, pe);
+    for (const cls of ['calls', 'errors']) {
+      const p = document.createElementNS(SVG, 'path');
+      p.setAttribute('class', cls);
+      svg.appendChild(p);
+    }
     root.appendChild(svg);
+    return root;
+  })();
+
+  function makeTile(name) {
+    const root = proto.cloneNode(true);
+    root.dataset.name = name;
+    root.dataset.state = 'none';
+    const q = (sel) => root.querySelector(sel);
+    const nameEl = q('.name');
+    nameEl.textContent = name;
+    nameEl.title = name;
     const t = {
-      name, root, badge, calls, err, ref, p50, p90, p99, bh, lim, pc, pe,
-      text: new Map(), state: '', hCalls: [], hErrors: [], sparkDirty: true, gen: 0,
+      name, root, badge: q('.badge'), calls: q('b.calls'), err: q('b.err'), ref: q('b.ref'),
+      p50: q('b.p50'), p90: q('b.p90'), p99: q('b.p99'), bh: q('.bulkhead'), lim: q('.limiter'),
+      pc: q('path.calls'), pe: q('path.errors'),
+      state: '', hCalls: [], hErrors: [], sparkDirty: true, gen: 0, rows: 0,
     };
     root.tile = t;
     root.hidden = !matches(name);
@@ -110,12 +120,25 @@
   }
 
   // set writes text to node only if it changed.
-  function set(t, node, text) {
-    if (t.text.get(node) !== text) {
-      t.text.set(node, text);
+  function set(node, text) {
+    if (node._shown !== text) {
+      node._shown = text;
       node.textContent = text;
     }
   }
+
+  // setv shows the value v in node as f formats it, formatting only a
+  // value that changed.
+  function setv(node, v, f) {
+    if (node._value === v) return;
+    node._value = v;
+    set(node, f(v));
+  }
+
+  const dash = (f) => (v) => (v === null || v === undefined ? '–' : f(v));
+  const fmtNum = dash((v) => num(v));
+  const fmtPct = dash((v) => num(v) + '%');
+  const fmtMs = dash(ms);
 
   function num(v, digits) {
     if (v === null || v === undefined) return '–';
@@ -149,27 +172,30 @@
       t.state = state;
       t.root.dataset.state = state;
     }
-    set(t, t.badge, badgeOf(g, state));
-    set(t, t.calls, num(g.callsPerSec));
-    set(t, t.err, g.errorPct === null ? '–' : num(g.errorPct) + '%');
+    const kinds = state + (g.bulkhead ? ' b' : '') + (g.limiter ? ' l' : '');
+    if (t.kinds !== kinds) { t.kinds = kinds; set(t.badge, badgeOf(g, state)); }
+    setv(t.calls, g.callsPerSec, fmtNum);
+    setv(t.err, g.errorPct, fmtPct);
     const bad = g.errorPct !== null && g.errorPct >= 10;
     if (t.bad !== bad) { t.bad = bad; t.err.classList.toggle('bad', bad); }
-    set(t, t.ref, num(g.refusalsPerSec));
-    const l = g.latencyMs;
-    set(t, t.p50, l ? ms(l.p50) : '–');
-    set(t, t.p90, l ? ms(l.p90) : '–');
-    set(t, t.p99, l ? ms(l.p99) : '–');
+    setv(t.ref, g.refusalsPerSec, fmtNum);
+    const l = g.latencyMs || {};
+    setv(t.p50, l.p50, fmtMs);
+    setv(t.p90, l.p90, fmtMs);
+    setv(t.p99, l.p99, fmtMs);
     if (g.bulkhead) {
       const b = g.bulkhead;
-      set(t, t.bh, `bulkhead ${b.inFlight}/${b.limit} in flight · ${b.queued} queued`);
+      set(t.bh, `bulkhead ${b.inFlight}/${b.limit} in flight · ${b.queued} queued`);
     }
     if (t.bh.hidden === !!g.bulkhead) t.bh.hidden = !g.bulkhead;
     if (g.limiter) {
       const q = g.limiter;
       const rate = q.rate === null ? '∞' : num(q.rate);
-      set(t, t.lim, `limiter ${num(q.tokens, 1)}/${q.burst} tokens · ${rate}/s`);
+      set(t.lim, `limiter ${num(q.tokens, 1)}/${q.burst} tokens · ${rate}/s`);
     }
     if (t.lim.hidden === !!g.limiter) t.lim.hidden = !g.limiter;
+    const rows = (g.bulkhead ? 1 : 0) + (g.limiter ? 1 : 0);
+    if (t.rows !== rows) { t.rows = rows; t.root.dataset.rows = rows; }
 
     if (full) {
       const h = g.history || {};
@@ -256,13 +282,13 @@
       if (!r) {
         const tr = document.createElement('tr');
         tr.dataset.name = p.name;
-        r = { tr, name: el('td', '', tr, p.name), chain: el('td', 'chain', tr), retries: el('td', 'num', tr), fallbacks: el('td', 'num', tr), text: new Map() };
+        r = { tr, name: el('td', '', tr, p.name), chain: el('td', 'chain', tr), retries: el('td', 'num', tr), fallbacks: el('td', 'num', tr) };
         pipes.set(p.name, r);
       }
       if (pipesBody.children[i] !== r.tr) pipesBody.insertBefore(r.tr, pipesBody.children[i] || null);
-      set(r, r.chain, p.chain);
-      set(r, r.retries, num(p.retriesPerSec));
-      set(r, r.fallbacks, num(p.fallbacksPerSec));
+      set(r.chain, p.chain);
+      setv(r.retries, p.retriesPerSec, fmtNum);
+      setv(r.fallbacks, p.fallbacksPerSec, fmtNum);
       i++;
     }
     for (const [name, r] of pipes) {
@@ -326,7 +352,12 @@
     stats.lastApplyMs = dt;
     stats.maxApplyMs = Math.max(stats.maxApplyMs, dt);
     if (full) stats.fullApplyMs = dt; else stats.updateApplyMs = dt;
-    requestAnimationFrame(() => { stats.lastFrameMs = performance.now() - t0; });
+    const parse = stats.parseMs;
+    requestAnimationFrame(() => {
+      stats.lastFrameMs = performance.now() - t0;
+      stats.recent.push([+parse.toFixed(1), +dt.toFixed(1), +stats.lastFrameMs.toFixed(1)]);
+      if (stats.recent.length > 10) stats.recent.shift();
+    });
   }
 
   function matches(name) {
@@ -374,8 +405,10 @@
   function handle(ev, full) {
     lastEvent = Date.now();
     let snap;
+    const t0 = performance.now();
     try {
       snap = JSON.parse(ev.data);
+      stats.parseMs = performance.now() - t0;
     } catch (e) {
       setStatus('error', 'bad snapshot: ' + e.message);
       return;
