@@ -202,8 +202,8 @@
       t.hCalls = h.calls ? h.calls.slice(-HISTORY) : [];
       t.hErrors = h.errors ? h.errors.slice(-HISTORY) : [];
     } else if (g.refusalsPerSec !== null) { // null: no rates yet, so no point
-      push(t.hCalls, g.callsPerSec || 0);
-      push(t.hErrors, g.errorsPerSec || 0);
+      if (g.callsPerSec !== null) push(t.hCalls, g.callsPerSec);
+      if (g.errorsPerSec !== null) push(t.hErrors, g.errorsPerSec);
     }
     t.sparkDirty = true;
     if (!io || visible.has(t)) drawSpark(t);
