@@ -132,7 +132,8 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) serveSnapshot(w http.ResponseWriter, r *http.Request) {
-	b, _ := d.current(d.clock.Now(), true)
+	var b []byte
+	d.read(d.clock.Now(), true, func(data []byte, _ uint64) { b = append([]byte(nil), data...) })
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")

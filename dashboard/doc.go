@@ -135,9 +135,21 @@
 //
 // # Cost
 //
-// A snapshot of 5 000 guards takes a few milliseconds (BenchmarkSnapshot),
-// most of it in the registry and the guards' own Snapshot methods; it is
-// encoded once and shared by every client. The page makes the DOM nodes of
-// a tile once and then writes only what changed, draws only the
-// sparklines on screen and moves only the tiles whose place changed.
+// A snapshot is taken and encoded once per Interval, whoever asks, into
+// bytes the dashboard reuses; each client copies them. For 5 000 breakers
+// with Measure layers (BenchmarkSnapshot5000, on a loaded 2-vCPU VM) it
+// takes about 6.5 ms of CPU, of which about 4.5 ms are the registry's
+// Snapshots (its sort of the names and the breakers' own Snapshot
+// methods) and about 2 ms the dashboard's: the rates, the order and 1.2 MB
+// of JSON. A client that connects gets the history too (3.8 MB for 5 000
+// tiles). The page makes the DOM nodes of a tile once (cloned) and then
+// writes only the values that changed, draws only the sparklines on
+// screen and moves only the tiles whose place changed; a tile's size
+// never depends on its text, so an update lays out no more than the tiles
+// it changed.
+//
+// A Measure layer costs two reads of the clock and a short lock per call,
+// and about 9 KiB per name once it has had calls; its percentiles are
+// read from a histogram of 8 buckets per octave (from 1 µs to 69 s), so
+// they are within 6.25 % of the durations recorded.
 package dashboard

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"sync"
+	"time"
 
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -27,4 +28,10 @@ func (g *fakeGuard) set(f func(s *telemetry.Snapshot)) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	f(&g.s)
+}
+
+// current returns a copy of the snapshot d.read gives at now.
+func (d *Dashboard) current(now time.Time, full bool) (data []byte, seq uint64) {
+	d.read(now, full, func(b []byte, s uint64) { data, seq = append([]byte(nil), b...), s })
+	return data, seq
 }

@@ -19,11 +19,12 @@ type sampler struct {
 	tiles  map[string]*tile
 	byName []*tile // every tile, in name order
 	order  []*tile // this snapshot's tiles in display order
+	spare  []*tile // the other buffer of order
 	pipes  map[string]*pipe
 	plist  []*pipe // this snapshot's pipelines, in name order
 
-	update  []byte // the last snapshot without history
-	full    []byte // with history, encoded on demand
+	update  []byte // the last snapshot without history (reused: see read)
+	full    []byte // with history, encoded on demand (reused too)
 	fullSeq uint64 // the snapshot full was encoded from
 }
 
@@ -81,10 +82,11 @@ type pipe struct {
 	seq                 uint64
 }
 
-// current returns the last snapshot encoded (with history if full) and its
-// number, taking a new one first if now is in a later Interval slot than
-// the last.
-func (d *Dashboard) current(now time.Time, full bool) ([]byte, uint64) {
+// read calls use with the last snapshot encoded (with history if full)
+// and its number, taking a new one first if now is in a later Interval
+// slot than the last. use runs under d.mu and must only copy data: the
+// next snapshot is encoded into the same bytes.
+func (d *Dashboard) read(now time.Time, full bool, use func(data []byte, seq uint64)) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if slot := floorDiv(now.UnixNano(), int64(Interval)); slot > d.slot {
@@ -92,13 +94,14 @@ func (d *Dashboard) current(now time.Time, full bool) ([]byte, uint64) {
 		d.take(now)
 	}
 	if !full {
-		return d.update, d.seq
+		use(d.update, d.seq)
+		return
 	}
 	if d.fullSeq != d.seq || d.full == nil {
-		d.full = d.appendSnapshot(make([]byte, 0, 2*len(d.update)+64*HistoryLen*len(d.order)), true)
+		d.full = d.appendSnapshot(slices.Grow(d.full[:0], 2*len(d.update)+64*HistoryLen*len(d.order)), true)
 		d.fullSeq = d.seq
 	}
-	return d.full, d.seq
+	use(d.full, d.seq)
 }
 
 func floorDiv(a, b int64) int64 {
@@ -192,7 +195,7 @@ func (d *Dashboard) take(now time.Time) {
 	d.last = now
 
 	// Display order: open breakers, then half-open ones, then the rest,
-	// each group in name order.
+	// each group in name order (byName's): a stable partition.
 	d.order = d.order[:0]
 	var groups [3]int
 	for _, t := range d.byName {
@@ -204,11 +207,18 @@ func (d *Dashboard) take(now time.Time) {
 		d.order = append(d.order, t)
 	}
 	if groups[2] != len(d.order) {
-		slices.SortStableFunc(d.order, func(a, b *tile) int { return a.rank() - b.rank() })
+		d.spare = slices.Grow(d.spare[:0], len(d.order))[:len(d.order)]
+		next := [3]int{0, groups[0], groups[0] + groups[1]}
+		for _, t := range d.order {
+			r := t.rank()
+			d.spare[next[r]] = t
+			next[r]++
+		}
+		d.order, d.spare = d.spare, d.order
 	}
 
 	d.pipelines(seq, elapsed)
-	d.update = d.appendSnapshot(make([]byte, 0, len(d.update)+256), false)
+	d.update = d.appendSnapshot(d.update[:0], false) // read's callers copy it under d.mu
 }
 
 // rank is the tile's group in the display order: 0 for an open breaker,

@@ -30,12 +30,12 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	ctx := r.Context()
 
-	data, seq := d.current(d.clock.Now(), true)
-	buf := make([]byte, 0, len(data)+64)
-	buf = append(buf, "retry: "...)
-	buf = strconv.AppendInt(buf, reconnectMillis, 10)
-	buf = append(buf, '\n')
-	buf = appendEvent(buf, "snapshot", seq, data)
+	buf := []byte("retry: " + strconv.Itoa(reconnectMillis) + "\n")
+	var seq uint64
+	d.read(d.clock.Now(), true, func(data []byte, s uint64) {
+		seq = s
+		buf = appendEvent(buf, "snapshot", s, data)
+	})
 	if !send(rc, w, buf) {
 		return
 	}
@@ -49,14 +49,15 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 		case <-timer.C():
 		}
 		now := d.clock.Now()
-		data, next := d.current(now, false)
+		fresh := false
+		d.read(now, false, func(data []byte, s uint64) {
+			if s != seq { // else woken early: no new snapshot yet
+				seq, fresh = s, true
+				buf = appendEvent(buf[:0], "update", s, data)
+			}
+		})
 		timer.Reset(untilNext(now))
-		if next == seq { // woken early: no new snapshot yet
-			continue
-		}
-		seq = next
-		buf = appendEvent(buf[:0], "update", seq, data)
-		if !send(rc, w, buf) {
+		if fresh && !send(rc, w, buf) {
 			return
 		}
 	}
