@@ -56,11 +56,15 @@ func browser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 760),
 	)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	// Every call to the browser ends by this deadline: past it the
+	// browser is stopped and the calls fail, naming what they waited for.
+	bound, cancelBound := context.WithTimeout(context.Background(), 5*time.Minute)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(bound, opts...)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	t.Cleanup(func() {
 		cancelTab()
 		cancelAlloc() // waits for the browser to exit
+		cancelBound()
 	})
 	return tab
 }
