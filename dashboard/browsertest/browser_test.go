@@ -1,0 +1,409 @@
+package browsertest
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/dashboard"
+	"github.com/f0b5b96b/resilience/internal/dashdemo"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+var screenshot = flag.String("screenshot", "", "where to save the screenshot taken during the outage (the README's is ../../docs/dashboard.png); empty: the test's temporary directory")
+
+// phase is the length of each phase of the scenario's outage.
+const phase = 3 * time.Second
+
+// chromium returns the path of the browser, or fails t saying how to get it.
+func chromium(t *testing.T) string {
+	for _, p := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(p); err == nil {
+			return path
+		}
+	}
+	t.Fatal("no chromium found (/usr/bin/chromium): install it with apt-get install -y chromium (.ci/run does)")
+	return ""
+}
+
+// browser starts headless Chromium, as root can run it, and returns a
+// context for one tab. It ends with the test.
+func browser(t *testing.T) context.Context {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, // root has no sandbox
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 760),
+	)
+	// Every call to the browser ends by this deadline: past it the
+	// browser is stopped and the calls fail, naming what they waited for.
+	bound, cancelBound := context.WithTimeout(context.Background(), 5*time.Minute)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(bound, opts...)
+	tab, cancelTab := chromedp.NewContext(alloc)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc() // waits for the browser to exit
+		cancelBound()
+	})
+	return tab
+}
+
+// serve serves h on addr (a loopback address, port 0 for any) and returns
+// the server; its streams end when it is closed.
+func serve(t *testing.T, addr string, h http.Handler) (*http.Server, string) {
+	t.Helper()
+	var ln net.Listener
+	var err error
+	deadline := time.Now().Add(10 * time.Second)
+	for { // the port of a server just closed may take a moment to be free
+		if ln, err = net.Listen("tcp", addr); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("listen on %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return srv, ln.Addr().String()
+}
+
+// console collects what the page writes to the console.
+type console struct {
+	mu       sync.Mutex
+	messages []string // the errors, and where the test was when they came
+	where    string
+}
+
+func (c *console) watch(tab context.Context) {
+	messages := chromedp.Console(tab)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type != chromedp.ConsoleError && m.Type != chromedp.ConsoleException {
+				continue
+			}
+			c.mu.Lock()
+			// While the server is down, the browser logs the stream's
+			// failed connections: those are expected there only.
+			if !(c.where == "server down" && m.Source == "network") {
+				c.messages = append(c.messages, fmt.Sprintf("%s (%s, source %q, %s:%d)", m.Text, c.where, m.Source, m.URL, m.Line))
+			}
+			c.mu.Unlock()
+		}
+	}()
+}
+
+func (c *console) at(where string) {
+	c.mu.Lock()
+	c.where = where
+	c.mu.Unlock()
+}
+
+func (c *console) check(t *testing.T) {
+	t.Helper()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.messages) > 0 {
+		t.Errorf("the page wrote %d errors to the console:\n%s", len(c.messages), strings.Join(c.messages, "\n"))
+	}
+}
+
+// waitFor polls the JavaScript condition cond in the page until it holds
+// or d has passed, and fails t naming what it did not see (with the value
+// of show, a JavaScript expression, at that moment).
+func waitFor(t *testing.T, tab context.Context, d time.Duration, what, cond, show string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	_, err := chromedp.Run(tab, chromedp.Poll[chromedp.Void](cond,
+		chromedp.WithPollingInterval(25*time.Millisecond), chromedp.WithPollingTimeout(d)))
+	if err != nil {
+		seen, _ := chromedp.Run(tab, chromedp.Evaluate[string](`JSON.stringify(`+show+`)`))
+		t.Fatalf("did not see %s within %v (%v); the page showed: %s", what, d, err, seen)
+	}
+	return time.Since(start)
+}
+
+func eval[T any](t *testing.T, tab context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(tab, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return v
+}
+
+// tileState is the state the page shows on the tile of name.
+func tileState(name string) string {
+	return fmt.Sprintf(`(document.querySelector('.tile[data-name=%q]') || {dataset: {state: 'no tile'}}).dataset.state`, name)
+}
+
+const tilesShown = `[...document.querySelectorAll('.tile')].map(e => e.dataset.name + ': ' + e.dataset.state)`
+
+// nextPhase waits for the scenario to reach phase p and returns when.
+func nextPhase(t *testing.T, phases <-chan dashdemo.Phase, p dashdemo.Phase) time.Time {
+	t.Helper()
+	timeout := time.After(4*phase + 10*time.Second)
+	for {
+		select {
+		case got := <-phases:
+			if got == p {
+				return time.Now()
+			}
+		case <-timeout:
+			t.Fatalf("the scenario did not reach the %s phase", p)
+		}
+	}
+}
+
+// The page over examples/dashboard's scenario: a tile per guard, the
+// prices tile turning open within 2 s of the outage and closed again after
+// the recovery, the stream reconnecting after the server restarts, no
+// console errors; a screenshot during the outage.
+func TestBrowser(t *testing.T) {
+	demo, err := dashdemo.New(dashdemo.Config{Phase: phase})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer demo.Close()
+	ctx, stop := context.WithCancel(context.Background())
+	phases := make(chan dashdemo.Phase, 64)
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		demo.Run(ctx, func(p dashdemo.Phase) { phases <- p })
+	}()
+	defer func() {
+		stop()
+		select {
+		case <-ran:
+		case <-time.After(10 * time.Second):
+			t.Error("the scenario did not stop within 10s")
+		}
+	}()
+
+	start := time.Now()
+	srv, addr := serve(t, "127.0.0.1:0", demo.Dashboard)
+	tab := browser(t)
+	var cons console
+	cons.at("page load")
+	cons.watch(tab)
+	if err := chromedp.Do(tab, chromedp.Navigate("http://"+addr+"/")); err != nil {
+		t.Fatalf("opening the page: %v", err)
+	}
+
+	// A tile per registered guard.
+	var want []string
+	for _, s := range demo.Registry.Snapshots() {
+		want = append(want, s.Name)
+	}
+	waitFor(t, tab, 10*time.Second, fmt.Sprintf("a tile for each of the %d guards %v", len(want), want),
+		fmt.Sprintf(`document.querySelectorAll('.tile').length === %d && document.getElementById('status').dataset.status === 'live'`, len(want)), tilesShown)
+	got := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].map(e => e.dataset.name)`)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("tiles for %v, want one for each guard %v", got, want)
+	}
+	if s := eval[string](t, tab, tileState("recommendations")); s != "forced-open" {
+		t.Errorf("the tile of the breaker forced open shows %q, want forced-open", s)
+	}
+	cons.at("outage")
+
+	// The outage: the prices tile turns open within 2 s of its start.
+	failing := nextPhase(t, phases, dashdemo.Failing)
+	waitFor(t, tab, time.Until(failing.Add(2*time.Second)), "the prices tile turn open within 2s of the outage's start",
+		tileState("prices")+` === 'open'`, tilesShown)
+	t.Logf("the prices tile turned open %v after the outage started", time.Since(failing).Round(time.Millisecond))
+
+	// The recovery: closed again.
+	recovered := nextPhase(t, phases, dashdemo.Recovered)
+	waitFor(t, tab, 10*time.Second, "the prices tile turn closed within 10s of the recovery", tileState("prices")+` === 'closed'`, tilesShown)
+	t.Logf("the prices tile turned closed %v after the recovery started", time.Since(recovered).Round(time.Millisecond))
+
+	// The server restarts on the same port: the stream reconnects.
+	connects := eval[int](t, tab, `window.dashboard.stats.snapshots`)
+	cons.at("server down")
+	if err := srv.Close(); err != nil {
+		t.Fatalf("closing the server: %v", err)
+	}
+	waitFor(t, tab, 5*time.Second, "the page notice that the stream dropped", `document.getElementById('status').dataset.status !== 'live'`,
+		`document.getElementById('status').dataset.status`)
+	_, _ = serve(t, addr, demo.Dashboard)
+	waitFor(t, tab, 15*time.Second, "the stream reconnect after the server restarted on the same port",
+		fmt.Sprintf(`window.dashboard.stats.snapshots > %d && window.dashboard.stats.updates > 0 && document.getElementById('status').dataset.status === 'live'`, connects),
+		`[document.getElementById('status').dataset.status, window.dashboard.stats]`)
+	cons.at("after the restart")
+	seq := eval[int](t, tab, `window.dashboard.stats.lastSeq`)
+	waitFor(t, tab, 5*time.Second, "updates after the reconnection", fmt.Sprintf(`window.dashboard.stats.lastSeq > %d`, seq), `window.dashboard.stats`)
+
+	// The next outage, for the screenshot: the prices tile open, with the
+	// first outage and recovery in its sparkline. For the README's
+	// (-screenshot), an outage after the sparklines have filled up.
+	failing = nextPhase(t, phases, dashdemo.Failing)
+	for *screenshot != "" && time.Since(start) < 100*time.Second {
+		failing = nextPhase(t, phases, dashdemo.Failing)
+	}
+	waitFor(t, tab, time.Until(failing.Add(2*time.Second)), "the prices tile turn open within 2s of the second outage's start",
+		tileState("prices")+` === 'open'`, tilesShown)
+	shot := time.Until(failing.Add(2500 * time.Millisecond))
+	waitFor(t, tab, shot+2*time.Second, "two updates into the outage with the prices tile open",
+		fmt.Sprintf(`window.dashboard.stats.lastSeq >= %d && %s === 'open'`, eval[int](t, tab, `window.dashboard.stats.lastSeq`)+2, tileState("prices")), tilesShown)
+	png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	path := *screenshot
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "dashboard.png")
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot of the outage: %s (%d bytes)", path, len(png))
+	cons.check(t)
+}
+
+// The page with 5 000 guards: it applies a snapshot of them all and keeps
+// up with the updates. The times are reported (go test -v), not asserted.
+func TestBrowserThousands(t *testing.T) {
+	const n = 5000
+	f := clock.Real()
+	reg := telemetry.NewRegistry()
+	var events telemetry.Counter
+	dash := dashboard.New(reg, &dashboard.Options{Counter: &events, Clock: f})
+	breakers := make([]*breaker.Breaker, n)
+	ctx := context.Background()
+	for i := range n {
+		name := fmt.Sprintf("dependency-%04d", i)
+		b := breaker.New(breaker.WithName(name), breaker.WithObserver(&events))
+		if i%97 == 0 {
+			b.ForceOpen()
+		}
+		breakers[i] = b
+		if err := reg.Register(b); err != nil {
+			t.Fatal(err)
+		}
+		m := dashboard.Measure[int](dash, name)
+		for j := range 3 {
+			_, _ = m.Do(ctx, func(context.Context) (int, error) {
+				if j == 2 && i%3 == 0 {
+					return 0, errors.New("boom")
+				}
+				return 1, nil
+			})
+		}
+	}
+	_, addr := serve(t, "127.0.0.1:0", dash)
+	tab := browser(t)
+	var cons console
+	cons.at("5 000 guards")
+	cons.watch(tab)
+	if err := chromedp.Do(tab, chromedp.Navigate("http://"+addr+"/")); err != nil {
+		t.Fatalf("opening the page: %v", err)
+	}
+	// Long tasks: the page's main thread busy for more than 50 ms.
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[chromedp.Void](`window.longTasks = [];
+		new PerformanceObserver(l => { for (const e of l.getEntries()) window.longTasks.push(e.duration); }).observe({type: 'longtask'}); 0`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, tab, 60*time.Second, fmt.Sprintf("%d tiles", n), fmt.Sprintf(`window.dashboard.stats.tiles === %d`, n), `window.dashboard.stats`)
+	full := eval[float64](t, tab, `window.dashboard.stats.fullApplyMs`)
+	seq := eval[int](t, tab, `window.dashboard.stats.lastSeq`)
+	waitFor(t, tab, 20*time.Second, "three updates of the 5 000 tiles", fmt.Sprintf(`window.dashboard.stats.lastSeq >= %d`, seq+3), `window.dashboard.stats`)
+	update := eval[float64](t, tab, `window.dashboard.stats.updateApplyMs`)
+	frame := eval[float64](t, tab, `window.dashboard.stats.lastFrameMs`)
+
+	// Breakers open: their tiles move to the front.
+	for i := 1; i < n; i += 500 {
+		breakers[i].ForceOpen()
+	}
+	seq = eval[int](t, tab, `window.dashboard.stats.lastSeq`)
+	waitFor(t, tab, 20*time.Second, "the tiles of the breakers just opened first", fmt.Sprintf(
+		`window.dashboard.stats.lastSeq > %d && document.querySelector('#tiles .tile:nth-child(2)').dataset.name === 'dependency-0001'`, seq+1),
+		`[...document.querySelectorAll('#tiles .tile')].slice(0, 3).map(e => e.dataset.name)`)
+	reorder := eval[float64](t, tab, `window.dashboard.stats.lastApplyMs`)
+	longTasks := eval[[]float64](t, tab, `window.longTasks`)
+	recent := eval[[][]float64](t, tab, `window.dashboard.stats.recent`)
+	t.Logf("the last events' [parse, apply, next frame] ms: %v", recent)
+	t.Logf("%d tiles: first snapshot applied in %.1f ms (tiles made); an update in %.1f ms (%.1f ms to the next frame, layout and paint included); an update that moves %d tiles to the front in %.1f ms; %d long tasks (> 50 ms) %v ms",
+		n, full, update, frame, (n+499)/500, reorder, len(longTasks), longTasks)
+	if ord := eval[[]string](t, tab, `[...document.querySelectorAll('#tiles .tile')].slice(0, 2).map(e => e.dataset.state)`); ord[0] != "forced-open" || ord[1] != "forced-open" {
+		t.Errorf("the first tiles are %v, want open breakers first", ord)
+	}
+	cons.check(t)
+}
+
+// fakeGuard is a guard of a fixed snapshot: the bulkheads and rate
+// limiters, whose snapshots the policies do not give yet.
+type fakeGuard telemetry.Snapshot
+
+func (g fakeGuard) Snapshot() telemetry.Snapshot { return telemetry.Snapshot(g) }
+
+// A bulkhead's and a rate limiter's parts of a tile, beside a breaker's
+// or alone.
+func TestBrowserGuardKinds(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	dash := dashboard.New(reg, nil)
+	for _, g := range []telemetry.Guard{
+		breaker.New(breaker.WithName("db")),
+		fakeGuard{Kind: telemetry.Bulkhead, Name: "db", Refused: 4, Bulkhead: telemetry.BulkheadStats{Limit: 10, InFlight: 3, Queued: 2}},
+		fakeGuard{Kind: telemetry.RateLimit, Name: "db", Limiter: telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.456}},
+		fakeGuard{Kind: telemetry.RateLimit, Name: "api", Limiter: telemetry.LimiterStats{Rate: 0.5, Burst: 1, Tokens: -2}},
+		fakeGuard{Kind: telemetry.Bulkhead, Name: "pool", Bulkhead: telemetry.BulkheadStats{Limit: 4, InFlight: 4}},
+	} {
+		if err := reg.Register(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, addr := serve(t, "127.0.0.1:0", dash)
+	tab := browser(t)
+	var cons console
+	cons.at("guard kinds")
+	cons.watch(tab)
+	if err := chromedp.Do(tab, chromedp.Navigate("http://"+addr+"/")); err != nil {
+		t.Fatalf("opening the page: %v", err)
+	}
+	waitFor(t, tab, 10*time.Second, "three tiles", `document.querySelectorAll('.tile').length === 3`, tilesShown)
+	rows := func(name string) []string {
+		return eval[[]string](t, tab, fmt.Sprintf(`(() => { const e = document.querySelector('.tile[data-name=%q]');
+			return [e.querySelector('.badge').textContent, ...[...e.querySelectorAll('.row.bulkhead, .row.limiter')].filter(r => !r.hidden).map(r => r.textContent)]; })()`, name))
+	}
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"db", []string{"closed", "bulkhead 3/10 in flight · 2 queued", "limiter 3.5/10 tokens · 100/s"}},
+		{"api", []string{"limiter", "limiter -2/1 tokens · 0.5/s"}},
+		{"pool", []string{"bulkhead", "bulkhead 4/4 in flight · 0 queued"}},
+	} {
+		if got := rows(c.name); !slices.Equal(got, c.want) {
+			t.Errorf("tile %s shows %q, want %q", c.name, got, c.want)
+		}
+	}
+	cons.check(t)
+}

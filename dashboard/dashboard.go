@@ -1,0 +1,144 @@
+package dashboard
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// Interval is the time between two snapshots: the stream sends one each
+// Interval, at whole multiples of it on the dashboard's clock, and the
+// rates are per second over the last one.
+const Interval = time.Second
+
+// HistoryLen is the number of points of a tile's history (its sparkline):
+// one per Interval, the last two minutes.
+const HistoryLen = 120
+
+// Options configures a Dashboard. A zero field means its default; nil
+// options are all defaults.
+type Options struct {
+	// Counter is the telemetry.Counter that the policies report their
+	// events to (through their WithObserver options, e.g. in a
+	// telemetry.Multi with a Slog). The dashboard reads from it a
+	// pipeline's retries (retry.waiting) and fallbacks (fallback.used) and,
+	// for a breaker without a Measure layer, its failures
+	// (breaker.failure). nil (the default): those numbers are unknown
+	// (null in the JSON, "–" on the page).
+	Counter *telemetry.Counter
+	// Clock is the time source of the snapshots, of the stream's ticks and
+	// of the Measure layers' timings. nil means clock.Real().
+	Clock clock.Clock
+}
+
+// Dashboard is an http.Handler that serves a live page of the guards and
+// pipelines of a telemetry.Registry: one tile per guard name, with the
+// breaker's state in colour, calls, errors and refusals per second, the
+// latency percentiles, the bulkhead's and the rate limiter's gauges and
+// a two-minute sparkline; one row per pipeline with its chain, retries
+// and fallbacks per second. See the package documentation for what it
+// serves and the JSON it sends.
+//
+// Snapshots are taken when a client asks for one, at most once per
+// Interval however many clients are connected; nothing runs while no one
+// watches. A Dashboard is safe for simultaneous use by multiple
+// goroutines.
+type Dashboard struct {
+	reg     *telemetry.Registry
+	counter *telemetry.Counter
+	clock   clock.Clock
+
+	mmu    sync.Mutex
+	meters map[string]*meter
+	mlist  []*meter // in the order they were made
+
+	mu sync.Mutex // guards the sampler's state below
+	sampler
+}
+
+// New returns a Dashboard of the guards and pipelines registered in reg,
+// configured by o (nil: the defaults). Guards and pipelines registered
+// later show from the next snapshot on. New panics if reg is nil.
+func New(reg *telemetry.Registry, o *Options) *Dashboard {
+	if reg == nil {
+		panic("dashboard: New registry must not be nil")
+	}
+	var opt Options
+	if o != nil {
+		opt = *o
+	}
+	if opt.Clock == nil {
+		opt.Clock = clock.Real()
+	}
+	d := &Dashboard{
+		reg:     reg,
+		counter: opt.Counter,
+		clock:   opt.Clock,
+		meters:  make(map[string]*meter),
+	}
+	d.sampler.init()
+	return d
+}
+
+// meter returns the meter of name, made on first use.
+func (d *Dashboard) meter(name string) *meter {
+	d.mmu.Lock()
+	defer d.mmu.Unlock()
+	m, ok := d.meters[name]
+	if !ok {
+		m = &meter{name: name}
+		d.meters[name] = m
+		d.mlist = append(d.mlist, m)
+	}
+	return m
+}
+
+// meterList returns the meters made so far.
+func (d *Dashboard) meterList() []*meter {
+	d.mmu.Lock()
+	defer d.mmu.Unlock()
+	return slices.Clip(d.mlist)
+}
+
+// ServeHTTP serves, by the last element of the request's path: the page
+// ("" or "index.html"), its script and style ("app.js", "style.css"), the
+// stream of snapshots ("events", text/event-stream) and one snapshot
+// ("snapshot.json"); 404 for anything else, 405 for a method other than
+// GET or HEAD. So a Dashboard can be mounted under any path that ends in
+// a slash, with or without http.StripPrefix:
+//
+//	mux.Handle("/dashboard/", dash)
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "dashboard: method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	switch name := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]; name {
+	case "", "index.html", "app.js", "style.css":
+		serveAsset(w, r, name)
+	case "events":
+		d.serveEvents(w, r)
+	case "snapshot.json":
+		d.serveSnapshot(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (d *Dashboard) serveSnapshot(w http.ResponseWriter, r *http.Request) {
+	var b []byte
+	d.read(d.clock.Now(), true, func(data []byte, _ uint64) { b = append([]byte(nil), data...) })
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = w.Write(b)
+}

@@ -1,0 +1,155 @@
+// Package dashboard serves a live page of a service's guards and pipelines,
+// in the spirit of Hystrix's dashboard: one tile per dependency, its
+// circuit's state in colour, its calls, errors, refusals and latency, and a
+// two-minute sparkline, updated every second. It uses the standard library
+// only; the page (HTML, CSS and script, embedded in the binary) loads
+// nothing from elsewhere and works offline.
+//
+// # Entry points
+//
+//   - New, Options, Dashboard: the http.Handler, over a telemetry.Registry
+//     and, optionally, the telemetry.Counter the policies report to
+//   - Measure: a policy layer that counts and times calls for a tile (the
+//     calls per second, error % and latency percentiles that the registry
+//     and the events do not carry)
+//   - FormatVersion, Interval, HistoryLen: the JSON snapshot format's
+//     version, and its time steps
+//
+// Wiring, for a breaker and a pipeline (see the example of New):
+//
+//	reg := telemetry.NewRegistry()
+//	var events telemetry.Counter
+//	dash := dashboard.New(reg, &dashboard.Options{Counter: &events})
+//	prices := breaker.New(breaker.WithName("prices"), breaker.WithObserver(&events))
+//	pipeline := resilience.Then(
+//		retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(&events)),
+//		dashboard.Measure[*http.Response](dash, "prices"),
+//		breaker.Policy[*http.Response](prices),
+//	)
+//	_ = reg.Register(prices)
+//	_ = reg.RegisterPipeline("prices", pipeline)
+//	http.Handle("/dashboard/", dash)
+//
+// # What it serves
+//
+// By the last element of the request path, so it can be mounted under any
+// path ending in a slash:
+//
+//	""/index.html, app.js, style.css   the page
+//	events                             text/event-stream of snapshots
+//	snapshot.json                      one snapshot, with history, as application/json
+//
+// The stream starts with a "retry: 1000" line (the browser reconnects
+// a second after a dropped stream), then sends an event "snapshot" (the
+// current snapshot, with each tile's history) and then, at the start of
+// each Interval on the dashboard's clock, an event "update" (the new
+// snapshot, without history: the page extends its sparklines itself).
+// Each event is framed as
+//
+//	event: update
+//	id: 42
+//	data: {"version":1,...}
+//
+// with the snapshot's seq as id and its JSON on one line. A stream runs on
+// its request's goroutine and starts no other; it ends when the client
+// goes away (the request's context is done), when a write fails, or when
+// the client has read nothing for 10 s. http.Server.Shutdown does not end
+// streams by itself: give the server a BaseContext that you cancel before
+// calling Shutdown, or call Close.
+//
+// Snapshots are taken when a client asks, at most one per Interval slot
+// however many clients watch, and nothing runs while no one does. Rates
+// are over the time since the previous snapshot; after a time with no
+// client, the history points that time spans all get its average rate.
+//
+// # A tile
+//
+// There is one tile per name: the guards registered in the registry under
+// that name (a breaker, a bulkhead and a rate limiter of one dependency
+// share a tile) and the Measure layers of that name. It shows:
+//
+//   - the breaker's state in colour: closed (green), open (red), half-open
+//     (amber), forced open or forced closed (violet); tiles of open
+//     breakers come first, then half-open ones, then the rest, each group
+//     in name order;
+//   - calls per second and the error % over the last 10 s (from Measure;
+//     without one, the error % is the breaker's failure ratio over its
+//     window), refusals per second (from the guards' Refused counts);
+//   - latency p50 / p90 / p99 over the last 10 s, of the calls through
+//     Measure that the guards let through;
+//   - the bulkhead's calls in flight, queued and limit; the rate
+//     limiter's tokens, burst and rate;
+//   - a sparkline of the last two minutes: calls and errors per second
+//     (errors from Measure; without one, a breaker's failures from the
+//     Counter).
+//
+// A pipeline's row shows its chain (Policy.String()), and its retries
+// (retry.waiting events) and fallbacks (fallback.used events) per second
+// from the Counter: the events of each "retry(x)" and "fallback(x)" layer
+// of the chain under name x, and those of an unnamed "retry" or
+// "fallback" layer under the pipeline's name.
+//
+// # The JSON snapshot, version 1
+//
+// Other tools may read the stream or snapshot.json. A snapshot is one JSON
+// object; fields may be added within a version, and "version" changes
+// when one changes meaning or goes away. Numbers that cannot be known
+// (a rate before a second snapshot, a latency without calls, an infinite
+// limiter rate) are null. Rates are rounded to 0.1, latencies to three
+// significant digits.
+//
+//	{
+//	  "version": 1,                       // FormatVersion
+//	  "time": "2026-05-01T12:00:03.000Z", // when it was taken (RFC 3339, UTC, ms)
+//	  "seq": 42,                          // snapshots taken so far; the SSE id
+//	  "intervalSeconds": 1,               // Interval
+//	  "guards": [                         // in display order: open, half-open, the rest
+//	    {
+//	      "name": "prices",
+//	      "breaker": {                    // only if a breaker of this name is registered
+//	        "state": "open",              // "closed", "open" or "half-open"
+//	        "forced": false,              // held by ForceOpen or ForceClosed
+//	        "generation": 5,
+//	        "calls": 0, "failures": 0, "slow": 0, // the breaker's window (telemetry.BreakerStats)
+//	        "failureRatio": 0,
+//	        "refused": 172                // refusals since it was made
+//	      },
+//	      "bulkhead": {"limit": 10, "inFlight": 3, "queued": 0, "refused": 4},    // only with a bulkhead
+//	      "limiter": {"rate": 100, "burst": 10, "tokens": 3.5, "refused": 0},     // only with a rate limiter
+//	      "callsPerSec": 25,              // calls through Measure; null without it
+//	      "errorsPerSec": 0,              // failures: Measure's, or the breaker's from the Counter; else null
+//	      "refusalsPerSec": 25,           // refusals of the name's guards (or Measure's, with no guard)
+//	      "errorPct": 61.2,               // over the last 10 s (see above); null without calls
+//	      "latencyMs": {"p50": 1.2, "p90": 3.1, "p99": 150},  // last 10 s; null without calls
+//	      "history": {                    // "snapshot" events and snapshot.json only
+//	        "calls": [25, 25, 24.5],      // per second, oldest first, at most HistoryLen; null without Measure
+//	        "errors": [0, 0, 12]          // null without a source of errors
+//	      }
+//	    }
+//	  ],
+//	  "pipelines": [                      // in name order
+//	    {"name": "prices", "chain": "fallback > retry(prices) > measure(prices) > breaker(prices) > timeout(150ms)",
+//	     "retriesPerSec": 11, "fallbacksPerSec": 25}  // null without a Counter
+//	  ]
+//	}
+//
+// # Cost
+//
+// A snapshot is taken and encoded once per Interval, whoever asks, into
+// bytes the dashboard reuses; each client copies them. For 5 000 breakers
+// with Measure layers (BenchmarkSnapshot5000, on a loaded 2-vCPU VM) it
+// takes 6.5 to 8 ms of CPU, of which 4.2 to 4.5 ms are the registry's
+// Snapshots (its sort of the names and the breakers' own Snapshot
+// methods) and 2 to 3 ms the dashboard's: the rates, the order and 1.2 MB
+// of JSON. A client that connects gets the history too (3.8 MB for 5 000
+// tiles). The page makes the DOM nodes of a tile once (cloned) and then
+// writes only the values that changed, draws only the sparklines on
+// screen and moves only the tiles whose place changed; a tile's size
+// never depends on its text, so an update lays out no more than the tiles
+// it changed.
+//
+// A Measure layer costs two reads of the clock and a short lock per call,
+// and about 9 KiB per name once it has had calls; its percentiles are
+// read from a histogram of 8 buckets per octave (from 1 µs to 69 s), so
+// they are within 6.25 % of the durations recorded.
+package dashboard

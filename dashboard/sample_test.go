@@ -1,0 +1,263 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// Guards of one name share a tile, each kind in its part; a name with
+// only a Measure layer has a tile too.
+func TestTilesByName(t *testing.T) {
+	d, f, reg := newFakeDashboard(t)
+	db := breaker.New(breaker.WithName("db"), breaker.WithClock(f))
+	bh := newFake(telemetry.Bulkhead, "db")
+	bh.set(func(s *telemetry.Snapshot) {
+		s.Refused = 4
+		s.Bulkhead = telemetry.BulkheadStats{Limit: 10, InFlight: 3, Queued: 2}
+	})
+	lim := newFake(telemetry.RateLimit, "api")
+	lim.set(func(s *telemetry.Snapshot) {
+		s.Refused = 7
+		s.Limiter = telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.456}
+	})
+	for _, g := range []telemetry.Guard{db, bh, lim} {
+		if err := reg.Register(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	Measure[int](d, "search")
+
+	got := snap(t, d, false)
+	want := []tileJSON{
+		{Name: "api", Limiter: &limiterJSON{Rate: ptr(100), Burst: 10, Tokens: 3.46, Refused: 7}},
+		{
+			Name:     "db",
+			Breaker:  &breakerJSON{State: "closed", Generation: 1},
+			Bulkhead: &bulkheadJSON{Limit: 10, InFlight: 3, Queued: 2, Refused: 4},
+		},
+		{Name: "search"},
+	}
+	if diff := cmp.Diff(want, got.Guards); diff != "" {
+		t.Errorf("tiles mismatch (-want +got):\n%s", diff)
+	}
+	if got.Version != 1 || got.Seq != 1 || got.IntervalSeconds != 1 {
+		t.Errorf("version %d, seq %d, interval %v; want 1, 1, 1", got.Version, got.Seq, got.IntervalSeconds)
+	}
+}
+
+// Open breakers first, then half-open ones, then the rest, each group in
+// name order.
+func TestTileOrder(t *testing.T) {
+	d, f, reg := newFakeDashboard(t)
+	state := func(name, s string) *fakeGuard {
+		g := newFake(telemetry.Breaker, name)
+		g.set(func(x *telemetry.Snapshot) { x.Breaker.State = s })
+		return g
+	}
+	forced := breaker.New(breaker.WithName("e-forced"), breaker.WithClock(f))
+	forced.ForceOpen()
+	for _, g := range []telemetry.Guard{
+		state("a", "closed"), state("b", "open"), state("c", "half-open"), state("d", "open"),
+		newFake(telemetry.Bulkhead, "0-bulkhead"), forced, state("f", "half-open"),
+	} {
+		if err := reg.Register(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var names []string
+	for _, g := range snap(t, d, false).Guards {
+		names = append(names, g.Name)
+	}
+	if diff := cmp.Diff([]string{"b", "d", "e-forced", "c", "f", "0-bulkhead", "a"}, names); diff != "" {
+		t.Errorf("order mismatch (-want +got):\n%s", diff)
+	}
+	if g := snap(t, d, false).Guards[2]; g.Breaker == nil || !g.Breaker.Forced || g.Breaker.State != "open" {
+		t.Errorf("forced breaker's tile = %+v, want forced open", g.Breaker)
+	}
+}
+
+// Rates are per second over the time since the last snapshot; the first
+// snapshot has none. The history gets one point per Interval, and a gap
+// with no snapshot is filled with its average rate.
+func TestRatesAndHistory(t *testing.T) {
+	d, f, reg := newFakeDashboard(t)
+	bh := newFake(telemetry.Bulkhead, "db")
+	if err := reg.Register(bh); err != nil {
+		t.Fatal(err)
+	}
+	p := Measure[int](d, "db")
+	ctx := context.Background()
+	calls := func(n, failures int) {
+		for i := range n {
+			var err error
+			if i < failures {
+				err = errBoom
+			}
+			_, _ = p.Do(ctx, op(f, 0, err))
+		}
+	}
+
+	first := snap(t, d, true).Guards[0]
+	if first.CallsPerSec != nil || first.ErrorsPerSec != nil || first.RefusalsPerSec != nil {
+		t.Errorf("first snapshot has rates %v %v %v, want null (nothing to compare with)", first.CallsPerSec, first.ErrorsPerSec, first.RefusalsPerSec)
+	}
+	if diff := cmp.Diff(&historyJSON{Calls: []float64{}, Errors: []float64{}}, first.History); diff != "" {
+		t.Errorf("first history mismatch (-want +got):\n%s", diff)
+	}
+
+	f.Advance(time.Second)
+	calls(25, 10)
+	bh.set(func(s *telemetry.Snapshot) { s.Refused = 5 })
+	g := snap(t, d, true).Guards[0]
+	want := tileJSON{
+		Name: "db", Bulkhead: &bulkheadJSON{Refused: 5},
+		CallsPerSec: ptr(25), ErrorsPerSec: ptr(10), RefusalsPerSec: ptr(5), ErrorPct: ptr(40),
+		LatencyMs: &latencyJSON{P50: 0.000512, P90: 0.000512, P99: 0.000512}, // all 0 ns: the underflow bucket (< 1.024 µs) reads 512 ns
+		History:   &historyJSON{Calls: []float64{25}, Errors: []float64{10}},
+	}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("after 1 s mismatch (-want +got):\n%s", diff)
+	}
+
+	// Three seconds without a snapshot: 30 calls, 3 failed.
+	f.Advance(3 * time.Second)
+	calls(30, 3)
+	g = snap(t, d, true).Guards[0]
+	want.CallsPerSec, want.ErrorsPerSec, want.RefusalsPerSec = ptr(10), ptr(1), ptr(0)
+	want.ErrorPct = ptr(23.6) // 13 of the 55 calls in the last 10 s, to 0.1
+	want.History = &historyJSON{Calls: []float64{25, 10, 10, 10}, Errors: []float64{10, 1, 1, 1}}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("after a 3 s gap mismatch (-want +got):\n%s", diff)
+	}
+
+	// The history keeps the last HistoryLen points.
+	for i := range HistoryLen + 5 {
+		f.Advance(time.Second)
+		calls(i%7, 0)
+		snap(t, d, false)
+	}
+	h := snap(t, d, true).Guards[0].History
+	if len(h.Calls) != HistoryLen || len(h.Errors) != HistoryLen {
+		t.Fatalf("history of %d calls and %d errors, want %d each", len(h.Calls), len(h.Errors), HistoryLen)
+	}
+	if last := h.Calls[HistoryLen-1]; last != float64((HistoryLen+4)%7) {
+		t.Errorf("last point %v, want the last second's %d calls", last, (HistoryLen+4)%7)
+	}
+	if first := h.Calls[0]; first != float64(5%7) {
+		t.Errorf("oldest point %v, want %d (the 6th second of the loop)", first, 5%7)
+	}
+}
+
+// One snapshot per Interval slot, however often it is asked for.
+func TestOneSnapshotPerSlot(t *testing.T) {
+	d, f, _ := newFakeDashboard(t)
+	f.Set(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, a := d.current(f.Now(), false)
+	f.Advance(999 * time.Millisecond)
+	_, b := d.current(f.Now(), true)
+	f.Advance(time.Millisecond)
+	_, c := d.current(f.Now(), false)
+	if a != 1 || b != 1 || c != 2 {
+		t.Fatalf("seqs %d %d %d, want 1 1 2 (a new snapshot at the start of each second only)", a, b, c)
+	}
+	if got := untilNext(f.Now().Add(250 * time.Millisecond)); got != 750*time.Millisecond {
+		t.Fatalf("untilNext at .250 = %v, want 750ms", got)
+	}
+	if got := untilNext(f.Now()); got != time.Second {
+		t.Fatalf("untilNext at a slot's start = %v, want 1s", got)
+	}
+}
+
+// Without Measure, a breaker's errors come from the Counter's
+// breaker.failure events and its error % from its window; a pipeline's
+// retries and fallbacks come from the Counter under the names its chain
+// gives.
+func TestCounterSources(t *testing.T) {
+	f := clock.NewFake()
+	var events telemetry.Counter
+	reg := telemetry.NewRegistry()
+	d := New(reg, &Options{Counter: &events, Clock: f})
+	b := breaker.New(breaker.WithName("pay"), breaker.WithClock(f), breaker.WithObserver(&events), breaker.WithThreshold(100))
+	pipeline := resilience.Then(
+		resilience.Fallback(func(context.Context, error) (int, error) { return 0, nil }),
+		retry.New[int](retry.WithName("pay")),
+		breaker.Policy[int](b),
+	)
+	if err := errors.Join(reg.Register(b), reg.RegisterPipeline("checkout", pipeline)); err != nil {
+		t.Fatal(err)
+	}
+	snap(t, d, false)
+	f.Advance(time.Second)
+	for i := range 4 {
+		var err error
+		if i%2 == 0 {
+			err = errBoom
+		}
+		_, _ = breaker.Policy[int](b).Do(context.Background(), op(f, 0, err))
+	}
+	for range 3 {
+		events.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "pay"})
+	}
+	events.Observe(telemetry.Event{Type: telemetry.FallbackUsed, Name: "checkout"})
+	events.Observe(telemetry.Event{Type: telemetry.FallbackUsed, Name: "pay"}) // not this pipeline's fallback
+
+	s := snap(t, d, true)
+	want := tileJSON{
+		Name:           "pay",
+		Breaker:        &breakerJSON{State: "closed", Generation: 1, Calls: 4, Failures: 2, FailureRatio: 0.5},
+		ErrorsPerSec:   ptr(2),
+		RefusalsPerSec: ptr(0),
+		ErrorPct:       ptr(50),
+		History:        &historyJSON{Calls: nil, Errors: []float64{2}},
+	}
+	if diff := cmp.Diff([]tileJSON{want}, s.Guards); diff != "" {
+		t.Errorf("tile mismatch (-want +got):\n%s", diff)
+	}
+	wantPipe := pipeJSON{Name: "checkout", Chain: "fallback > retry(pay) > breaker(pay)", RetriesPerSec: ptr(3), FallbacksPerSec: ptr(1)}
+	if diff := cmp.Diff([]pipeJSON{wantPipe}, s.Pipelines); diff != "" {
+		t.Errorf("pipelines mismatch (-want +got):\n%s", diff)
+	}
+
+	// Without a Counter, those numbers are unknown.
+	d2 := New(reg, &Options{Clock: f})
+	snap(t, d2, false)
+	f.Advance(time.Second)
+	s = snap(t, d2, true)
+	if g := s.Guards[0]; g.ErrorsPerSec != nil || g.History.Errors != nil {
+		t.Errorf("without a Counter: errorsPerSec %v, history errors %v; want null", g.ErrorsPerSec, g.History.Errors)
+	}
+	if p := s.Pipelines[0]; p.RetriesPerSec != nil || p.FallbacksPerSec != nil {
+		t.Errorf("without a Counter: retries %v, fallbacks %v; want null", p.RetriesPerSec, p.FallbacksPerSec)
+	}
+}
+
+func TestChainNames(t *testing.T) {
+	for _, c := range []struct {
+		chain              string
+		retries, fallbacks []string
+	}{
+		{"fallback > retry(prices) > breaker(prices) > timeout(150ms)", []string{"prices"}, []string{"p"}},
+		{"retry > breaker", []string{"p"}, nil},
+		{"fallback(cache) > retry(a) > retry(b) > retry(a)", []string{"a", "b"}, []string{"cache"}},
+		{"identity", nil, nil},
+		{"retryish > fallbacks(x) > retry(", nil, nil},
+	} {
+		r, fb := chainNames("p", c.chain)
+		if diff := cmp.Diff(c.retries, r); diff != "" {
+			t.Errorf("chainNames(%q) retries mismatch (-want +got):\n%s", c.chain, diff)
+		}
+		if diff := cmp.Diff(c.fallbacks, fb); diff != "" {
+			t.Errorf("chainNames(%q) fallbacks mismatch (-want +got):\n%s", c.chain, diff)
+		}
+	}
+}
