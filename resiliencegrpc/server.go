@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/internal/refusal"
+	"github.com/f0b5b96b/resilience/internal/serve"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -73,16 +73,9 @@ func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.
 		c := &unaryServing{r: r, req: req, handler: handler}
 		// However p returns, a panic included, the interceptor does not
 		// return while the handler runs.
-		returned := false
-		defer func() {
-			if !returned {
-				c.finish()
-			}
-		}()
-		_, err := p.Do(ctx, c.serve)
-		returned = true
+		ran, err := c.Do(ctx, p, c.serve)
 		switch {
-		case c.finish():
+		case ran:
 			return c.resp, c.herr
 		case err != nil:
 			st, md := RefusalStatus(err)
@@ -106,16 +99,9 @@ func StreamServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		c := &streamServing{r: r, srv: srv, ss: ss, handler: handler}
-		returned := false
-		defer func() {
-			if !returned {
-				c.finish()
-			}
-		}()
-		_, err := p.Do(ss.Context(), c.serve)
-		returned = true
+		ran, err := c.Do(ss.Context(), p, c.serve)
 		switch {
-		case c.finish():
+		case ran:
 			return c.herr
 		case err != nil:
 			st, md := RefusalStatus(err)
@@ -137,111 +123,45 @@ const msgNotServed = "resiliencegrpc: the server interceptor's policy returned w
 // count it, and permanent, so a retry stops at once.
 var errServedAlready = resilience.Permanent(refusal.New("resiliencegrpc: the handler runs once per call: the server interceptor's policy called its op again", nil))
 
-// handlerOnce runs a call's handler at most once, and lets the interceptor
-// wait for it.
-type handlerOnce struct {
-	mu    sync.Mutex
-	state servingState
-	wake  chan struct{} // if not nil, closed when the handler returns: finish waits
-}
-
-// servingState is where a call is in a server interceptor; it changes
-// under handlerOnce.mu, from idle to running to served, or from idle to
-// closed.
-type servingState uint8
-
-const (
-	idle    servingState = iota // the handler has not been called
-	running                     // the handler runs
-	served                      // the handler has returned
-	closed                      // the interceptor is done without calling the handler; the op runs it no more
-)
-
-// enter reports whether the op may run the handler: only the first time,
-// and only before the interceptor is done. When it may, the op must call
-// exit once the handler returns.
-func (o *handlerOnce) enter() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.state != idle {
-		return false
-	}
-	o.state = running
-	return true
-}
-
-// exit records that the handler returned (or panicked), and wakes finish if
-// it waits.
-func (o *handlerOnce) exit() {
-	o.mu.Lock()
-	o.state = served
-	if o.wake != nil {
-		close(o.wake)
-	}
-	o.mu.Unlock()
-}
-
-// finish waits for the handler if it runs (p returned without waiting for
-// it), makes sure the op will not run it later, and reports whether the
-// handler was called. What the handler wrote is visible to finish's caller
-// once finish returns true.
-func (o *handlerOnce) finish() bool {
-	o.mu.Lock()
-	if o.state == running {
-		// Rare (p abandoned its op): the channel is made only then.
-		wake := make(chan struct{})
-		o.wake = wake
-		o.mu.Unlock()
-		<-wake
-		return true
-	}
-	if o.state == idle {
-		o.state = closed
-	}
-	ran := o.state == served
-	o.mu.Unlock()
-	return ran
-}
-
 // unaryServing is one unary call going through UnaryServerInterceptor.
 type unaryServing struct {
-	handlerOnce
-	r       *route
-	req     any
-	handler grpc.UnaryHandler
-	resp    any   // the handler's, once it returned
-	herr    error // the handler's, once it returned
+	serve.Once // the handler runs once; the interceptor waits for it
+	r          *route
+	req        any
+	handler    grpc.UnaryHandler
+	resp       any   // the handler's, once it returned
+	herr       error // the handler's, once it returned
 }
 
 // serve is p's op: it runs the handler, the first time it is called, and
 // tells p's guards whether it failed. A later or simultaneous call returns
 // errServedAlready without running it.
 func (c *unaryServing) serve(ctx context.Context) (struct{}, error) {
-	if !c.enter() {
+	if !c.Enter() {
 		return struct{}{}, errServedAlready
 	}
-	defer c.exit()
+	defer c.Exit()
 	c.resp, c.herr = c.handler(ctx, c.req)
 	return struct{}{}, c.r.guardErr(c.herr)
 }
 
 // streamServing is one stream going through StreamServerInterceptor.
 type streamServing struct {
-	handlerOnce
-	r       *route
-	srv     any
-	ss      grpc.ServerStream
-	handler grpc.StreamHandler
-	herr    error // the handler's, once it returned
+	serve.Once // the handler runs once; the interceptor waits for it
+	r          *route
+	srv        any
+	ss         grpc.ServerStream
+	handler    grpc.StreamHandler
+	herr       error // the handler's, once it returned
 }
 
 // serve is p's op, as unaryServing's: it runs the handler once, on a
 // stream whose Context is ctx.
 func (c *streamServing) serve(ctx context.Context) (struct{}, error) {
-	if !c.enter() {
+	if !c.Enter() {
 		return struct{}{}, errServedAlready
 	}
-	defer c.exit()
+	defer c.Exit()
 	ss := c.ss
 	if ctx != ss.Context() {
 		ss = &serverStream{ServerStream: ss, ctx: ctx}

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/internal/refusal"
+	"github.com/f0b5b96b/resilience/internal/serve"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 )
 
@@ -105,22 +105,16 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 			s := &serving{p: p, h: h, r: r, rec: recorder{ResponseWriter: w}}
 			// However p returns, a panic included, ServeHTTP does not
 			// return while the handler runs.
-			returned := false
-			defer func() {
-				if !returned {
-					s.finish()
-				}
-			}()
+			var ran bool
 			var err error
 			if m.key == nil {
-				_, err = p.Do(r.Context(), s.serve)
+				ran, err = s.Do(r.Context(), p, s.serve)
 			} else {
 				lim := m.limits.Limiter(trackedKey(m.key(r)))
-				_, err = ratelimit.Policy[struct{}](lim).Do(r.Context(), s.guard)
+				ran, err = s.Do(r.Context(), ratelimit.Policy[struct{}](lim), s.guard)
 			}
-			returned = true
 			switch {
-			case s.finish():
+			case ran:
 				// The handler answered.
 			case err != nil:
 				refuse(w, err)
@@ -151,21 +145,8 @@ type serving struct {
 	r   *http.Request
 	rec recorder
 
-	mu    sync.Mutex
-	state servingState
-	wake  chan struct{} // if not nil, closed when the handler returns: finish waits
+	serve.Once // the handler runs once; ServeHTTP waits for it
 }
-
-// servingState is where a request is in Middleware; it changes under
-// serving.mu, from idle to running to served, or from idle to closed.
-type servingState uint8
-
-const (
-	idle    servingState = iota // the handler has not been called
-	running                     // the handler runs
-	served                      // the handler has returned
-	closed                      // ServeHTTP is done without calling the handler; the op runs it no more
-)
 
 // guard runs the request through p.
 func (s *serving) guard(ctx context.Context) (struct{}, error) {
@@ -176,14 +157,10 @@ func (s *serving) guard(ctx context.Context) (struct{}, error) {
 // tells p's guards whether it failed. A later or simultaneous call returns
 // errServedAlready without running it.
 func (s *serving) serve(ctx context.Context) (struct{}, error) {
-	s.mu.Lock()
-	if s.state != idle {
-		s.mu.Unlock()
+	if !s.Enter() {
 		return struct{}{}, errServedAlready
 	}
-	s.state = running
-	s.mu.Unlock()
-	defer s.handlerReturned()
+	defer s.Exit()
 	r := s.r
 	if ctx != r.Context() {
 		r = r.WithContext(ctx)
@@ -197,38 +174,6 @@ func (s *serving) serve(ctx context.Context) (struct{}, error) {
 		return struct{}{}, &StatusError{StatusCode: code}
 	}
 	return struct{}{}, nil
-}
-
-// handlerReturned records that the handler returned (or panicked), and
-// wakes finish if it waits.
-func (s *serving) handlerReturned() {
-	s.mu.Lock()
-	s.state = served
-	if s.wake != nil {
-		close(s.wake)
-	}
-	s.mu.Unlock()
-}
-
-// finish waits for the handler if it runs (p returned without waiting for
-// it), makes sure the op will not run it later, and reports whether the
-// handler was called.
-func (s *serving) finish() bool {
-	s.mu.Lock()
-	if s.state == running {
-		// Rare (p abandoned its op): the channel is made only then.
-		wake := make(chan struct{})
-		s.wake = wake
-		s.mu.Unlock()
-		<-wake
-		return true
-	}
-	if s.state == idle {
-		s.state = closed
-	}
-	ran := s.state == served
-	s.mu.Unlock()
-	return ran
 }
 
 // markRefused tells the Middlewares around this one that their handler's
