@@ -13,6 +13,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // bhCaller is one caller of the bulkhead under test: a goroutine blocked in
@@ -31,7 +32,9 @@ type bhCaller struct {
 type bhMachine struct {
 	b             *bulkhead.Bulkhead
 	fake          *clock.Fake
-	max, maxQueue int // max is the limit now
+	events        *telemetry.Counter // the bulkhead's observer
+	rejected      int                // refusals the model expects, of every kind
+	max, maxQueue int                // max is the limit now
 	// ceiling bounds the holders: max, or after SetLimit lowered max below
 	// the holders then, those holders, falling with each release until it
 	// reaches max (and stays there).
@@ -55,6 +58,7 @@ type bhMachine struct {
 func newBhMachine(t *rapid.T) *bhMachine {
 	m := &bhMachine{
 		fake:     clock.NewFake(),
+		events:   telemetry.NewCounter(),
 		max:      rapid.IntRange(1, 3).Draw(t, "max"),
 		maxQueue: rapid.IntRange(0, 3).Draw(t, "maxQueue"),
 	}
@@ -63,7 +67,7 @@ func newBhMachine(t *rapid.T) *bhMachine {
 		m.maxWait = time.Duration(rapid.IntRange(1, 3).Draw(t, "maxWaitSeconds")) * time.Second
 	}
 	m.b = bulkhead.New(m.max, bulkhead.WithMaxQueue(m.maxQueue), bulkhead.WithMaxWait(m.maxWait),
-		bulkhead.WithClock(m.fake), bulkhead.WithName("model"))
+		bulkhead.WithClock(m.fake), bulkhead.WithName("model"), bulkhead.WithObserver(m.events))
 	return m
 }
 
@@ -133,6 +137,7 @@ func (m *bhMachine) Acquire(t *rapid.T) {
 		m.expect(t, c, "acquired")
 	case len(m.queue) >= m.maxQueue:
 		m.refusedWhenFull++
+		m.rejected++
 		m.expect(t, c, "bulkhead: full (model)")
 	default:
 		m.queue = append(m.queue, c)
@@ -149,6 +154,8 @@ func (m *bhMachine) TryAcquire(t *rapid.T) {
 	}
 	if got {
 		m.holders = append(m.holders, &bhCaller{id: -1, cancel: func() {}})
+	} else {
+		m.rejected++
 	}
 }
 
@@ -256,6 +263,7 @@ func (m *bhMachine) advance(t *rapid.T, d time.Duration) {
 	for _, c := range m.queue {
 		if m.fake.Now().Sub(c.queued) >= m.maxWait {
 			m.timedOutInQueue++
+			m.rejected++
 			m.expect(t, c, "bulkhead: full, MaxWait spent in the queue (model)")
 		} else {
 			left = append(left, c)
@@ -285,6 +293,15 @@ func (m *bhMachine) Check(t *rapid.T) {
 	}
 	for _, c := range m.queue {
 		m.expect(t, c, "waiting")
+	}
+	// The lifetime count of refusals, in Stats and in events alike, is
+	// the model's: one per refusal, of every kind.
+	wantStats := bulkhead.Stats{Limit: m.max, InFlight: len(m.holders), Queued: len(m.queue), Rejected: uint64(m.rejected)}
+	if diff := cmp.Diff(wantStats, m.b.Stats()); diff != "" {
+		t.Fatalf("Stats mismatch (-want +got):\n%s\ntrace:\n%v", diff, m.trace)
+	}
+	if n := m.events.Count("model", telemetry.BulkheadRejected); n != uint64(m.rejected) {
+		t.Fatalf("%d bulkhead.rejected events, want %d\ntrace:\n%v", n, m.rejected, m.trace)
 	}
 }
 

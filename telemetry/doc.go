@@ -8,6 +8,7 @@
 //
 // A policy reports to the [Observer] given to it (breaker.WithObserver,
 // retry.WithObserver, timeout.WithObserver, hedge.WithObserver,
+// bulkhead.WithObserver, ratelimit.WithObserver,
 // resilience.WithFallbackObserver). With none, reporting costs nothing:
 // the policies check for a nil Observer and build no event. Events are
 // small values ([Event]) built and passed without allocation. Successes are counted,
@@ -73,10 +74,9 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// The breaker, the retry, the timeout, the hedge and the fallback emit their
-// events; the bulkhead and rate limiter rows are the names and fields their
-// events will have, defined here so that dashboards can be built on the
-// whole table now.
+// Every policy in the table emits its events. A keyed rate limiter's events
+// leave Key empty: naming the key would cost an allocation per event, so
+// they count under the limiter's Name.
 //
 // Events of one call come in the order they happened. A breaker's
 // transitions and counted failures come in order, one at a time, from

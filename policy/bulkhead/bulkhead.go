@@ -9,6 +9,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Bulkhead bounds how many calls to one dependency run at once. A call
@@ -30,8 +31,9 @@ type Bulkhead struct {
 	maxQueue int64
 	cfg      Config
 	clk      clock.Clock
-	full     error // refused at once, shared: refusing allocates nothing
-	timedOut error // refused after MaxWait in the queue, shared
+	obs      telemetry.Observer // nil: no events
+	full     error              // refused at once, shared: refusing allocates nothing
+	timedOut error              // refused after MaxWait in the queue, shared
 
 	// Padding keeps the read-mostly fields above off the cache line of
 	// state, which every acquire and release writes: under contention the
@@ -63,6 +65,9 @@ type Bulkhead struct {
 
 	mu    sync.Mutex // guards queue and every change of the queued count and of max
 	queue queue
+
+	// rejected counts the refusals since New; only refusals write it.
+	rejected atomic.Uint64
 }
 
 const (
@@ -93,6 +98,7 @@ func New(maxConcurrent int, opts ...Option) *Bulkhead {
 		maxQueue: int64(cfg.MaxQueue),
 		cfg:      cfg,
 		clk:      cfg.Clock,
+		obs:      cfg.Observer,
 		full:     resilience.Refuse(ErrFull, cfg.Name, -1),
 		timedOut: resilience.Refuse(ErrQueueTimeout, cfg.Name, -1),
 	}
@@ -135,7 +141,7 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 		if b.overshot() {
 			return nil
 		}
-		return b.full
+		return b.refuse(b.full, 0)
 	}
 	return b.acquireSlow(ctx)
 }
@@ -153,6 +159,9 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 // refused although a caller arriving an instant later gets that slot (as
 // sync.Mutex.TryLock may fail while the mutex is being unlocked). Acquire
 // without a queue decides in the same way.
+//
+// A false result is a refusal: it is counted in [Stats.Rejected] and
+// reported as a bulkhead.rejected event (Err matching [ErrFull]).
 func (b *Bulkhead) TryAcquire() bool {
 	// The lock-free fast path: add a unit, and keep it if that leaves
 	// state <= max, which holds exactly when nobody is queued (the queued
@@ -165,7 +174,28 @@ func (b *Bulkhead) TryAcquire() bool {
 	// hands to that caller) could admit us on a state read before the
 	// caller joined: passing it.
 	m := b.max.Load()
-	return b.state.Add(1) <= m || b.overshot()
+	if b.state.Add(1) <= m || b.overshot() {
+		return true
+	}
+	b.refuse(b.full, 0)
+	return false
+}
+
+// refuse counts a refusal, reports it to the observer (outside the lock:
+// the caller holds none) and returns err. wait is the time spent in the
+// queue.
+func (b *Bulkhead) refuse(err error, wait time.Duration) error {
+	b.rejected.Add(1)
+	if b.obs != nil {
+		b.obs.Observe(telemetry.Event{Type: telemetry.BulkheadRejected, Name: b.cfg.Name, Err: err, Wait: wait})
+	}
+	return err
+}
+
+// admitted reports a queued caller that got a slot after waiting since
+// start; there must be an observer.
+func (b *Bulkhead) admitted(start time.Time) {
+	b.obs.Observe(telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Name: b.cfg.Name, Wait: b.clk.Now().Sub(start)})
 }
 
 // overshot ends a fast path whose unit took state above max. It looks
@@ -245,7 +275,7 @@ func (b *Bulkhead) acquireSlow(ctx context.Context) error {
 		if s>>32 >= b.maxQueue {
 			b.gaveBackLocked(b.state.Add(-1))
 			b.mu.Unlock()
-			return b.full
+			return b.refuse(b.full, 0)
 		}
 		if w == nil {
 			w = &waiter{ready: make(chan struct{})}
@@ -262,7 +292,16 @@ func (b *Bulkhead) acquireSlow(ctx context.Context) error {
 
 // wait blocks a queued caller until it is handed a slot, its ctx ends, or
 // MaxWait passes.
-func (b *Bulkhead) wait(ctx context.Context, w *waiter) error {
+func (b *Bulkhead) wait(ctx context.Context, w *waiter) (err error) {
+	var start time.Time // read only to report waits
+	if b.obs != nil {
+		start = b.clk.Now()
+		defer func() {
+			if err == nil {
+				b.admitted(start)
+			}
+		}()
+	}
 	var timeout <-chan time.Time
 	if b.cfg.MaxWait > 0 {
 		t := b.clk.NewTimer(b.cfg.MaxWait)
@@ -291,7 +330,11 @@ func (b *Bulkhead) wait(ctx context.Context, w *waiter) error {
 		}
 		b.leaveLocked(w)
 		b.mu.Unlock()
-		return b.timedOut
+		var waited time.Duration
+		if b.obs != nil {
+			waited = b.clk.Now().Sub(start)
+		}
+		return b.refuse(b.timedOut, waited)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the whole configuration of a [Bulkhead], one field per option,
@@ -41,8 +42,20 @@ type Config struct {
 	// "bulkhead(Name)". Empty (the default) leaves it unnamed.
 	Name string
 
-	// Clock is the source of time for MaxWait. nil (the default) means
-	// clock.Real(). It is not written to or read from JSON.
+	// Observer, if not nil, receives the bulkhead's events (see package
+	// telemetry for the table): each refusal (bulkhead.rejected, Err the
+	// refusal, Wait the time spent in the queue: 0 for ErrFull) and each
+	// queued call that got a slot (bulkhead.queued_admitted, Wait the time
+	// in the queue). A call that gets a free slot at once emits nothing.
+	// Events come from the calling goroutine, never with the bulkhead's
+	// lock held; a refusal costs one call of Observe, which allocates
+	// nothing. nil (the default) means no events, at no cost. It is not
+	// written to or read from JSON.
+	Observer telemetry.Observer
+
+	// Clock is the source of time for MaxWait (and for the waits that
+	// events report). nil (the default) means clock.Real(). It is not
+	// written to or read from JSON.
 	Clock clock.Clock
 }
 
@@ -73,8 +86,8 @@ func (c Config) validate(built bool) error {
 }
 
 // MarshalJSON writes c as a JSON object of its non-zero fields, by their
-// Go names, with MaxWait as a Go duration string ("250ms"). Clock is left
-// out.
+// Go names, with MaxWait as a Go duration string ("250ms"). Observer and
+// Clock are left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
@@ -106,6 +119,12 @@ func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.Max
 
 // WithName sets [Config.Name].
 func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+
+// WithObserver sets [Config.Observer]: where the bulkhead's events go (nil:
+// nowhere, the default).
+func WithObserver(o telemetry.Observer) Option {
+	return option(func(c *Config) { c.Observer = o })
+}
 
 // WithClock sets [Config.Clock], the source of time for MaxWait.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }

@@ -12,7 +12,7 @@
 // # Entry points
 //
 //   - [New] creates a Bulkhead; [Option]s ([WithMaxQueue], [WithMaxWait],
-//     [WithName], [WithClock]) configure it. A [Config] read at run time
+//     [WithName], [WithObserver], [WithClock]) configure it. A [Config] read at run time
 //     (it reads and writes JSON) is checked with [Config.Validate] and
 //     given with [WithConfig], which sets its non-zero fields only: a zero
 //     field means the default, so New(5, WithConfig(Config{MaxQueue: 1}))
@@ -24,7 +24,12 @@
 //   - [Bulkhead.SetLimit] changes the number of slots while it runs
 //     (raised, it admits queued callers at once; lowered, it revokes no
 //     running call); [Bulkhead.Limit] reads it.
-//   - [Bulkhead.InFlight] and [Bulkhead.Queued] report for metrics.
+//   - [Bulkhead.InFlight] and [Bulkhead.Queued] report for metrics;
+//     [Bulkhead.Stats] adds the limit and the refusals since New, and
+//     [Bulkhead.Snapshot] gives them in the shape of every guard, for a
+//     telemetry.Registry. [WithObserver] reports refusals and queued calls
+//     admitted as telemetry events; a call that finds a free slot emits
+//     nothing, and with no observer events cost nothing.
 //
 // # Errors
 //

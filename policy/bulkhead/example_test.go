@@ -11,6 +11,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // At most two calls run at once; a third caller is refused at once.
@@ -309,4 +310,36 @@ func ExampleBulkhead_Limit() {
 	// Output:
 	// 4
 	// 16
+}
+
+// An observer sees each refusal; a telemetry.Counter counts them per
+// bulkhead name.
+func ExampleWithObserver() {
+	events := telemetry.NewCounter()
+	b := bulkhead.New(1, bulkhead.WithName("db"), bulkhead.WithObserver(events))
+	ctx := context.Background()
+	_ = b.Acquire(ctx)
+	fmt.Println(b.Acquire(ctx))
+	fmt.Println(b.TryAcquire())
+	fmt.Println(events.Count("db", telemetry.BulkheadRejected))
+	// Output:
+	// bulkhead: full (db)
+	// false
+	// 2
+}
+
+// Stats reports the limit, the calls holding and waiting for a slot, and
+// the refusals since New.
+func ExampleBulkhead_Stats() {
+	b := bulkhead.New(2, bulkhead.WithName("db"))
+	ctx := context.Background()
+	_ = b.Acquire(ctx)
+	_ = b.Acquire(ctx)
+	_ = b.Acquire(ctx) // refused
+	fmt.Printf("%+v\n", b.Stats())
+	s := b.Snapshot()
+	fmt.Println(s.Kind, s.Name, s.Refused, s.Bulkhead.InFlight)
+	// Output:
+	// {Limit:2 InFlight:2 Queued:0 Rejected:1}
+	// bulkhead db 1 2
 }

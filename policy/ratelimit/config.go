@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the whole configuration of a [Limiter] or a [Keyed], one field
@@ -60,6 +61,18 @@ type Config struct {
 	// "ratelimit(Name)". Empty (the default) leaves it unnamed.
 	Name string
 
+	// Observer, if not nil, receives the limiter's events (see package
+	// telemetry for the table): each refusal (ratelimit.rejected, from
+	// Allow, AllowN and Wait/WaitN: Err the refusal, Wait its Retry-After,
+	// 0 from Allow and AllowN, which give none) and each Wait/WaitN that
+	// waited for its token (ratelimit.waited, Wait the time waited). A call
+	// admitted at once emits nothing. Events come from the calling
+	// goroutine, never with a lock held. A Keyed limiter's events have an
+	// empty Key (naming the key would cost an allocation per event): they
+	// carry the Keyed's Name. nil (the default) means no events, at no
+	// cost. It is not written to or read from JSON.
+	Observer telemetry.Observer
+
 	// Clock is the source of time. nil (the default) means clock.Real(),
 	// read through the runtime's monotonic clock directly (time.Since),
 	// which is about twice as fast as a call to time.Now. It is not
@@ -107,7 +120,7 @@ func (c Config) validate(built bool) error {
 
 // MarshalJSON writes c as a JSON object of its non-zero fields, by their
 // Go names: MaxWait as a Go duration string ("250ms"), a Rate of +Inf as
-// "+Inf", Off as -1. Clock is left out.
+// "+Inf", Off as -1. Observer and Clock are left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
@@ -152,6 +165,12 @@ func WithMaxKeys(n int) Option { return option(func(c *Config) { c.MaxKeys = n }
 
 // WithName sets [Config.Name].
 func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+
+// WithObserver sets [Config.Observer]: where the limiter's events go (nil:
+// nowhere, the default).
+func WithObserver(o telemetry.Observer) Option {
+	return option(func(c *Config) { c.Observer = o })
+}
 
 // WithClock sets [Config.Clock], the source of time.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }

@@ -10,7 +10,7 @@
 // # Entry points
 //
 //   - [New] creates a [Limiter]; [Every] gives a rate as one event per
-//     duration. [Option]s ([WithMaxWait], [WithName], [WithClock])
+//     duration. [Option]s ([WithMaxWait], [WithName], [WithObserver], [WithClock])
 //     configure it. A [Config] read at run time (it reads and writes JSON)
 //     is checked with [Config.Validate] and given with [WithConfig], which
 //     sets its non-zero fields only: a zero field means the default, and
@@ -25,7 +25,10 @@
 //   - [Limiter.SetRate] and [Limiter.SetBurst] retune a running limiter,
 //     keeping the tokens in the bucket (as x/time/rate's SetLimit and
 //     SetBurst); [Limiter.Rate], [Limiter.Burst] and [Limiter.Tokens] read
-//     it.
+//     it; [Limiter.Stats] adds the refusals since New, and
+//     [Limiter.Snapshot] gives them in the shape of every guard, for a
+//     telemetry.Registry. [WithObserver] reports refusals and waits as
+//     telemetry events; a call admitted at once emits nothing.
 //   - [Policy] makes a Limiter a layer of a resilience.Policy[T] that
 //     refuses at once; [WaitPolicy] makes one that waits.
 //   - [NewKeyed] creates a [Keyed]: one bucket per key, for at most

@@ -11,6 +11,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // 10 events per second, in bursts of up to 3.
@@ -523,4 +524,30 @@ func ExampleKeyed_SetBurst() {
 	perClient.SetBurst(3)
 	fmt.Println(perClient.Limiter("new").Tokens(), perClient.Limiter("new").AllowN(3))
 	// Output: 3 true
+}
+
+// An observer sees each refusal; a telemetry.Counter counts them per
+// limiter name.
+func ExampleWithObserver() {
+	events := telemetry.NewCounter()
+	l := ratelimit.New(1, 2, ratelimit.WithName("api"), ratelimit.WithObserver(events))
+	fmt.Println(l.Allow(), l.Allow(), l.Allow())
+	fmt.Println(events.Count("api", telemetry.RateLimitRejected))
+	// Output:
+	// true true false
+	// 1
+}
+
+// Stats reports the rate, the burst, the tokens left and the refusals
+// since New.
+func ExampleLimiter_Stats() {
+	l := ratelimit.New(10, 3, ratelimit.WithClock(clock.NewFake()), ratelimit.WithName("api"))
+	_ = l.AllowN(3)
+	_ = l.Allow() // refused
+	fmt.Printf("%+v\n", l.Stats())
+	s := l.Snapshot()
+	fmt.Println(s.Kind, s.Name, s.Refused)
+	// Output:
+	// {Rate:10 Burst:3 Tokens:0 Rejected:1}
+	// ratelimit api 1
 }

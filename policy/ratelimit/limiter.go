@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Limiter is a token bucket shared by every call to one dependency: it
@@ -35,6 +36,9 @@ type Limiter struct {
 	cur atomic.Pointer[bucket] // the bucket now; never nil
 	mu  sync.Mutex             // serializes changes; held while cur is sealed
 	b0  bucket                 // the first bucket
+
+	// rejected counts the refusals since New; only refusals write it.
+	rejected atomic.Uint64
 }
 
 // bucket is the GCRA state under one set of params: the theoretical
@@ -103,7 +107,11 @@ func (l *Limiter) Allow() bool {
 		}
 		lo, hi := p.now()
 		if _, _, r := b.admit(lo, hi, p.inc, 0); r != replaced {
-			return r == admitted
+			if r == admitted {
+				return true
+			}
+			l.refuse(p, ErrLimited, 0)
+			return false
 		}
 		l.awaitChange()
 	}
@@ -127,7 +135,11 @@ func (l *Limiter) AllowN(n int) bool {
 		}
 		lo, hi := p.now()
 		if _, _, r := b.admit(lo, hi, int64(n)*p.inc, 0); r != replaced {
-			return r == admitted
+			if r == admitted {
+				return true
+			}
+			l.refuse(p, ErrLimited, 0)
+			return false
 		}
 		l.awaitChange()
 	}
@@ -256,14 +268,30 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 		if wait == math.MaxInt64 { // the burst changed under us
 			return fmt.Errorf("%w%s: %d asked, burst %d", ErrExceedsBurst, p.nameSuffix(), n, b.p.burst)
 		}
-		return resilience.Refuse(ErrLimited, p.cfg.Name, b.p.waitFor(at, wait))
+		hint := b.p.waitFor(at, wait)
+		return l.refuse(b.p, resilience.Refuse(ErrLimited, p.cfg.Name, hint), hint)
 	}
 	if wait <= 0 {
 		return nil
 	}
-	if err := p.clk.Sleep(ctx, b.p.waitFor(at, wait)); err != nil {
+	d := b.p.waitFor(at, wait)
+	if err := p.clk.Sleep(ctx, d); err != nil {
 		b.giveBack(tat, int64(n)*b.p.inc)
 		return err
 	}
+	if o := b.p.cfg.Observer; o != nil {
+		o.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: b.p.cfg.Name, Wait: d})
+	}
 	return nil
+}
+
+// refuse counts a refusal, reports it to p's observer (the limiter holds
+// no lock here) and returns err. hint is its Retry-After; 0 where the
+// caller is given none (Allow, AllowN).
+func (l *Limiter) refuse(p *params, err error, hint time.Duration) error {
+	l.rejected.Add(1)
+	if o := p.cfg.Observer; o != nil {
+		o.Observe(telemetry.Event{Type: telemetry.RateLimitRejected, Name: p.cfg.Name, Err: err, Wait: hint})
+	}
+	return err
 }

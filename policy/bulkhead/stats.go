@@ -1,0 +1,44 @@
+package bulkhead
+
+import "github.com/f0b5b96b/resilience/telemetry"
+
+// Stats is a snapshot of a bulkhead's live state, from [Bulkhead.Stats].
+type Stats struct {
+	Limit    int // the most calls that may hold a slot at once, as [Bulkhead.Limit]
+	InFlight int // slots held now, as [Bulkhead.InFlight]
+	Queued   int // callers waiting for a slot now, as [Bulkhead.Queued]
+	// Rejected is the number of calls refused since the bulkhead was made
+	// (ErrFull, ErrQueueTimeout, and TryAcquire returning false). It only
+	// grows.
+	Rejected uint64
+}
+
+// Stats returns a snapshot of the bulkhead now. InFlight and Queued are
+// read together from one atomic word, so they belong to one instant (with
+// InFlight counting, for an instant, callers being refused, as
+// [Bulkhead.InFlight] says); Limit and Rejected are read beside it, each
+// atomically. Stats takes no lock and allocates nothing. It is safe to call
+// at any time from any goroutine.
+func (b *Bulkhead) Stats() Stats {
+	m := b.max.Load()
+	s := b.state.Load()
+	return Stats{
+		Limit:    int(m),
+		InFlight: int(s & heldMask),
+		Queued:   int(max(s, 0) >> 32),
+		Rejected: b.rejected.Load(),
+	}
+}
+
+// Snapshot returns [Bulkhead.Stats] in the shape all guards share, for a
+// telemetry.Registry and exporters: Kind telemetry.Bulkhead, the
+// bulkhead's Name, Refused (Stats.Rejected) and the Bulkhead part.
+func (b *Bulkhead) Snapshot() telemetry.Snapshot {
+	s := b.Stats()
+	return telemetry.Snapshot{
+		Kind:     telemetry.Bulkhead,
+		Name:     b.cfg.Name,
+		Refused:  s.Rejected,
+		Bulkhead: telemetry.BulkheadStats{Limit: s.Limit, InFlight: s.InFlight, Queued: s.Queued},
+	}
+}

@@ -1,0 +1,36 @@
+package ratelimit
+
+import "github.com/f0b5b96b/resilience/telemetry"
+
+// Stats is a snapshot of a limiter's live state, from [Limiter.Stats].
+type Stats struct {
+	Rate   float64 // events per second, as [Limiter.Rate]
+	Burst  int     // the most tokens the bucket holds, as [Limiter.Burst]
+	Tokens float64 // tokens in the bucket now, as [Limiter.Tokens]
+	// Rejected is the number of calls refused since the limiter was made
+	// (Allow and AllowN returning false, Wait and WaitN refused with
+	// ErrLimited). It only grows.
+	Rejected uint64
+}
+
+// Stats returns a snapshot of the limiter now: Rate, Burst and Tokens as
+// the methods of those names read them, one after the other (a SetRate or
+// SetBurst at that instant may fall between them), and Rejected. It takes
+// no lock and allocates nothing; it is safe to call at any time from any
+// goroutine.
+func (l *Limiter) Stats() Stats {
+	return Stats{Rate: l.Rate(), Burst: l.Burst(), Tokens: l.Tokens(), Rejected: l.rejected.Load()}
+}
+
+// Snapshot returns [Limiter.Stats] in the shape all guards share, for a
+// telemetry.Registry and exporters: Kind telemetry.RateLimit, the
+// limiter's Name, Refused (Stats.Rejected) and the Limiter part.
+func (l *Limiter) Snapshot() telemetry.Snapshot {
+	s := l.Stats()
+	return telemetry.Snapshot{
+		Kind:    telemetry.RateLimit,
+		Name:    l.cur.Load().p.cfg.Name,
+		Refused: s.Rejected,
+		Limiter: telemetry.LimiterStats{Rate: s.Rate, Burst: s.Burst, Tokens: s.Tokens},
+	}
+}
