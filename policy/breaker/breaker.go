@@ -104,6 +104,7 @@ type settings struct {
 	onChange         func(Transition)
 	obs              telemetry.Observer // nil: no events
 	clk              clock.Clock
+	regroup          func(*Breaker)                          // a Keyed's: called, locked, when a breaker closes or stops being closed
 	base             time.Time                               // the breakers' time 0
 	forcedErr        atomic.Pointer[resilience.RefusedError] // made on the first ForceOpen
 	measure          bool                                    // slowCall > 0: a call's duration is measured
@@ -739,6 +740,9 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		b.restartCooldownsLocked()
 	}
 	b.word.Store(makeWord(gen, to, forced))
+	if f := b.cfg.regroup; f != nil && (from != Closed || wordForced(old)) != (to != Closed || forced) {
+		f(b) // a Keyed's breaker went from closed to not, or back
+	}
 	if changed && (b.cfg.onChange != nil || b.cfg.obs != nil) {
 		b.queueLocked(note{
 			transition: true,

@@ -294,3 +294,12 @@ func TestContentionGrowsTheSet(t *testing.T) {
 		waitWithin(t, &wg, "the calling goroutines")
 	}
 }
+
+// TestKeyedEntryOf: entryOf finds a Keyed's entry from its breaker.
+func TestKeyedEntryOf(t *testing.T) {
+	k := NewKeyed[string](WithClock(clock.NewFake()))
+	b := k.Breaker("a")
+	if e := entryOf[string](b); &e.Value != b || e.Key() != "a" {
+		t.Fatalf("entryOf(b) = %p with key %q, want the entry of a", e, e.Key())
+	}
+}
