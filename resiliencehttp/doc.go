@@ -25,6 +25,12 @@
 // learn what the handler did: a 5xx answer other than 501, or a panic, is a
 // failure, so a breaker opens when the handler keeps failing.
 //
-// Entry points: [Transport], [Middleware], [WithKeyedLimit], [IsFailure],
-// [ParseRetryAfter], [StatusError], [ErrBodyNotReplayable].
+// [HostBreaker] keys breakers by the request's host (a breaker.Keyed): a
+// host that fails is cut off while the others are still called. The layers
+// of Transport.Policy find the request being sent in their context
+// ([Request], [RequestHost]), for key functions of their own.
+//
+// Entry points: [Transport], [Middleware], [WithKeyedLimit], [HostBreaker],
+// [Request], [RequestHost], [IsFailure], [ParseRetryAfter], [StatusError],
+// [ErrBodyNotReplayable].
 package resiliencehttp
