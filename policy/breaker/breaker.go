@@ -67,7 +67,8 @@ type Breaker struct {
 	slow       uint64      // slow calls in this generation
 	succAtFail uint64      // successes of this generation at its last failure
 	streak     uint64      // consecutive failures up to the last failure
-	carry      [2]uint64   // shard counts folded away in this generation
+	carry      uint64      // successes folded away from the shards in this generation
+	refusedAcc uint64      // refusals of all generations not in the shards' words
 	trials     []trial     // outstanding trials of this half-open state
 	nextTrial  uint32
 	notes      *notes            // not yet delivered; nil until the first
@@ -370,11 +371,8 @@ func (b *Breaker) admitSlow(p *admission) error {
 		// The real clock: while the last refusal's hint is fresh, refuse
 		// with it, reading no clock (see freshenLocked); else take the
 		// lock, which refreshes it.
-		if b.hint.Load() == hintFresh {
-			if r := b.lastRefusal.Load(); r != nil && r.gen == wordGen(w) {
-				b.reject(wordGen(w), false)
-				return b.refuse(r.err)
-			}
+		if err := b.refuseFresh(w); err != nil {
+			return err
 		}
 	case wordState(w) == Open:
 		now := b.now()
@@ -417,12 +415,17 @@ func (b *Breaker) admitSlow(p *admission) error {
 }
 
 // refuse reports refusal r to the observer, if there is one, and returns
-// it: with an observer, one call that allocates nothing.
+// it: with an observer, one call that allocates nothing. It is small
+// enough to inline.
 func (b *Breaker) refuse(r *resilience.RefusedError) error {
-	if o := b.cfg.obs; o != nil {
-		o.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: b.cfg.name, Key: b.key, Err: r, Wait: r.RetryAfter()})
+	if b.cfg.obs != nil {
+		b.observeRefusal(r)
 	}
 	return r
+}
+
+func (b *Breaker) observeRefusal(r *resilience.RefusedError) {
+	b.cfg.obs.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: b.cfg.name, Key: b.key, Err: r, Wait: r.RetryAfter()})
 }
 
 // refusedErr returns the refusal, for reason (ErrOpen or ErrTooManyTrials),
@@ -516,7 +519,7 @@ func (b *Breaker) complete(a admission, measured bool, o Outcome, err error) {
 // generation no longer read, is harmless) or counts for a later one (and
 // the success goes to finishSlow, which drops it).
 func (b *Breaker) countSuccess(w uint64) bool {
-	c := &b.shardFor().n[kSuccesses]
+	c := &b.shardFor().succ
 	x := c.Load()
 	// x's tag is w's generation (tag(wordGen(w)), written out to keep
 	// the cost within the inlining budget) and its count is below
@@ -582,7 +585,7 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 		if !b.timed {
 			b.missedSuccess(gen)
 		}
-		b.add(kSuccesses, gen, false)
+		b.addSuccess(gen, false)
 		if b.cfg.buckets > 0 {
 			b.shardFor().ring.add(b, gen, b.win.tw.bucket(now))
 		}
@@ -598,7 +601,7 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 	gen := wordGen(w)
 	var streak uint64
 	if o == Success {
-		b.add(kSuccesses, gen, true)
+		b.addSuccess(gen, true)
 		if b.cfg.buckets > 0 {
 			b.shardFor().ring.add(b, gen, b.win.tw.bucket(now))
 		}
@@ -626,7 +629,7 @@ func (b *Breaker) missedSuccess(gen uint64) {
 	if b.isGrown() {
 		return
 	}
-	if x := b.s0.n[kSuccesses].Load(); x-tag(gen) < countMask {
+	if x := b.s0.succ.Load(); x-tag(gen) < countMask {
 		b.collided()
 	}
 }
@@ -657,11 +660,11 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome, err e
 		b.noteLocked(telemetry.BreakerFailure, err)
 		b.setLocked(Open, false, now)
 	case slow:
-		b.add(kSuccesses, gen, true)
+		b.addSuccess(gen, true)
 		b.setLocked(Open, false, now)
 	default:
-		b.add(kSuccesses, gen, true)
-		if b.sumLocked(kSuccesses, gen) >= b.cfg.successThreshold {
+		b.addSuccess(gen, true)
+		if b.successesLocked(gen) >= b.cfg.successThreshold {
 			b.setLocked(Closed, false, now)
 		}
 	}
@@ -720,7 +723,7 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		left = b.countsLocked(at)
 	}
 	gen := wordGen(old) + 1
-	b.fails, b.slow, b.succAtFail, b.streak, b.carry = 0, 0, 0, 0, [2]uint64{}
+	b.fails, b.slow, b.succAtFail, b.streak, b.carry = 0, 0, 0, 0, 0
 	b.trials, b.nextTrial = b.trials[:0], 0
 	if b.win != nil {
 		b.win.cw.reset()
@@ -785,14 +788,14 @@ func (b *Breaker) noteLocked(t telemetry.Type, err error) {
 func (b *Breaker) countsLocked(now int64) Counts {
 	w := b.word.Load()
 	gen := wordGen(w)
-	succ := b.sumLocked(kSuccesses, gen)
+	succ := b.successesLocked(gen)
 	c := Counts{
 		Successes:            succ,
 		Failures:             b.fails,
 		Slow:                 b.slow,
 		ConsecutiveSuccesses: succ - b.succAtFail,
 		ConsecutiveFailures:  b.streakLocked(succ),
-		Rejected:             b.sumLocked(kRejected, gen),
+		Rejected:             b.rejectedLocked(gen),
 	}
 	if x := b.win; x != nil && wordState(w) == Closed {
 		switch {
@@ -819,7 +822,7 @@ func (b *Breaker) windowAddLocked(gen uint64, failed, slow bool, now int64) {
 	switch x := b.win; {
 	case x == nil:
 	case x.cw.size > 0:
-		pos := b.sumLocked(kSuccesses, gen) + b.fails
+		pos := b.successesLocked(gen) + b.fails
 		x.cw.add(pos, failed, slow)
 	case x.tw.buckets > 0:
 		x.tw.add(x.tw.bucket(now), failed, slow)

@@ -38,3 +38,27 @@ func (b *Breaker) freshenLocked(left int64) {
 
 // staleHint is the hint timer's function.
 func (b *Breaker) staleHint() { b.hint.Store(hintStale) }
+
+// refuseFresh refuses a call that found state word w, if w is open (not
+// forced) and the last refusal, of w's generation, is fresh: it counts the
+// refusal and returns its error, reading no clock. Otherwise it returns
+// nil, having done nothing. Only a breaker on the real clock has a fresh
+// hint.
+func (b *Breaker) refuseFresh(w uint64) error {
+	if w&(stateMask|forcedBit) != uint64(Open) || b.hint.Load() != hintFresh {
+		return nil
+	}
+	r := b.lastRefusal.Load()
+	if r == nil || r.gen != wordGen(w) {
+		return nil
+	}
+	// b.reject(gen, false), its common case written out: one call fewer.
+	c := &b.shardFor().rej
+	if x := c.Load(); x-w>>genShift<<32 >= countMask { // another generation's word, or full
+		b.reject(wordGen(w), false)
+	} else if !c.CompareAndSwap(x, x+1) {
+		b.collided()
+		b.reject(wordGen(w), false)
+	}
+	return b.refuse(r.err)
+}

@@ -282,6 +282,9 @@ func KeyedPolicy[T any, K comparable](k *Keyed[K], key func(ctx context.Context)
 func through[T any](ctx context.Context, b *Breaker, next resilience.Next[T]) (v T, err error) {
 	w := b.word.Load()
 	if wordState(w) != Closed || b.measure {
+		if err = b.refuseFresh(w); err != nil {
+			return v, err
+		}
 		return policySlow(ctx, b, next)
 	}
 	err = errPanicked // stays so only if next.Call does not return

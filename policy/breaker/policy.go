@@ -46,6 +46,9 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 		}
 		w := b.word.Load()
 		if wordState(w) != Closed || b.measure {
+			if err = b.refuseFresh(w); err != nil {
+				return v, err // open: a refusal that reads no clock
+			}
 			return policySlow(ctx, b, next)
 		}
 		err = errPanicked // stays so only if next.Call does not return

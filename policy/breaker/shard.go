@@ -36,12 +36,21 @@ import (
 // generation. A count about to overflow is folded into Breaker.carry under
 // the lock.
 //
-// A shard also counts the refusals of every generation (refused, not
-// tagged): the breaker's refusals since it was made, for Stats.
+// Refusals are counted the same way, in a tagged word per shard (rej),
+// with one difference: every refusal must also count in the breaker's
+// lifetime total (Stats.Refused), so no count is ever dropped. The count
+// of a word, whatever its tag, is part of the total; a word is retagged
+// for a new generation only under the breaker's lock, which moves its old
+// count into Breaker.refusedAcc in the same step; and a refusal of a
+// generation that has ended, finding a word of a later one, counts in
+// refusedAcc alone, under the lock. So a refusal is one compare-and-swap,
+// the lifetime total (refusedAcc plus every word's count, read under the
+// lock) is exact, and a generation's Rejected (its words) never holds a
+// refusal of another.
 type shard struct {
-	n       [2]atomic.Uint64 // tagged counts, indexed by kSuccesses, kRejected
-	refused atomic.Uint64    // refusals of all generations
-	ring    *successRing     // time-based window only: successes per bucket
+	succ atomic.Uint64 // tagged count of successes
+	rej  atomic.Uint64 // tagged count of refusals
+	ring *successRing  // time-based window only: successes per bucket
 }
 
 // paddedShard is a shard of a grown set: two cache lines, since
@@ -67,12 +76,6 @@ func (b *Breaker) grownShards(g *shardSet) []paddedShard {
 	}
 	return unsafe.Slice((*paddedShard)(g.first), 1<<(64-g.shift))
 }
-
-// Shard counters.
-const (
-	kSuccesses = iota
-	kRejected
-)
 
 const countMask = 1<<32 - 1
 
@@ -182,40 +185,91 @@ func log2(n int) int {
 	return k
 }
 
-// add increments shard counter k for generation gen, unless gen is no
-// longer current. locked tells whether the caller holds b.mu.
-func (b *Breaker) add(k int, gen uint64, locked bool) {
-	b.addSlow(&b.shardFor().n[k], k, gen, locked)
+// addSuccess counts a success for generation gen, unless gen is no longer
+// current. locked tells whether the caller holds b.mu.
+func (b *Breaker) addSuccess(gen uint64, locked bool) {
+	b.addSlow(&b.shardFor().succ, gen, locked)
 }
 
-// reject counts a refusal in generation gen: in the generation's counts,
-// unless gen is no longer current, and in the refusals of all generations.
-// locked tells whether the caller holds b.mu.
+// reject counts a refusal of generation gen: a compare-and-swap on the
+// caller's shard in the common case (the shard counts for gen and is not
+// full), so that collisions on s0 are seen (parallel refusals grow the set
+// too). locked tells whether the caller holds b.mu.
 func (b *Breaker) reject(gen uint64, locked bool) {
-	s := b.shardFor()
-	s.refused.Add(1)
-	b.addSlow(&s.n[kRejected], kRejected, gen, locked)
+	c := &b.shardFor().rej
+	for {
+		x := c.Load()
+		if x-tag(gen) >= countMask { // another generation's word, or full
+			b.rejectSlow(c, gen, locked)
+			return
+		}
+		if c.CompareAndSwap(x, x+1) {
+			return
+		}
+		b.collided()
+	}
 }
 
-// refusals returns the refusals of all generations.
-func (b *Breaker) refusals() uint64 {
-	n := b.s0.refused.Load()
+// rejectSlow counts a refusal of generation gen that found refusal word c
+// tagged for another generation, or full: under the lock, it retags c for
+// gen (its old count going into refusedAcc), or, if gen has ended, counts
+// the refusal in refusedAcc alone.
+func (b *Breaker) rejectSlow(c *atomic.Uint64, gen uint64, locked bool) {
+	if !locked {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+	}
+	for {
+		x := c.Load()
+		switch {
+		case wordGen(b.word.Load()) != gen:
+			b.refusedAcc++ // a generation that has ended: lifetime only
+			return
+		case x-tag(gen) < countMask: // retagged meanwhile, before we took the lock
+			if c.CompareAndSwap(x, x+1) {
+				return
+			}
+		case c.CompareAndSwap(x, tag(gen)|1):
+			b.refusedAcc += x & countMask
+			return
+		}
+	}
+}
+
+// refusalsLocked returns the refusals of all generations.
+func (b *Breaker) refusalsLocked() uint64 {
+	n := b.refusedAcc + b.s0.rej.Load()&countMask
 	ss := b.grownShards((*shardSet)(atomic.LoadPointer(&b.set)))
 	for i := range ss {
-		n += ss[i].refused.Load()
+		n += ss[i].rej.Load() & countMask
 	}
 	return n
 }
 
-// addSlow is add for counter c of the caller's shard.
-func (b *Breaker) addSlow(c *atomic.Uint64, k int, gen uint64, locked bool) {
+// rejectedLocked returns the refusals of generation gen.
+func (b *Breaker) rejectedLocked(gen uint64) uint64 {
+	t, n := tag(gen), uint64(0)
+	if w := b.s0.rej.Load(); w&^countMask == t {
+		n += w & countMask
+	}
+	ss := b.grownShards((*shardSet)(atomic.LoadPointer(&b.set)))
+	for i := range ss {
+		if w := ss[i].rej.Load(); w&^countMask == t {
+			n += w & countMask
+		}
+	}
+	return n
+}
+
+// addSlow is addSuccess for the success counter c of the caller's shard.
+func (b *Breaker) addSlow(c *atomic.Uint64, gen uint64, locked bool) {
 	t := tag(gen)
 	for {
 		w := c.Load()
 		nw := t | 1
 		if w&^countMask == t {
 			if w&countMask == countMask {
-				if !b.fold(c, k, gen, w, locked) {
+				if !b.fold(c, gen, w, locked) {
 					return
 				}
 				continue
@@ -231,9 +285,9 @@ func (b *Breaker) addSlow(c *atomic.Uint64, k int, gen uint64, locked bool) {
 	}
 }
 
-// fold moves the full count w of counter c into b.carry[k]. It reports
-// false if gen is no longer current.
-func (b *Breaker) fold(c *atomic.Uint64, k int, gen, w uint64, locked bool) bool {
+// fold moves the full count w of counter c into b.carry. It reports false
+// if gen is no longer current.
+func (b *Breaker) fold(c *atomic.Uint64, gen, w uint64, locked bool) bool {
 	if !locked {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -242,20 +296,20 @@ func (b *Breaker) fold(c *atomic.Uint64, k int, gen, w uint64, locked bool) bool
 		return false
 	}
 	if c.CompareAndSwap(w, tag(gen)) {
-		b.carry[k] += countMask
+		b.carry += countMask
 	}
 	return true
 }
 
-// sumLocked returns the count of counter k in generation gen.
-func (b *Breaker) sumLocked(k int, gen uint64) uint64 {
-	t, n := tag(gen), b.carry[k]
-	if w := b.s0.n[k].Load(); w&^countMask == t {
+// successesLocked returns the successes of generation gen.
+func (b *Breaker) successesLocked(gen uint64) uint64 {
+	t, n := tag(gen), b.carry
+	if w := b.s0.succ.Load(); w&^countMask == t {
 		n += w & countMask
 	}
 	ss := b.grownShards((*shardSet)(atomic.LoadPointer(&b.set)))
 	for i := range ss {
-		if w := ss[i].n[k].Load(); w&^countMask == t {
+		if w := ss[i].succ.Load(); w&^countMask == t {
 			n += w & countMask
 		}
 	}
@@ -271,7 +325,7 @@ func (b *Breaker) sumLocked(k int, gen uint64) uint64 {
 // failLocked counts a failure of generation gen, the current one, and
 // returns the consecutive failures.
 func (b *Breaker) failLocked(gen uint64) uint64 {
-	succ := b.sumLocked(kSuccesses, gen)
+	succ := b.successesLocked(gen)
 	b.streak = b.streakLocked(succ)
 	if b.streak != math.MaxUint64 {
 		b.streak++

@@ -48,7 +48,7 @@ func (b *Breaker) Stats() Stats {
 		Forced:     wordForced(w),
 		Generation: wordGen(w),
 		Counts:     b.countsLocked(now),
-		Refused:    b.refusals(), // after Counts: see reject
+		Refused:    b.refusalsLocked(), // after Counts: never below its Rejected
 	}
 	b.unlock()
 	return s
