@@ -131,40 +131,6 @@ func Then[T any](ps ...Policy[T]) Policy[T] {
 	return chain(layers)
 }
 
-// Fallback returns a policy that runs p and, when p returns a non-nil error,
-// returns fn(ctx, err) instead: fn receives p's error and what fn returns is
-// the result (fn may return the error again, or a different one). fn is not
-// called when p succeeds, and not called when the op panics: a panic goes on
-// up to the caller. The fallback is outside p; put it outermost so it also
-// covers the refusals of p's guards.
-//
-// fn is called with the caller's ctx, which may be done (e.g. when p
-// returned ctx.Err()); check ctx.Err() in fn when a fallback must not run
-// after the caller gave up. Fallback panics if fn is nil.
-func (p Policy[T]) Fallback(fn func(ctx context.Context, err error) (T, error)) Policy[T] {
-	if fn == nil {
-		panic("resilience: Fallback fn must not be nil")
-	}
-	return Then(Fallback(fn), p)
-}
-
-// Fallback returns a one-layer policy named "fallback" that runs the rest of
-// the chain and, when it returns a non-nil error, returns fn(ctx, err)
-// instead. Fallback(fn).Then(p) is the same as p.Fallback(fn); see
-// [Policy.Fallback] for the contract. Fallback panics if fn is nil.
-func Fallback[T any](fn func(ctx context.Context, err error) (T, error)) Policy[T] {
-	if fn == nil {
-		panic("resilience: Fallback fn must not be nil")
-	}
-	return New("fallback", func(ctx context.Context, next Next[T]) (T, error) {
-		v, err := next.Call(ctx)
-		if err != nil {
-			return fn(ctx, err)
-		}
-		return v, nil
-	})
-}
-
 // Do runs op through p under ctx and returns its result. Do allocates
 // nothing of its own: with built-in policies that succeed, a call costs no
 // allocation beyond what op does. Do panics if op is nil.

@@ -20,14 +20,17 @@
 // dependency; each has an adapter that makes it a Policy[T] for any T.
 // Time comes from package clock, delay schedules from package backoff.
 // What the policies do is reported through package telemetry: events to an
-// observer given with each policy's WithObserver, guards' live Stats, and a
+// observer given with each policy's WithObserver (a fallback's:
+// [WithFallbackObserver]), guards' live Stats, and a
 // registry of guards and pipelines for exporters and health checks.
 //
 // # Entry points
 //
 //   - [New]: a policy of your own, one layer that calls [Next.Call] to go on
 //   - [Then], [Policy.Then]: composition, outermost first
-//   - [Policy.Fallback], [Fallback]: a result to use when the chain fails
+//   - [Policy.Fallback], [Fallback]: a result to use when the chain fails,
+//     named and observed through [FallbackOption]s ([WithFallbackName],
+//     [WithFallbackObserver])
 //   - [Policy.Do], [Policy.Wrap]: running an op
 //   - [Guard], [Guard2], [GuardErr]: guarded functions that keep their own shape
 //   - [As]: typed calls through one shared Policy[any]
@@ -52,12 +55,25 @@
 //     erases New's arguments, an earlier option, or a default: given
 //     bulkhead.New(5, bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1})),
 //     the bulkhead has 5 slots and a queue of 1.
+//   - A zero in a Config never overrides: it is "not set", so a Config
+//     cannot unset what an earlier option set (given
+//     timeout.WithAbandon(true), a Config with Abandon false still
+//     abandons; given bulkhead.WithMaxQueue(100), MaxQueue 0 keeps the
+//     queue). Build from the Config first, then let code override:
+//     New(x, WithConfig(fileCfg), codeOptions...).
+//   - The two fields of an exclusive pair (breaker's Cooldown and
+//     CooldownBackoff, WindowCalls and WindowDuration) follow "last wins"
+//     too: setting one to a non-zero value, by its option or by a
+//     WithConfig whose Config sets it, clears the other. One Config that
+//     sets both is invalid.
 //   - c.Validate() reports the first invalid field by name and value, the
-//     message New panics with. Invalid options panic in New.
+//     message New panics with (a duration as JSON spells it: Off as
+//     "off"). Invalid options panic in New.
 //   - Config values round-trip through encoding/json: durations are Go
 //     duration strings ("250ms", "30s", "off"), fields that cannot be
-//     serialised (functions, clocks, shared objects) are skipped, unknown
-//     fields are an error.
+//     serialised (functions, clocks, shared objects) are left out when
+//     writing, and a file that names one, or any unknown field, is an
+//     error when reading.
 //
 // Options that carry a result type are generic (hedge.WithAccept[T]); all
 // others are not.

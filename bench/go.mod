@@ -12,4 +12,7 @@ require (
 	golang.org/x/time v0.16.0
 )
 
-require github.com/bits-and-blooms/bitset v1.24.4 // indirect
+require (
+	github.com/bits-and-blooms/bitset v1.24.4 // indirect
+	github.com/influxdata/tdigest v0.0.1 // indirect
+)

@@ -1,11 +1,14 @@
 package clock
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,6 +40,13 @@ type Fake struct {
 	// advMu serialises Advance and Set so time never moves backwards
 	// under concurrent Advance calls.
 	advMu sync.Mutex
+	// firing is the id of the goroutine running AfterFunc callbacks in
+	// advanceTo, 0 when none is: Advance, Set and Sleep called on that
+	// goroutine would wait for ever, so they panic (see checkNotFiring).
+	firing atomic.Uint64
+	// stack is advanceTo's buffer for goid, guarded by advMu, so that an
+	// Advance that fires callbacks allocates nothing.
+	stack [64]byte
 }
 
 var _ Clock = (*Fake)(nil)
@@ -90,9 +100,11 @@ func (f *Fake) NewTimer(d time.Duration) Timer {
 //
 // fn runs synchronously in the goroutine calling Advance or Set, with the
 // Fake unlocked: it may call any method of the Fake or of its Timers
-// (Now, NewTimer, AfterFunc, Stop, Reset, Waiters, ...) except Advance and
-// Set, which would deadlock. fn must not block waiting for the Fake's time
-// to move (for example by calling Sleep). AfterFunc panics if fn is nil.
+// (Now, NewTimer, AfterFunc, Stop, Reset, Waiters, ...) except Advance,
+// Set and a Sleep that would block: time cannot move until fn returns, so
+// those panic rather than wait for ever. fn must not block waiting for the
+// Fake's time to move in any other way either (a goroutine of its own that
+// sleeps, say), which would hang. AfterFunc panics if fn is nil.
 func (f *Fake) AfterFunc(d time.Duration, fn func()) Timer {
 	if fn == nil {
 		panic("clock: AfterFunc with nil func")
@@ -109,10 +121,14 @@ func (f *Fake) AfterFunc(d time.Duration, fn func()) Timer {
 // the second. While it blocks it holds an armed timer, counted by
 // [Fake.Waiters]; the timer is removed when ctx ends. If d <= 0 or ctx is
 // already done, Sleep returns ctx.Err() at once without arming a timer.
+//
+// Called from an AfterFunc callback of the same Fake, a Sleep that would
+// block panics: time cannot move until the callback returns.
 func (f *Fake) Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil || d <= 0 {
 		return err
 	}
+	f.checkNotFiring("Sleep")
 	t := f.NewTimer(d)
 	select {
 	case <-t.C():
@@ -148,14 +164,18 @@ func (f *Fake) Sleep(ctx context.Context, d time.Duration) error {
 // usable: Now reports that instant and the timer that would have fired
 // next is still armed.
 //
-// Concurrent calls to Advance and Set are serialised. Advance must not be
-// called from an AfterFunc callback of the same Fake. It panics if d < 0,
-// or past the bound above.
+// Concurrent calls to Advance and Set are serialised: one made while
+// another runs callbacks waits for it. Advance called from an AfterFunc
+// callback of the same Fake, which would wait for ever for the Advance or
+// Set that runs the callback, panics instead, with a message starting
+// "clock: Advance called from an AfterFunc callback of the same Fake"; the
+// Fake is still usable. Advance also panics if d < 0, or past the bound
+// above.
 func (f *Fake) Advance(d time.Duration) {
 	if d < 0 {
 		panic(fmt.Sprintf("clock: Advance with negative duration %v", d))
 	}
-	f.advMu.Lock()
+	f.lockAdvance("Advance")
 	defer f.advMu.Unlock()
 	f.lock()
 	target := f.now.Add(d)
@@ -165,11 +185,11 @@ func (f *Fake) Advance(d time.Duration) {
 
 // Set sets the Fake's time to t. If t is not before the current time, Set is
 // the same as Advance(t.Sub(f.Now())). If t is before it, Set moves the time
-// back to t and fires nothing; armed timers keep their deadlines. Set must
-// not be called from an AfterFunc callback of the same Fake. Like Advance,
-// it panics when more than 1<<20 timers would fire at one instant.
+// back to t and fires nothing; armed timers keep their deadlines. Like
+// Advance, Set panics when called from an AfterFunc callback of the same
+// Fake, and when more than 1<<20 timers would fire at one instant.
 func (f *Fake) Set(t time.Time) {
-	f.advMu.Lock()
+	f.lockAdvance("Set")
 	defer f.advMu.Unlock()
 	f.lock()
 	if t.Before(f.now) {
@@ -179,6 +199,44 @@ func (f *Fake) Set(t time.Time) {
 	}
 	f.mu.Unlock()
 	f.advanceTo(t)
+}
+
+// lockAdvance locks f.advMu for op (Advance or Set). When it is held, it
+// first panics if the caller is an AfterFunc callback of f, which holds it
+// through the callback and would wait for ever.
+func (f *Fake) lockAdvance(op string) {
+	if f.advMu.TryLock() {
+		return
+	}
+	f.checkNotFiring(op)
+	f.advMu.Lock()
+}
+
+// checkNotFiring panics, naming op, if the calling goroutine is running
+// AfterFunc callbacks of f: time cannot move until they return. It costs
+// one atomic load unless some goroutine is running callbacks of f.
+func (f *Fake) checkNotFiring(op string) {
+	if g := f.firing.Load(); g != 0 && g == goid(new([64]byte)) {
+		panic("clock: " + op + " called from an AfterFunc callback of the same Fake: " +
+			"the callback runs inside Advance or Set, so time cannot move until it returns")
+	}
+}
+
+// goid returns the id of the calling goroutine, read from the first line
+// of its stack trace ("goroutine 18 [running]:"), or 0 (no goroutine: the
+// check is off) if it cannot read it. Ids are never reused.
+// It takes about a microsecond: it is called only around callbacks. buf
+// is its scratch space.
+func goid(buf *[64]byte) uint64 {
+	b := bytes.TrimPrefix(buf[:runtime.Stack(buf[:], false)], []byte("goroutine "))
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // maxFiringsPerInstant bounds the timer firings at one instant within one
@@ -191,6 +249,12 @@ const maxFiringsPerInstant = 1 << 20
 // timers would fire at one instant.
 func (f *Fake) advanceTo(target time.Time) {
 	firings := 0 // at f.now, within this call
+	firing := false
+	defer func() {
+		if firing {
+			f.firing.Store(0)
+		}
+	}()
 	for {
 		f.lock()
 		if len(f.timers) == 0 || f.timers[0].when.After(target) {
@@ -217,6 +281,10 @@ func (f *Fake) advanceTo(target time.Time) {
 		f.notifyLocked()
 		f.mu.Unlock()
 		if t.fn != nil {
+			if !firing {
+				firing = true
+				f.firing.Store(goid(&f.stack))
+			}
 			t.fn()
 		}
 	}

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/f0b5b96b/resilience/clock"
 )
@@ -680,5 +685,165 @@ func TestFakeManyFiringsAtDistinctInstantsDoNotPanic(t *testing.T) {
 	}
 	if instants*chain <= maxFiringsPerInstant {
 		t.Fatalf("the chain fired %d times in all, want more than the bound %d", instants*chain, maxFiringsPerInstant)
+	}
+}
+
+// moves are the calls that move a Fake's time, which a callback of the
+// same Fake must not make.
+var moves = []struct {
+	name string
+	move func(*clock.Fake)
+}{
+	{"Advance", func(f *clock.Fake) { f.Advance(time.Second) }},
+	{"Set", func(f *clock.Fake) { f.Set(f.Now().Add(time.Second)) }},
+}
+
+// Advance, Set or a Sleep that would block, called from an AfterFunc
+// callback of the same Fake, would wait for ever for the Advance or Set
+// that runs the callback: each panics instead, with a message that says
+// so, and the Fake stays usable.
+func TestFakeCallbackMovingItsFakePanics(t *testing.T) {
+	inner := append(slices.Clone(moves), struct {
+		name string
+		move func(*clock.Fake)
+	}{"Sleep", func(f *clock.Fake) { _ = f.Sleep(context.Background(), time.Second) }})
+	for _, outer := range moves {
+		for _, in := range inner {
+			t.Run(outer.name+"/"+in.name, func(t *testing.T) {
+				f := clock.NewFake()
+				f.AfterFunc(time.Second, func() { in.move(f) })
+				done := make(chan any, 1)
+				go func() {
+					defer func() { done <- recover() }()
+					outer.move(f)
+				}()
+				r := recvWithin(t, done, outer.name+" whose callback calls "+in.name+" to panic")
+				want := "clock: " + in.name + " called from an AfterFunc callback of the same Fake: " +
+					"the callback runs inside Advance or Set, so time cannot move until it returns"
+				if msg, _ := r.(string); msg != want {
+					t.Fatalf("panic = %#v\nwant     %q", r, want)
+				}
+				// The Fake is usable: the callback's timer has fired, and
+				// another Advance, then a Sleep, work.
+				if n := f.Waiters(); n != 0 {
+					t.Fatalf("Waiters() after the panic = %d, want 0", n)
+				}
+				go func() {
+					defer func() { done <- recover() }()
+					f.Advance(time.Second)
+				}()
+				if r := recvWithin(t, done, "an Advance after the panic to return"); r != nil {
+					t.Fatalf("an Advance after the panic panicked: %v", r)
+				}
+				if got, want := f.Now(), epoch.Add(2*time.Second); !got.Equal(want) {
+					t.Fatalf("Now() = %v, want %v", got, want)
+				}
+				slept := make(chan error, 1)
+				go func() { slept <- f.Sleep(t.Context(), time.Second) }()
+				blockUntilWithin(t, f, 1)
+				f.Advance(time.Second)
+				if err := recvWithin(t, slept, "a Sleep after the panic to return"); err != nil {
+					t.Fatalf("Sleep = %v", err)
+				}
+			})
+		}
+	}
+}
+
+// What a callback may still do: Sleep for 0 or with a done context
+// (neither blocks), move another Fake; and other goroutines may Sleep or
+// Advance while a callback runs (the Advance waits for it).
+func TestFakeCallbackReentryCheckHasNoFalsePositives(t *testing.T) {
+	t.Run("Sleep that does not block", func(t *testing.T) {
+		f := clock.NewFake()
+		done, cancel := context.WithCancel(context.Background())
+		cancel()
+		var errs []error
+		f.AfterFunc(time.Second, func() {
+			errs = append(errs, f.Sleep(context.Background(), 0), f.Sleep(done, time.Second))
+		})
+		f.Advance(time.Second)
+		if diff := cmp.Diff([]error{nil, context.Canceled}, errs, cmpopts.EquateErrors()); diff != "" {
+			t.Fatalf("Sleep from a callback mismatch (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("another Fake", func(t *testing.T) {
+		f, g := clock.NewFake(), clock.NewFake()
+		fired := false
+		g.AfterFunc(time.Second, func() { fired = true })
+		f.AfterFunc(time.Second, func() { g.Advance(time.Second) })
+		f.Advance(time.Second)
+		if !fired {
+			t.Fatal("g.Advance from f's callback did not fire g's timer")
+		}
+	})
+	t.Run("Sleep from another goroutine", func(t *testing.T) {
+		f := clock.NewFake()
+		slept := make(chan error, 1)
+		f.AfterFunc(time.Second, func() {
+			go func() { slept <- f.Sleep(t.Context(), time.Second) }()
+			ctx, cancel := context.WithTimeout(context.Background(), patience)
+			defer cancel()
+			if err := f.BlockUntil(ctx, 1); err != nil {
+				t.Errorf("the other goroutine's Sleep did not arm its timer within %v", patience)
+			}
+		})
+		f.Advance(time.Second)
+		f.Advance(time.Second)
+		if err := recvWithin(t, slept, "the other goroutine's Sleep to return"); err != nil {
+			t.Fatalf("Sleep = %v", err)
+		}
+	})
+	t.Run("Advance from another goroutine", func(t *testing.T) {
+		// The callback returns only once the other goroutine's Advance
+		// waits for it (its stack shows it waiting on a lock in Advance).
+		f := clock.NewFake()
+		advanced := make(chan any, 1)
+		f.AfterFunc(time.Second, func() {
+			go func() {
+				defer func() { advanced <- recover() }()
+				f.Advance(time.Second)
+			}()
+			waitForStack(t, "clock.(*Fake).Advance", "lockSlow")
+		})
+		f.Advance(time.Second)
+		if r := recvWithin(t, advanced, "the other goroutine's Advance to return"); r != nil {
+			t.Fatalf("the other goroutine's Advance panicked: %v", r)
+		}
+		if got, want := f.Now(), epoch.Add(2*time.Second); !got.Equal(want) {
+			t.Fatalf("Now() = %v, want %v", got, want)
+		}
+	})
+}
+
+// waitForStack waits, yielding, until a goroutine's stack holds every one
+// of frames; it fails t if none does within patience.
+func waitForStack(t *testing.T, frames ...string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(patience); time.Now().Before(deadline); runtime.Gosched() {
+		for g := range strings.SplitSeq(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if !slices.ContainsFunc(frames, func(s string) bool { return !strings.Contains(g, s) }) {
+				return
+			}
+		}
+	}
+	t.Errorf("no goroutine's stack held %q within %v", frames, patience)
+}
+
+// The check that a callback does not move its own Fake costs an Advance
+// that fires callbacks no allocation.
+func TestFakeAdvanceFiringCallbacksDoesNotAllocate(t *testing.T) {
+	f := clock.NewFake()
+	n := 0
+	tm := f.AfterFunc(time.Second, func() { n++ })
+	if allocs := testing.AllocsPerRun(100, func() {
+		tm.Reset(time.Second)
+		f.Advance(time.Second)
+	}); allocs != 0 {
+		t.Fatalf("Reset then an Advance that fires the callback: %v allocations, want 0", allocs)
+	}
+	if n != 101 { // AllocsPerRun runs its function once more to warm up
+		t.Fatalf("callback ran %d times, want 101", n)
 	}
 }

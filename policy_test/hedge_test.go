@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -21,6 +22,7 @@ type hedgeAttempt struct {
 	Fails    bool
 	Stubborn bool          // ignores its context
 	Hint     time.Duration // if it fails: a Retry-After hint, if >= 0 (resilience.Never included)
+	Refused  bool          // if it fails: an inner guard's refusal (with Hint, if >= 0)
 }
 
 // pushback is an attempt's error with a Retry-After hint.
@@ -35,6 +37,7 @@ func (p pushback) RetryAfter() time.Duration { return p.after }
 type hedgeCase struct {
 	Delay     time.Duration
 	MaxHedges int
+	MaxWait   time.Duration  // 0: the default (Delay); resilience.Off: no cap
 	Attempts  []hedgeAttempt // attempt i does Attempts[i]
 	CancelAt  time.Duration  // the caller cancels then, if > 0
 }
@@ -53,10 +56,30 @@ type hedgeRun struct {
 
 var errHedgeAttempt = errors.New("attempt failed")
 
+// errGuard is the sentinel of a generated guard's refusal.
+var errGuard = fmt.Errorf("guard: refused: %w", resilience.ErrRefused)
+
+// maxWait is the longest hint c's policy waits for.
+func (c hedgeCase) maxWait() time.Duration {
+	switch c.MaxWait {
+	case 0:
+		return c.Delay
+	case resilience.Off:
+		return resilience.Never - 1 // every hint but "never"
+	}
+	return c.MaxWait
+}
+
 func drawHedgeCase(t *rapid.T) hedgeCase {
 	c := hedgeCase{
 		Delay:     time.Duration(rapid.IntRange(1, 100).Draw(t, "delay ms")) * time.Millisecond,
 		MaxHedges: rapid.IntRange(1, 4).Draw(t, "max hedges"),
+	}
+	switch rapid.IntRange(0, 3).Draw(t, "max wait kind") {
+	case 1:
+		c.MaxWait = resilience.Off
+	case 2:
+		c.MaxWait = time.Duration(rapid.IntRange(1, 300).Draw(t, "max wait ms")) * time.Millisecond
 	}
 	c.Attempts = make([]hedgeAttempt, c.MaxHedges+3) // more than may ever start
 	for i := range c.Attempts {
@@ -71,6 +94,11 @@ func drawHedgeCase(t *rapid.T) hedgeCase {
 			c.Attempts[i].Hint = time.Duration(rapid.IntRange(0, 300).Draw(t, fmt.Sprintf("hint ms %d", i))) * time.Millisecond
 		case 2:
 			c.Attempts[i].Hint = resilience.Never
+		case 3:
+			c.Attempts[i].Refused = true
+			if rapid.Bool().Draw(t, fmt.Sprintf("refusal hinted %d", i)) {
+				c.Attempts[i].Hint = time.Duration(rapid.IntRange(0, 300).Draw(t, fmt.Sprintf("refusal hint ms %d", i))) * time.Millisecond
+			}
 		}
 	}
 	if rapid.Bool().Draw(t, "cancel") {
@@ -93,7 +121,7 @@ func runHedge(t *testing.T, c hedgeCase) hedgeRun {
 		if c.CancelAt > 0 {
 			time.AfterFunc(c.CancelAt, cancel)
 		}
-		p := hedge.New[int](c.Delay, hedge.WithMaxHedges(c.MaxHedges))
+		p := hedge.New[int](c.Delay, hedge.WithMaxHedges(c.MaxHedges), hedge.WithMaxWait(c.MaxWait))
 		r.V, r.Err = p.Do(ctx, func(ctx context.Context) (int, error) {
 			mu.Lock()
 			i := len(r.Starts)
@@ -114,7 +142,10 @@ func runHedge(t *testing.T, c hedgeCase) hedgeRun {
 			case <-timer.C:
 				if a.Fails {
 					err = fmt.Errorf("attempt %d: %w", i, errHedgeAttempt)
-					if a.Hint >= 0 {
+					switch {
+					case a.Refused:
+						err = fmt.Errorf("%w: %w", err, resilience.Refuse(errGuard, "guard", a.Hint))
+					case a.Hint >= 0:
 						err = pushback{err, a.Hint}
 					}
 				}
@@ -140,14 +171,19 @@ func runHedge(t *testing.T, c hedgeCase) hedgeRun {
 }
 
 // TestHedgeBounds runs random schedules of attempt latencies, failures
-// (some with Retry-After hints, "never" included), context-ignoring
-// attempts and caller cancellations through hedge.New and checks: at most
-// 1+MaxHedges attempts start; none is running when Do returns, none starts
-// after it; a hedge starts no later than Delay after the attempt before,
-// or the end of a hint if that is later; none starts while a hint of an
-// attempt that failed before holds, nor after a "never" hint; the result
-// is the first success, if any came before the caller cancelled, else an
-// error that wraps every attempt's error.
+// (some with Retry-After hints, "never" included, some refusals of an
+// inner guard, with or without a hint), context-ignoring attempts, caller
+// cancellations and MaxWait (the default, Off, or a duration) through
+// hedge.New and checks: at most 1+MaxHedges attempts start; none is
+// running when Do returns, none starts after it; a hedge starts no later
+// than Delay after the attempt before, or the end of a hint if that is
+// later; none starts while a hint (of at most MaxWait) of an attempt that
+// failed before holds, nor after a hint past MaxWait (a "never" included)
+// or a refusal; Do returns when its last attempt does, or when the caller
+// cancels a wait for a hint: a hint never holds a call longer than
+// MaxWait after the failure; the result is the first success, if any came
+// before the caller cancelled, else an error that wraps every attempt's
+// error.
 func TestHedgeBounds(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawHedgeCase(rt)
@@ -178,29 +214,32 @@ func TestHedgeBounds(t *testing.T) {
 		if c.CancelAt > 0 && c.CancelAt < decided {
 			decided = c.CancelAt
 		}
-		// hintEnd is the latest end of a hint of an attempt that failed
-		// before t; never is whether one of them said "never".
-		hintEnd := func(t time.Duration) (end time.Duration, never bool) {
+		// hintEnd is the latest end of a hint (one the policy waits for) of
+		// an attempt that failed before t; stop is whether one of them
+		// stopped further attempts: a refusal, or a hint past MaxWait
+		// ("never" included).
+		hintEnd := func(t time.Duration) (end time.Duration, stop bool) {
 			for j := range n {
 				a := c.Attempts[j]
-				if r.Succeeded[j] || !a.Fails || a.Hint < 0 || r.Ends[j] >= t || r.Ends[j] < r.Starts[j]+a.Took {
-					continue // no hint, or not before t, or cut short (by cancellation) before it failed
+				if r.Succeeded[j] || !a.Fails || r.Ends[j] >= t || r.Ends[j] < r.Starts[j]+a.Took {
+					continue // not a failure before t, or cut short (by cancellation) before it failed
 				}
-				if a.Hint == resilience.Never {
-					never = true
-					continue
+				switch {
+				case a.Refused || a.Hint > c.maxWait():
+					stop = true
+				case a.Hint >= 0:
+					end = max(end, r.Ends[j]+a.Hint)
 				}
-				end = max(end, r.Ends[j]+a.Hint)
 			}
-			return end, never
+			return end, stop
 		}
 		for i := 1; i < n; i++ {
 			if r.Starts[i] > decided {
 				rt.Fatalf("attempt %d started at %v, after the race was decided at %v", i, r.Starts[i], decided)
 			}
-			end, never := hintEnd(r.Starts[i])
-			if never {
-				rt.Fatalf("attempt %d started at %v, after an attempt failed with a \"never\" hint", i, r.Starts[i])
+			end, stop := hintEnd(r.Starts[i])
+			if stop {
+				rt.Fatalf("attempt %d started at %v, after an attempt was refused or failed with a hint past MaxWait %v", i, r.Starts[i], c.maxWait())
 			}
 			if r.Starts[i] < end {
 				rt.Fatalf("attempt %d started at %v, before the end of a hint at %v", i, r.Starts[i], end)
@@ -209,7 +248,11 @@ func TestHedgeBounds(t *testing.T) {
 				rt.Fatalf("attempt %d started at %v, after it was due at %v (Delay %v after attempt %d at %v, hint end %v)", i, r.Starts[i], due, c.Delay, i-1, r.Starts[i-1], end)
 			}
 		}
-		if end, never := hintEnd(r.Returned + 1); n < 1+c.MaxHedges && !never && first < 0 {
+		lastEnd := slices.Max(r.Ends)
+		if r.Returned != lastEnd && (c.CancelAt == 0 || r.Returned != c.CancelAt) {
+			rt.Fatalf("Do returned at %v, neither when its last attempt returned (%v) nor when the caller cancelled (at %v)", r.Returned, lastEnd, c.CancelAt)
+		}
+		if end, stop := hintEnd(r.Returned + 1); n < 1+c.MaxHedges && !stop && first < 0 {
 			if due := max(r.Starts[n-1]+c.Delay, end); c.CancelAt == 0 || c.CancelAt > due {
 				rt.Fatalf("only %d attempts started, none succeeded, the next was due at %v and the caller did not cancel before", n, due)
 			}

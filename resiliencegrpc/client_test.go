@@ -396,6 +396,9 @@ func TestUnaryAttemptAfterReturnIsNotMade(t *testing.T) {
 	if !errors.Is(err, resilience.ErrRefused) {
 		t.Errorf("late attempt error %v, want one matching resilience.ErrRefused", err)
 	}
+	if diff := cmp.Diff("resiliencegrpc: attempt started after the call returned", err.Error()); diff != "" {
+		t.Errorf("late attempt message mismatch (-want +got):\n%s", diff)
+	}
 	if diff := cmp.Diff(int64(1), srv.hits.Load()); diff != "" {
 		t.Errorf("server hits mismatch (-want +got):\n%s", diff)
 	}

@@ -33,7 +33,11 @@
 // On the server side, [UnaryServerInterceptor] and [StreamServerInterceptor]
 // put guards (rate limiter, bulkhead, breaker) in front of the handlers,
 // and [InHandle] puts rate limiters in gRPC's tap, before a call's message
-// is read. A refusal is answered with ResourceExhausted (a rate limit) or
+// is read. Guards only: a handler runs at most once per call, and the
+// interceptors never return while it runs, so a retry or a hedge there
+// gets a permanent refusal for its further attempts, and a fallback that
+// answers for the handler an Internal status; those belong on the client
+// side. A refusal is answered with ResourceExhausted (a rate limit) or
 // Unavailable and a pushback ([RefusalStatus]). [KeyedLimit] limits each
 // client apart, keyed by [PeerKey] or [MetadataKey].
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
@@ -90,6 +91,36 @@ func ExampleStreamClientInterceptor() {
 	// got m0
 	// failed: Unavailable
 	// server hit 3 times; breaker counted 2 failures
+}
+
+// A hedge starts another attempt as soon as one fails. This stream sent
+// 384 KiB before the server failed it, more than ReplayLimit: it cannot be
+// sent again, so the hedge's second attempt is refused with
+// ErrNotReplayable, and the server sees one stream.
+func ExampleErrNotReplayable() {
+	srv := &flaky{def: step{code: codes.Unavailable, recv: 3}}
+	p := hedge.New[any](time.Minute)
+	c, stop, err := start(srv, nil, grpc.WithStreamInterceptor(resiliencegrpc.StreamClientInterceptor(p)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+
+	s, err := c.FullDuplexCall(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for range 3 {
+		_ = s.Send(&testpb.StreamingOutputCallRequest{Payload: &testpb.Payload{Body: make([]byte, 128<<10)}})
+	}
+	_, err = s.Recv()
+	fmt.Println(errors.Is(err, resiliencegrpc.ErrNotReplayable), status.Code(err), srv.hits.Load())
+	fmt.Println(err)
+	// Output:
+	// true Unavailable 1
+	// hedge: all 2 attempts failed: resiliencegrpc: Unavailable: flaky: Unavailable; resiliencegrpc: stream cannot be replayed (it sent too much, or a message that is not a proto.Message)
 }
 
 // WithBreaker: see the stream interceptor's example, which records a

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
@@ -24,63 +26,228 @@ import (
 //
 // and answers a refusal itself, without calling the handler: see
 // [RefusalStatus]. The handler runs inside p, holding what the guards gave
-// it (a bulkhead slot) until it returns; a handler's error whose status the
-// classification calls a failure ([IsFailure], or [WithClassify]) is an
-// error for the guards (a breaker counts it), any other status an answer.
-// The caller gets the handler's reply and error as they came.
+// it (a bulkhead slot) until it returns, under the context p gives it (a
+// timeout's deadline); a handler's error whose status the classification
+// calls a failure ([IsFailure], or [WithClassify]) is an error for the
+// guards (a breaker counts it), any other status an answer. The caller
+// gets the handler's reply and error as they came. A handler's panic goes
+// through p, which releases what it holds, and on to gRPC.
 //
-// Use guards here: a policy that runs its op more than once or in another
-// goroutine (retry, hedge, a timeout that abandons its op) cannot run a
-// handler. A handler's panic goes through p, which releases what it holds,
-// and on to gRPC. UnaryServerInterceptor panics if an option is nil or
-// invalid; it uses [WithClassify] and ignores the other options.
+// # Guards only
+//
+// p is for guards: policies that decide whether the handler runs and learn
+// how it went, calling their op at most once, in the call's goroutine:
+// breaker, bulkhead, rate limiter, an adaptive concurrency limiter, and a
+// timeout that waits for its op (the default: the handler sees the
+// deadline on its context). A handler answers a call once, so a policy
+// that calls its op again, calls it in another goroutine and returns
+// without it, or answers for it cannot work here; the interceptor keeps it
+// from doing harm:
+//
+//   - retry, hedge: the handler runs at most once per call. A second call
+//     of the op, or one made while the handler runs, returns at once,
+//     without running the handler, an error matching
+//     resilience.ErrRefused (a breaker does not count it) and marked
+//     resilience.Permanent (a retry stops); the caller gets the first
+//     call's reply and error.
+//   - a timeout WithAbandon: the interceptor never returns while the
+//     handler runs. When p returns first, it waits for the handler, whose
+//     reply and error the caller gets: a handler cannot be abandoned. An op
+//     that p starts after the interceptor stopped waiting for p is refused
+//     as above.
+//   - fallback: when p returns a nil error without having called the
+//     handler (a fallback turned a guard's refusal into a success), the
+//     caller gets an Internal status whose message names the problem,
+//     rather than an empty reply. A fallback that returns an error gets
+//     the answer to a refusal.
+//
+// Retry, hedge and fallback belong on the client side
+// ([UnaryClientInterceptor]), where a call can be made again.
+//
+// UnaryServerInterceptor panics if an option is nil or invalid; it uses
+// [WithClassify] and ignores the other options. The interceptor is safe
+// for simultaneous use.
 func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.UnaryServerInterceptor {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		var (
-			served bool
-			resp   any
-			herr   error
-		)
-		_, err := p.Do(ctx, func(ctx context.Context) (struct{}, error) {
-			served = true
-			resp, herr = handler(ctx, req)
-			return struct{}{}, r.guardErr(herr)
-		})
-		if !served && err != nil {
+		c := &unaryServing{r: r, req: req, handler: handler}
+		// However p returns, a panic included, the interceptor does not
+		// return while the handler runs.
+		returned := false
+		defer func() {
+			if !returned {
+				c.finish()
+			}
+		}()
+		_, err := p.Do(ctx, c.serve)
+		returned = true
+		switch {
+		case c.finish():
+			return c.resp, c.herr
+		case err != nil:
 			st, md := RefusalStatus(err)
 			_ = grpc.SetTrailer(ctx, md)
 			return nil, st.Err()
 		}
-		return resp, herr
+		return nil, status.Error(codes.Internal, msgNotServed)
 	}
 }
 
 // StreamServerInterceptor is [UnaryServerInterceptor] for streams: the
-// handler runs inside p for the whole stream, and a refused stream is
-// answered with [RefusalStatus] before the handler reads anything.
+// handler runs inside p for the whole stream, on a stream whose Context is
+// the one p gives, and a refused stream is answered with [RefusalStatus]
+// before the handler reads anything. p is for guards, as at
+// [UnaryServerInterceptor]: the handler runs at most once per stream (a
+// retry's or a hedge's further call of the op is a permanent refusal), the
+// interceptor never returns while it runs (a timeout WithAbandon is waited
+// out), and a policy that returns nil without calling it (a fallback)
+// ends the stream with an Internal status naming the problem.
 func StreamServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.StreamServerInterceptor {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		var (
-			served bool
-			herr   error
-		)
-		_, err := p.Do(ss.Context(), func(ctx context.Context) (struct{}, error) {
-			served = true
-			if ctx != ss.Context() {
-				ss = &serverStream{ServerStream: ss, ctx: ctx}
+		c := &streamServing{r: r, srv: srv, ss: ss, handler: handler}
+		returned := false
+		defer func() {
+			if !returned {
+				c.finish()
 			}
-			herr = handler(srv, ss)
-			return struct{}{}, r.guardErr(herr)
-		})
-		if !served && err != nil {
+		}()
+		_, err := p.Do(ss.Context(), c.serve)
+		returned = true
+		switch {
+		case c.finish():
+			return c.herr
+		case err != nil:
 			st, md := RefusalStatus(err)
 			ss.SetTrailer(md)
 			return st.Err()
 		}
-		return herr
+		return status.Error(codes.Internal, msgNotServed)
 	}
+}
+
+// msgNotServed is the message of the Internal status of a call that p let
+// through without calling the handler: a fallback in p turned a refusal
+// into a success.
+const msgNotServed = "resiliencegrpc: the server interceptor's policy returned without calling the handler (a fallback cannot answer a call)"
+
+// errServedAlready is what p's op returns when p calls it again (a retry,
+// a hedge), or after the interceptor gave up on p (a timeout that
+// abandoned the op before it started): a refusal, so a breaker does not
+// count it, and permanent, so a retry stops at once.
+var errServedAlready = resilience.Permanent(refusal.New("resiliencegrpc: the handler runs once per call: the server interceptor's policy called its op again", nil))
+
+// handlerOnce runs a call's handler at most once, and lets the interceptor
+// wait for it.
+type handlerOnce struct {
+	mu    sync.Mutex
+	state servingState
+	wake  chan struct{} // if not nil, closed when the handler returns: finish waits
+}
+
+// servingState is where a call is in a server interceptor; it changes
+// under handlerOnce.mu, from idle to running to served, or from idle to
+// closed.
+type servingState uint8
+
+const (
+	idle    servingState = iota // the handler has not been called
+	running                     // the handler runs
+	served                      // the handler has returned
+	closed                      // the interceptor is done without calling the handler; the op runs it no more
+)
+
+// enter reports whether the op may run the handler: only the first time,
+// and only before the interceptor is done. When it may, the op must call
+// exit once the handler returns.
+func (o *handlerOnce) enter() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.state != idle {
+		return false
+	}
+	o.state = running
+	return true
+}
+
+// exit records that the handler returned (or panicked), and wakes finish if
+// it waits.
+func (o *handlerOnce) exit() {
+	o.mu.Lock()
+	o.state = served
+	if o.wake != nil {
+		close(o.wake)
+	}
+	o.mu.Unlock()
+}
+
+// finish waits for the handler if it runs (p returned without waiting for
+// it), makes sure the op will not run it later, and reports whether the
+// handler was called. What the handler wrote is visible to finish's caller
+// once finish returns true.
+func (o *handlerOnce) finish() bool {
+	o.mu.Lock()
+	if o.state == running {
+		// Rare (p abandoned its op): the channel is made only then.
+		wake := make(chan struct{})
+		o.wake = wake
+		o.mu.Unlock()
+		<-wake
+		return true
+	}
+	if o.state == idle {
+		o.state = closed
+	}
+	ran := o.state == served
+	o.mu.Unlock()
+	return ran
+}
+
+// unaryServing is one unary call going through UnaryServerInterceptor.
+type unaryServing struct {
+	handlerOnce
+	r       *route
+	req     any
+	handler grpc.UnaryHandler
+	resp    any   // the handler's, once it returned
+	herr    error // the handler's, once it returned
+}
+
+// serve is p's op: it runs the handler, the first time it is called, and
+// tells p's guards whether it failed. A later or simultaneous call returns
+// errServedAlready without running it.
+func (c *unaryServing) serve(ctx context.Context) (struct{}, error) {
+	if !c.enter() {
+		return struct{}{}, errServedAlready
+	}
+	defer c.exit()
+	c.resp, c.herr = c.handler(ctx, c.req)
+	return struct{}{}, c.r.guardErr(c.herr)
+}
+
+// streamServing is one stream going through StreamServerInterceptor.
+type streamServing struct {
+	handlerOnce
+	r       *route
+	srv     any
+	ss      grpc.ServerStream
+	handler grpc.StreamHandler
+	herr    error // the handler's, once it returned
+}
+
+// serve is p's op, as unaryServing's: it runs the handler once, on a
+// stream whose Context is ctx.
+func (c *streamServing) serve(ctx context.Context) (struct{}, error) {
+	if !c.enter() {
+		return struct{}{}, errServedAlready
+	}
+	defer c.exit()
+	ss := c.ss
+	if ctx != ss.Context() {
+		ss = &serverStream{ServerStream: ss, ctx: ctx}
+	}
+	c.herr = c.handler(c.srv, ss)
+	return struct{}{}, c.r.guardErr(c.herr)
 }
 
 // serverStream is a ServerStream with the context the guards gave.

@@ -2,9 +2,11 @@ package resiliencegrpc_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -12,8 +14,10 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/resiliencegrpc"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -218,4 +222,292 @@ func TestKeyedLimitPanics(t *testing.T) {
 		}
 	}()
 	resiliencegrpc.KeyedLimit[struct{}](nil, nil)
+}
+
+// serverKind is one of the server interceptors, as a function that runs
+// one call through p to handler and returns what the interceptor returned:
+// the unary reply, or the message the stream handler sent, and the error.
+type serverKind struct {
+	name string
+	call func(p resilience.Policy[struct{}], ctx context.Context, handler func(context.Context) (any, error)) (any, error)
+}
+
+var serverKinds = []serverKind{
+	{"unary", func(p resilience.Policy[struct{}], ctx context.Context, handler func(context.Context) (any, error)) (any, error) {
+		return resiliencegrpc.UnaryServerInterceptor(p)(ctx, "request", &grpc.UnaryServerInfo{FullMethod: "/test.Service/Unary"},
+			func(ctx context.Context, _ any) (any, error) { return handler(ctx) })
+	}},
+	{"stream", func(p resilience.Policy[struct{}], ctx context.Context, handler func(context.Context) (any, error)) (any, error) {
+		ss := &fakeServerStream{ctx: ctx}
+		err := resiliencegrpc.StreamServerInterceptor(p)(nil, ss, &grpc.StreamServerInfo{FullMethod: "/test.Service/Stream"},
+			func(_ any, ss grpc.ServerStream) error {
+				v, err := handler(ss.Context())
+				if v != nil {
+					_ = ss.SendMsg(v)
+				}
+				return err
+			})
+		return ss.sent, err
+	}},
+}
+
+// fakeServerStream is a grpc.ServerStream of a call made without gRPC: it
+// keeps the last message sent and the trailer.
+type fakeServerStream struct {
+	grpc.ServerStream // nil: the methods below are the ones the interceptor and the tests use
+	ctx               context.Context
+	sent              any
+	trailer           metadata.MD
+}
+
+func (s *fakeServerStream) Context() context.Context  { return s.ctx }
+func (s *fakeServerStream) SendMsg(m any) error       { s.sent = m; return nil }
+func (s *fakeServerStream) SetTrailer(md metadata.MD) { s.trailer = metadata.Join(s.trailer, md) }
+
+// forEachServerKind runs test for each server interceptor, in a synctest
+// bubble: time is fake, and a call that never returns is reported at once.
+func forEachServerKind(t *testing.T, test func(t *testing.T, k serverKind)) {
+	for _, k := range serverKinds {
+		t.Run(k.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { test(t, k) })
+		})
+	}
+}
+
+// spyErrs is a layer that sends what each call of its next returned to
+// errs.
+func spyErrs(errs chan<- error) resilience.Policy[struct{}] {
+	return resilience.New("spy", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+		v, err := next.Call(ctx)
+		errs <- err
+		return v, err
+	})
+}
+
+// isRefusedAndPermanent reports whether err is the error of an op that
+// the interceptor did not run: a refusal (a breaker does not count it)
+// that no retry retries.
+func isRefusedAndPermanent(err error) bool {
+	return errors.Is(err, resilience.ErrRefused) && resilience.IsPermanent(err)
+}
+
+// A handler answers once, on one stream: a retry's second call of the op
+// is refused, marked permanent so that the retry stops, and a refusal so
+// that the breaker under the retry counts the handler's one failure only.
+// The caller gets the handler's answer.
+func TestServerInterceptorRetryRunsTheHandlerOnce(t *testing.T) {
+	forEachServerKind(t, func(t *testing.T, k serverKind) {
+		brk := breaker.New(breaker.WithThreshold(2), breaker.WithCooldown(time.Minute))
+		errs := make(chan error, 3)
+		calls := 0
+		p := resilience.Then(retry.New[struct{}](retry.WithAttempts(3)), spyErrs(errs), breaker.Policy[struct{}](brk))
+		reply, err := k.call(p, context.Background(), func(context.Context) (any, error) {
+			calls++
+			return "partial", status.Error(codes.Unavailable, "down")
+		})
+		if diff := cmp.Diff([]any{1, "partial", codes.Unavailable, "down"}, []any{calls, reply, status.Code(err), status.Convert(err).Message()}); diff != "" {
+			t.Errorf("handler runs, reply, code, message mismatch (-want +got):\n%s", diff)
+		}
+		close(errs)
+		var seen []error
+		for err := range errs {
+			seen = append(seen, err)
+		}
+		if len(seen) != 2 || status.Code(seen[0]) != codes.Unavailable || !isRefusedAndPermanent(seen[1]) {
+			t.Errorf("the op's calls returned %v, want the handler's Unavailable and then a permanent refusal", seen)
+		}
+		if diff := cmp.Diff([]any{breaker.Closed, int64(1)}, []any{brk.State(), int64(brk.Counts().Failures)}); diff != "" {
+			t.Errorf("breaker state, failures mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A hedge's second attempt, started while the handler runs, is refused at
+// once, without running the handler a second time on the same call.
+func TestServerInterceptorHedgeRunsTheHandlerOnce(t *testing.T) {
+	forEachServerKind(t, func(t *testing.T, k serverKind) {
+		errs := make(chan error, 2)
+		release := make(chan struct{})
+		var calls atomic.Int64
+		p := resilience.Then(hedge.New[struct{}](time.Second), spyErrs(errs))
+		done := goCall(k, p, func(context.Context) (any, error) {
+			if calls.Add(1) == 1 {
+				<-release
+			}
+			return "x", nil
+		})
+		time.Sleep(2 * time.Second) // the hedge's delay passes
+		synctest.Wait()
+		select {
+		case err := <-errs:
+			if !isRefusedAndPermanent(err) {
+				t.Errorf("the hedge's second attempt returned %v, want a permanent refusal", err)
+			}
+		default:
+			t.Error("the hedge's second attempt has not returned while the first runs")
+		}
+		close(release)
+		r := <-done
+		if diff := cmp.Diff([]any{int64(1), "x", nil}, []any{calls.Load(), r.reply, r.err}, cmpErrors); diff != "" {
+			t.Errorf("handler runs, reply, error mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// callResult is what a server interceptor returned.
+type callResult struct {
+	reply any
+	err   error
+}
+
+// goCall runs one call of k through p to handler in a goroutine of its
+// own, and returns the channel on which its result comes.
+func goCall(k serverKind, p resilience.Policy[struct{}], handler func(context.Context) (any, error)) <-chan callResult {
+	done := make(chan callResult, 1)
+	go func() {
+		reply, err := k.call(p, context.Background(), handler)
+		done <- callResult{reply, err}
+	}()
+	return done
+}
+
+// cmpErrors compares errors by their text.
+var cmpErrors = cmp.Comparer(func(a, b error) bool { return a == nil && b == nil || a != nil && b != nil && a.Error() == b.Error() })
+
+// A timeout that abandons its op returns while the handler runs; the
+// interceptor must not: gRPC ends the call when it returns, and the
+// handler still uses it. The caller gets the handler's answer.
+func TestServerInterceptorWaitsForAnAbandonedHandler(t *testing.T) {
+	forEachServerKind(t, func(t *testing.T, k serverKind) {
+		release, returned := make(chan struct{}), make(chan struct{})
+		p := timeout.New[struct{}](time.Second, timeout.WithAbandon(true))
+		done := goCall(k, p, func(context.Context) (any, error) {
+			defer close(returned)
+			<-release
+			return "late", nil
+		})
+		time.Sleep(2 * time.Second) // the timeout expires
+		synctest.Wait()
+		var r callResult
+		select {
+		case r = <-done:
+			t.Error("the interceptor returned while the handler still runs")
+			close(release)
+		default:
+			close(release)
+			r = <-done
+		}
+		<-returned
+		if diff := cmp.Diff([]any{"late", nil}, []any{r.reply, r.err}, cmpErrors); diff != "" {
+			t.Errorf("reply, error mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A fallback that turns the open breaker's refusal into a success leaves
+// the call unanswered: the caller must not get an empty OK.
+func TestServerInterceptorPolicyThatSkipsTheHandlerIsInternal(t *testing.T) {
+	forEachServerKind(t, func(t *testing.T, k serverKind) {
+		brk := breaker.New()
+		brk.ForceOpen()
+		calls := 0
+		p := resilience.Then(
+			resilience.Fallback(func(context.Context, error) (struct{}, error) { return struct{}{}, nil }),
+			breaker.Policy[struct{}](brk),
+		)
+		reply, err := k.call(p, context.Background(), func(context.Context) (any, error) {
+			calls++
+			return "ok", nil
+		})
+		want := []any{0, nil, codes.Internal, "resiliencegrpc: the server interceptor's policy returned without calling the handler (a fallback cannot answer a call)"}
+		if diff := cmp.Diff(want, []any{calls, reply, status.Code(err), status.Convert(err).Message()}); diff != "" {
+			t.Errorf("handler runs, reply, code, message mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A policy that gives up before its op has started (as a timeout that
+// abandons its op may) gets its refusal answered; the op, started later,
+// must not run the handler on a call that has ended.
+func TestServerInterceptorOpCalledAfterReturnIsRefused(t *testing.T) {
+	forEachServerKind(t, func(t *testing.T, k serverKind) {
+		start := make(chan struct{})
+		errs := make(chan error, 1)
+		late := resilience.New("late", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+			go func() {
+				<-start
+				_, err := next.Call(ctx)
+				errs <- err
+			}()
+			return struct{}{}, resilience.Refuse(bulkhead.ErrFull, "late", -1)
+		})
+		var calls atomic.Int64
+		_, err := k.call(late, context.Background(), func(context.Context) (any, error) {
+			calls.Add(1)
+			return "late", nil
+		})
+		if diff := cmp.Diff([]any{codes.Unavailable, "bulkhead: full (late)"}, []any{status.Code(err), status.Convert(err).Message()}); diff != "" {
+			t.Errorf("the interceptor's code, message mismatch (-want +got):\n%s", diff)
+		}
+		close(start)
+		if err := <-errs; !isRefusedAndPermanent(err) || calls.Load() != 0 {
+			t.Errorf("the late op returned %v and ran the handler %d times, want a permanent refusal and never", err, calls.Load())
+		}
+	})
+}
+
+// A policy that runs its op in another goroutine and then panics: the
+// panic goes on to gRPC, but only once the handler is done with the call.
+func TestServerInterceptorWaitsForTheHandlerWhenThePolicyPanics(t *testing.T) {
+	forEachServerKind(t, func(t *testing.T, k serverKind) {
+		started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		crash := resilience.New("crash", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+			go next.Call(ctx)
+			<-started
+			panic("policy bug")
+		})
+		done := make(chan any, 1)
+		go func() {
+			defer func() { done <- recover() }()
+			_, _ = k.call(crash, context.Background(), func(context.Context) (any, error) {
+				defer close(returned)
+				close(started)
+				<-release
+				return "late", nil
+			})
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Error("the interceptor panicked on while the handler still runs")
+			close(release)
+		default:
+			close(release)
+			if r := <-done; r != "policy bug" {
+				t.Errorf("recovered %v, want the policy's panic", r)
+			}
+		}
+		<-returned
+	})
+}
+
+// A call through a server interceptor costs 2 allocations (its state and
+// its op) beyond what p and the handler allocate.
+func TestServerInterceptorAllocs(t *testing.T) {
+	p := bulkhead.Policy[struct{}](bulkhead.New(1))
+	ctx := context.Background()
+	unary := resiliencegrpc.UnaryServerInterceptor(p)
+	info := &grpc.UnaryServerInfo{FullMethod: "/test.Service/Unary"}
+	handler := func(_ context.Context, req any) (any, error) { return req, nil }
+	stream := resiliencegrpc.StreamServerInterceptor(p)
+	ss := &fakeServerStream{ctx: ctx}
+	sinfo := &grpc.StreamServerInfo{FullMethod: "/test.Service/Stream"}
+	shandler := func(any, grpc.ServerStream) error { return nil }
+	got := []float64{
+		testing.AllocsPerRun(1000, func() { _, _ = unary(ctx, info, info, handler) }),
+		testing.AllocsPerRun(1000, func() { _ = stream(nil, ss, sinfo, shandler) }),
+	}
+	if diff := cmp.Diff([]float64{2, 2}, got); diff != "" {
+		t.Errorf("allocations per unary, stream call mismatch (-want +got):\n%s", diff)
+	}
 }

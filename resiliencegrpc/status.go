@@ -3,12 +3,12 @@ package resiliencegrpc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -204,4 +204,5 @@ func (e *codedError) GRPCStatus() *status.Status { return status.New(e.code, e.e
 
 // errReturned is the error of an attempt that a policy starts after the
 // interceptor returned: the call is not made.
-var errReturned = fmt.Errorf("resiliencegrpc: attempt started after the call returned: %w", resilience.ErrRefused)
+// It matches resilience.ErrRefused, so a breaker does not count it.
+var errReturned = refusal.New("resiliencegrpc: attempt started after the call returned", nil)

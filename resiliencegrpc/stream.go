@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -28,8 +29,8 @@ const ReplayLimit = 256 << 10
 // before it is marked resilience.Permanent, so that a retry stops at once;
 // a hedge's extra attempt gets this error, marked so too. It matches
 // resilience.ErrRefused: the stream was not opened, so a breaker does not
-// count it.
-var ErrNotReplayable = fmt.Errorf("resiliencegrpc: stream cannot be replayed (it sent too much, or a message that is not a proto.Message): %w", resilience.ErrRefused)
+// count it. It is a sentinel: compare with errors.Is.
+var ErrNotReplayable error = refusal.New("resiliencegrpc: stream cannot be replayed (it sent too much, or a message that is not a proto.Message)", nil)
 
 // StreamClientInterceptor returns a client interceptor that runs the
 // establishment of each stream through p, or through the policy that

@@ -183,6 +183,40 @@ func TestStreamReplayLimit(t *testing.T) {
 	}
 }
 
+// twice is a layer that calls its next a second time when the first call
+// fails, whatever the error (as a hedge's extra attempt does), and returns
+// the second call's result.
+var twice = resilience.New("twice", func(ctx context.Context, next resilience.Next[any]) (any, error) {
+	if v, err := next.Call(ctx); err == nil {
+		return v, nil
+	}
+	return next.Call(ctx)
+})
+
+// An attempt after the first of a stream that sent more than ReplayLimit
+// is not made: it fails with ErrNotReplayable, a permanent refusal, and
+// the caller gets it.
+func TestStreamNotReplayableAttempt(t *testing.T) {
+	srv := &flaky{def: step{code: codes.Unavailable, recv: 3}}
+	c := streamClient(t, srv, twice)
+	s, err := c.FullDuplexCall(bounded(t))
+	if err != nil {
+		t.Fatalf("FullDuplexCall: %v", err)
+	}
+	big := strings.Repeat("x", resiliencegrpc.ReplayLimit/2)
+	for range 3 {
+		if err := s.Send(outputReq(big)); err != nil {
+			t.Fatalf("Send: %v", err)
+		}
+	}
+	_, err = s.Recv()
+	got := []any{errors.Is(err, resiliencegrpc.ErrNotReplayable), errors.Is(err, resilience.ErrRefused), resilience.IsPermanent(err), status.Code(err), err.Error(), srv.hits.Load()}
+	want := []any{true, true, true, codes.Unavailable, "resiliencegrpc: stream cannot be replayed (it sent too much, or a message that is not a proto.Message)", int64(1)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ErrNotReplayable, ErrRefused, permanent, code, message, server hits mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // An open breaker refuses the stream when it is opened, without calling
 // the server.
 func TestStreamRefusedByOpenBreaker(t *testing.T) {

@@ -29,8 +29,13 @@ const drainTimeout = 250 * time.Millisecond
 //
 // The slot s (nil if none) is given back once the exchange is over: at once
 // when the body was read whole, else when the body is read to its end or
-// closed.
+// closed. A body that is http.NoBody is left so.
 func buffer(resp *http.Response, cancel context.CancelFunc, s *slot) error {
+	if resp.Body == http.NoBody {
+		cancel()
+		s.release()
+		return nil
+	}
 	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
 	switch {
 	case err != nil:
@@ -44,6 +49,18 @@ func buffer(resp *http.Response, cancel context.CancelFunc, s *slot) error {
 		resp.Body = &body{ReadCloser: readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}, cancel: cancel, slot: s}
 	}
 	return nil
+}
+
+// noBody reports whether resp, the response to r, has no body by the
+// protocol: the answer to a HEAD, a 204 No Content, a 304 Not Modified, or
+// one of Content-Length 0. A body that can be written to (a 101 Switching
+// Protocols connection) is a body.
+func noBody(r *http.Request, resp *http.Response) bool {
+	if _, ok := resp.Body.(io.Writer); ok {
+		return false
+	}
+	return r.Method == http.MethodHead || resp.StatusCode == http.StatusNoContent ||
+		resp.StatusCode == http.StatusNotModified || resp.ContentLength == 0
 }
 
 // bufferedBody is a whole response body held in memory.

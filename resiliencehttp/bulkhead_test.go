@@ -352,3 +352,93 @@ func TestBulkheadRefusalIsTheAttemptsError(t *testing.T) {
 		t.Errorf("InFlight = %d, want 0", n)
 	}
 }
+
+func TestBulkheadGivesBackTheSlotOfAResponseWithoutABody(t *testing.T) {
+	// A response without a body (to a HEAD, a 204, a 304, Content-Length:
+	// 0) ends its exchange with its headers: its slot is free before its
+	// body is closed, and its body is still http.NoBody, as net/http gives
+	// it.
+	srv, _ := server(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/204":
+			w.WriteHeader(http.StatusNoContent)
+		case "/304":
+			w.WriteHeader(http.StatusNotModified)
+		case "/empty":
+			w.Header().Set("Content-Length", "0")
+		case "/503":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			fmt.Fprint(w, "body")
+		}
+	})
+	tests := []struct{ method, path string }{
+		{http.MethodHead, "/"},
+		{http.MethodGet, "/204"},
+		{http.MethodGet, "/304"},
+		{http.MethodGet, "/empty"},
+		{http.MethodGet, "/503"}, // a failure, the last response: the caller gets it
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			bh := bulkhead.New(1)
+			tr := &resiliencehttp.Transport{Base: srv.Client().Transport, Bulkhead: bh}
+			req, _ := http.NewRequestWithContext(bounded(t), tt.method, srv.URL+tt.path, nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if n := bh.InFlight(); n != 0 {
+				t.Errorf("InFlight = %d with the %d response's body still open, want 0: it has no body", n, resp.StatusCode)
+			}
+			if resp.Body != http.NoBody {
+				t.Errorf("Body is %T, want http.NoBody", resp.Body)
+			}
+			req, _ = http.NewRequestWithContext(bounded(t), tt.method, srv.URL+tt.path, nil)
+			if resp, err := (&resiliencehttp.Transport{Base: srv.Client().Transport}).RoundTrip(req); err != nil {
+				t.Error(err)
+			} else if resp.Body.Close(); resp.Body != http.NoBody {
+				t.Errorf("without a Bulkhead, Body is %T, want http.NoBody", resp.Body)
+			}
+		})
+	}
+}
+
+func TestBulkheadGivesBackTheSlotOfABodylessResponseOfACustomBase(t *testing.T) {
+	// A Base of one's own may give a response without a body an empty
+	// reader of its own: that body is the caller's still (closing it
+	// closes the Base's), but it holds no slot.
+	tests := []struct {
+		name   string
+		method string
+		status int
+		length int64
+	}{
+		{"HEAD", http.MethodHead, 200, -1},
+		{"204", http.MethodGet, 204, -1},
+		{"304", http.MethodGet, 304, -1},
+		{"Content-Length 0", http.MethodGet, 200, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &trackedBody{ReadCloser: io.NopCloser(strings.NewReader(""))}
+			base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: tt.status, Header: http.Header{}, ContentLength: tt.length, Request: r, Body: body}, nil
+			})
+			bh := bulkhead.New(1)
+			req, _ := http.NewRequestWithContext(bounded(t), tt.method, "http://dependency.test/", nil)
+			resp, err := (&resiliencehttp.Transport{Base: base, Bulkhead: bh}).RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := bh.InFlight(); n != 0 {
+				t.Errorf("InFlight = %d with the body still open, want 0: the response has no body", n)
+			}
+			resp.Body.Close()
+			if !body.closed.Load() {
+				t.Error("closing the response's body did not close the Base's")
+			}
+		})
+	}
+}

@@ -23,14 +23,22 @@
 // and a Retry-After header; [WithKeyedLimit] adds a rate limit per key (a
 // client, an API key, a tenant), bounded in the keys it tracks. The guards
 // learn what the handler did: a 5xx answer other than 501, or a panic, is a
-// failure, so a breaker opens when the handler keeps failing.
+// failure, so a breaker opens when the handler keeps failing. Its policy is
+// for guards only: the handler runs at most once per request, and ServeHTTP
+// never returns while it runs, whatever the policy does (a retry's second
+// call is refused, an abandoning timeout is waited out, a fallback that
+// skips the handler gets 500).
 //
 // [HostBreaker] keys breakers by the request's host (a breaker.Keyed): a
 // host that fails is cut off while the others are still called. The layers
 // of Transport.Policy find the request being sent in their context
 // ([Request], [RequestHost]), for key functions of their own.
 //
+// [Health] is a health check over a telemetry.Registry: 200, or 503 when a
+// breaker named critical ([WithCritical]; none by default) is open, with
+// every registered guard's state as JSON.
+//
 // Entry points: [Transport], [Middleware], [WithKeyedLimit], [HostBreaker],
-// [Request], [RequestHost], [IsFailure], [ParseRetryAfter], [StatusError],
-// [ErrBodyNotReplayable].
+// [Request], [RequestHost], [Health], [WithCritical], [IsFailure],
+// [ParseRetryAfter], [StatusError], [ErrBodyNotReplayable].
 package resiliencehttp

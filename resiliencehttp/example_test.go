@@ -290,7 +290,7 @@ func ExampleErrBodyNotReplayable() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// hedge: all 2 attempts failed: connection reset by peer; resiliencehttp: request body cannot be replayed (no GetBody): resilience: refused
+	// hedge: all 2 attempts failed: connection reset by peer; resiliencehttp: request body cannot be replayed (no GetBody)
 }
 
 func ExampleErrBodyNotReplayable_retry() {

@@ -33,6 +33,7 @@ type memReply struct {
 	gate   <-chan struct{} // if not nil, the headers wait for it to close
 	rest   <-chan struct{} // if not nil, after body the body waits for it to close (or the context), then ends
 	big    bool            // body is larger than what the Transport buffers of a failure
+	header http.Header     // the response's header; nil: none
 }
 
 func (m *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -67,6 +68,10 @@ func (m *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if rep.big {
 		text += strings.Repeat("x", 100<<10)
 	}
+	header := rep.header.Clone()
+	if header == nil {
+		header = http.Header{}
+	}
 	b := &memBody{m: m, ctx: ctx, r: strings.NewReader(text), stall: rep.stall, rest: rep.rest, closed: make(chan struct{})}
 	m.mu.Lock()
 	m.bodies = append(m.bodies, b)
@@ -75,7 +80,7 @@ func (m *memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		StatusCode: rep.status,
 		Status:     fmt.Sprintf("%d %s", rep.status, http.StatusText(rep.status)),
 		Proto:      "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-		Header:        http.Header{},
+		Header:        header,
 		Body:          b,
 		ContentLength: -1,
 		Request:       r,

@@ -11,7 +11,8 @@ import (
 // the status of the handler's answer and passes everything on.
 type recorder struct {
 	http.ResponseWriter
-	status int // the final status written; 0 while none is
+	status  int   // the final status written; 0 while none is
+	refused error // if not nil, a Middleware inside answered with this refusal
 }
 
 // statusHijacked is the status of a handler that took over the

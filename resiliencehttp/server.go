@@ -7,9 +7,11 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 )
 
@@ -43,9 +45,46 @@ import (
 // A breaker ignores a failure of a request whose client went away
 // (r.Context() canceled), as it ignores any call its caller cancelled.
 //
-// Use guards in p: a policy that runs its op more than once or in another
-// goroutine (retry, hedge, a timeout that abandons its op) cannot run an
-// http.Handler.
+// # Guards only
+//
+// p is for guards: policies that decide whether the handler runs and learn
+// how it went, calling their op at most once, in the request's goroutine:
+// breaker, bulkhead, rate limiter, an adaptive concurrency limiter, and a
+// timeout that waits for its op (the default: the handler sees the
+// deadline on r.Context()). A handler answers once, on one ResponseWriter,
+// so a policy that calls its op again, calls it in another goroutine and
+// returns without it, or answers for it cannot work here; Middleware keeps
+// it from doing harm:
+//
+//   - retry, hedge: the handler runs at most once per request. A second call
+//     of the op, or one made while the handler runs, returns at once,
+//     without running the handler, an error matching
+//     resilience.ErrRefused (a breaker does not count it) and marked
+//     [resilience.Permanent] (a retry stops); the client gets the first
+//     call's answer.
+//   - a timeout WithAbandon: ServeHTTP never returns while the handler
+//     runs. When p returns first, ServeHTTP waits for the handler, whose
+//     answer the client gets: a handler cannot be abandoned. An op that p
+//     starts after ServeHTTP stopped waiting for p is refused as above.
+//   - fallback: when p returns a nil error without having called the
+//     handler (a fallback turned a guard's refusal into a success), the
+//     client gets 500 Internal Server Error, with a body naming the
+//     problem, rather than an empty 200. A fallback that returns an error
+//     gets the answer to a refusal.
+//
+// Retry, hedge and fallback belong on the client side ([Transport]), where
+// a request can be sent again.
+//
+// # Stacking
+//
+// Middlewares stack (a keyed limit per client around one per tenant, a
+// breaker around a bulkhead): a refusal answered by an inner Middleware
+// reaches the guards of the Middlewares around it as that refusal, an
+// error matching resilience.ErrRefused and the guard's sentinel, not as
+// the handler's 429 or 503, so an outer breaker does not count it. The
+// inner Middleware finds the outer ones through its ResponseWriter, also
+// through other middleware's ResponseWriters in between that have an
+// Unwrap method (as http.ResponseController expects).
 //
 // The handler gets a ResponseWriter that records the status: it passes on
 // Flush, Hijack (when the server's ResponseWriter has it), ReadFrom and,
@@ -64,6 +103,14 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s := &serving{p: p, h: h, r: r, rec: recorder{ResponseWriter: w}}
+			// However p returns, a panic included, ServeHTTP does not
+			// return while the handler runs.
+			returned := false
+			defer func() {
+				if !returned {
+					s.finish()
+				}
+			}()
 			var err error
 			if m.key == nil {
 				_, err = p.Do(r.Context(), s.serve)
@@ -71,40 +118,137 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 				lim := m.limits.Limiter(trackedKey(m.key(r)))
 				_, err = ratelimit.Policy[struct{}](lim).Do(r.Context(), s.guard)
 			}
-			if err != nil && !s.served {
+			returned = true
+			switch {
+			case s.finish():
+				// The handler answered.
+			case err != nil:
 				refuse(w, err)
+				if errors.Is(err, resilience.ErrRefused) {
+					markRefused(w, err)
+				}
+			default:
+				http.Error(w, msgNotServed, http.StatusInternalServerError)
 			}
 		})
 	}
 }
 
+// msgNotServed is the answer to a request that p let through without
+// calling the handler: a fallback in p turned a refusal into a success.
+const msgNotServed = "resiliencehttp: the Middleware's policy returned without calling the handler (a fallback cannot answer an HTTP request)"
+
+// errServedAlready is what p's op returns when p calls it again (a retry,
+// a hedge), or after ServeHTTP gave up on p (a timeout that abandoned the
+// op before it started): a refusal, so a breaker does not count it, and
+// permanent, so a retry stops at once.
+var errServedAlready = resilience.Permanent(refusal.New("resiliencehttp: the handler runs once per request: the Middleware's policy called its op again", nil))
+
 // serving is one request going through Middleware.
 type serving struct {
-	p      resilience.Policy[struct{}]
-	h      http.Handler
-	r      *http.Request
-	rec    recorder
-	served bool // the handler was called
+	p   resilience.Policy[struct{}]
+	h   http.Handler
+	r   *http.Request
+	rec recorder
+
+	mu    sync.Mutex
+	state servingState
+	wake  chan struct{} // if not nil, closed when the handler returns: finish waits
 }
+
+// servingState is where a request is in Middleware; it changes under
+// serving.mu, from idle to running to served, or from idle to closed.
+type servingState uint8
+
+const (
+	idle    servingState = iota // the handler has not been called
+	running                     // the handler runs
+	served                      // the handler has returned
+	closed                      // ServeHTTP is done without calling the handler; the op runs it no more
+)
 
 // guard runs the request through p.
 func (s *serving) guard(ctx context.Context) (struct{}, error) {
 	return s.p.Do(ctx, s.serve)
 }
 
-// serve is p's op: it runs the handler, and tells p's guards whether it
-// failed.
+// serve is p's op: it runs the handler, the first time it is called, and
+// tells p's guards whether it failed. A later or simultaneous call returns
+// errServedAlready without running it.
 func (s *serving) serve(ctx context.Context) (struct{}, error) {
-	s.served = true
+	s.mu.Lock()
+	if s.state != idle {
+		s.mu.Unlock()
+		return struct{}{}, errServedAlready
+	}
+	s.state = running
+	s.mu.Unlock()
+	defer s.handlerReturned()
 	r := s.r
 	if ctx != r.Context() {
 		r = r.WithContext(ctx)
 	}
 	s.h.ServeHTTP(s.rec.writer(), r)
+	if err := s.rec.refused; err != nil {
+		// A Middleware inside refused the request: so do p's guards.
+		return struct{}{}, err
+	}
 	if code := s.rec.status; failed(code) {
 		return struct{}{}, &StatusError{StatusCode: code}
 	}
 	return struct{}{}, nil
+}
+
+// handlerReturned records that the handler returned (or panicked), and
+// wakes finish if it waits.
+func (s *serving) handlerReturned() {
+	s.mu.Lock()
+	s.state = served
+	if s.wake != nil {
+		close(s.wake)
+	}
+	s.mu.Unlock()
+}
+
+// finish waits for the handler if it runs (p returned without waiting for
+// it), makes sure the op will not run it later, and reports whether the
+// handler was called.
+func (s *serving) finish() bool {
+	s.mu.Lock()
+	if s.state == running {
+		// Rare (p abandoned its op): the channel is made only then.
+		wake := make(chan struct{})
+		s.wake = wake
+		s.mu.Unlock()
+		<-wake
+		return true
+	}
+	if s.state == idle {
+		s.state = closed
+	}
+	ran := s.state == served
+	s.mu.Unlock()
+	return ran
+}
+
+// markRefused tells the Middlewares around this one that their handler's
+// answer is err, a refusal: it marks each recorder that w wraps, found
+// through the Unwrap methods of the ResponseWriters in between (other
+// middleware's, as http.ResponseController finds what they wrap).
+func markRefused(w http.ResponseWriter, err error) {
+	for {
+		switch rec := w.(type) {
+		case *recorder:
+			rec.refused = err
+		case hijackRecorder:
+			rec.refused = err
+		}
+		u, ok := w.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		w = u.Unwrap()
+	}
 }
 
 // MiddlewareOption configures [Middleware]. Options are applied in order;
@@ -149,7 +293,8 @@ type middleware struct {
 // goroutine, so it must be safe for simultaneous use.
 //
 // For several keyed limits (per client and per tenant), stack several
-// Middlewares. WithKeyedLimit panics if key or limits is nil.
+// Middlewares: an inner one's 429 is a refusal to the outer one's guards
+// (see "Stacking" at [Middleware]). WithKeyedLimit panics if key or limits is nil.
 func WithKeyedLimit(key func(*http.Request) string, limits *ratelimit.Keyed[string]) MiddlewareOption {
 	if key == nil {
 		panic("resiliencehttp: WithKeyedLimit key function must not be nil")

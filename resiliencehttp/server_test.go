@@ -9,7 +9,9 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,7 +20,10 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/resiliencehttp"
 )
 
@@ -511,6 +516,293 @@ func BenchmarkMiddleware(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				h.ServeHTTP(w, r)
+			}
+		})
+	}
+}
+
+// spyErrs is a layer that sends the error of each call of the rest of the
+// chain to errs (buffered, so that the layer never blocks on it).
+func spyErrs(errs chan<- error) resilience.Policy[struct{}] {
+	return resilience.New("spy", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+		v, err := next.Call(ctx)
+		errs <- err
+		return v, err
+	})
+}
+
+// isRefusedAndPermanent reports whether err is the error of an op that
+// Middleware did not run: a refusal (a breaker does not count it) that no
+// retry retries.
+func isRefusedAndPermanent(err error) bool {
+	return errors.Is(err, resilience.ErrRefused) && resilience.IsPermanent(err)
+}
+
+func TestMiddlewareRetryRunsTheHandlerOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// The handler answers once, on one ResponseWriter: a retry's
+		// second call of the op is refused, marked permanent so that the
+		// retry stops, and a refusal so that the breaker under the retry
+		// counts the handler's one failure only.
+		brk := breaker.New(breaker.WithThreshold(2), breaker.WithCooldown(time.Minute))
+		errs := make(chan error, 3)
+		calls := 0
+		h := resiliencehttp.Middleware(resilience.Then(
+			retry.New[struct{}](retry.WithAttempts(3)),
+			spyErrs(errs),
+			breaker.Policy[struct{}](brk),
+		))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls++
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, "fail;")
+		}))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		if calls != 1 || w.Code != 500 || w.Body.String() != "fail;" {
+			t.Errorf("handler ran %d times; answer %d %q, want once, 500 %q", calls, w.Code, w.Body, "fail;")
+		}
+		close(errs)
+		var seen []error
+		for err := range errs {
+			seen = append(seen, err)
+		}
+		var se *resiliencehttp.StatusError
+		if len(seen) != 2 || !errors.As(seen[0], &se) || se.StatusCode != 500 || !isRefusedAndPermanent(seen[1]) {
+			t.Errorf("the op's calls returned %v, want the handler's 500 and then a permanent refusal", seen)
+		}
+		if s, n := brk.State(), brk.Counts().Failures; s != breaker.Closed || n != 1 {
+			t.Errorf("breaker %v with %d failures, want closed with 1 (the handler's)", s, n)
+		}
+	})
+}
+
+func TestMiddlewareHedgeRunsTheHandlerOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A hedge's second attempt, started while the handler runs, is
+		// refused at once without running the handler a second time on
+		// the same ResponseWriter.
+		errs := make(chan error, 2)
+		release := make(chan struct{})
+		var calls atomic.Int64
+		h := resiliencehttp.Middleware(resilience.Then(
+			hedge.New[struct{}](time.Second),
+			spyErrs(errs),
+		))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if calls.Add(1) == 1 {
+				<-release
+			}
+			fmt.Fprint(w, "x;")
+		}))
+		w := httptest.NewRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		}()
+		time.Sleep(2 * time.Second) // the hedge's delay passes
+		synctest.Wait()
+		if err := <-errs; !isRefusedAndPermanent(err) {
+			t.Errorf("the hedge's second attempt returned %v, want a permanent refusal", err)
+		}
+		close(release)
+		<-done
+		if n := calls.Load(); n != 1 || w.Body.String() != "x;" {
+			t.Errorf("handler ran %d times, answer %q; want once, %q", n, w.Body, "x;")
+		}
+	})
+}
+
+func TestMiddlewareWaitsForAnAbandonedHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A timeout that abandons its op returns while the handler runs;
+		// ServeHTTP must not: net/http finishes the response when it
+		// returns, and the handler still writes to it.
+		release, returned := make(chan struct{}), make(chan struct{})
+		h := resiliencehttp.Middleware(timeout.New[struct{}](time.Second, timeout.WithAbandon(true)))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer close(returned)
+			<-release
+			fmt.Fprint(w, "late")
+		}))
+		w := httptest.NewRecorder()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+		}()
+		time.Sleep(2 * time.Second) // the timeout expires
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Error("ServeHTTP returned while the handler still runs")
+		default:
+		}
+		close(release)
+		<-done
+		<-returned
+		if w.Code != 200 || w.Body.String() != "late" {
+			t.Errorf("answer %d %q, want the handler's 200 %q", w.Code, w.Body, "late")
+		}
+	})
+}
+
+func TestMiddlewarePolicyThatSkipsTheHandlerIsAServerError(t *testing.T) {
+	// A fallback that turns the open breaker's refusal into a success
+	// leaves the request unanswered: the client must not get an empty 200.
+	brk := breaker.New()
+	brk.ForceOpen()
+	calls := 0
+	h := resiliencehttp.Middleware(resilience.Then(
+		resilience.Fallback(func(ctx context.Context, err error) (struct{}, error) { return struct{}{}, nil }),
+		breaker.Policy[struct{}](brk),
+	))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		fmt.Fprint(w, "ok")
+	}))
+	resp := get(t, h)
+	body, _ := io.ReadAll(resp.Body)
+	want := "resiliencehttp: the Middleware's policy returned without calling the handler (a fallback cannot answer an HTTP request)\n"
+	if resp.StatusCode != http.StatusInternalServerError || string(body) != want || calls != 0 {
+		t.Errorf("answer %d %q, handler ran %d times; want 500 %q, never", resp.StatusCode, body, calls, want)
+	}
+}
+
+func TestMiddlewareOpCalledAfterServeHTTPReturnedIsRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A policy that gives up before its op has started (as a timeout
+		// WithAbandon may) gets its refusal answered; the op, started
+		// later, must not run the handler on a finished response.
+		start := make(chan struct{})
+		errs := make(chan error, 1)
+		late := resilience.New("late", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+			go func() {
+				<-start
+				_, err := next.Call(ctx)
+				errs <- err
+			}()
+			return struct{}{}, resilience.Refuse(bulkhead.ErrFull, "late", -1)
+		})
+		calls := 0
+		h := resiliencehttp.Middleware(late)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { calls++ }))
+		if resp := get(t, h); resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("answer %d, want 503 (the refusal)", resp.StatusCode)
+		}
+		close(start)
+		if err := <-errs; !isRefusedAndPermanent(err) || calls != 0 {
+			t.Errorf("the late op returned %v and ran the handler %d times, want a permanent refusal and never", err, calls)
+		}
+	})
+}
+
+func TestMiddlewareWaitsForTheHandlerWhenThePolicyPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		// A policy that runs its op in another goroutine and then panics:
+		// the panic goes on to net/http, but only once the handler is done
+		// with the ResponseWriter.
+		started, release, returned := make(chan struct{}), make(chan struct{}), make(chan struct{})
+		crash := resilience.New("crash", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+			go next.Call(ctx)
+			<-started
+			panic("policy bug")
+		})
+		h := resiliencehttp.Middleware(crash)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			defer close(returned)
+			close(started)
+			<-release
+			fmt.Fprint(w, "late")
+		}))
+		done := make(chan any)
+		go func() {
+			defer func() { done <- recover() }()
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Error("ServeHTTP panicked on while the handler still runs")
+			close(release)
+		default:
+			close(release)
+			if r := <-done; r != "policy bug" {
+				t.Errorf("recovered %v, want the policy's panic", r)
+			}
+		}
+		<-returned
+	})
+}
+
+// unwrapping is a middleware of someone else's that wraps the
+// ResponseWriter, and unwraps to it for http.ResponseController.
+func unwrapping(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(wrappedWriter{w}, r)
+	})
+}
+
+type wrappedWriter struct{ http.ResponseWriter }
+
+func (w wrappedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func TestStackedMiddlewaresPassRefusalsOut(t *testing.T) {
+	// An inner Middleware's refusal reaches the outer Middleware's guards
+	// as the refusal it is, not as a handler's 503: an outer breaker does
+	// not count it, and the client gets the inner Middleware's answer.
+	full := func() *bulkhead.Bulkhead {
+		bh := bulkhead.New(1)
+		bh.TryAcquire()
+		return bh
+	}
+	open := func() *breaker.Breaker {
+		brk := breaker.New()
+		brk.ForceOpen()
+		return brk
+	}
+	emptied := func() *ratelimit.Keyed[string] {
+		limits := ratelimit.NewKeyed[string](ratelimit.Every(time.Minute), 1, ratelimit.WithClock(clock.NewFake()))
+		limits.Allow("")
+		return limits
+	}
+	tests := []struct {
+		name   string
+		outer  resilience.Policy[struct{}] // under the spy
+		inner  func(http.Handler) http.Handler
+		wrap   bool   // another middleware's ResponseWriter between the two
+		answer string // status and Retry-After (a forced-open breaker gives no hint)
+		reason error
+	}{
+		{"breaker outside, full bulkhead inside", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			resiliencehttp.Middleware(bulkhead.Policy[struct{}](full())), false, "503 after 1", bulkhead.ErrFull},
+		{"bulkhead outside, open breaker inside", bulkhead.Policy[struct{}](bulkhead.New(1)),
+			resiliencehttp.Middleware(breaker.Policy[struct{}](open())), false, "503", breaker.ErrForcedOpen},
+		{"breaker outside, open breaker inside, through another ResponseWriter", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			resiliencehttp.Middleware(breaker.Policy[struct{}](open())), true, "503", breaker.ErrForcedOpen},
+		{"breaker outside, breaker in the middle, full bulkhead inside", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			func(h http.Handler) http.Handler {
+				middle := resiliencehttp.Middleware(breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))))
+				return middle(unwrapping(resiliencehttp.Middleware(bulkhead.Policy[struct{}](full()))(h)))
+			}, false, "503 after 1", bulkhead.ErrFull},
+		{"breaker outside, keyed limit inside", breaker.Policy[struct{}](breaker.New(breaker.WithThreshold(1))),
+			resiliencehttp.Middleware(resilience.Policy[struct{}]{}, resiliencehttp.WithKeyedLimit(byHeader, emptied())), true, "429 after 60", ratelimit.ErrLimited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := make(chan error, 3)
+			served := 0
+			var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served++ })
+			h = tt.inner(h)
+			if tt.wrap {
+				h = unwrapping(h)
+			}
+			h = resiliencehttp.Middleware(resilience.Then(spyErrs(errs), tt.outer))(h)
+			if diff := cmp.Diff([]string{tt.answer, tt.answer, tt.answer}, keyed(h, "", "", "")); diff != "" {
+				t.Errorf("answers mismatch (-want +got):\n%s", diff)
+			}
+			if served != 0 {
+				t.Errorf("handler ran %d times, want never", served)
+			}
+			for i := range 3 {
+				if err := <-errs; !errors.Is(err, tt.reason) || !errors.Is(err, resilience.ErrRefused) {
+					t.Errorf("request %d: the outer guards saw %v, want the inner refusal (%v)", i+1, err, tt.reason)
+				}
 			}
 		})
 	}

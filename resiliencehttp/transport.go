@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/refusal"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 )
 
@@ -17,20 +18,21 @@ import (
 // (http.NewRequest sets GetBody for bytes.Buffer, bytes.Reader and
 // strings.Reader bodies). The first attempt's failure is marked
 // [resilience.Permanent] so that a retry policy stops at once; a hedge's
-// extra attempt gets this error. It matches resilience.ErrRefused: the request was
-// not sent, so a breaker does not count it.
+// extra attempt gets this error. It is a sentinel matching
+// resilience.ErrRefused (compare it with errors.Is): the request was not
+// sent, so a breaker does not count it.
 //
 // When the first attempt is cut short by its own context (a timeout), its
 // error is that context's cause, marked permanent; the caller's error says
 // the cause once, e.g. `Post "…": timeout: call exceeded 100ms`, and
 // matches it (timeout.ErrTimeout, context.DeadlineExceeded), not this
 // error: the request was sent.
-var ErrBodyNotReplayable = fmt.Errorf("resiliencehttp: request body cannot be replayed (no GetBody): %w", resilience.ErrRefused)
+var ErrBodyNotReplayable error = refusal.New("resiliencehttp: request body cannot be replayed (no GetBody)", nil)
 
 // errReturned is the error of an attempt that a policy starts after
 // RoundTrip returned: the request is not sent, since the caller may be
 // reusing it.
-var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip returned: %w", resilience.ErrRefused)
+var errReturned = refusal.New("resiliencehttp: attempt started after RoundTrip returned", nil)
 
 // Transport is an [http.RoundTripper] that sends each request through a
 // resilience.Policy[*http.Response]: retries, breaker, timeout and the rest
@@ -38,7 +40,7 @@ var errReturned = fmt.Errorf("resiliencehttp: attempt started after RoundTrip re
 // failures reach them as a [*StatusError] carrying the Retry-After header.
 //
 // The caller gets what a RoundTripper returns: the winning response with
-// its body intact; or, when the policies give up, the last failure response
+// its body intact (a Body that is http.NoBody stays http.NoBody); or, when the policies give up, the last failure response
 // whose body could be read (e.g. the final 503), with its body intact; or,
 // when there is none (or the request's own context ended), the error.
 // Every other response, discarded by a retry or a hedge, is closed, so no
@@ -109,7 +111,9 @@ type Transport struct {
 	// body returns an error (io.EOF at its end), when the body is closed,
 	// or when the Transport discards the response or the attempt fails
 	// without one. A failure's body read whole (up to 64 KiB) gives it
-	// back at once. Retries and hedges take a slot per attempt, so the
+	// back at once, and so does a response that has no body: one whose
+	// Body is http.NoBody (as net/http gives it), or the answer to a HEAD,
+	// a 204, a 304 or one of Content-Length 0 from a Base of one's own. Retries and hedges take a slot per attempt, so the
 	// server never sees more than MaxConcurrent requests at once from
 	// this Transport. A refused attempt is not sent; its error is the
 	// bulkhead's refusal (matching bulkhead.ErrFull and
@@ -295,9 +299,20 @@ func (ex *exchange) attempt(ctx context.Context) (*http.Response, error) {
 		return nil, permanentIf(!ex.replayable(), err)
 	}
 	var result error
-	if failed {
+	switch {
+	case failed:
 		result = permanentIf(!ex.replayable(), status)
-	} else {
+	case resp.Body == http.NoBody:
+		// Nothing to read: the exchange is over, and the caller gets
+		// http.NoBody as the base gave it.
+		cancel()
+		s.release()
+	case noBody(r, resp):
+		// The base's own empty body stays the caller's to close, but the
+		// exchange is over.
+		s.release()
+		resp.Body = newBody(resp.Body, cancel, nil)
+	default:
 		resp.Body = newBody(resp.Body, cancel, s)
 	}
 	// The body holds the slot now (a body buffered whole gave it back).

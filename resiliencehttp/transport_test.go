@@ -594,6 +594,16 @@ func TestHedgeOfANonReplayableBodyIsRefused(t *testing.T) {
 	}
 }
 
+func TestErrBodyNotReplayableIsARefusal(t *testing.T) {
+	// A sentinel of its own, with a message of its own, that matches
+	// resilience.ErrRefused (a breaker does not count it).
+	err := resiliencehttp.ErrBodyNotReplayable
+	const want = "resiliencehttp: request body cannot be replayed (no GetBody)"
+	if err.Error() != want || !errors.Is(err, resilience.ErrRefused) {
+		t.Errorf("ErrBodyNotReplayable = %q, errors.Is(ErrRefused) = %v; want %q, true", err, errors.Is(err, resilience.ErrRefused), want)
+	}
+}
+
 // stallingServer answers every request with a 503 whose headers promise 100
 // bytes, sends 7, and then stalls until the client gives up on the request
 // (which closes its connection); it tells gone the request's number then.
@@ -679,6 +689,51 @@ func TestHedgeCancelsAnAttemptStuckInAFailureBody(t *testing.T) {
 			t.Errorf("%d of %d response bodies left open", open, all)
 		}
 	})
+}
+
+// Regression: a 503 with Retry-After: 3 through a hedge of 50ms made a 3s
+// round trip, and Retry-After: 1000 one of 16 minutes. A hint longer than
+// the hedge's MaxWait (by default its delay) starts no more attempts: the
+// caller gets the 503 at once. Retry-After: 0 starts the next at once.
+func TestHedgeDoesNotWaitOutALongRetryAfter(t *testing.T) {
+	for _, tc := range []struct {
+		retryAfter string
+		status     int // of the response the caller gets
+		attempts   int
+	}{
+		{"3", http.StatusServiceUnavailable, 1},
+		{"1000", http.StatusServiceUnavailable, 1},
+		{"0", http.StatusOK, 2},
+	} {
+		t.Run("Retry-After "+tc.retryAfter, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				mt := &memTransport{reply: func(n int) memReply {
+					if n == 1 {
+						return memReply{status: http.StatusServiceUnavailable, body: "busy", header: http.Header{"Retry-After": {tc.retryAfter}}}
+					}
+					return memReply{status: http.StatusOK, body: "ok"}
+				}}
+				tr := &resiliencehttp.Transport{Base: mt, Policy: hedge.New[*http.Response](50 * time.Millisecond)}
+				req, _ := http.NewRequest(http.MethodGet, "http://dependency.test/", nil)
+				start := time.Now()
+				resp, err := tr.RoundTrip(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				readAll(t, resp)
+				if elapsed := time.Since(start); resp.StatusCode != tc.status || elapsed != 0 {
+					t.Errorf("Retry-After %s: got %d after %v, want %d at once", tc.retryAfter, resp.StatusCode, elapsed, tc.status)
+				}
+				synctest.Wait()
+				if got := mt.attempts(); got != tc.attempts {
+					t.Errorf("Retry-After %s: %d attempts, want %d", tc.retryAfter, got, tc.attempts)
+				}
+				if open, all := mt.open(); open != 0 {
+					t.Errorf("%d of %d response bodies left open", open, all)
+				}
+			})
+		})
+	}
 }
 
 func TestStalledFailureBodyOverTheNetworkReleasesItsConnection(t *testing.T) {

@@ -3,12 +3,14 @@
 // exporters, a [Slog] for logs), a uniform [Snapshot] of a guard's live
 // state, and a [Registry] of guards and pipelines for exporters and health
 // checks to enumerate. It depends on the standard library and package
-// clock only, so every policy can import it.
+// clock only, so the root package and every policy can import it (and it
+// must never import them).
 //
 // A policy reports to the [Observer] given to it (breaker.WithObserver,
-// retry.WithObserver). With none, reporting costs nothing: the policies
-// check for a nil Observer and build no event. Events are small values
-// ([Event]) built and passed without allocation. Successes are counted,
+// retry.WithObserver, timeout.WithObserver,
+// resilience.WithFallbackObserver). With none, reporting costs nothing:
+// the policies check for a nil Observer and build no event. Events are
+// small values ([Event]) built and passed without allocation. Successes are counted,
 // not streamed: a call that succeeds on a closed breaker emits no event
 // (its count is in the breaker's Stats).
 //
@@ -56,9 +58,12 @@
 //	                          starts                             Err (its error), Wait
 //	retry.gave_up             the policy stops with a            Attempt (attempts made), Err    —                       Warn
 //	                          retry.Error                        (the Error's Reason)
-//	timeout.expired           an attempt's deadline passed       Elapsed (the timeout)           OnTimeout               Debug
+//	timeout.expired           a call returned ErrTimeout: its    Elapsed (the timeout)           OnTimeout               Debug
+//	                          deadline passed
 //	timeout.abandoned         the policy returned without an op  Elapsed (the timeout)           —                       Info
-//	                          that ignored its deadline
+//	                          that ignored its deadline (at the
+//	                          deadline, after timeout.expired,
+//	                          or at the caller's cancellation)
 //	hedge.launched            a hedged copy started              Attempt (2 = the first hedge),  OnHedging               Debug
 //	                                                             Elapsed (since the first copy)
 //	hedge.won                 a copy's result was used           Attempt (that copy), Elapsed    —                       Debug
@@ -71,8 +76,8 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// The breaker and the retry policy emit their events; the timeout, hedge,
-// bulkhead, rate limiter and fallback rows are the names and fields their
+// The breaker, the retry, the timeout and the fallback emit their events;
+// the hedge, bulkhead and rate limiter rows are the names and fields their
 // events will have, defined here so that dashboards can be built on the
 // whole table now.
 //

@@ -59,7 +59,7 @@ const (
 
 // The events of the timeout policy.
 const (
-	// TimeoutExpired: an attempt's deadline passed.
+	// TimeoutExpired: a call returned ErrTimeout: its deadline passed.
 	TimeoutExpired Type = "timeout.expired"
 	// TimeoutAbandoned: the policy returned without waiting for an op that
 	// had not returned by its deadline.

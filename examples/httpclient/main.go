@@ -3,10 +3,11 @@
 // fails (500s), then hangs, then recovers, and calls it at a steady rate
 // through one client pipeline:
 //
-//	fallback > retry > breaker(prices) > timeout
+//	fallback(prices) > retry(prices) > breaker(prices) > timeout(150ms)
 //
 // It logs what the policies do through a telemetry.Slog (each breaker
-// transition as it happens; the retries that give up, at most a line a second),
+// transition as it happens; the retries that give up and the fallback's
+// answers, at most a line a second each),
 // prints a line per second read from the breaker's Stats (through a
 // telemetry.Registry) and from a telemetry.Counter of the policies' events, and
 // a summary of how many calls reached the server during the outage against how
@@ -134,7 +135,7 @@ func (p phase) outage() bool { return p == failing || p == hanging }
 // the callers and the server see. What the policies do comes from their
 // Stats and events.
 type stats struct {
-	calls, ok, fallbacks, hits atomic.Int64
+	calls, ok, hits atomic.Int64
 }
 
 func run(c config, out io.Writer) bool {
@@ -198,9 +199,8 @@ func run(c config, out io.Writer) bool {
 	b := breaker.New(breaker.WithConfig(breakerConfig(c, obs)))
 	pipeline := resilience.Then(
 		resilience.Fallback(func(ctx context.Context, err error) (*http.Response, error) {
-			second.fallbacks.Add(1)
 			return cached(), nil
-		}),
+		}, resilience.WithFallbackName("prices"), resilience.WithFallbackObserver(obs)),
 		retry.New[*http.Response](
 			retry.WithName("prices"),
 			retry.WithAttempts(c.attempts),
@@ -209,7 +209,7 @@ func run(c config, out io.Writer) bool {
 			retry.WithObserver(obs),
 		),
 		breaker.Policy[*http.Response](b),
-		timeout.New[*http.Response](c.timeout),
+		timeout.New[*http.Response](c.timeout, timeout.WithName("prices"), timeout.WithObserver(obs)),
 	)
 	if err := errors.Join(reg.Register(b), reg.RegisterPipeline("prices", pipeline)); err != nil {
 		fmt.Fprintln(out, "httpclient:", err)
@@ -221,25 +221,27 @@ func run(c config, out io.Writer) bool {
 	}
 	fmt.Fprintf(out, "server: http://%s, phases of %v: healthy, failing (500s), hanging, recovered\n\n", ln.Addr(), c.phase)
 	fmt.Fprintf(out, "each second: calls started; of the calls that ended, how many got the server's\n"+
-		"answer (ok) or the fallback's (fallbacks); requests that reached the server;\n"+
-		"from the policies' events: retries made (retry.waiting) and calls given up\n"+
+		"answer (ok); requests that reached the server; from the policies' events:\n"+
+		"answers from the fallback (fallback.used), attempts timed out\n"+
+		"(timeout.expired), retries made (retry.waiting) and calls given up\n"+
 		"(retry.gave_up); from the breaker's Stats: attempts it refused, its state,\n"+
 		"and the failures/calls in its window\n\n")
-	fmt.Fprintf(out, "%6s  %-9s  %7s  %4s  %9s  %11s  %7s  %7s  %7s  %-9s  %s\n",
-		"time", "server", "started", "ok", "fallbacks", "server hits", "retries", "gave up", "refused", "breaker", "window")
+	fmt.Fprintf(out, "%6s  %-9s  %7s  %4s  %11s  %9s  %8s  %7s  %7s  %7s  %-9s  %s\n",
+		"time", "server", "started", "ok", "server hits", "fallbacks", "timeouts", "retries", "gave up", "refused", "breaker", "window")
 
 	lastPrint := start
-	var last struct{ retries, gaveUp, refused uint64 } // the totals at the last line
+	var last struct{ fallbacks, timeouts, retries, gaveUp, refused uint64 } // the totals at the last line
 	printSecond := func(now time.Time) {
 		lastPrint = now
+		fallbacks, timeouts := events.Count("prices", telemetry.FallbackUsed), events.Count("prices", telemetry.TimeoutExpired)
 		retries, gaveUp := events.Count("prices", telemetry.RetryWaiting), events.Count("prices", telemetry.RetryGaveUp)
 		for _, s := range reg.Snapshots() { // one guard: the breaker
-			fmt.Fprintf(out, "%5.1fs  %-9s  %7d  %4d  %9d  %11d  %7d  %7d  %7d  %-9s  %d/%d\n",
+			fmt.Fprintf(out, "%5.1fs  %-9s  %7d  %4d  %11d  %9d  %8d  %7d  %7d  %7d  %-9s  %d/%d\n",
 				now.Sub(start).Seconds(), phaseAt(now.Add(-time.Millisecond)),
-				second.calls.Swap(0), second.ok.Swap(0), second.fallbacks.Swap(0), second.hits.Swap(0),
-				retries-last.retries, gaveUp-last.gaveUp, s.Refused-last.refused,
+				second.calls.Swap(0), second.ok.Swap(0), second.hits.Swap(0),
+				fallbacks-last.fallbacks, timeouts-last.timeouts, retries-last.retries, gaveUp-last.gaveUp, s.Refused-last.refused,
 				s.Breaker.State, s.Breaker.Failures, s.Breaker.Calls)
-			last.retries, last.gaveUp, last.refused = retries, gaveUp, s.Refused
+			last.fallbacks, last.timeouts, last.retries, last.gaveUp, last.refused = fallbacks, timeouts, retries, gaveUp, s.Refused
 		}
 	}
 

@@ -3,7 +3,7 @@
 // left out (a zero field means the default), durations as Go duration
 // strings ("250ms", "30s"; -1ns, the Off value, as "off"), infinite floats
 // as "+Inf" (read back from "+Inf", "Inf" or "-Inf"), and fields that cannot be serialised (functions, interfaces
-// such as a clock, pointers to shared objects, channels) skipped. Reading
+// such as a clock, pointers to shared objects, channels) left out. Reading
 // matches field names as encoding/json does (case-insensitively), rejects
 // unknown fields, and leaves fields that are absent or null unchanged.
 package jsonconf
@@ -63,14 +63,20 @@ func Marshal(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Duration returns d as a Config's JSON spells it: "off" for the Off
+// value (-1ns), else d.String() ("250ms"). Validate messages print
+// durations with it, so that a field read as "off" is reported as "off".
+func Duration(d time.Duration) string {
+	if d == -1 {
+		return "off"
+	}
+	return d.String()
+}
+
 func marshalValue(fv reflect.Value) ([]byte, error) {
 	switch {
 	case fv.Type() == durationType:
-		d := time.Duration(fv.Int())
-		if d == -1 {
-			return []byte(`"off"`), nil
-		}
-		return json.Marshal(d.String())
+		return json.Marshal(Duration(time.Duration(fv.Int())))
 	case fv.Kind() == reflect.Float64 || fv.Kind() == reflect.Float32:
 		x := fv.Float()
 		switch {

@@ -86,3 +86,11 @@ func TestMarshalNaN(t *testing.T) {
 		t.Errorf("Marshal(NaN) error = %v; want one naming sample.Rate", err)
 	}
 }
+
+// Duration spells a duration as a Config's JSON does: Off as "off".
+func TestDuration(t *testing.T) {
+	got := []string{jsonconf.Duration(-1), jsonconf.Duration(0), jsonconf.Duration(-2), jsonconf.Duration(250 * time.Millisecond)}
+	if diff := cmp.Diff([]string{"off", "0s", "-2ns", "250ms"}, got); diff != "" {
+		t.Errorf("Duration mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -74,7 +75,9 @@ type Config struct {
 
 	// The sliding window of the ratio rules (and of Counts while closed):
 	// either the last WindowCalls calls (count-based), or the calls of the
-	// last WindowDuration (time-based), not both. With neither, a ratio rule
+	// last WindowDuration (time-based), not both: a Config that sets both
+	// is invalid, and across sources (options, WithConfig) the later one
+	// to set either wins (see [WithConfig]). With neither, a ratio rule
 	// uses the last 100 calls; with no ratio rule and neither, Counts (the
 	// ones TripIf sees too) are since the breaker closed.
 
@@ -118,7 +121,9 @@ type Config struct {
 	// The zero Schedule (not set, the default) means no backoff: the fixed
 	// Cooldown. Any other schedule must have a Max > 0 (Validate rejects,
 	// for example, backoff.Constant(0), a cooldown of 0), and is exclusive
-	// with Cooldown.
+	// with Cooldown: a Config that sets both is invalid, and across sources
+	// (options, WithConfig) the later one to set either wins (see
+	// [WithConfig]).
 	CooldownBackoff backoff.Schedule
 	// TrialTimeout is how long a half-open trial may go without reporting,
 	// measured from the trial's admission; >= 0. A trial that has not
@@ -145,9 +150,12 @@ type Config struct {
 
 	// Classify decides what an error says about the dependency: [Success],
 	// [Failure] or [Ignored]. It is called only for non-nil errors, and sees
-	// them as returned (wrapped or not). nil means [DefaultClassify]. A
-	// panic in the op is always a failure. A Classify that returns any
-	// other Outcome value makes the report panic (see [Permit.Done]).
+	// them as returned (wrapped or not). It is called by the goroutine
+	// that reports each call, outside the breaker's lock, so from many
+	// goroutines at once: it must be safe for concurrent use. nil means
+	// [DefaultClassify]. A panic in the op is always a failure. A Classify
+	// that returns any other Outcome value makes the report panic (see
+	// [Permit.Done]).
 	Classify func(err error) Outcome
 	// OnStateChange, if not nil, is called after each transition, outside
 	// the breaker's lock, with transitions delivered one at a time in the
@@ -243,11 +251,16 @@ func (c Config) Validate() error {
 
 // negative returns the error of a field that must be >= 0 and is v < 0.
 // Off (-1) gets a hint: only Threshold takes it.
+// A duration prints as JSON spells it ("off" for Off).
 func negative[T int | time.Duration](field string, v T) error {
-	if v == resilience.Off {
-		return fmt.Errorf("breaker: %s must be >= 0 (Off applies only to Threshold), got %v", field, v)
+	got := fmt.Sprint(v)
+	if d, ok := any(v).(time.Duration); ok {
+		got = jsonconf.Duration(d)
 	}
-	return fmt.Errorf("breaker: %s must be >= 0, got %v", field, v)
+	if v == resilience.Off {
+		return fmt.Errorf("breaker: %s must be >= 0 (Off applies only to Threshold), got %s", field, got)
+	}
+	return fmt.Errorf("breaker: %s must be >= 0, got %s", field, got)
 }
 
 // buckets returns the number of buckets of a time-based window.
@@ -275,7 +288,41 @@ func (f option) apply(c *Config) { f(c) }
 // override single fields. Given WithCooldown(time.Second) and then
 // WithConfig(Config{Threshold: 3}), the breaker trips after 3 failures and
 // stays open 1s.
-func WithConfig(c Config) Option { return option(func(d *Config) { merge.NonZero(d, c) }) }
+//
+// A non-zero field of an exclusive pair (Cooldown and CooldownBackoff,
+// WindowCalls and WindowDuration) clears the other field of the pair, when
+// c leaves it zero, so the later source wins: given WithCooldown(time.Second)
+// and then WithConfig(Config{CooldownBackoff: s}), the cooldown is s. A
+// Config that sets both fields of a pair is invalid.
+func WithConfig(c Config) Option {
+	return option(func(d *Config) {
+		merge.NonZero(d, c)
+		clearRivals(d, c)
+	})
+}
+
+// clearRivals applies the rule of exclusive fields: for each pair whose
+// one field set sets (non-zero) and set leaves the other zero, it clears
+// that other field of d, so that the later source wins. Setting
+// WindowCalls also clears WindowBuckets, part of the time-based window.
+// A zero field of set clears nothing.
+func clearRivals(d *Config, set Config) {
+	if set.Cooldown != 0 && set.CooldownBackoff.IsZero() {
+		d.CooldownBackoff = backoff.Schedule{}
+	}
+	if !set.CooldownBackoff.IsZero() && set.Cooldown == 0 {
+		d.Cooldown = 0
+	}
+	if set.WindowCalls != 0 && set.WindowDuration == 0 {
+		d.WindowDuration = 0
+		if set.WindowBuckets == 0 {
+			d.WindowBuckets = 0
+		}
+	}
+	if set.WindowDuration != 0 && set.WindowCalls == 0 {
+		d.WindowCalls = 0
+	}
+}
 
 // WithName sets Config.Name.
 func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
@@ -298,12 +345,17 @@ func WithSlowCall(d time.Duration) Option { return option(func(c *Config) { c.Sl
 // WithTripIf sets Config.TripIf: a custom trip rule.
 func WithTripIf(f func(Counts) bool) Option { return option(func(c *Config) { c.TripIf = f }) }
 
-// WithWindowCalls sets Config.WindowCalls: a count-based window of n calls.
-func WithWindowCalls(n int) Option { return option(func(c *Config) { c.WindowCalls = n }) }
+// WithWindowCalls sets Config.WindowCalls: a count-based window of n
+// calls. n != 0 clears WindowDuration and WindowBuckets (the pair is
+// exclusive: the later setting wins).
+func WithWindowCalls(n int) Option {
+	return option(func(c *Config) { c.WindowCalls = n; clearRivals(c, Config{WindowCalls: n}) })
+}
 
-// WithWindowDuration sets Config.WindowDuration: a time-based window.
+// WithWindowDuration sets Config.WindowDuration: a time-based window. d != 0
+// clears WindowCalls (the pair is exclusive: the later setting wins).
 func WithWindowDuration(d time.Duration) Option {
-	return option(func(c *Config) { c.WindowDuration = d })
+	return option(func(c *Config) { c.WindowDuration = d; clearRivals(c, Config{WindowDuration: d}) })
 }
 
 // WithWindowBuckets sets Config.WindowBuckets: the buckets of a time-based window.
@@ -313,12 +365,17 @@ func WithWindowBuckets(n int) Option { return option(func(c *Config) { c.WindowB
 func WithMinCalls(n int) Option { return option(func(c *Config) { c.MinCalls = n }) }
 
 // WithCooldown sets Config.Cooldown: how long the breaker stays open.
-func WithCooldown(d time.Duration) Option { return option(func(c *Config) { c.Cooldown = d }) }
+// d != 0 clears CooldownBackoff (the pair is exclusive: the later setting
+// wins).
+func WithCooldown(d time.Duration) Option {
+	return option(func(c *Config) { c.Cooldown = d; clearRivals(c, Config{Cooldown: d}) })
+}
 
 // WithCooldownBackoff sets Config.CooldownBackoff: a growing cooldown. The
-// zero Schedule (not set) means the fixed Cooldown.
+// zero Schedule (not set) means the fixed Cooldown; any other clears
+// Cooldown (the pair is exclusive: the later setting wins).
 func WithCooldownBackoff(s backoff.Schedule) Option {
-	return option(func(c *Config) { c.CooldownBackoff = s })
+	return option(func(c *Config) { c.CooldownBackoff = s; clearRivals(c, Config{CooldownBackoff: s}) })
 }
 
 // WithTrialTimeout sets Config.TrialTimeout: how long a half-open trial

@@ -25,7 +25,7 @@ func TestValidate(t *testing.T) {
 		{breaker.Config{FailureRatio: math.NaN()}, "breaker: FailureRatio must be in [0, 1], got NaN"},
 		{breaker.Config{SlowCallRatio: 2, SlowCall: time.Second}, "breaker: SlowCallRatio must be in [0, 1], got 2"},
 		{breaker.Config{SlowCall: -time.Second}, "breaker: SlowCall must be >= 0, got -1s"},
-		{breaker.Config{SlowCall: resilience.Off}, "breaker: SlowCall must be >= 0 (Off applies only to Threshold), got -1ns"},
+		{breaker.Config{SlowCall: resilience.Off}, "breaker: SlowCall must be >= 0 (Off applies only to Threshold), got off"},
 		{breaker.Config{SlowCallRatio: 0.5}, "breaker: SlowCall must be > 0 when SlowCallRatio is set, got 0s"},
 		{breaker.Config{WindowCalls: -1}, "breaker: WindowCalls must be >= 0 (Off applies only to Threshold), got -1"},
 		{breaker.Config{WindowCalls: -2}, "breaker: WindowCalls must be >= 0, got -2"},
@@ -41,13 +41,13 @@ func TestValidate(t *testing.T) {
 		{breaker.Config{MinCalls: resilience.Off}, "breaker: MinCalls must be >= 0 (Off applies only to Threshold), got -1"},
 		{breaker.Config{WindowCalls: 10, MinCalls: 11}, "breaker: MinCalls must be <= WindowCalls (10), got 11"},
 		{breaker.Config{Cooldown: -time.Second}, "breaker: Cooldown must be >= 0, got -1s"},
-		{breaker.Config{Cooldown: resilience.Off}, "breaker: Cooldown must be >= 0 (Off applies only to Threshold), got -1ns"},
+		{breaker.Config{Cooldown: resilience.Off}, "breaker: Cooldown must be >= 0 (Off applies only to Threshold), got off"},
 		{breaker.Config{Cooldown: time.Second, CooldownBackoff: exp}, "breaker: Cooldown and CooldownBackoff are exclusive, got 1s and exponential(1s×2, max 1m0s)"},
 		{breaker.Config{CooldownBackoff: backoff.Linear(0, 0, 0)}, "breaker: CooldownBackoff must have a Max > 0, got linear(0s+0s, max 0s)"},
 		{breaker.Config{CooldownBackoff: backoff.Constant(0)}, "breaker: CooldownBackoff must have a Max > 0, got constant(0s)"},
 		{breaker.Config{TrialTimeout: -time.Second}, "breaker: TrialTimeout must be >= 0, got -1s"},
-		{breaker.Config{TrialTimeout: resilience.Off}, "breaker: TrialTimeout must be >= 0 (Off applies only to Threshold), got -1ns"},
-		{breaker.Config{WindowDuration: resilience.Off}, "breaker: WindowDuration must be >= 0 (Off applies only to Threshold), got -1ns"},
+		{breaker.Config{TrialTimeout: resilience.Off}, "breaker: TrialTimeout must be >= 0 (Off applies only to Threshold), got off"},
+		{breaker.Config{WindowDuration: resilience.Off}, "breaker: WindowDuration must be >= 0 (Off applies only to Threshold), got off"},
 		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0 (Off applies only to Threshold), got -1"},
 		{breaker.Config{MaxTrials: -5}, "breaker: MaxTrials must be >= 0, got -5"},
 		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0 (Off applies only to Threshold), got -1"},
@@ -237,5 +237,69 @@ func TestZeroCooldownBackoffMeansTheFixedCooldown(t *testing.T) {
 	const want = "breaker: CooldownBackoff must have a Max > 0, got constant(0s, full jitter)"
 	if err := (breaker.Config{CooldownBackoff: backoff.Constant(0).WithJitter(backoff.Full)}).Validate(); err == nil || err.Error() != want {
 		t.Fatalf("Validate = %v, want %q", err, want)
+	}
+}
+
+func TestExclusiveFieldsLaterSourceWins(t *testing.T) {
+	// Setting one field of an exclusive pair to a non-zero value, by its
+	// option or by a WithConfig whose Config sets it, clears the other:
+	// the later source wins, as for any other field, and New does not
+	// panic on a pair that no single source set.
+	exp := backoff.Constant(3 * time.Second)
+	for _, c := range []struct {
+		name string
+		opts []breaker.Option
+		want time.Duration
+	}{
+		{"option then Config", []breaker.Option{breaker.WithCooldown(time.Second), breaker.WithConfig(breaker.Config{CooldownBackoff: exp})}, 3 * time.Second},
+		{"Config then option", []breaker.Option{breaker.WithConfig(breaker.Config{CooldownBackoff: exp}), breaker.WithCooldown(time.Second)}, time.Second},
+		{"backoff option then Config", []breaker.Option{breaker.WithCooldownBackoff(exp), breaker.WithConfig(breaker.Config{Cooldown: time.Second})}, time.Second},
+		{"option then option", []breaker.Option{breaker.WithCooldown(time.Second), breaker.WithCooldownBackoff(exp)}, 3 * time.Second},
+		{"Config then Config", []breaker.Option{breaker.WithConfig(breaker.Config{Cooldown: time.Second}), breaker.WithConfig(breaker.Config{CooldownBackoff: exp})}, 3 * time.Second},
+		{"a zero clears nothing", []breaker.Option{breaker.WithCooldownBackoff(exp), breaker.WithCooldown(0)}, 3 * time.Second},
+	} {
+		t.Run("cooldown: "+c.name, func(t *testing.T) {
+			b, f := newFake(append(c.opts, breaker.WithThreshold(1))...)
+			fail(t, b, f, 1)
+			wantRefused(t, b, breaker.ErrOpen, c.want)
+		})
+	}
+
+	// A count-based window of 2 calls holds 2 of 3 calls, a time-based
+	// window of a minute all 3. Setting WindowCalls also clears
+	// WindowBuckets, which only a time-based window takes.
+	for _, c := range []struct {
+		name string
+		opts []breaker.Option
+		want uint64
+	}{
+		{"option then Config", []breaker.Option{breaker.WithWindowCalls(2), breaker.WithConfig(breaker.Config{WindowDuration: time.Minute})}, 3},
+		{"Config then option", []breaker.Option{breaker.WithConfig(breaker.Config{WindowDuration: time.Minute, WindowBuckets: 20}), breaker.WithWindowCalls(2)}, 2},
+		{"options then Config", []breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithWindowBuckets(20), breaker.WithConfig(breaker.Config{WindowCalls: 2})}, 2},
+		{"option then option", []breaker.Option{breaker.WithWindowCalls(2), breaker.WithWindowDuration(time.Minute)}, 3},
+		{"a zero clears nothing", []breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithWindowCalls(0)}, 3},
+	} {
+		t.Run("window: "+c.name, func(t *testing.T) {
+			b, f := newFake(c.opts...)
+			succeed(t, b, f, 3)
+			if got := b.Counts().Calls; got != c.want {
+				t.Errorf("Counts().Calls = %d, want %d", got, c.want)
+			}
+		})
+	}
+
+	// One Config that sets both fields of a pair is still invalid.
+	for _, c := range []struct {
+		opts []breaker.Option
+		want string
+	}{
+		{[]breaker.Option{breaker.WithCooldown(time.Second), breaker.WithConfig(breaker.Config{Cooldown: 2 * time.Second, CooldownBackoff: exp})},
+			"breaker: Cooldown and CooldownBackoff are exclusive, got 2s and constant(3s)"},
+		{[]breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithConfig(breaker.Config{WindowCalls: 2, WindowBuckets: 5})},
+			"breaker: WindowBuckets needs WindowDuration, got 5 buckets and 0s"},
+	} {
+		if r := recovered(func() { breaker.New(c.opts...) }); r != c.want {
+			t.Errorf("New panicked with %v, want %q", r, c.want)
+		}
 	}
 }

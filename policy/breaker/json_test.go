@@ -121,7 +121,7 @@ func TestConfigJSONErrors(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"Cooldown": "off"}`), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	const want = "breaker: Cooldown must be >= 0 (Off applies only to Threshold), got -1ns"
+	const want = "breaker: Cooldown must be >= 0 (Off applies only to Threshold), got off"
 	if err := cfg.Validate(); err == nil || err.Error() != want {
 		t.Errorf("Validate = %v, want %q", err, want)
 	}

@@ -64,7 +64,7 @@ func (c Config) validate(built bool) error {
 	case c.MaxQueue < 0 || c.MaxQueue > maxCount:
 		return fmt.Errorf("bulkhead: MaxQueue must be between 0 (no queue) and %d, got %d", maxCount, c.MaxQueue)
 	case c.MaxWait < 0:
-		return fmt.Errorf("bulkhead: MaxWait must be >= 0 (0 means no limit), got %v", c.MaxWait)
+		return fmt.Errorf("bulkhead: MaxWait must be >= 0 (0 means no limit), got %s", jsonconf.Duration(c.MaxWait))
 	case c.MaxWait > 0 && c.MaxQueue == 0:
 		return errors.New("bulkhead: MaxWait needs a queue (MaxQueue >= 1), got MaxQueue 0")
 	}

@@ -41,7 +41,7 @@ func TestValidate(t *testing.T) {
 		{"negative wait", bulkhead.Config{MaxQueue: 1, MaxWait: -time.Second},
 			"bulkhead: MaxWait must be >= 0 (0 means no limit), got -1s"},
 		{"Off wait", bulkhead.Config{MaxQueue: 1, MaxWait: -1},
-			"bulkhead: MaxWait must be >= 0 (0 means no limit), got -1ns"},
+			"bulkhead: MaxWait must be >= 0 (0 means no limit), got off"},
 		{"wait without queue", bulkhead.Config{MaxWait: time.Second},
 			"bulkhead: MaxWait needs a queue (MaxQueue >= 1), got MaxQueue 0"},
 	}

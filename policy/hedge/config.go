@@ -1,10 +1,13 @@
 package hedge
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
@@ -20,8 +23,9 @@ import (
 type Config[T any] struct {
 	// Delay is how long to wait for an accepted result before starting the
 	// next attempt (a hedge), measured on Clock from the start of the
-	// attempt before. 0 means the delay given to [New]; else it must be
-	// > 0, and it replaces New's.
+	// attempt before; with Quantile, only until the quantile can be
+	// measured. 0 means the delay given to [New]; else it must be > 0, and
+	// it replaces New's.
 	Delay time.Duration
 
 	// MaxHedges is the most attempts started in addition to the first: a
@@ -30,15 +34,59 @@ type Config[T any] struct {
 	// attempt).
 	MaxHedges int
 
+	// MaxWait is the longest Retry-After hint that an attempt's failure
+	// may make the next attempt wait for (see resilience.RetryAfter: an
+	// HTTP 429 or 503 with Retry-After, say): a hint of at most MaxWait
+	// starts the next attempt no earlier than the hint from the failure; a
+	// longer one (resilience.Never included) starts no more attempts, and
+	// the call returns as soon as none runs. 0 means the Delay, so that a
+	// hint holds the next attempt no longer than a slow attempt does;
+	// resilience.Off (-1) switches the cap off: every hint is waited for
+	// (still not past the caller's deadline). Else it must be > 0. A
+	// refusal of an inner guard starts no more attempts, whatever its hint
+	// and MaxWait.
+	MaxWait time.Duration
+
 	// Accept reports whether an attempt's result ends the race: the first
 	// accepted result, in order of completion, is the call's result. A
 	// result that is not accepted is a failure: it starts the next attempt
-	// at once, if any is left. nil means: accept exactly the results whose
+	// at once, if any is left (but see MaxWait, and [New] for refusals).
+	// nil means: accept exactly the results whose
 	// error is nil. Accept may be called from several goroutines at once.
 	Accept func(v T, err error) bool
 
-	// Clock is the source of time for the delay. nil means clock.Real().
+	// Clock is the source of time for the delay and for the attempts'
+	// latencies. nil means clock.Real().
 	Clock clock.Clock
+
+	// Quantile, when set, makes the delay follow the latency of the
+	// policy's own attempts: the delay is this quantile (0.95 for the
+	// 95th percentile) of the latencies of the last 1024 attempts, within
+	// MinDelay and MaxDelay, recomputed every 32 attempts once 100 have
+	// been measured; until then it is Delay (within the same bounds). An
+	// attempt's latency runs from its start until it returned an accepted
+	// result, or until it was cancelled because another attempt won (a
+	// lower bound of its latency, so the slow attempts that hedging cuts
+	// off still count as slow); failed attempts are not counted. In
+	// (0, 1); 0 (the default) means a fixed delay: Delay.
+	Quantile float64
+
+	// MinDelay and MaxDelay bound the delay that Quantile sets: it never
+	// falls below MinDelay (0, the default: no lower bound) nor rises
+	// above MaxDelay (0, the default: no upper bound). They need a
+	// Quantile.
+	MinDelay, MaxDelay time.Duration
+
+	// Budget caps the hedges to a fraction of the calls, so that a slow
+	// dependency does not get up to 1+MaxHedges times its load when it
+	// can least take it: each call adds Budget of a hedge to the budget,
+	// which holds at most max(1, 10 × Budget) hedges (full at New), and
+	// each attempt after a call's first takes one; a call that finds the
+	// budget empty starts no more attempts. Over any run of calls, the
+	// hedges started are at most Budget × calls + max(1, 10 × Budget).
+	// Finite and > 0 (0.1: a hedge per ten calls); 0 (the default) means
+	// no budget.
+	Budget float64
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, else
@@ -47,16 +95,30 @@ type Config[T any] struct {
 func (c Config[T]) Validate() error {
 	switch {
 	case c.Delay < 0:
-		return fmt.Errorf("hedge: Delay must be > 0, or 0 for New's delay, got %v", c.Delay)
+		return fmt.Errorf("hedge: Delay must be > 0, or 0 for New's delay, got %s", jsonconf.Duration(c.Delay))
 	case c.MaxHedges < 0:
 		return fmt.Errorf("hedge: MaxHedges must be >= 1, or 0 for the default 1, got %d", c.MaxHedges)
+	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
+		return fmt.Errorf("hedge: MaxWait must be > 0, 0 for the Delay or Off (-1) for no cap, got %v", c.MaxWait)
+	case c.Quantile != 0 && !(c.Quantile > 0 && c.Quantile < 1):
+		return fmt.Errorf("hedge: Quantile must be in (0, 1), or 0 for a fixed delay, got %v", c.Quantile)
+	case c.MinDelay < 0:
+		return fmt.Errorf("hedge: MinDelay must be >= 0, got %v", c.MinDelay)
+	case c.MaxDelay < 0:
+		return fmt.Errorf("hedge: MaxDelay must be >= 0 (0 means no bound), got %v", c.MaxDelay)
+	case c.MaxDelay > 0 && c.MaxDelay < c.MinDelay:
+		return fmt.Errorf("hedge: MaxDelay must be >= MinDelay, got MaxDelay %v and MinDelay %v", c.MaxDelay, c.MinDelay)
+	case (c.MinDelay > 0 || c.MaxDelay > 0) && c.Quantile == 0:
+		return errors.New("hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0")
+	case c.Budget != 0 && !(c.Budget > 0 && c.Budget <= math.MaxFloat64):
+		return fmt.Errorf("hedge: Budget must be finite and > 0, or 0 for no budget, got %v", c.Budget)
 	}
 	return nil
 }
 
 // MarshalJSON writes c as a JSON object: its non-zero fields by their Go
-// names, Delay as a Go duration string ("50ms"); Accept and Clock are left
-// out.
+// names, durations as Go duration strings ("50ms"; "off" for Off); Accept
+// and Clock are left out.
 func (c Config[T]) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads a JSON object that [Config.MarshalJSON] wrote (field
@@ -73,8 +135,9 @@ func (c *Config[T]) UnmarshalJSON(b []byte) error {
 //
 // The options that carry a T ([WithAccept], [WithConfig]) are an
 // Option[T] of their own T only: giving one to a New of another T does not
-// compile. The others ([WithMaxHedges], [WithClock]) are an [AnyOption],
-// which is an Option[T] for every T.
+// compile. The others ([WithMaxHedges], [WithMaxWait], [WithClock],
+// [WithQuantile], [WithBudget]) are an [AnyOption], which is an Option[T]
+// for every T.
 type Option[T any] func(*settings)
 
 // AnyOption is an option that carries no result type: a value of it is an
@@ -84,18 +147,40 @@ type AnyOption = func(*settings)
 
 // settings is what the options set: a Config without its result type.
 type settings struct {
-	delay     time.Duration
-	maxHedges int
-	accept    any // a func(T, error) bool for the policy's T, or nil
-	clock     clock.Clock
+	delay              time.Duration
+	maxHedges          int
+	maxWait            time.Duration
+	accept             any // a func(T, error) bool for the policy's T, or nil
+	clock              clock.Clock
+	quantile           float64
+	minDelay, maxDelay time.Duration
+	budget             float64
 }
 
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
 // first one (0 = the default, 1).
 func WithMaxHedges(n int) AnyOption { return func(s *settings) { s.maxHedges = n } }
 
+// WithMaxWait sets [Config.MaxWait]: the longest Retry-After hint that
+// the next attempt waits for; a longer one starts no more attempts (0 = the
+// default, the Delay; resilience.Off = no cap).
+func WithMaxWait(d time.Duration) AnyOption { return func(s *settings) { s.maxWait = d } }
+
 // WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
 func WithClock(c clock.Clock) AnyOption { return func(s *settings) { s.clock = c } }
+
+// WithQuantile sets [Config.Quantile], [Config.MinDelay] and
+// [Config.MaxDelay]: the delay becomes the q-quantile of the policy's own
+// attempts' latencies (WithQuantile(0.95, 10*time.Millisecond, time.Second):
+// their 95th percentile, between 10ms and 1s). q 0 means a fixed delay;
+// min 0 no lower bound, max 0 no upper bound.
+func WithQuantile(q float64, min, max time.Duration) AnyOption {
+	return func(s *settings) { s.quantile, s.minDelay, s.maxDelay = q, min, max }
+}
+
+// WithBudget sets [Config.Budget]: hedges at most fraction of the calls
+// (0: no budget, the default).
+func WithBudget(fraction float64) AnyOption { return func(s *settings) { s.budget = fraction } }
 
 // WithAccept sets [Config.Accept]: which results end the race (nil = those
 // without error). T is inferred from accept; the option goes to a New of
@@ -116,7 +201,8 @@ func WithConfig[T any](c Config[T]) Option[T] {
 		if cur.Accept != nil {
 			accept = cur.Accept
 		}
-		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, accept: accept, clock: cur.Clock}
+		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, maxWait: cur.MaxWait, accept: accept, clock: cur.Clock,
+			quantile: cur.Quantile, minDelay: cur.MinDelay, maxDelay: cur.MaxDelay, budget: cur.Budget}
 	}
 }
 
@@ -124,7 +210,8 @@ func WithConfig[T any](c Config[T]) Option[T] {
 // its Accept is nil if s holds none for T.
 func configOf[T any](s *settings) Config[T] {
 	accept, _ := s.accept.(func(T, error) bool)
-	return Config[T]{Delay: s.delay, MaxHedges: s.maxHedges, Accept: accept, Clock: s.clock}
+	return Config[T]{Delay: s.delay, MaxHedges: s.maxHedges, MaxWait: s.maxWait, Accept: accept, Clock: s.clock,
+		Quantile: s.quantile, MinDelay: s.minDelay, MaxDelay: s.maxDelay, Budget: s.budget}
 }
 
 // configure returns the configuration of New[T](delay, opts...), or panics

@@ -57,6 +57,12 @@ func TestZeroFieldsAreDefaults(t *testing.T) {
 		{"a later option overrides Config", func() resilience.Policy[int] {
 			return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{Delay: 20 * ms, MaxHedges: 3}), hedge.WithMaxHedges(1))
 		}, []time.Duration{0, 20 * ms}},
+		{"Config keeps an earlier quantile's bounds", func() resilience.Policy[int] {
+			return hedge.New[int](50*ms, hedge.WithQuantile(0.95, 70*ms, 0), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}))
+		}, []time.Duration{0, 70 * ms, 140 * ms}},
+		{"a budget of one hedge", func() resilience.Policy[int] {
+			return hedge.New[int](50*ms, hedge.WithMaxHedges(3), hedge.WithBudget(0.1))
+		}, []time.Duration{0, 50 * ms}},
 	} {
 		if diff := cmp.Diff(tc.want, starts(t, tc.p)); diff != "" {
 			t.Errorf("%s: start times mismatch (-want +got):\n%s", tc.name, diff)
@@ -85,8 +91,22 @@ func TestValidate(t *testing.T) {
 		{hedge.Config[int]{}, ""},
 		{hedge.Config[int]{Delay: ms, MaxHedges: 1 << 40}, ""},
 		{hedge.Config[int]{Delay: -ms}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
+		{hedge.Config[int]{Delay: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got off"}, // "off" in JSON
 		{hedge.Config[int]{MaxHedges: -1}, "hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1"},
 		{hedge.Config[int]{Delay: -ms, MaxHedges: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
+		{hedge.Config[int]{MaxWait: resilience.Off}, ""},
+		{hedge.Config[int]{MaxWait: resilience.Never}, ""},
+		{hedge.Config[int]{MaxWait: -2}, "hedge: MaxWait must be > 0, 0 for the Delay or Off (-1) for no cap, got -2ns"},
+		{hedge.Config[int]{Quantile: 0.95, MinDelay: ms, MaxDelay: time.Second, Budget: 0.1}, ""},
+		{hedge.Config[int]{Quantile: 0.95, MinDelay: ms, MaxDelay: ms}, ""},
+		{hedge.Config[int]{Budget: 3}, ""},
+		{hedge.Config[int]{Quantile: 1}, "hedge: Quantile must be in (0, 1), or 0 for a fixed delay, got 1"},
+		{hedge.Config[int]{Quantile: -0.5}, "hedge: Quantile must be in (0, 1), or 0 for a fixed delay, got -0.5"},
+		{hedge.Config[int]{Quantile: 0.9, MinDelay: -ms}, "hedge: MinDelay must be >= 0, got -1ms"},
+		{hedge.Config[int]{Quantile: 0.9, MaxDelay: -1}, "hedge: MaxDelay must be >= 0 (0 means no bound), got -1ns"},
+		{hedge.Config[int]{Quantile: 0.9, MinDelay: 2 * ms, MaxDelay: ms}, "hedge: MaxDelay must be >= MinDelay, got MaxDelay 1ms and MinDelay 2ms"},
+		{hedge.Config[int]{MaxDelay: ms}, "hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0"},
+		{hedge.Config[int]{Budget: -1}, "hedge: Budget must be finite and > 0, or 0 for no budget, got -1"},
 	} {
 		got := ""
 		if err := tc.c.Validate(); err != nil {
@@ -124,14 +144,19 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	full := hedge.Config[string]{
 		Delay:     20 * ms,
 		MaxHedges: 3,
+		MaxWait:   2 * time.Second,
 		Accept:    func(string, error) bool { return true },
 		Clock:     clock.NewFake(),
+		Quantile:  0.95,
+		MinDelay:  5 * ms,
+		MaxDelay:  time.Second,
+		Budget:    0.1,
 	}
 	data, err := json.Marshal(full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(`{"Delay":"20ms","MaxHedges":3}`, string(data)); diff != "" {
+	if diff := cmp.Diff(`{"Delay":"20ms","MaxHedges":3,"MaxWait":"2s","Quantile":0.95,"MinDelay":"5ms","MaxDelay":"1s","Budget":0.1}`, string(data)); diff != "" {
 		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
 	}
 	var got hedge.Config[string]
@@ -146,6 +171,14 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	}
 	if data, err := json.Marshal(hedge.Config[int]{}); err != nil || string(data) != "{}" {
 		t.Errorf("Marshal(Config{}) = %s, %v; want {}", data, err)
+	}
+	off := hedge.Config[int]{MaxWait: resilience.Off}
+	if data, err := json.Marshal(off); err != nil || string(data) != `{"MaxWait":"off"}` {
+		t.Errorf("Marshal(%+v) = %s, %v; want {\"MaxWait\":\"off\"}", off, data, err)
+	}
+	var back hedge.Config[int]
+	if err := json.Unmarshal([]byte(`{"MaxWait":"off"}`), &back); err != nil || back.MaxWait != resilience.Off {
+		t.Errorf("Unmarshal({\"MaxWait\":\"off\"}) = %+v, %v; want MaxWait Off", back, err)
 	}
 	for in, want := range map[string]string{
 		`{"Delay": 20}`:        "hedge: ",

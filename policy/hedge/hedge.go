@@ -2,7 +2,9 @@ package hedge
 
 import (
 	"context"
+	"errors"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 
@@ -17,14 +19,27 @@ import (
 // The first accepted result (by default, the first without error) wins:
 // the other attempts' contexts are cancelled, and the call returns the
 // winner's result once they have returned. An attempt whose result is not
-// accepted starts the next hedge at once, if one is left, unless its error
-// carries a Retry-After hint (see resilience.RetryAfter: an HTTP 429 or
-// 503, a guard's refusal): then the next hedge starts no earlier than the
-// hint from then, and the ones after it resume at delay; a "never" hint
-// (resilience.Never), or one that would end at or after the caller's
-// deadline, starts no more hedges (the attempts running go on). The call
-// waits for a hedge that waits out a hint, as for any other, unless the
-// caller's context ends first.
+// accepted starts the next hedge at once, if one is left, but:
+//
+//   - A refusal of an inner guard (an error matching resilience.ErrRefused:
+//     an open breaker, a full bulkhead, a rate limit) starts no more
+//     hedges, whatever its Retry-After hint: the dependency was not
+//     called, so there is no slow call to race, and another attempt would
+//     be refused as well. Whether to wait out the refusal is the call of a
+//     retry outside the hedge, which gets the refusal as soon as no attempt
+//     runs.
+//   - An error with a Retry-After hint of at most [Config.MaxWait] (see
+//     resilience.RetryAfter: an HTTP 429 or 503 with Retry-After) starts
+//     the next hedge no earlier than the hint from then, and the ones after
+//     it resume at delay. A longer hint (resilience.Never included), or one
+//     that would end at or after the caller's deadline, starts no more
+//     hedges: the attempts running go on, and the call returns as soon as
+//     none runs.
+//
+// So a hint never holds a call longer than MaxWait after the failure that
+// gave it; with the default MaxWait, the delay, no longer than a slow
+// attempt holds the next hedge. The call waits for a hedge that waits out
+// a hint, as for any other, unless the caller's context ends first.
 //
 // If no attempt's result is accepted, the call returns the value of the
 // attempt that finished last and an error that says so and wraps the
@@ -38,8 +53,10 @@ import (
 //
 //	hedge: all 9 attempts failed: e0; e1; e2; (3 more); e6; e7; e8
 //
-// If the caller's context ends, no further attempt starts, and the error
-// (when no result was accepted) also matches the context's error:
+// If the caller's context is already done when the call arrives, the call
+// returns ctx.Err() at once and starts no attempt. If it ends during the
+// call, no further attempt starts, and the error (when no result was
+// accepted) also matches the context's error:
 //
 //	hedge: context canceled after 1 attempt: context canceled
 //
@@ -57,6 +74,11 @@ import (
 // to make more than once (idempotent reads), and mind that the dependency
 // sees up to 1+MaxHedges times the calls.
 //
+// With [WithQuantile] the delay is a quantile of the policy's own
+// attempts' latencies, and the policy is named after it ("hedge(p95)");
+// with [WithBudget] a call that finds the budget spent starts no more
+// attempts. The policy's calls share the estimator and the budget.
+//
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
 // no hedge allocates a cancellable context, a timer and a small record of
 // the race; each hedge adds a goroutine. A call that fails keeps at most
@@ -69,19 +91,45 @@ import (
 // safe for simultaneous use by multiple goroutines if Accept is.
 func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 	c := configure[T](delay, opts)
-	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, accept: c.Accept, clock: c.Clock}
+	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, maxWait: c.MaxWait, accept: c.Accept, clock: c.Clock}
 	if p.clock == nil {
 		p.clock = clock.Real()
 	}
-	return resilience.New("hedge("+c.Delay.String()+")", p.run)
+	name := "hedge(" + c.Delay.String() + ")"
+	if c.Quantile > 0 {
+		p.est = newEstimator(c.Quantile, c.MinDelay, c.MaxDelay, c.Delay)
+		name = "hedge(p" + strconv.FormatFloat(100*c.Quantile, 'g', -1, 64) + ")"
+	}
+	if c.Budget > 0 {
+		p.budget = newBudget(c.Budget)
+	}
+	return resilience.New(name, p.run)
 }
 
-// policy is the configuration of one hedge policy, fixed at New.
+// policy is the configuration of one hedge policy, fixed at New, and the
+// state its calls share: the quantile estimator and the budget.
 type policy[T any] struct {
 	delay     time.Duration
-	maxHedges int // attempts after the first; never added to (it may be math.MaxInt)
+	maxHedges int           // attempts after the first; never added to (it may be math.MaxInt)
+	maxWait   time.Duration // the longest hint waited for; 0: the delay; resilience.Off: no cap
 	accept    func(T, error) bool
 	clock     clock.Clock
+	est       *estimator // nil: a fixed delay
+	budget    *budget    // nil: no budget
+}
+
+// waitsFor reports whether a hint d > 0 is short enough to wait for (see
+// Config.MaxWait); resilience.Never never is.
+func (p *policy[T]) waitsFor(d time.Duration) bool {
+	switch {
+	case d == resilience.Never:
+		return false
+	case p.maxWait == resilience.Off:
+		return true
+	case p.maxWait == 0:
+		return d <= p.delay
+	}
+	return d <= p.maxWait
 }
 
 func (p *policy[T]) accepts(v T, err error) bool {
@@ -94,6 +142,7 @@ func (p *policy[T]) accepts(v T, err error) bool {
 // race is the state of one call.
 type race[T any] struct {
 	p      *policy[T]
+	delay  time.Duration // between attempts, fixed for the call
 	next   resilience.Next[T]
 	parent context.Context    // the caller's context
 	ctx    context.Context    // the attempts' context, child of parent
@@ -118,11 +167,20 @@ type race[T any] struct {
 }
 
 func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error) {
+	if err := ctx.Err(); err != nil {
+		return *new(T), err // the caller gave up: no attempt starts
+	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &race[T]{p: p, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
+	r := &race[T]{p: p, delay: p.delay, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
+	if p.est != nil {
+		r.delay = p.est.current()
+	}
+	if p.budget != nil {
+		p.budget.deposit()
+	}
 	r.mu.Lock()
-	r.timer = p.clock.AfterFunc(p.delay, r.onTimer)
+	r.timer = p.clock.AfterFunc(r.delay, r.onTimer)
 	r.mu.Unlock()
 
 	// The first attempt runs here. If it panics, the hedges are stopped
@@ -130,15 +188,34 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 	ok := false
 	defer func() {
 		if !ok {
-			r.finish(0, *new(T), nil, false, true, nil)
+			r.finish(0, *new(T), nil, false, true, nil, 0)
 			r.wait()
 		}
 	}()
+	start := p.stamp()
 	v, err := next.Call(actx)
 	accepted := p.accepts(v, err)
 	ok = true
-	r.finish(0, v, err, accepted, false, nil)
+	r.finish(0, v, err, accepted, false, nil, p.took(start))
 	return r.result()
+}
+
+// stamp returns the time now on p's clock if p measures its attempts'
+// latencies (a quantile), else the zero Time: a start for took.
+func (p *policy[T]) stamp() time.Time {
+	if p.est == nil {
+		return time.Time{}
+	}
+	return p.clock.Now()
+}
+
+// took returns the time since start, a stamp, or 0 if p measures no
+// latencies.
+func (p *policy[T]) took(start time.Time) time.Duration {
+	if p.est == nil {
+		return 0
+	}
+	return p.clock.Now().Sub(start)
 }
 
 // onTimer starts the next hedge, if the race still wants one.
@@ -170,6 +247,10 @@ func (r *race[T]) launchLocked() {
 		}
 		r.hinted = false
 	}
+	if r.p.budget != nil && !r.p.budget.withdraw() {
+		r.closeLocked() // the budget is spent: this call starts no more attempts
+		return
+	}
 	i := r.started
 	r.started++
 	r.running++
@@ -178,24 +259,37 @@ func (r *race[T]) launchLocked() {
 	}
 	go r.hedge(i)
 	if r.hedges() < r.p.maxHedges {
-		r.timer.Reset(r.p.delay)
+		r.timer.Reset(r.delay)
 	} else {
 		r.timer.Stop()
 	}
 }
 
-// pushBackLocked applies the Retry-After hint of an attempt's error, if it
-// has one: the next attempt starts no earlier than the hint from now, and
-// none starts after a "never" hint or one that ends at or after the
-// caller's deadline (gRFC A6's rule for hedging under server pushback).
-// r.mu must be held.
+// pushBackLocked applies an attempt's error to the attempts to come. A
+// refusal of an inner guard starts no more attempts, whatever its hint:
+// the dependency was not called, so there is no slow call to race, and
+// another attempt would be refused too (waiting out the refusal is the
+// job of a retry outside the hedge). Else, if the error has a Retry-After
+// hint, the next attempt starts no earlier than the hint from now (gRFC
+// A6's rule for hedging under server pushback), and none starts after a
+// hint that the policy does not wait for (longer than MaxWait, or
+// "never") or one that ends at or after the caller's deadline. r.mu must
+// be held.
 func (r *race[T]) pushBackLocked(err error) {
+	if errors.Is(err, resilience.ErrRefused) {
+		r.closeLocked()
+		return
+	}
 	d, ok := resilience.RetryAfter(err)
 	if !ok || d <= 0 {
 		return
 	}
+	if !r.p.waitsFor(d) {
+		r.closeLocked()
+		return
+	}
 	now := r.p.clock.Now()
-	if deadline, has := r.parent.Deadline(); d == resilience.Never || has && !now.Add(d).Before(deadline) {
+	if deadline, has := r.parent.Deadline(); has && !now.Add(d).Before(deadline) {
 		r.closeLocked()
 		return
 	}
@@ -232,18 +326,25 @@ func (r *race[T]) hedge(i int) {
 	ok := false
 	defer func() {
 		if !ok {
-			r.finish(i, *new(T), nil, false, true, recover())
+			r.finish(i, *new(T), nil, false, true, recover(), 0)
 		}
 	}()
+	start := r.p.stamp()
 	v, err := r.next.Call(r.ctx)
 	accepted := r.p.accepts(v, err)
 	ok = true
-	r.finish(i, v, err, accepted, false, nil)
+	r.finish(i, v, err, accepted, false, nil, r.p.took(start))
 }
 
-// finish records the outcome of attempt i.
-func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVal any) {
+// finish records the outcome of attempt i, which ran for took (0 when
+// the policy measures no latencies).
+func (r *race[T]) finish(i int, v T, err error, accepted, panicked bool, panicVal any, took time.Duration) {
 	r.mu.Lock()
+	if r.p.est != nil && !panicked && (accepted || r.won) {
+		// An accepted result's latency, or a loser's time until it was
+		// cancelled: a lower bound of its latency.
+		r.p.est.record(took)
+	}
 	r.running--
 	stop := false
 	switch {

@@ -3,6 +3,7 @@ package hedge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -25,7 +26,8 @@ func (p pushback) RetryAfter() time.Duration { return p.after }
 // started the next one at once: a 429 with Retry-After: 30s and MaxHedges
 // 3 made 4 requests in no time. The next attempt now starts no earlier than
 // the hint (gRFC A6: "send next hedged request in n ms"), and the attempts
-// after it resume at the delay.
+// after it resume at the delay. (MaxWait is Off here: each hint is waited
+// for; TestHintPastMaxWaitStopsFurtherAttempts has the cap.)
 func TestHintDelaysTheNextAttempt(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -51,7 +53,7 @@ func TestHintDelaysTheNextAttempt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				l := newLog(tc.steps...)
-				v, err := hedge.New[int](tc.delay, hedge.WithMaxHedges(3)).Do(context.Background(), l.op)
+				v, err := hedge.New[int](tc.delay, hedge.WithMaxHedges(3), hedge.WithMaxWait(resilience.Off)).Do(context.Background(), l.op)
 				if diff := cmp.Diff(tc.starts, l.started); diff != "" {
 					t.Errorf("%s: start times mismatch (-want +got):\n%s", tc.name, diff)
 				}
@@ -69,7 +71,7 @@ func TestHintDelaysTheNextAttempt(t *testing.T) {
 // A "never" hint (resilience.Never) stops further attempts (gRFC A6:
 // "don't send any more hedged requests"); the ones running go on. So does
 // a hint that ends past the caller's deadline: no attempt could start in
-// time.
+// time, even with MaxWait Off.
 func TestNeverHintStopsFurtherAttempts(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -100,7 +102,7 @@ func TestNeverHintStopsFurtherAttempts(t *testing.T) {
 				}
 				l := newLog(tc.steps...)
 				start := time.Now()
-				v, err := hedge.New[int](50*ms, hedge.WithMaxHedges(3)).Do(ctx, l.op)
+				v, err := hedge.New[int](50*ms, hedge.WithMaxHedges(3), hedge.WithMaxWait(resilience.Off)).Do(ctx, l.op)
 				if got := time.Since(start); got != tc.returned {
 					t.Errorf("%s: returned after %v, want %v", tc.name, got, tc.returned)
 				}
@@ -123,7 +125,8 @@ func TestNeverHintStopsFurtherAttempts(t *testing.T) {
 }
 
 // While the next attempt waits out a hint and no attempt runs, the call
-// still ends when the caller's context does.
+// still ends when the caller's context does (MaxWait Off: a hint of 30s
+// is waited for).
 func TestCallerCancelsDuringHintedWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -131,7 +134,7 @@ func TestCallerCancelsDuringHintedWait(t *testing.T) {
 		time.AfterFunc(time.Second, cancel)
 		l := newLog(step{err: pushback{30 * time.Second}}, step{v: 1})
 		start := time.Now()
-		_, err := hedge.New[int](50*ms).Do(ctx, l.op)
+		_, err := hedge.New[int](50*ms, hedge.WithMaxWait(resilience.Off)).Do(ctx, l.op)
 		if got := time.Since(start); got != time.Second {
 			t.Errorf("returned after %v, want 1s (when the caller cancelled)", got)
 		}
@@ -150,7 +153,7 @@ func TestHintOnTheFakeClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFake()
 		calls := 0
-		p := hedge.New[int](50*ms, hedge.WithClock(clk))
+		p := hedge.New[int](50*ms, hedge.WithClock(clk), hedge.WithMaxWait(time.Minute))
 		done := make(chan error, 1)
 		go func() {
 			_, err := p.Do(context.Background(), func(context.Context) (int, error) {
@@ -178,5 +181,126 @@ func TestHintOnTheFakeClock(t *testing.T) {
 		default:
 			t.Fatal("Do has not returned once the hint had passed and the second attempt succeeded")
 		}
+	})
+}
+
+// hintCase is one call of a hedge policy: its attempts do steps, and the
+// call must start them at starts, return at returned (from its start) and
+// return v, nil or, if err is set, an error matching err.
+type hintCase struct {
+	name     string
+	opts     []hedge.Option[int] // after WithMaxHedges(3)
+	steps    []step
+	starts   []time.Duration
+	returned time.Duration
+	v        int
+	err      error
+}
+
+// runHintCases runs each case with a delay of 50ms in a synctest bubble,
+// and checks that no attempt starts in the minute after the call.
+func runHintCases(t *testing.T, cases []hintCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				l := newLog(tc.steps...)
+				start := time.Now()
+				opts := append([]hedge.Option[int]{hedge.WithMaxHedges(3)}, tc.opts...)
+				v, err := hedge.New[int](50*ms, opts...).Do(context.Background(), l.op)
+				if got := time.Since(start); got != tc.returned {
+					t.Errorf("%s: returned after %v, want %v", tc.name, got, tc.returned)
+				}
+				if diff := cmp.Diff(tc.starts, l.started); diff != "" {
+					t.Errorf("%s: start times mismatch (-want +got):\n%s", tc.name, diff)
+				}
+				switch {
+				case tc.err == nil && (err != nil || v != tc.v):
+					t.Errorf("%s: Do = %d, %v; want %d, nil", tc.name, v, err, tc.v)
+				case tc.err != nil && !errors.Is(err, tc.err):
+					t.Errorf("%s: Do = %d, %v; want an error matching %v", tc.name, v, err, tc.err)
+				}
+				time.Sleep(time.Minute) // no attempt starts after the call
+				if len(l.started) != len(tc.starts) {
+					t.Errorf("%s: %d attempts started by a minute after the call, want %d", tc.name, len(l.started), len(tc.starts))
+				}
+			})
+		})
+	}
+}
+
+// Regression: nothing bounded the wait for a hint: a 503 with Retry-After:
+// 3 made a hedged call of 50ms a 3s call, and Retry-After: 1000 blocked it
+// for 16 minutes. A hint waits at most MaxWait (by default the delay); a
+// longer one stops further attempts, and the call returns as soon as no
+// attempt runs.
+func TestHintPastMaxWaitStopsFurtherAttempts(t *testing.T) {
+	runHintCases(t, []hintCase{
+		{name: "Retry-After 3s, the default MaxWait (the delay)",
+			steps:  []step{{d: 10 * ms, err: pushback{3 * time.Second}}, {v: 1}},
+			starts: []time.Duration{0}, returned: 10 * ms, err: pushback{3 * time.Second}},
+		{name: "Retry-After 1000s",
+			steps:  []step{{d: 10 * ms, err: pushback{1000 * time.Second}}, {v: 1}},
+			starts: []time.Duration{0}, returned: 10 * ms, err: pushback{1000 * time.Second}},
+		{name: "a hint of MaxWait is waited",
+			steps:  []step{{d: 10 * ms, err: pushback{50 * ms}}, {v: 1}},
+			starts: []time.Duration{0, 60 * ms}, returned: 60 * ms, v: 1},
+		{name: "a hint just past MaxWait",
+			steps:  []step{{d: 10 * ms, err: pushback{50*ms + 1}}, {v: 1}},
+			starts: []time.Duration{0}, returned: 10 * ms, err: pushback{50*ms + 1}},
+		{name: "a MaxWait of 5s waits 3s", opts: []hedge.Option[int]{hedge.WithMaxWait(5 * time.Second)},
+			steps:  []step{{d: 10 * ms, err: pushback{3 * time.Second}}, {v: 1}},
+			starts: []time.Duration{0, 3010 * ms}, returned: 3010 * ms, v: 1},
+		{name: "Config.MaxWait 5s", opts: []hedge.Option[int]{hedge.WithConfig(hedge.Config[int]{MaxWait: 5 * time.Second})},
+			steps:  []step{{d: 10 * ms, err: pushback{3 * time.Second}}, {v: 1}},
+			starts: []time.Duration{0, 3010 * ms}, returned: 3010 * ms, v: 1},
+		{name: "a Config without MaxWait keeps an earlier one", opts: []hedge.Option[int]{hedge.WithMaxWait(5 * time.Second), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2})},
+			steps:  []step{{d: 10 * ms, err: pushback{3 * time.Second}}, {v: 1}},
+			starts: []time.Duration{0, 3010 * ms}, returned: 3010 * ms, v: 1},
+		{name: "MaxWait Off waits any hint", opts: []hedge.Option[int]{hedge.WithMaxWait(resilience.Off)},
+			steps:  []step{{d: 10 * ms, err: pushback{1000 * time.Second}}, {v: 1}},
+			starts: []time.Duration{0, 1000*time.Second + 10*ms}, returned: 1000*time.Second + 10*ms, v: 1},
+		{name: "the attempt in flight runs on and wins",
+			steps:  []step{{d: time.Second, v: 7}, {d: 10 * ms, err: pushback{3 * time.Second}}, {v: 2}},
+			starts: []time.Duration{0, 50 * ms}, returned: time.Second, v: 7},
+		{name: "a hint past MaxWait ends the wait for an earlier hint",
+			steps:  []step{{d: 70 * ms, err: pushback{3 * time.Second}}, {d: 10 * ms, err: pushback{40 * ms}}, {v: 2}},
+			starts: []time.Duration{0, 50 * ms}, returned: 70 * ms, err: pushback{40 * ms}},
+	})
+}
+
+// errOpen stands for a guard's sentinel, such as breaker.ErrOpen.
+var errOpen = fmt.Errorf("breaker: open: %w", resilience.ErrRefused)
+
+// refused is the refusal of an inner guard (the dependency was not called)
+// with a hint, or none if after < 0.
+func refused(after time.Duration) error { return resilience.Refuse(errOpen, "dep", after) }
+
+// Regression: behind an open breaker, the recommended order (retry > hedge
+// > breaker) made every call wait out the cooldown: the hedge took the
+// refusal's RetryAfter (the cooldown left) as pushback and held the call
+// until it ended. A refusal of an inner guard, whatever its hint, starts no
+// further attempt: another one would be refused as well.
+func TestRefusalStopsFurtherAttempts(t *testing.T) {
+	off := []hedge.Option[int]{hedge.WithMaxWait(resilience.Off)}
+	runHintCases(t, []hintCase{
+		{name: "an open breaker's cooldown, nothing else running",
+			steps:  []step{{err: refused(3 * time.Second)}, {v: 1}},
+			starts: []time.Duration{0}, returned: 0, err: errOpen},
+		{name: "an open breaker's cooldown, MaxWait Off", opts: off,
+			steps:  []step{{err: refused(3 * time.Second)}, {v: 1}},
+			starts: []time.Duration{0}, returned: 0, err: errOpen},
+		{name: "a short hint, within MaxWait",
+			steps:  []step{{err: refused(10 * ms)}, {v: 1}},
+			starts: []time.Duration{0}, returned: 0, err: errOpen},
+		{name: "a refusal without a hint (a full bulkhead)",
+			steps:  []step{{err: refused(-1)}, {v: 1}},
+			starts: []time.Duration{0}, returned: 0, err: errOpen},
+		{name: "a wrapped refusal",
+			steps:  []step{{err: fmt.Errorf("attempt: %w", refused(0))}, {v: 1}},
+			starts: []time.Duration{0}, returned: 0, err: errOpen},
+		{name: "a refused hedge: the first attempt runs on and wins",
+			steps:  []step{{d: time.Second, v: 7}, {err: refused(-1)}, {v: 2}},
+			starts: []time.Duration{0, 50 * ms}, returned: time.Second, v: 7},
 	})
 }

@@ -95,7 +95,7 @@ func (c Config) validate(built bool) error {
 	case c.Burst > maxBurst:
 		return fmt.Errorf("ratelimit: Burst must be at most %d (1<<52), got %d", maxBurst, c.Burst)
 	case c.MaxWait < 0:
-		return fmt.Errorf("ratelimit: MaxWait must be >= 0 (0 means no limit), got %v", c.MaxWait)
+		return fmt.Errorf("ratelimit: MaxWait must be >= 0 (0 means no limit), got %s", jsonconf.Duration(c.MaxWait))
 	case c.MaxKeys < 0:
 		return fmt.Errorf("ratelimit: MaxKeys must be >= 0 (0 means %d), got %d", defaultMaxKeys, c.MaxKeys)
 	}

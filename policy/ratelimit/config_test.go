@@ -55,7 +55,7 @@ func TestValidate(t *testing.T) {
 		{"negative wait", ratelimit.Config{MaxWait: -time.Second},
 			"ratelimit: MaxWait must be >= 0 (0 means no limit), got -1s"},
 		{"Off wait", ratelimit.Config{MaxWait: resilience.Off},
-			"ratelimit: MaxWait must be >= 0 (0 means no limit), got -1ns"},
+			"ratelimit: MaxWait must be >= 0 (0 means no limit), got off"},
 		{"negative keys", ratelimit.Config{MaxKeys: -2},
 			"ratelimit: MaxKeys must be >= 0 (0 means 8192), got -2"},
 		{"Off keys: a Keyed is always bounded", ratelimit.Config{MaxKeys: resilience.Off},

@@ -143,7 +143,7 @@ func (c Config) Validate() error {
 	case c.Attempts < resilience.Off:
 		return fmt.Errorf("retry: Attempts must be >= 1, 0 (the default, 3) or Off (-1, no limit), got %d", c.Attempts)
 	case c.MaxElapsed < 0:
-		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0: no bound), got %v", c.MaxElapsed)
+		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0: no bound), got %s", jsonconf.Duration(c.MaxElapsed))
 	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
 		return fmt.Errorf("retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got %v", c.MaxWait)
 	case c.Attempts == resilience.Off && c.MaxElapsed == 0:

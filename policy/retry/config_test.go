@@ -31,7 +31,7 @@ func TestValidate(t *testing.T) {
 		{"negative max elapsed", retry.Config{MaxElapsed: -time.Second},
 			"retry: MaxElapsed must be >= 0 (0: no bound), got -1s"},
 		{"max elapsed Off", retry.Config{MaxElapsed: resilience.Off},
-			"retry: MaxElapsed must be >= 0 (0: no bound), got -1ns"},
+			"retry: MaxElapsed must be >= 0 (0: no bound), got off"},
 		{"unbounded", retry.Config{Attempts: resilience.Off},
 			"retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s"},
 		{"max wait", retry.Config{MaxWait: time.Minute}, ""},

@@ -46,10 +46,11 @@
 //	WithClock         clock.Real()
 //	WithBudget        nil (no budget)
 //
-// Never retried, whatever the options: the caller's own context errors (the
-// policy stops as soon as the caller's context is done, without waiting any
-// further, and does not start a wait that would not end before the
-// context's deadline) and errors marked resilience.Permanent. A server's
+// Never retried, whatever the options: the caller's own context errors (a
+// call whose context is already done returns ctx.Err() without running the
+// op; the policy stops as soon as the caller's context is done, without
+// waiting any further, and does not start a wait that would not end before
+// the context's deadline) and errors marked resilience.Permanent. A server's
 // hint, an error with a method RetryAfter() time.Duration (an open breaker,
 // an HTTP 429 or 503 with a Retry-After header), makes the next wait at
 // least that long; a hint longer than MaxWait, or that would pass

@@ -91,7 +91,7 @@ func TestObserverWaitingComesAfterOnRetry(t *testing.T) {
 func TestObserverGaveUpReasons(t *testing.T) {
 	bg := context.Background()
 	canceled, cancel := context.WithCancel(bg)
-	cancel()
+	defer cancel()
 	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: resilience.Off, Window: time.Second})
 	for _, tc := range []struct {
 		name     string
@@ -110,7 +110,11 @@ func TestObserverGaveUpReasons(t *testing.T) {
 	} {
 		r := new(recorder)
 		opts := append([]retry.Option{retry.WithClock(newSleeper()), retry.WithObserver(r)}, tc.opts...)
-		_, err := retry.New[int](opts...).Do(tc.ctx, (&script{errs: tc.errs}).op)
+		op := (&script{errs: tc.errs}).op
+		if tc.ctx == canceled {
+			op = cancelling(op, cancel) // the caller cancels during the first attempt
+		}
+		_, err := retry.New[int](opts...).Do(tc.ctx, op)
 		var re *retry.Error
 		if !errors.As(err, &re) {
 			t.Fatalf("%s: err = %v, want a *retry.Error", tc.name, err)

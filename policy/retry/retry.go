@@ -14,7 +14,9 @@ import (
 // and, while the call fails with an error worth retrying, waits and calls it
 // again, as the options say (see [Config] for each one and its default).
 //
-// One execution (a call of Do) goes as follows. After a failed attempt:
+// One execution (a call of Do) goes as follows. If ctx is already done
+// when it starts, it returns ctx.Err() at once, as it is: no attempt runs,
+// and nothing is deposited in the Budget. After a failed attempt:
 //
 //  1. If the error is marked resilience.Permanent, or [Config.RetryIf]
 //     rejects it, or its Retry-After hint (see resilience.RetryAfter) is
@@ -70,7 +72,10 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 	if c.Name != "" {
 		layer = "retry(" + c.Name + ")"
 	}
-	return resilience.New(layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return resilience.New(layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+		if err = ctx.Err(); err != nil {
+			return v, err // the caller gave up: nothing runs, nothing is deposited
+		}
 		if c.Budget != nil {
 			c.Budget.deposit()
 		}
@@ -78,8 +83,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 		if c.MaxElapsed > 0 {
 			start = c.Clock.Now()
 		}
-		v, err := next.Call(ctx)
-		if err == nil {
+		if v, err = next.Call(ctx); err == nil {
 			return v, nil
 		}
 		return retryAfterFailure(ctx, next, &c, start, v, err)

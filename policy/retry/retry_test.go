@@ -55,6 +55,16 @@ func (s *script) op(ctx context.Context) (int, error) {
 
 var errBoom = errors.New("boom")
 
+// cancelling returns op that calls cancel before it returns: the caller
+// gives up during the attempt. (A context done before the call runs no
+// attempt at all.)
+func cancelling(op func(context.Context) (int, error), cancel context.CancelFunc) func(context.Context) (int, error) {
+	return func(ctx context.Context) (int, error) {
+		defer cancel()
+		return op(ctx)
+	}
+}
+
 // hinted is an error that asks for a wait, like an HTTP 503 with Retry-After.
 type hinted struct{ d time.Duration }
 
@@ -278,26 +288,33 @@ func TestCallerContextErrorIsNotRetried(t *testing.T) {
 		ctx  func() (context.Context, context.CancelFunc)
 		want error
 	}{
-		{"canceled", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }, context.Canceled},
+		{"canceled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(time.Second, cancel)
+			return ctx, cancel
+		}, context.Canceled},
 		{"deadline", func() (context.Context, context.CancelFunc) {
-			return context.WithDeadline(context.Background(), time.Unix(0, 0))
+			return context.WithTimeout(context.Background(), time.Second)
 		}, context.DeadlineExceeded},
 	} {
-		ctx, cancel := tc.ctx()
-		cancel()
-		clk := newSleeper()
-		calls := 0
-		op := func(ctx context.Context) (int, error) {
-			calls++
-			return 7, fmt.Errorf("dial: %w", ctx.Err())
-		}
-		v, err := retry.New[int](retry.WithClock(clk)).Do(ctx, op)
-		if calls != 1 || len(clk.slept) != 0 || v != 7 {
-			t.Errorf("%s: %d calls, waits %v, v %d; want 1 call, no wait, 7", tc.name, calls, clk.slept, v)
-		}
-		if !errors.Is(err, tc.want) {
-			t.Errorf("%s: err = %v, want it to match %v", tc.name, err, tc.want)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := tc.ctx() // it ends a second into the first attempt
+			defer cancel()
+			clk := newSleeper()
+			calls := 0
+			op := func(ctx context.Context) (int, error) {
+				calls++
+				<-ctx.Done()
+				return 7, fmt.Errorf("dial: %w", ctx.Err())
+			}
+			v, err := retry.New[int](retry.WithClock(clk)).Do(ctx, op)
+			if calls != 1 || len(clk.slept) != 0 || v != 7 {
+				t.Errorf("%s: %d calls, waits %v, v %d; want 1 call, no wait, 7", tc.name, calls, clk.slept, v)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s: err = %v, want it to match %v", tc.name, err, tc.want)
+			}
+		})
 	}
 }
 
@@ -563,7 +580,7 @@ func TestMaxElapsedUsedUpByAttempt(t *testing.T) {
 func TestReasons(t *testing.T) {
 	bg := context.Background()
 	canceled, cancel := context.WithCancel(bg)
-	cancel()
+	defer cancel()
 	budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.01, MinPerSecond: resilience.Off, Window: time.Second})
 	for _, tc := range []struct {
 		name string
@@ -584,8 +601,11 @@ func TestReasons(t *testing.T) {
 		{"op's deadline error", bg, nil, fails(3, context.DeadlineExceeded), retry.ErrAttempts},
 	} {
 		clk := newSleeper()
-		s := &script{errs: tc.errs}
-		_, err := retry.New[int](append([]retry.Option{retry.WithClock(clk)}, tc.opts...)...).Do(tc.ctx, s.op)
+		op := (&script{errs: tc.errs}).op
+		if tc.ctx == canceled {
+			op = cancelling(op, cancel) // the caller cancels during the first attempt
+		}
+		_, err := retry.New[int](append([]retry.Option{retry.WithClock(clk)}, tc.opts...)...).Do(tc.ctx, op)
 		var re *retry.Error
 		if !errors.As(err, &re) || re.Reason != tc.want || !errors.Is(err, tc.want) {
 			t.Errorf("%s: err = %#v, want a *retry.Error with Reason %v", tc.name, err, tc.want)

@@ -7,16 +7,23 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the configuration of a timeout policy, one field per option,
 // for configurations read at run time (a JSON file, say: Config reads and
-// writes JSON with durations as Go duration strings such as "2s"; Clock is
-// not serialised). A zero field means the field's default, so Config{} is
+// writes JSON with durations as Go duration strings such as "2s"; Observer
+// and Clock are not serialised). A zero field means the field's default, so Config{} is
 // the default configuration, and [WithConfig] sets only the fields that
 // are not zero. Check a Config with [Config.Validate] before giving it to
 // New.
 type Config struct {
+	// Name identifies the policy in its events (telemetry.Event.Name), so
+	// that an observer counting or logging per name tells two timeouts
+	// apart. "" (the default) means no name. The layer name stays
+	// "timeout(2s)" either way.
+	Name string
+
 	// Duration is the most time one call may take, on Clock. 0 means the
 	// duration given to [New]; else it must be > 0, and it replaces New's.
 	// There is no "no timeout" value.
@@ -32,6 +39,13 @@ type Config struct {
 	// Clock is the source of time for the deadline. nil means
 	// clock.Real(), whose deadline is the standard context.WithTimeout's.
 	Clock clock.Clock
+
+	// Observer, if not nil, receives the policy's events (see package
+	// telemetry): timeout.expired when a call returns ErrTimeout, and, with
+	// Abandon, timeout.abandoned when the policy returns while the op runs
+	// on. It is called on the caller's goroutine, before Do returns. nil
+	// (the default) means no events, at no cost.
+	Observer telemetry.Observer
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, else
@@ -39,18 +53,20 @@ type Config struct {
 // panics with. Zero fields are valid: each means its default.
 func (c Config) Validate() error {
 	if c.Duration < 0 {
-		return fmt.Errorf("timeout: Duration must be > 0, or 0 for New's duration, got %v", c.Duration)
+		return fmt.Errorf("timeout: Duration must be > 0, or 0 for New's duration, got %s", jsonconf.Duration(c.Duration))
 	}
 	return nil
 }
 
 // MarshalJSON writes c as a JSON object: its non-zero fields by their Go
-// names, Duration as a Go duration string ("2s"); Clock is left out.
+// names, Duration as a Go duration string ("2s"); Observer and Clock are
+// left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads a JSON object that [Config.MarshalJSON] wrote (field
 // names match case-insensitively) into c: the fields it holds are set, the
-// others left as they are. An unknown field, or Clock, is an error.
+// others left as they are. An unknown field, Observer or Clock, is an
+// error.
 func (c *Config) UnmarshalJSON(b []byte) error {
 	return jsonconf.Unmarshal("timeout", b, c)
 }
@@ -70,6 +86,15 @@ func WithAbandon(abandon bool) Option { return option(func(c *Config) { c.Abando
 
 // WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+
+// WithName sets [Config.Name]: the policy's name in its events ("" = none).
+func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+
+// WithObserver sets [Config.Observer]: where the policy's events go (nil =
+// nowhere).
+func WithObserver(o telemetry.Observer) Option {
+	return option(func(c *Config) { c.Observer = o })
+}
 
 // WithConfig sets the fields of c that are not zero, and leaves the others
 // as New's argument, the defaults and the options before it set them: New

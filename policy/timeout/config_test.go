@@ -14,6 +14,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/timeout"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // returnedAfter runs p on an op that ignores its context for a minute and
@@ -67,6 +68,7 @@ func TestValidate(t *testing.T) {
 		{timeout.Config{}, ""},
 		{timeout.Config{Duration: 1}, ""},
 		{timeout.Config{Duration: -time.Second, Abandon: true}, "timeout: Duration must be > 0, or 0 for New's duration, got -1s"},
+		{timeout.Config{Duration: -1}, "timeout: Duration must be > 0, or 0 for New's duration, got off"}, // "off" in JSON
 	} {
 		got := ""
 		if err := tc.c.Validate(); err != nil {
@@ -109,12 +111,12 @@ func TestValidate(t *testing.T) {
 }
 
 func TestConfigJSONRoundTrip(t *testing.T) {
-	full := timeout.Config{Duration: 250 * time.Millisecond, Abandon: true, Clock: clock.NewFake()}
+	full := timeout.Config{Name: "quotes", Duration: 250 * time.Millisecond, Abandon: true, Clock: clock.NewFake(), Observer: telemetry.NewCounter()}
 	data, err := json.Marshal(full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(`{"Duration":"250ms","Abandon":true}`, string(data)); diff != "" {
+	if diff := cmp.Diff(`{"Name":"quotes","Duration":"250ms","Abandon":true}`, string(data)); diff != "" {
 		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
 	}
 	var got timeout.Config
@@ -122,7 +124,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := full
-	want.Clock = nil // not serialised
+	want.Clock, want.Observer = nil, nil // not serialised
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("round trip mismatch (-want +got):\n%s", diff)
 	}

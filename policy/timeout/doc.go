@@ -12,7 +12,8 @@
 // # Entry points
 //
 //   - [New]: the policy, a resilience.Policy[T], for a duration d > 0,
-//     configured by options: [WithAbandon], [WithClock], [WithConfig].
+//     configured by options: [WithAbandon], [WithClock], [WithName],
+//     [WithObserver], [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time; it reads and writes JSON.
 //   - [ErrTimeout]: matched by the error of a call that ran out of time;
@@ -27,6 +28,8 @@
 //	WithAbandon, Abandon     false: cancel the op's context at the
 //	                         deadline, and wait for the op to return
 //	WithClock, Clock         clock.Real()
+//	WithName, Name           "": no name in the policy's events
+//	WithObserver, Observer   nil: no events, at no cost
 //
 // [WithConfig] sets the fields of its Config that are not zero, so it never
 // erases New's duration or an earlier option: Config.Duration 0 keeps New's
@@ -34,7 +37,16 @@
 //
 // The caller's own cancellation, or a deadline of the caller's that comes
 // before d, surfaces as the caller's error, never as ErrTimeout: a timeout
-// reports only the time it imposed itself.
+// reports only the time it imposed itself. A call whose context is already
+// done returns ctx.Err() without running the op.
+//
+// # Events
+//
+// With an observer ([WithObserver], see package telemetry) the policy
+// reports timeout.expired when a call returns ErrTimeout and, with
+// WithAbandon, timeout.abandoned when it returns while the op runs on; both
+// carry the policy's Name and its duration as Elapsed. A call that returns
+// in time reports nothing.
 //
 // A policy is an immutable value, safe for simultaneous use by multiple
 // goroutines.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/timeout"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // slowQuote is a slow op that honours its context: it returns when its
@@ -101,6 +102,26 @@ func ExampleWithAbandon() {
 	await(ctx, finished, "the abandoned op to return")
 	// Output:
 	// "" timeout: call exceeded 1s
+}
+
+func ExampleWithObserver() {
+	clk := clock.NewFake()
+	// Any telemetry.Observer: a Counter for exporters, a telemetry.Slog
+	// for logs; here a function that prints each event.
+	obs := telemetry.ObserverFunc(func(e telemetry.Event) {
+		fmt.Println(e.Type, e.Name, e.Elapsed)
+	})
+	p := timeout.New[float64](2*time.Second, timeout.WithName("quotes"), timeout.WithObserver(obs), timeout.WithClock(clk))
+
+	// A call in time reports nothing.
+	_, _ = p.Do(context.Background(), func(context.Context) (float64, error) { return 9.5, nil })
+	_, err := expire(clk, 2*time.Second, func() (float64, error) {
+		return p.Do(context.Background(), slowQuote)
+	})
+	fmt.Println(err)
+	// Output:
+	// timeout.expired quotes 2s
+	// timeout: call exceeded 2s
 }
 
 func ExampleWithClock() {

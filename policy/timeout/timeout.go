@@ -7,12 +7,15 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // New returns a timeout policy, named "timeout(d)" (e.g. "timeout(2s)"): it
 // runs the rest of the chain under a context whose deadline is d from now,
 // on [Config.Clock], and returns:
 //
+//   - ctx.Err(), at once, if the caller's context is already done when the
+//     call arrives: the op is not run and no timer is set;
 //   - the op's result, if the op returns before the deadline, or returns no
 //     error whenever it returns;
 //   - on expiry, the op's value and an error matching [ErrTimeout] and
@@ -37,6 +40,14 @@ import (
 // frames where the panic began (recover in the op if you need those).
 // runtime.Goexit in the op ends the caller's goroutine too.
 //
+// With [WithObserver], the policy reports timeout.expired (Elapsed: its
+// duration) when a call returns an error matching ErrTimeout, and, with
+// WithAbandon, timeout.abandoned (Elapsed: its duration) when it returns
+// while the op runs on: after timeout.expired at the deadline, alone when
+// the caller's context ended first. A call that returns in time, or
+// returns no error after the deadline, reports nothing. Events are
+// delivered on the caller's goroutine before Do returns.
+//
 // Cost: with the real clock a call allocates what context.WithTimeout does
 // and nothing more, expiry included, unless the op returns an error of its
 // own after the deadline: then one more allocation, the error that wraps
@@ -44,6 +55,8 @@ import (
 // of the goroutine that runs the op, and the record of the op's result,
 // which holds a T) and a goroutine, whose memory the runtime reuses once it
 // ends: an abandoned op keeps its goroutine and stack until it returns.
+// With no observer, reporting costs nothing; an observer adds no
+// allocation of the policy's (the Event is passed by value).
 //
 // New panics if an option is nil, if d <= 0 (and no [WithConfig] replaced
 // it: d <= 0 is not "no timeout"), and with the message of
@@ -52,8 +65,12 @@ import (
 func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 	c := configure(d, opts)
 	expired := &expiredError{d: c.Duration}
+	obs := observer{o: c.Observer, name: c.Name, d: c.Duration}
 	realClock := c.Clock == nil || c.Clock == clock.Real()
-	return resilience.New("timeout("+c.Duration.String()+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return resilience.New("timeout("+c.Duration.String()+")", func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+		if err = ctx.Err(); err != nil {
+			return v, err // the caller gave up: no timer, nothing runs
+		}
 		var tctx context.Context
 		var cancel context.CancelFunc
 		if realClock {
@@ -63,10 +80,11 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 		}
 		defer cancel()
 		if c.Abandon {
-			return abandonable(tctx, next, expired)
+			return abandonable(tctx, next, expired, obs)
 		}
-		v, err := next.Call(tctx)
+		v, err = next.Call(tctx)
 		if err != nil && context.Cause(tctx) == expired {
+			obs.observe(telemetry.TimeoutExpired)
 			return v, expiredWith(expired, err)
 		}
 		return v, err
@@ -83,7 +101,7 @@ type outcome[T any] struct {
 
 // abandonable runs next in a goroutine of its own and returns its result,
 // or returns at once when tctx ends.
-func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *expiredError) (T, error) {
+func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *expiredError, obs observer) (T, error) {
 	ch := make(chan outcome[T], 1) // the goroutine never blocks on it
 	go func() {
 		var o outcome[T]
@@ -106,8 +124,11 @@ func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *
 		default:
 			var zero T
 			if context.Cause(tctx) == expired {
+				obs.observe(telemetry.TimeoutExpired)
+				obs.observe(telemetry.TimeoutAbandoned)
 				return zero, expired
 			}
+			obs.observe(telemetry.TimeoutAbandoned)
 			return zero, tctx.Err()
 		}
 	}
@@ -117,9 +138,25 @@ func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *
 	case o.panicked:
 		panic(o.panicVal)
 	case o.err != nil && context.Cause(tctx) == expired:
+		obs.observe(telemetry.TimeoutExpired)
 		return o.v, expiredWith(expired, o.err)
 	}
 	return o.v, o.err
+}
+
+// observer reports a policy's events to its Config.Observer, if it has one.
+type observer struct {
+	o    telemetry.Observer
+	name string
+	d    time.Duration
+}
+
+// observe reports an event of type t; both timeout events carry the
+// policy's duration as Elapsed.
+func (ob observer) observe(t telemetry.Type) {
+	if ob.o != nil {
+		ob.o.Observe(telemetry.Event{Type: t, Name: ob.name, Elapsed: ob.d})
+	}
 }
 
 // withClockTimeout is context.WithTimeoutCause on clk: the returned

@@ -1,0 +1,209 @@
+package adaptive
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Algorithm decides a [Limiter]'s next limit at the end of each sampling
+// window, from the current limit and what the window measured. The three
+// of this package are [Gradient2] (the default), [Vegas] and [AIMD]; a
+// type of your own that implements Next may be given to [WithAlgorithm].
+//
+// An Algorithm keeps no state: everything it may use is in its
+// arguments, and the Limiter keeps the rest (the limit, as a float64 so
+// that small steps add up, and the baseline latency). One value may
+// therefore serve any number of limiters at once, and Next is called by
+// one goroutine at a time per limiter.
+//
+// Whatever Next returns, the Limiter applies its guardrails before it
+// takes the result: it never lets the limit grow out of a window whose
+// calls used less than half of it (demand, not the dependency, set the
+// window's latency), nor out of one whose successful calls were none of
+// them timed (see [Limiter]); it lowers the limit by at least a tenth after a
+// window whose latency was above [Config.MaxLatency], and by at least
+// half after a window in which no call finished while calls were in
+// flight for all of it; and it keeps the limit in [Min, Max].
+type Algorithm interface {
+	// Next returns the limit for the next window. limit is the current
+	// limit, at least 1; w is the window that just ended.
+	Next(limit float64, w Window) float64
+}
+
+// Window is what a [Limiter] measured over one sampling window, for its
+// [Algorithm].
+type Window struct {
+	// Latency is the mean latency of the window's successful calls, from
+	// admission to Permit.Done (of those timed, when calls come fast: see
+	// [Limiter]); 0 when none succeeded.
+	Latency time.Duration
+	// Baseline is the Limiter's estimate of the dependency's latency
+	// without queueing: the lowest window latency of the last
+	// [Config.BaselineMemory], never one above [Config.MaxLatency]. 0
+	// until a window has had a successful call.
+	Baseline time.Duration
+	// Successes and Drops count the calls that finished in the window:
+	// those that succeeded, and those that failed (any error but
+	// context.Canceled and refusals of other guards, which are not
+	// counted at all).
+	Successes, Drops int
+	// MaxInFlight is the most calls in flight at once during the window.
+	MaxInFlight int
+	// Rejected counts the calls the Limiter refused in the window.
+	Rejected int
+	// Duration is how long the window lasted.
+	Duration time.Duration
+}
+
+// ratio returns Latency/Baseline, or 1 when either is unknown.
+func (w Window) ratio() float64 {
+	if w.Baseline <= 0 || w.Latency <= 0 {
+		return 1
+	}
+	return float64(w.Latency) / float64(w.Baseline)
+}
+
+// Gradient2 adjusts the limit by the gradient between the baseline latency
+// and the window's latency, after Netflix concurrency-limits'
+// Gradient2Limit (github.com/Netflix/concurrency-limits):
+//
+//	gradient = clamp(Tolerance × Baseline / Latency, 0.5, 1)
+//	gradient = 1:  limit + √limit                  (no queueing: grow by a headroom)
+//	gradient < 1:  limit × (1 − Smoothing × (1 − gradient))
+//
+// A window in which calls failed lowers the gradient to at most
+// 1 − (the share of its calls that failed) / 2, and a window with
+// failures only uses 0.5. Two departures from Gradient2Limit answer its
+// users' reports: the queue headroom is added only while no queueing is
+// seen (with it added on every window, a gradient that sits near 0.8 let
+// the limit climb without end: Netflix/concurrency-limits PR 134), and the
+// baseline it compares against is the Limiter's, which a long incident
+// cannot drift up (failsafe-go issue 127; see [Config.BaselineMemory]).
+// Growth is not smoothed, so a limit climbs back within a few windows
+// once latency is low again.
+//
+// The zero Gradient2 is the default algorithm of a [Limiter].
+type Gradient2 struct {
+	// Tolerance is how many times the baseline a window's latency may be
+	// before it is read as queueing: at least 1. 0 means 1.5.
+	Tolerance float64
+	// Smoothing is the share of the full cut that one window applies,
+	// in (0, 1]: with 0.2 a window at gradient 0.5 lowers the limit by a
+	// tenth. 0 means 0.2.
+	Smoothing float64
+}
+
+// Next implements [Algorithm].
+func (g Gradient2) Next(limit float64, w Window) float64 {
+	tol, s := or(g.Tolerance, 1.5), or(g.Smoothing, 0.2)
+	calls := w.Successes + w.Drops
+	if calls == 0 {
+		return limit
+	}
+	grad := 0.5
+	if w.Successes > 0 {
+		grad = min(max(tol/w.ratio(), 0.5), 1)
+	}
+	if w.Drops > 0 {
+		grad = min(grad, 1-float64(w.Drops)/float64(calls)/2)
+	}
+	if grad >= 1 {
+		return limit + math.Sqrt(limit)
+	}
+	return limit * (1 - s*(1-grad))
+}
+
+// Vegas adjusts the limit by an estimate of the calls queued at the
+// dependency, after TCP Vegas (Brakmo and Peterson, 1995) as Netflix
+// concurrency-limits' VegasLimit applies it:
+//
+//	queue = limit × (1 − Baseline / Latency)
+//	queue ≤ log:         limit + 6·log   (no queue: grow fast)
+//	queue < 3·log:       limit + log
+//	queue > 6·log:       limit − log
+//	otherwise:           limit
+//
+// where log is log10(limit), at least 1. A window with failures lowers the
+// limit by log. The baseline is the Limiter's (see [Window].Baseline).
+type Vegas struct{}
+
+// Next implements [Algorithm].
+func (Vegas) Next(limit float64, w Window) float64 {
+	lg := max(math.Log10(limit), 1)
+	switch {
+	case w.Drops > 0:
+		return limit - lg
+	case w.Successes == 0:
+		return limit
+	}
+	queue := limit * (1 - 1/w.ratio())
+	switch {
+	case queue <= lg:
+		return limit + 6*lg
+	case queue < 3*lg:
+		return limit + lg
+	case queue > 6*lg:
+		return limit - lg
+	}
+	return limit
+}
+
+// AIMD grows the limit by one per window and cuts it by a factor when the
+// window shows congestion, as TCP Reno does with its window and Netflix
+// concurrency-limits' AIMDLimit with a concurrency limit: a window is
+// congested when a call in it failed or its latency was above Tolerance
+// times the baseline.
+type AIMD struct {
+	// Tolerance is how many times the baseline a window's latency may be
+	// before it reads as congestion: at least 1. 0 means 1.5.
+	Tolerance float64
+	// Backoff is the factor a congested window multiplies the limit by,
+	// in (0, 1). 0 means 0.9.
+	Backoff float64
+}
+
+// Next implements [Algorithm].
+func (a AIMD) Next(limit float64, w Window) float64 {
+	tol, backoff := or(a.Tolerance, 1.5), or(a.Backoff, 0.9)
+	switch {
+	case w.Drops > 0 || w.Successes > 0 && w.ratio() > tol:
+		return limit * backoff
+	case w.Successes > 0:
+		return limit + 1
+	}
+	return limit
+}
+
+// or returns v, or def when v is 0.
+func or(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// validateAlgorithm checks the parameters of this package's algorithms;
+// an Algorithm of another type is the caller's to check.
+func validateAlgorithm(a Algorithm) error {
+	bad := func(field string, v float64, want string) error {
+		return fmt.Errorf("adaptive: Algorithm %s must be %s, got %v", field, want, v)
+	}
+	switch a := a.(type) {
+	case Gradient2:
+		if t := a.Tolerance; t != 0 && !(t >= 1 && t <= math.MaxFloat64) {
+			return bad("Gradient2.Tolerance", t, "finite and >= 1, or 0 for the default 1.5")
+		}
+		if s := a.Smoothing; s != 0 && !(s > 0 && s <= 1) {
+			return bad("Gradient2.Smoothing", s, "in (0, 1], or 0 for the default 0.2")
+		}
+	case AIMD:
+		if t := a.Tolerance; t != 0 && !(t >= 1 && t <= math.MaxFloat64) {
+			return bad("AIMD.Tolerance", t, "finite and >= 1, or 0 for the default 1.5")
+		}
+		if b := a.Backoff; b != 0 && !(b > 0 && b < 1) {
+			return bad("AIMD.Backoff", b, "in (0, 1), or 0 for the default 0.9")
+		}
+	}
+	return nil
+}

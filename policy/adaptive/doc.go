@@ -1,0 +1,106 @@
+// Package adaptive is an adaptive concurrency limit: a guard that finds
+// for itself how many calls a dependency can take at once, from the
+// latency and the outcome of the calls, and sheds the rest. A static
+// limit (a bulkhead's) is wrong the day the traffic or the dependency
+// changes; this one moves between a min and a max as the dependency's
+// capacity does.
+//
+//	lim := adaptive.New(adaptive.WithName("search"))
+//	p := adaptive.Policy[*Result](lim)
+//	res, err := p.Do(ctx, func(ctx context.Context) (*Result, error) { return search(ctx, q) })
+//
+// A [Limiter] is a guard shared per dependency, like a bulkhead, whatever
+// the result types of the calls. On a client it keeps a slow dependency
+// from being buried under calls; on a server (resiliencehttp.Middleware,
+// a gRPC interceptor) it sheds the requests the server cannot serve
+// without queueing them, so the ones it serves keep their latency.
+//
+// # How the limit moves
+//
+// The limiter measures each call from admission to [Permit.Done] (a
+// sample of them, when they come fast). Over a sampling window (1s, and
+// at least 10 calls, by default) it takes the mean latency of the
+// successful calls and counts the failures; it keeps
+// a baseline, the lowest window latency of the last ten minutes: the
+// dependency's latency without queueing. At the end of each window its
+// [Algorithm] sets the next limit from these. [Gradient2], the default,
+// grows the limit by √limit while latency stays within 1.5 times the
+// baseline and cuts it in proportion as latency rises above; [Vegas]
+// estimates the calls queued at the dependency, limit × (1 − baseline /
+// latency), and keeps them between 3 and 6·log10(limit); [AIMD] adds one
+// per healthy window and multiplies by 0.9 on congestion. Failures count
+// as congestion in all three.
+//
+// Guardrails, whatever the algorithm (each answers a failure that users
+// of other limiters reported):
+//   - the baseline is a minimum over a bounded memory, never an average,
+//     so an incident shorter than [Config.BaselineMemory] cannot drift it
+//     up and make its own latency look normal (failsafe-go issue 127);
+//     [Config.MaxLatency] bounds it for good and cuts the limit whenever
+//     a window is slower;
+//   - Gradient2 adds its headroom only while it sees no queueing, so it
+//     cannot climb without end while the gradient sits near 0.8
+//     (Netflix/concurrency-limits PR 134);
+//   - failures and refusals end windows too, so the limit keeps moving
+//     when every call fails or is refused (platinummonkey/
+//     go-concurrency-limits issue 141), and a window in which no call
+//     finishes while calls are in flight halves the limit;
+//   - the limit never grows out of a window whose calls used less than
+//     half of it.
+//
+// # Entry points
+//
+//   - [New] creates a Limiter; [Option]s configure it: [WithAlgorithm],
+//     [WithLimits], [WithInitial], [WithWindow], [WithMaxLatency],
+//     [WithBaselineMemory], [WithMaxQueue], [WithMaxWait], [WithReserve],
+//     [WithName], [WithClock]. A [Config] read at run time (it reads and
+//     writes JSON) is checked with [Config.Validate] and given with
+//     [WithConfig], which sets its non-zero fields only.
+//   - [Limiter.Acquire] admits a call and returns its [Permit], which
+//     [Permit.Done] ends with the call's error: for code that calls the
+//     dependency itself, and for integrations.
+//   - [Policy] makes a Limiter a layer of a resilience.Policy[T].
+//   - [ContextWithPriority] marks a call [Critical] or [Low]: with a
+//     reserve ([WithReserve]) critical calls are shed last, and in the
+//     queue they go first.
+//   - [Limiter.Stats] reports the limit, the calls in flight and queued,
+//     the refusals, the latency and the baseline, for metrics.
+//   - [Gradient2], [Vegas], [AIMD]: the [Algorithm]s, values whose zero
+//     fields mean their defaults.
+//
+// # Defaults
+//
+//	option, field                   default                          unit
+//	WithAlgorithm, Algorithm        Gradient2{}
+//	WithLimits, Min and Max         1 and 1000                       calls in flight
+//	WithInitial, Initial            20 (within Min and Max)          calls in flight
+//	WithWindow, Window, MinSamples  1s and 10                        time.Duration, calls
+//	WithMaxLatency, MaxLatency      none                             time.Duration
+//	WithBaselineMemory, ...Memory   10m (resilience.Off: for ever)   time.Duration
+//	WithMaxQueue, MaxQueue          0: no queue                      callers
+//	WithMaxWait, MaxWait            0: no limit but the context      time.Duration
+//	WithReserve, Reserve            0: no reserve                    share of the limit
+//	WithName, Name                  unnamed
+//	WithClock, Clock                clock.Real()
+//
+// # Errors
+//
+// A refusal is a *resilience.RefusedError carrying the limiter's name and
+// no Retry-After hint; it matches [ErrFull] (or [ErrQueueTimeout], which
+// matches ErrFull) and resilience.ErrRefused through errors.Is. A caller
+// whose context has ended gets ctx.Err(). Invalid configuration panics in
+// New with a message naming the field and the value; [Config.Validate]
+// returns the same message as an error.
+//
+// # Cost
+//
+// Admitting and ending a call while nobody is queued is lock-free and
+// allocates nothing: a compare-and-swap each way on one word, a few
+// atomic adds to the window's counters, and two readings of the
+// monotonic clock (most of the cost). When calls come fast (more than 256
+// in a window) only a sample of them is timed: all of a window's first
+// 256, then one in k, about 512 a window; the others read no clock. A
+// refusal allocates nothing. A
+// caller that queues allocates its place in the line, and a timer with
+// MaxWait. The end of a window takes a lock, once per window.
+package adaptive

@@ -1,0 +1,138 @@
+package adaptive
+
+import (
+	"math"
+	"time"
+)
+
+// maybeEnd ends the current window at now if it has lasted long enough
+// and seen enough calls end, or has lasted maxWindow. Any call that ends
+// or is refused may end the window; the one that does takes winMu, the
+// others go on.
+func (l *Limiter) maybeEnd(now int64) {
+	if now < l.winEnd.Load() {
+		return
+	}
+	if l.winOK.Load()+l.winDrops.Load() < l.minSamples && now-l.winStart.Load() < l.maxWindow {
+		return
+	}
+	if !l.winMu.TryLock() {
+		return // another call ends it
+	}
+	defer l.winMu.Unlock()
+	if now < l.winEnd.Load() { // it ended while this call waited
+		return
+	}
+	start := l.winStart.Load()
+	if l.winOK.Load()+l.winDrops.Load() < l.minSamples && now-start < l.maxWindow {
+		return
+	}
+	l.endLocked(now, start)
+}
+
+// endLocked ends the window that began at start: it hands what the window
+// measured to the algorithm, applies the guardrails, sets the new limit
+// and starts the next window. l.winMu must be held.
+func (l *Limiter) endLocked(now, start int64) {
+	ok := l.winOK.Swap(0)
+	n := l.winCount.Swap(0)
+	sum := l.winSum.Swap(0)
+	drops := l.winDrops.Swap(0)
+	rejected := l.winRejected.Swap(0)
+	admitted := l.winAdmitted.Swap(0)
+	l.every.Store(max(admitted/sampleFirst, 1))
+	held := int64(heldOf(l.state.Load()))
+	maxIn := l.winMaxIn.Swap(held)
+	elapsed := now - start
+
+	w := Window{
+		Successes:   int(ok),
+		Drops:       int(drops),
+		MaxInFlight: int(max(maxIn, held)),
+		Rejected:    int(rejected),
+		Duration:    time.Duration(elapsed),
+	}
+	if n > 0 {
+		w.Latency = time.Duration(sum / n)
+		if l.maxLatency == 0 || int64(w.Latency) <= l.maxLatency {
+			l.floor.add(now, int64(w.Latency))
+		}
+	}
+	w.Baseline = time.Duration(l.floor.min(now))
+	// Nothing ended for a whole long window while calls were in flight
+	// all along: the dependency is stalled.
+	stalled := ok == 0 && drops == 0 && l.startHeld > 0 && elapsed >= l.maxWindow
+
+	cur := l.limit
+	next := l.alg.Next(cur, w)
+	if math.IsNaN(next) {
+		next = cur
+	}
+	if float64(w.MaxInFlight) < cur/2 {
+		next = min(next, cur) // demand, not the dependency, set this window
+	}
+	if ok > 0 && n == 0 {
+		next = min(next, cur) // no call was timed: nothing says the dependency has room
+	}
+	if l.maxLatency > 0 && int64(w.Latency) > l.maxLatency {
+		next = min(next, cur*0.9)
+	}
+	if stalled {
+		next = min(next, cur*0.5)
+	}
+	next = min(max(next, float64(l.cfg.Min)), float64(l.cfg.Max))
+	l.limit = next
+	l.latency.Store(int64(w.Latency))
+	l.baseline.Store(int64(w.Baseline))
+	l.startHeld = held
+	l.winStart.Store(now)
+	l.winEnd.Store(now + l.window)
+	l.setLimit(uint64(next))
+}
+
+// floorSlots is the number of time slots of a floor's memory.
+const floorSlots = 8
+
+// floor keeps the lowest window latency of the last BaselineMemory: the
+// lowest of each of floorSlots slots of BaselineMemory/floorSlots, so
+// what it remembers spans between 7/8 of BaselineMemory and all of it.
+// With width 0 it remembers for ever. The zero floor with width 0 is
+// empty.
+type floor struct {
+	width int64 // ns per slot; 0: for ever
+	ever  int64 // the lowest latency seen, when width is 0
+	slots [floorSlots]struct{ epoch, min int64 }
+}
+
+// add records a window latency lat (> 0) at now.
+func (f *floor) add(now, lat int64) {
+	if lat <= 0 {
+		return
+	}
+	if f.width == 0 {
+		if f.ever == 0 || lat < f.ever {
+			f.ever = lat
+		}
+		return
+	}
+	e := now / f.width
+	s := &f.slots[e%floorSlots]
+	if s.epoch != e || s.min == 0 || lat < s.min {
+		s.epoch, s.min = e, lat
+	}
+}
+
+// min returns the lowest latency remembered at now, or 0.
+func (f *floor) min(now int64) int64 {
+	if f.width == 0 {
+		return f.ever
+	}
+	e := now / f.width
+	m := int64(0)
+	for _, s := range f.slots {
+		if s.min > 0 && s.epoch > e-floorSlots && (m == 0 || s.min < m) {
+			m = s.min
+		}
+	}
+	return m
+}

@@ -1,0 +1,259 @@
+package adaptive_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/adaptive"
+)
+
+// windowOf runs one window of lim (whose Window is 1s and MinSamples at
+// most calls) on fake: it makes calls calls at once, each admitted, then
+// all ended after latency (< 1s) with err; then it waits out the window
+// and makes a call that it cancels, which is not counted but ends the
+// window. It fails the test if a call is refused.
+func windowOf(t *testing.T, lim *adaptive.Limiter, fake *clock.Fake, calls int, latency time.Duration, err error) {
+	t.Helper()
+	ps := hold(t, lim, calls)
+	fake.Advance(latency)
+	for _, p := range ps {
+		p.Done(err)
+	}
+	fake.Advance(time.Second)
+	if err := call(lim, fake, 0, context.Canceled); err != nil {
+		t.Fatalf("the call that ends the window was refused: %v", err)
+	}
+}
+
+// A window in which the calls used less than half of the limit never
+// raises it: demand, not the dependency, set its latency.
+func TestLimitDoesNotGrowWhenAppLimited(t *testing.T) {
+	fake := clock.NewFake()
+	grow := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(20), adaptive.WithWindow(time.Second, 9))
+	for range 5 {
+		windowOf(t, lim, fake, 9, time.Millisecond, nil) // 9 of 20: less than half
+	}
+	if got := lim.Stats().Limit; got != 20 {
+		t.Fatalf("after 5 windows of 9 calls at once under a limit of 20, whose algorithm doubles it: limit %d, want 20", got)
+	}
+	windowOf(t, lim, fake, 10, time.Millisecond, nil) // half: the window may raise it
+	if got := lim.Stats().Limit; got != 40 {
+		t.Fatalf("after a window of 10 calls at once under a limit of 20: limit %d, want 40", got)
+	}
+}
+
+// A window slower than MaxLatency lowers the limit by at least a tenth,
+// whatever the algorithm says, and never becomes the baseline.
+func TestMaxLatencyCutsTheLimit(t *testing.T) {
+	fake := clock.NewFake()
+	grow := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l + 10 }}
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(100),
+		adaptive.WithMaxLatency(50*time.Millisecond), adaptive.WithWindow(time.Second, 60))
+	windowOf(t, lim, fake, 60, 10*time.Millisecond, nil)
+	if s := lim.Stats(); s.Limit != 110 || s.Baseline != 10*time.Millisecond {
+		t.Fatalf("after a healthy window: limit %d and baseline %v, want 110 and 10ms", s.Limit, s.Baseline)
+	}
+	want := 110.0
+	for i := range 5 {
+		windowOf(t, lim, fake, 60, 80*time.Millisecond, nil)
+		want *= 0.9
+		if s := lim.Stats(); s.Limit != int(want) || s.Baseline != 10*time.Millisecond {
+			t.Fatalf("after %d windows at 80ms (MaxLatency 50ms), whose algorithm adds 10: limit %d and baseline %v, want %d and 10ms",
+				i+1, s.Limit, s.Baseline, int(want))
+		}
+	}
+}
+
+// A window in which no call ended, while calls were in flight all along,
+// halves the limit: refusals end windows too, so a stalled dependency
+// moves the limit though nothing reports back from it.
+func TestStallHalvesTheLimit(t *testing.T) {
+	fake := clock.NewFake()
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithInitial(40), adaptive.WithWindow(time.Second, 20))
+	windowOf(t, lim, fake, 20, 10*time.Millisecond, nil)
+	start := lim.Stats().Limit
+	hold(t, lim, start) // they never end
+	refused := func() {
+		t.Helper()
+		if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) {
+			t.Fatalf("a call over the limit: got %v, want ErrFull", err)
+		}
+	}
+	// The window after them starts with all those calls in flight.
+	fake.Advance(10 * time.Second)
+	refused() // ends the window in which the calls were admitted
+	fake.Advance(9 * time.Second)
+	refused()
+	if got := lim.Stats().Limit; got != start {
+		t.Fatalf("9s into a stall (10 × Window is 10s): limit %d, want it unchanged at %d", got, start)
+	}
+	fake.Advance(time.Second)
+	refused()
+	if got, want := lim.Stats().Limit, start/2; got != want {
+		t.Fatalf("10s into a stall: limit %d, want it halved to %d", got, want)
+	}
+}
+
+// When every call fails, the limit keeps falling to Min: failures end
+// windows and count as congestion, in every algorithm.
+func TestAllCallsFailingLowerTheLimitToMin(t *testing.T) {
+	for _, a := range algorithms {
+		fake := clock.NewFake()
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(a.alg), adaptive.WithLimits(2, 1000),
+			adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 2))
+		prev := 100
+		for i := range 400 {
+			windowOf(t, lim, fake, 2, time.Millisecond, errors.New("503"))
+			got := lim.Stats().Limit
+			if got > prev {
+				t.Fatalf("%s: window %d of failures only raised the limit from %d to %d", a.name, i+1, prev, got)
+			}
+			prev = got
+		}
+		if prev != 2 {
+			t.Errorf("%s: after 400 windows of failures only: limit %d, want Min 2", a.name, prev)
+		}
+	}
+}
+
+// Whatever an algorithm returns, the limit stays in [Min, Max], and a NaN
+// keeps it as it was.
+func TestLimitStaysWithinBounds(t *testing.T) {
+	tests := []struct {
+		next float64
+		want int
+	}{
+		{math.Inf(1), 50}, {1e300, 50}, {math.Inf(-1), 5}, {-3, 5}, {0, 5}, {math.NaN(), 20}, {33.9, 33},
+	}
+	for _, tt := range tests {
+		fake := clock.NewFake()
+		rec := &recorder{next: func(float64, adaptive.Window) float64 { return tt.next }}
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithLimits(5, 50), adaptive.WithWindow(time.Second, 10))
+		windowOf(t, lim, fake, 10, time.Millisecond, nil)
+		if got := lim.Stats().Limit; got != tt.want {
+			t.Errorf("algorithm returns %v: limit %d, want %d", tt.next, got, tt.want)
+		}
+	}
+}
+
+// A window ends no earlier than Window after it began, and only once
+// MinSamples calls ended in it, unless it has lasted 10 × Window.
+func TestWhenAWindowEnds(t *testing.T) {
+	fake := clock.NewFake()
+	rec := &recorder{}
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindow(time.Second, 3))
+	for range 5 {
+		if err := call(lim, fake, 100*time.Millisecond, nil); err != nil { // 5 calls by 500ms
+			t.Fatal(err)
+		}
+	}
+	if len(rec.windows) != 0 {
+		t.Fatalf("0.5s into a 1s window: %d windows ended, want 0", len(rec.windows))
+	}
+	fake.Advance(500 * time.Millisecond)
+	if err := call(lim, fake, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.windows) != 1 || rec.windows[0].Successes != 6 || rec.windows[0].Duration != time.Second {
+		t.Fatalf("after 1s and 6 calls: windows %+v, want one of 6 successes lasting 1s", rec.windows)
+	}
+	// Two calls in the next 10s: fewer than MinSamples. A cancelled
+	// call, not counted, gives the window a chance to end.
+	fake.Advance(4 * time.Second)
+	_ = call(lim, fake, 0, nil)
+	fake.Advance(6*time.Second - time.Millisecond)
+	_ = call(lim, fake, 0, nil)
+	_ = call(lim, fake, 0, context.Canceled)
+	if len(rec.windows) != 1 {
+		t.Fatalf("a window of 2 calls (MinSamples 3) ended before 10 × Window: %+v", rec.windows[1:])
+	}
+	fake.Advance(time.Millisecond)
+	_ = call(lim, fake, 0, context.Canceled)
+	if len(rec.windows) != 2 || rec.windows[1].Successes != 2 || rec.windows[1].Duration != 10*time.Second {
+		t.Fatalf("at 10 × Window: windows %+v, want a second one of 2 calls lasting 10s", rec.windows)
+	}
+}
+
+// The baseline is the lowest window latency of the last BaselineMemory
+// (to within an eighth of it), never one above MaxLatency; with
+// BaselineMemory Off it is the lowest ever.
+func TestBaselineMemory(t *testing.T) {
+	run := func(memory time.Duration, lats []time.Duration) []time.Duration {
+		fake := clock.NewFake()
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(&recorder{}), adaptive.WithBaselineMemory(memory),
+			adaptive.WithMaxLatency(time.Second), adaptive.WithWindow(time.Minute, 1))
+		var got []time.Duration
+		for _, lat := range lats {
+			fake.Advance(time.Minute)
+			if err := call(lim, fake, lat, nil); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, lim.Stats().Baseline)
+		}
+		return got
+	}
+	ms := func(ns ...int) []time.Duration {
+		var ds []time.Duration
+		for _, n := range ns {
+			ds = append(ds, time.Duration(n)*time.Millisecond)
+		}
+		return ds
+	}
+	// One window a minute, just after each minute. With 8 minutes of
+	// memory in slots of a minute, the 20ms of the window in minute 2 is
+	// remembered by the windows in minutes 2 to 9.
+	lats := ms(50, 20, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 2000, 30)
+	if diff := cmp.Diff(ms(50, 20, 20, 20, 20, 20, 20, 20, 20, 40, 40, 40, 40, 30), run(8*time.Minute, lats)); diff != "" {
+		t.Errorf("BaselineMemory 8m: baselines mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(ms(50, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20), run(resilience.Off, lats)); diff != "" {
+		t.Errorf("BaselineMemory Off: baselines mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// headroomGradient is Gradient2Limit's update as Netflix
+// concurrency-limits has it, limit × (1 − s) + s × (limit × gradient +
+// √limit), the queue headroom added on every window: the control for
+// TestGradientNearPoint8DoesNotClimb.
+type headroomGradient struct{}
+
+func (headroomGradient) Next(limit float64, w adaptive.Window) float64 {
+	grad := min(max(1.5*float64(w.Baseline)/float64(w.Latency), 0.5), 1)
+	return limit*0.8 + 0.2*(limit*grad+math.Sqrt(limit))
+}
+
+// With the dependency's latency pinned at 1.875 times the baseline, the
+// gradient sits at 0.8 for 1000 windows: the limit must never rise
+// (Netflix/concurrency-limits PR 134). The headroom formula, run the same
+// way, rises, so the run would catch it.
+func TestGradientNearPoint8DoesNotClimb(t *testing.T) {
+	run := func(alg adaptive.Algorithm) (rises int, last int) {
+		fake := clock.NewFake()
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(alg), adaptive.WithInitial(10),
+			adaptive.WithBaselineMemory(resilience.Off), adaptive.WithWindow(time.Second, 1))
+		windowOf(t, lim, fake, 10, 10*time.Millisecond, nil) // the baseline: 10ms
+		prev := lim.Stats().Limit
+		for range 1000 {
+			windowOf(t, lim, fake, lim.Stats().Limit, 18750*time.Microsecond, nil)
+			if l := lim.Stats().Limit; l > prev {
+				rises++
+			}
+			prev = lim.Stats().Limit
+		}
+		return rises, prev
+	}
+	if rises, last := run(adaptive.Gradient2{}); rises > 0 || last != 1 {
+		t.Errorf("Gradient2 at gradient 0.8 for 1000 windows: the limit rose %d times and ended at %d, want no rise and Min (1)", rises, last)
+	}
+	if rises, last := run(headroomGradient{}); rises == 0 {
+		t.Errorf("control: the headroom formula never rose (ended at %d); the test would not catch a climb", last)
+	}
+}

@@ -1,0 +1,89 @@
+package hedge
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestSelectKth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(300)
+		s := make([]int64, n)
+		for i := range s {
+			s[i] = rng.Int64N(int64(1 + trial%50)) // many duplicates, sometimes all equal
+		}
+		sorted := slices.Sorted(slices.Values(s))
+		k := rng.IntN(n)
+		if got := selectKth(slices.Clone(s), k); got != sorted[k] {
+			t.Fatalf("selectKth(%v, %d) = %d, want %d", s, k, got, sorted[k])
+		}
+	}
+}
+
+// The delay is New's (within the bounds) until 100 latencies are in, then
+// the exact quantile of the last 1024, recomputed every 32, within the
+// bounds.
+func TestEstimator(t *testing.T) {
+	ms := time.Millisecond
+	e := newEstimator(0.95, 5*ms, 80*ms, time.Second)
+	if got := e.current(); got != 80*ms {
+		t.Fatalf("before any latency: delay %v, want New's 1s within MaxDelay 80ms", got)
+	}
+	for i := range 99 {
+		e.record(time.Duration(i+1) * ms)
+	}
+	if got := e.current(); got != 80*ms {
+		t.Fatalf("after 99 latencies: delay %v, want still the initial 80ms", got)
+	}
+	e.record(100 * ms) // 1..100ms: p95 is 95ms, bounded to 80ms
+	if got := e.current(); got != 80*ms {
+		t.Fatalf("after 1..100ms: delay %v, want p95 95ms cut to MaxDelay 80ms", got)
+	}
+	// 2000 latencies of 2ms: the window holds only those, p95 2ms,
+	// raised to MinDelay 5ms.
+	for range 2000 {
+		e.record(2 * ms)
+	}
+	if got := e.current(); got != 5*ms {
+		t.Fatalf("after 2000 latencies of 2ms: delay %v, want MinDelay 5ms", got)
+	}
+	// Unbounded, over a known window.
+	e = newEstimator(0.9, 0, 0, time.Second)
+	var all []int64
+	for i := range 1024 + 64 {
+		d := time.Duration((i*7919)%1000+1) * time.Microsecond
+		e.record(d)
+		all = append(all, int64(d))
+	}
+	last := slices.Sorted(slices.Values(all[len(all)-1024:]))
+	if want := time.Duration(last[int(math.Ceil(0.9*1024))-1]); e.current() != want {
+		t.Fatalf("p90 of the last 1024: delay %v, want %v", e.current(), want)
+	}
+}
+
+// Over any run of calls, the budget lets through at most fraction × calls
+// + max(1, 10 × fraction) hedges, and that many (less the first call's
+// share, which finds the budget full) when every call takes all it holds.
+func TestBudgetBound(t *testing.T) {
+	for _, f := range []float64{0.01, 0.05, 0.1, 0.5, 1, 2} {
+		b := newBudget(f)
+		burst := max(1, 10*f)
+		granted := 0
+		for call := 1; call <= 10000; call++ {
+			b.deposit()
+			for b.withdraw() {
+				granted++
+			}
+			if bound := f*float64(call) + burst; float64(granted) > bound+1e-6 {
+				t.Fatalf("fraction %v: %d hedges after %d calls, above the bound %v", f, granted, call, bound)
+			}
+		}
+		if want := f*9999 + burst; math.Abs(float64(granted)-want) > 1 {
+			t.Errorf("fraction %v: %d hedges over 10000 greedy calls, want about %v", f, granted, want)
+		}
+	}
+}

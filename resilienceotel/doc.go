@@ -1,0 +1,97 @@
+// Package resilienceotel reports what the resilience policies do as
+// OpenTelemetry metrics: their events, the calls and attempts through
+// them, and the live state of the shared guards.
+//
+//	reg := telemetry.NewRegistry()
+//	m, err := resilienceotel.New(resilienceotel.WithRegistry(reg)) // the global MeterProvider
+//	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(m))
+//	err = reg.Register(b)
+//	l := resilienceotel.Measure[*http.Response](m, "prices", 3)
+//	p := resilience.Then(l.Call, retry.New[*http.Response](retry.WithObserver(m)), breaker.Policy[*http.Response](b), l.Attempt, timeout.New[*http.Response](time.Second))
+//
+// # Entry points
+//
+//   - New, with WithMeterProvider, WithRegistry, WithKeys, WithClock: a
+//     Metrics, the telemetry.Observer to give to the policies' WithObserver
+//   - Measure, Layers: policy layers that time and count calls and attempts
+//   - Metrics.Close: stops reporting
+//
+// # Instruments
+//
+// There are no OpenTelemetry semantic conventions for resilience yet; the
+// names follow the conventions' naming rules, durations are in seconds.
+//
+//	instrument                            kind                unit         attributes
+//	resilience.calls                      counter             {call}       resilience.policy.type, resilience.policy.name, resilience.outcome, error.type, resilience.key
+//	resilience.events                     counter             {event}      resilience.policy.type, resilience.policy.name, event.name, error.type, resilience.key
+//	resilience.call.duration              histogram           s            resilience.policy.name, resilience.outcome, error.type
+//	resilience.attempt.duration           histogram           s            resilience.policy.name, resilience.attempt, resilience.outcome, error.type
+//	resilience.wait.duration              histogram           s            resilience.policy.type, resilience.policy.name, event.name, resilience.key
+//	resilience.guard.refused              counter (async)     {call}       resilience.policy.type, resilience.policy.name
+//	resilience.circuit_breaker.state      gauge               1            resilience.policy.name, resilience.circuit_breaker.state
+//	resilience.circuit_breaker.*          gauges              see below    resilience.policy.name
+//	resilience.bulkhead.*                 gauges              {call}       resilience.policy.name
+//	resilience.rate_limiter.*             gauges              see below    resilience.policy.name
+//
+// resilience.calls counts calls through a policy by resilience.outcome:
+// success, failure, rejected (a guard refused the call) or ignored (the
+// caller gave up, or a breaker's classifier ignored the outcome). Its
+// sources are the events that are a call's outcome (breaker.failure:
+// failure; breaker.ignored: ignored; breaker.refused, bulkhead.rejected,
+// ratelimit.rejected: rejected; retry.gave_up, timeout.expired: failure),
+// and the Call layers of Measure (resilience.policy.type "pipeline", all
+// four outcomes). Successes are counted by Measure only: the policies do
+// not report them (a success costs no event) and the guards' snapshots
+// count them per state, not in total.
+//
+// resilience.events counts every event by event.name, the Type of package
+// telemetry's table ("breaker.opened", "retry.waiting", ...); that table
+// maps each to its Polly event. resilience.wait.duration records the waits
+// of retry.waiting, bulkhead.queued_admitted, ratelimit.waited and
+// bulkhead.rejected (the last when the call waited in the queue).
+//
+// The gauges are read from the Snapshot of every guard registered in the
+// registry given to WithRegistry, at each collection: for a breaker,
+// resilience.circuit_breaker.state (one series per state, closed, open and
+// half-open: 1 for the breaker's state, 0 for the others), .forced (1),
+// .generation ({generation}), .window.calls, .window.successes,
+// .window.failures, .window.slow ({call}: the counts of the current state,
+// over the window while closed), .failure_ratio (1), .consecutive_successes,
+// .consecutive_failures and .rejected ({call}, in the current state); for a
+// bulkhead, resilience.bulkhead.limit, .in_flight and .queued ({call}); for a
+// rate limiter, resilience.rate_limiter.rate ({token}/s), .burst and
+// .tokens ({token}). resilience.guard.refused is each guard's Refused.
+//
+// # Attributes
+//
+//	resilience.policy.type            the policy's kind ("breaker", "retry", "bulkhead", "ratelimit", ...), "pipeline" for Measure
+//	resilience.policy.name            the policy's name (its Config.Name), the name given to Measure
+//	resilience.outcome                success | failure | rejected | ignored
+//	event.name                        the event's Type
+//	error.type                        the class of the error, absent without one (see below)
+//	resilience.attempt                the attempt's number, 1 for the first, at most Measure's attempts
+//	resilience.key                    the key of a keyed guard, only with WithKeys
+//	resilience.circuit_breaker.state  closed | open | half-open
+//
+// error.type is the name of the library's condition the error matches
+// (breaker.open, breaker.forced_open, breaker.too_many_trials, bulkhead.full,
+// bulkhead.queue_timeout, ratelimit.limited, refused, timeout,
+// context.deadline_exceeded, context.canceled, retry.attempts,
+// retry.max_elapsed, retry.max_wait, retry.budget_exhausted), else the
+// error's Go type ("*url.Error"), looking through fmt.Errorf's and
+// errors.Join's wrappers and, for a retry.Error, at its last attempt's error.
+// At most 64 distinct values are reported; later ones read "_OTHER".
+// resilience.key is off by default: a keyed limiter's events count under its
+// name; WithKeys(n) turns it on with at most n keys per guard, the later ones
+// reading "_OTHER", so hostile keys cannot grow the series without bound.
+//
+// # Cost
+//
+// Observing an event does no OpenTelemetry work but record a wait: it
+// counts the event in a map of atomic counters (no lock, no allocation for
+// a series seen before), and the counts are reported at collection. A
+// success through a closed breaker emits no event, so attaching the
+// exporter costs that path nothing. A Measure layer costs two clock readings
+// and one histogram record per call or attempt, and Call allocates one
+// small context per call.
+package resilienceotel

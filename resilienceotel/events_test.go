@@ -1,0 +1,147 @@
+package resilienceotel_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/resilienceotel"
+	"github.com/f0b5b96b/resilience/telemetry"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+)
+
+// allTypes is every event type of package telemetry's table, with the
+// fields that table gives it, as the policies that do not emit yet
+// (timeout, hedge, bulkhead, rate limiter, fallback) will.
+var allTypes = []telemetry.Event{
+	{Type: telemetry.BreakerOpened, From: telemetry.StateClosed, To: telemetry.StateOpen, Wait: 30 * time.Second},
+	{Type: telemetry.BreakerHalfOpened, From: telemetry.StateOpen, To: telemetry.StateHalfOpen},
+	{Type: telemetry.BreakerClosed, From: telemetry.StateHalfOpen, To: telemetry.StateClosed},
+	{Type: telemetry.BreakerRefused, Err: resilience.Refuse(breaker.ErrOpen, "x", time.Second), Wait: time.Second},
+	{Type: telemetry.BreakerFailure},
+	{Type: telemetry.BreakerIgnored, Err: errors.New("ignored")},
+	{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: downError{}},
+	{Type: telemetry.RetryWaiting, Attempt: 1, Err: downError{}, Wait: 200 * time.Millisecond},
+	{Type: telemetry.RetryGaveUp, Attempt: 3, Err: retry.ErrAttempts},
+	{Type: telemetry.TimeoutExpired, Elapsed: time.Second},
+	{Type: telemetry.TimeoutAbandoned, Elapsed: time.Second},
+	{Type: telemetry.HedgeLaunched, Attempt: 2, Elapsed: 50 * time.Millisecond},
+	{Type: telemetry.HedgeWon, Attempt: 2, Elapsed: 60 * time.Millisecond},
+	{Type: telemetry.HedgeLosersCancelled, Attempt: 1},
+	{Type: telemetry.BulkheadQueuedAdmitted, Wait: 30 * time.Millisecond},
+	{Type: telemetry.BulkheadRejected, Err: resilience.Refuse(bulkhead.ErrQueueTimeout, "x", -1), Wait: 100 * time.Millisecond},
+	{Type: telemetry.RateLimitRejected, Err: resilience.Refuse(ratelimit.ErrLimited, "x", 2*time.Second), Wait: 2 * time.Second, Key: "k"},
+	{Type: telemetry.RateLimitWaited, Wait: 10 * time.Millisecond, Key: "k"},
+	{Type: telemetry.FallbackUsed, Err: downError{}},
+}
+
+// TestEveryEventType observes one event of every type in the telemetry
+// table, each from a policy named "x": each counts in resilience.events
+// under its kind and name; those that are a call's outcome count in
+// resilience.calls too (breaker failure, ignored and refused; a retry's
+// give-up; a timeout's expiry; a bulkhead's and a rate limiter's
+// rejection), and those with a wait record it.
+func TestEveryEventType(t *testing.T) {
+	m, reader := newMetrics(t)
+	for _, e := range allTypes {
+		e.Name = "x"
+		m.Observe(e)
+	}
+	got := collect(t, reader)
+	x := pname("x")
+	assertData(t, got, "resilience.events", counter(
+		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerOpened)),
+		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerHalfOpened)),
+		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerClosed)),
+		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerRefused), errtype("breaker.open")),
+		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerFailure)),
+		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerIgnored), errtype("*errors.errorString")),
+		pt[int64](1, ptype("retry"), x, event(telemetry.RetryAttemptFailed), errtype(downType)),
+		pt[int64](1, ptype("retry"), x, event(telemetry.RetryWaiting), errtype(downType)),
+		pt[int64](1, ptype("retry"), x, event(telemetry.RetryGaveUp), errtype("retry.attempts")),
+		pt[int64](1, ptype("timeout"), x, event(telemetry.TimeoutExpired)),
+		pt[int64](1, ptype("timeout"), x, event(telemetry.TimeoutAbandoned)),
+		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeLaunched)),
+		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeWon)),
+		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeLosersCancelled)),
+		pt[int64](1, ptype("bulkhead"), x, event(telemetry.BulkheadQueuedAdmitted)),
+		pt[int64](1, ptype("bulkhead"), x, event(telemetry.BulkheadRejected), errtype("bulkhead.queue_timeout")),
+		pt[int64](1, ptype("ratelimit"), x, event(telemetry.RateLimitRejected), errtype("ratelimit.limited")),
+		pt[int64](1, ptype("ratelimit"), x, event(telemetry.RateLimitWaited)),
+		pt[int64](1, ptype("fallback"), x, event(telemetry.FallbackUsed), errtype(downType)),
+	))
+	assertData(t, got, "resilience.calls", counter(
+		pt[int64](1, ptype("breaker"), x, outcome("rejected"), errtype("breaker.open")),
+		pt[int64](1, ptype("breaker"), x, outcome("failure")),
+		pt[int64](1, ptype("breaker"), x, outcome("ignored"), errtype("*errors.errorString")),
+		pt[int64](1, ptype("retry"), x, outcome("failure"), errtype("retry.attempts")),
+		pt[int64](1, ptype("timeout"), x, outcome("failure")),
+		pt[int64](1, ptype("bulkhead"), x, outcome("rejected"), errtype("bulkhead.queue_timeout")),
+		pt[int64](1, ptype("ratelimit"), x, outcome("rejected"), errtype("ratelimit.limited")),
+	))
+	assertData(t, got, "resilience.wait.duration", histogram(
+		hpt([]float64{0.2}, ptype("retry"), x, event(telemetry.RetryWaiting)),
+		hpt([]float64{0.03}, ptype("bulkhead"), x, event(telemetry.BulkheadQueuedAdmitted)),
+		hpt([]float64{0.1}, ptype("bulkhead"), x, event(telemetry.BulkheadRejected)),
+		hpt([]float64{0.01}, ptype("ratelimit"), x, event(telemetry.RateLimitWaited)),
+	))
+}
+
+// TestWaitsNotRecorded: a bulkhead rejection without a wait in the queue
+// (full, no queue) and a wait of resilience.Never are counted, not
+// recorded as waits.
+func TestWaitsNotRecorded(t *testing.T) {
+	m, reader := newMetrics(t)
+	m.Observe(telemetry.Event{Type: telemetry.BulkheadRejected, Name: "db", Err: resilience.Refuse(bulkhead.ErrFull, "db", -1)})
+	m.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "r", Wait: resilience.Never})
+	got := collect(t, reader)
+	assertData(t, got, "resilience.events", counter(
+		pt[int64](1, ptype("bulkhead"), pname("db"), event(telemetry.BulkheadRejected), errtype("bulkhead.full")),
+		pt[int64](1, ptype("retry"), pname("r"), event(telemetry.RetryWaiting)),
+	))
+	if w, ok := got["resilience.wait.duration"]; ok {
+		if h := w.Data.(metricdata.Histogram[float64]); len(h.DataPoints) > 0 {
+			t.Errorf("resilience.wait.duration has %d points, want none", len(h.DataPoints))
+		}
+	}
+}
+
+// TestKeys: with WithKeys(2), a keyed limiter's first two keys keep their
+// value and the others read "_OTHER", per guard; without it, keys are no
+// attribute.
+func TestKeys(t *testing.T) {
+	rejected := func(name, k string) telemetry.Event {
+		return telemetry.Event{Type: telemetry.RateLimitWaited, Name: name, Key: k, Wait: time.Millisecond}
+	}
+	t.Run("on", func(t *testing.T) {
+		m, reader := newMetrics(t, resilienceotel.WithKeys(2))
+		for _, k := range []string{"a", "b", "c", "d", "a", "evil-1", "evil-2"} {
+			m.Observe(rejected("api", k))
+		}
+		m.Observe(rejected("other", "c")) // a guard of its own: its own two keys
+		got := collect(t, reader)
+		rl := ptype("ratelimit")
+		w := event(telemetry.RateLimitWaited)
+		assertData(t, got, "resilience.events", counter(
+			pt[int64](2, rl, pname("api"), w, key("a")),
+			pt[int64](1, rl, pname("api"), w, key("b")),
+			pt[int64](4, rl, pname("api"), w, key("_OTHER")),
+			pt[int64](1, rl, pname("other"), w, key("c")),
+		))
+	})
+	t.Run("off", func(t *testing.T) {
+		m, reader := newMetrics(t)
+		for _, k := range []string{"a", "b", "c"} {
+			m.Observe(rejected("api", k))
+		}
+		got := collect(t, reader)
+		assertData(t, got, "resilience.events", counter(
+			pt[int64](3, ptype("ratelimit"), pname("api"), event(telemetry.RateLimitWaited)),
+		))
+	})
+}

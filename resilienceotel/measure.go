@@ -1,0 +1,153 @@
+package resilienceotel
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/f0b5b96b/resilience"
+)
+
+// Layers are the two layers of a [Measure]: Call times and counts each
+// call, Attempt each attempt of it. Put Call outside the retry (outermost,
+// or inside a fallback to see the errors it replaces) and Attempt inside
+// it, usually right outside the timeout:
+//
+//	m := resilienceotel.Measure[*http.Response](metrics, "prices", 3)
+//	p := resilience.Then(m.Call, retry.New[*http.Response](...), breaker.Policy[*http.Response](b), m.Attempt, timeout.New[*http.Response](time.Second))
+type Layers[T any] struct {
+	Call    resilience.Policy[T] // named "measure(name)"
+	Attempt resilience.Policy[T] // named "measure-attempt(name)"
+}
+
+// Measure returns the layers that time the calls named name and their
+// attempts, for a Metrics m. Each call through Layers.Call counts in
+// resilience.calls (resilience.policy.type "pipeline", resilience.policy.name
+// name) by outcome: success (no error), ignored (an error once the caller's
+// context is done), rejected (an error matching resilience.ErrRefused: a
+// guard refused the call, or its last attempt) or failure; and its duration
+// in resilience.call.duration. Each call through Layers.Attempt records its
+// duration in resilience.attempt.duration with its number
+// (resilience.attempt: 1 for the first attempt of a call through
+// Layers.Call), bounded by attempts: later attempts (a retry with
+// resilience.Off attempts, a hedge's copies) are recorded as attempt
+// number attempts. An attempt without a Layers.Call around it has no
+// resilience.attempt attribute.
+//
+// A call through Layers.Call allocates one small context (the attempts'
+// count); the durations cost two readings of m's clock each and one
+// histogram record. Measure panics if m is nil, name is "" or attempts < 1.
+func Measure[T any](m *Metrics, name string, attempts int) Layers[T] {
+	switch {
+	case m == nil:
+		panic("resilienceotel: Measure metrics must not be nil")
+	case name == "":
+		panic("resilienceotel: Measure name must not be empty")
+	case attempts < 1:
+		panic(fmt.Sprintf("resilienceotel: Measure attempts must be >= 1, got %d", attempts))
+	}
+	ms := &measure{m: m, name: name, attempts: attempts}
+	return Layers[T]{
+		Call: resilience.New("measure("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+			start := m.clock.Now()
+			v, err := next.Call(&callContext{Context: ctx, owner: ms})
+			ms.call(ctx, m.clock.Now().Sub(start).Seconds(), err)
+			return v, err
+		}),
+		Attempt: resilience.New("measure-attempt("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+			n := 0
+			if c, ok := ctx.Value(ms).(*callContext); ok {
+				n = min(int(c.attempts.Add(1)), attempts)
+			}
+			start := m.clock.Now()
+			v, err := next.Call(ctx)
+			ms.attempt(ctx, n, m.clock.Now().Sub(start).Seconds(), err)
+			return v, err
+		}),
+	}
+}
+
+type measure struct {
+	m        *Metrics
+	name     string
+	attempts int
+}
+
+// callContext is the context of a call through a Measure's Call layer: it
+// counts the call's attempts for the Attempt layer, which finds it under
+// the measure's pointer (so nested Measures each find their own).
+type callContext struct {
+	context.Context
+	owner    *measure
+	attempts atomic.Int32
+}
+
+func (c *callContext) Value(k any) any {
+	if k == any(c.owner) {
+		return c
+	}
+	return c.Context.Value(k)
+}
+
+type callKey struct {
+	name, outcome, errT string
+}
+
+type callSeries struct {
+	n   countCell
+	obs metric.ObserveOption  // resilience.calls' attributes
+	rec []metric.RecordOption // resilience.call.duration's
+}
+
+type attemptKey struct {
+	name          string
+	attempt       int
+	outcome, errT string
+}
+
+type attemptSeries struct {
+	rec []metric.RecordOption
+}
+
+func (ms *measure) errType(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ms.m.errs.of(struct{}{}, errorType(err))
+}
+
+func (ms *measure) call(ctx context.Context, seconds float64, err error) {
+	s := ms.m.callSeries.get(callKey{ms.name, outcomeOf(ctx, err), ms.errType(err)}, newCallSeries)
+	s.n.add()
+	ms.m.callDur.Record(ctx, seconds, s.rec...)
+}
+
+func (ms *measure) attempt(ctx context.Context, n int, seconds float64, err error) {
+	s := ms.m.attemptSeries.get(attemptKey{ms.name, n, outcomeOf(ctx, err), ms.errType(err)}, newAttemptSeries)
+	ms.m.attemptDur.Record(ctx, seconds, s.rec...)
+}
+
+func newCallSeries(k callKey) *callSeries {
+	attrs := []attribute.KeyValue{attrPolicyName.String(k.name), attrOutcome.String(k.outcome)}
+	if k.errT != "" {
+		attrs = append(attrs, attrErrorType.String(k.errT))
+	}
+	return &callSeries{
+		obs: metric.WithAttributeSet(attribute.NewSet(append(attrs[:len(attrs):len(attrs)], attrPolicyType.String(pipelineType))...)),
+		rec: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attrs...))},
+	}
+}
+
+func newAttemptSeries(k attemptKey) *attemptSeries {
+	attrs := []attribute.KeyValue{attrPolicyName.String(k.name), attrOutcome.String(k.outcome)}
+	if k.attempt > 0 {
+		attrs = append(attrs, attrAttempt.Int(k.attempt))
+	}
+	if k.errT != "" {
+		attrs = append(attrs, attrErrorType.String(k.errT))
+	}
+	return &attemptSeries{rec: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attrs...))}}
+}

@@ -1,0 +1,246 @@
+package resilienceotel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// ScopeName is the instrumentation scope of the meter the instruments are
+// made from.
+const ScopeName = "github.com/f0b5b96b/resilience/resilienceotel"
+
+// The attribute keys (see the package documentation's table).
+const (
+	attrPolicyType = attribute.Key("resilience.policy.type")
+	attrPolicyName = attribute.Key("resilience.policy.name")
+	attrOutcome    = attribute.Key("resilience.outcome")
+	attrEvent      = attribute.Key("event.name")
+	attrErrorType  = attribute.Key("error.type")
+	attrAttempt    = attribute.Key("resilience.attempt")
+	attrKey        = attribute.Key("resilience.key")
+	attrState      = attribute.Key("resilience.circuit_breaker.state")
+)
+
+// pipelineType is resilience.policy.type of what a Measure layer counts:
+// the calls through the layers inside it.
+const pipelineType = "pipeline"
+
+// durationBuckets are the histograms' bucket bounds in seconds (those of
+// OpenTelemetry's HTTP duration conventions): the SDK's default bounds are
+// for milliseconds.
+var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+// Metrics reports what the policies do as OpenTelemetry metrics: it is the
+// [telemetry.Observer] to give to the policies' WithObserver options (it
+// counts their events), the source of the [Measure] layers that time calls
+// and attempts, and it reads the snapshots of the guards of a
+// [telemetry.Registry] at each collection (WithRegistry). See the package
+// documentation for the instruments and their attributes.
+//
+// Observing an event does no OpenTelemetry work but for the waits that
+// resilience.wait.duration records: it counts the event under its
+// attributes (one map read and one atomic add for a series seen before, no
+// allocation) and the counts are reported at collection. A Metrics is safe
+// for simultaneous use by multiple goroutines.
+type Metrics struct {
+	clock clock.Clock
+	keys  bound[policyID] // nil max (0): no resilience.key
+	errs  bound[struct{}]
+
+	calls, events, refused metric.Int64ObservableCounter
+	callDur, attemptDur    metric.Float64Histogram
+	waitDur                metric.Float64Histogram
+	state                  metric.Int64ObservableGauge
+	gauges                 []metric.Observable // as the gauges table
+	registration           metric.Registration
+	registry               *telemetry.Registry
+
+	eventSeries   series[eventKey, eventSeries]
+	callSeries    series[callKey, callSeries]
+	attemptSeries series[attemptKey, attemptSeries]
+}
+
+type policyID struct {
+	kind telemetry.Kind
+	name string
+}
+
+type eventKey struct {
+	typ             telemetry.Type
+	name, key, errT string
+}
+
+type eventSeries struct {
+	n      countCell
+	events metric.ObserveOption  // resilience.events' attributes
+	calls  metric.ObserveOption  // resilience.calls', nil if the event is not an outcome
+	wait   []metric.RecordOption // resilience.wait.duration's, nil if it has no wait
+}
+
+// New returns a Metrics with its instruments made from the meter of
+// ScopeName of the MeterProvider (WithMeterProvider, else the global one)
+// and, with WithRegistry, its gauges' callback registered. It returns an
+// error if the provider fails to make an instrument or to register the
+// callback. Invalid options panic (in the option).
+func New(opts ...Option) (*Metrics, error) {
+	var c config
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.provider == nil {
+		c.provider = otel.GetMeterProvider()
+	}
+	if c.clock == nil {
+		c.clock = clock.Real()
+	}
+	m := &Metrics{clock: c.clock, registry: c.registry}
+	m.keys.max = c.keys
+	m.errs.max = maxErrorTypes
+	meter := c.provider.Meter(ScopeName)
+
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+	var err error
+	m.calls, err = meter.Int64ObservableCounter("resilience.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored"))
+	add(err)
+	m.events, err = meter.Int64ObservableCounter("resilience.events", metric.WithUnit("{event}"),
+		metric.WithDescription("Events the policies reported, by event.name (package telemetry's table)"))
+	add(err)
+	m.callDur, err = meter.Float64Histogram("resilience.call.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of calls through a Measure layer, retries and waits included"),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	add(err)
+	m.attemptDur, err = meter.Float64Histogram("resilience.attempt.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of each attempt of a call, by attempt number"),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	add(err)
+	m.waitDur, err = meter.Float64Histogram("resilience.wait.duration", metric.WithUnit("s"),
+		metric.WithDescription("Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token"),
+		metric.WithExplicitBucketBoundaries(durationBuckets...))
+	add(err)
+	observables := []metric.Observable{m.calls, m.events}
+	if c.registry != nil {
+		m.refused, err = meter.Int64ObservableCounter("resilience.guard.refused", metric.WithUnit("{call}"),
+			metric.WithDescription("Calls a registered guard has refused since it was made, from its snapshot"))
+		add(err)
+		m.state, err = meter.Int64ObservableGauge("resilience.circuit_breaker.state", metric.WithUnit("1"),
+			metric.WithDescription("1 for the breaker's state (closed, open, half-open), 0 for the others"))
+		add(err)
+		observables = append(observables, m.refused, m.state)
+		for _, g := range gauges {
+			var o metric.Observable
+			if g.float {
+				o, err = meter.Float64ObservableGauge(g.name, metric.WithUnit(g.unit), metric.WithDescription(g.desc))
+			} else {
+				o, err = meter.Int64ObservableGauge(g.name, metric.WithUnit(g.unit), metric.WithDescription(g.desc))
+			}
+			add(err)
+			m.gauges = append(m.gauges, o)
+			observables = append(observables, o)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("resilienceotel: %w", err)
+	}
+	m.registration, err = meter.RegisterCallback(m.collect, observables...)
+	if err != nil {
+		return nil, fmt.Errorf("resilienceotel: %w", err)
+	}
+	return m, nil
+}
+
+// Close unregisters the callback that reports the counts and the gauges:
+// collections after it report none of them (the histograms stay). Events
+// observed after Close are counted, and not reported.
+func (m *Metrics) Close() error { return m.registration.Unregister() }
+
+// Observe counts e under its type, policy, name, error type and (with
+// WithKeys) key; an event that is a call's outcome (see the package
+// documentation) counts in resilience.calls too, and an event with a wait
+// records it in resilience.wait.duration.
+func (m *Metrics) Observe(e telemetry.Event) {
+	k := eventKey{typ: e.Type, name: e.Name}
+	if m.keys.max > 0 && e.Key != "" {
+		k.key = m.keys.of(policyID{e.Type.Kind(), e.Name}, e.Key)
+	}
+	if e.Err != nil {
+		k.errT = m.errs.of(struct{}{}, errorType(e.Err))
+	}
+	s := m.eventSeries.get(k, newEventSeries)
+	s.n.add()
+	if s.wait != nil && recordsWait(e) {
+		m.waitDur.Record(context.Background(), e.Wait.Seconds(), s.wait...)
+	}
+}
+
+func newEventSeries(k eventKey) *eventSeries {
+	kind := k.typ.Kind()
+	base := []attribute.KeyValue{attrPolicyType.String(string(kind)), attrPolicyName.String(k.name)}
+	if k.key != "" {
+		base = append(base, attrKey.String(k.key))
+	}
+	s := new(eventSeries)
+	withErr := base
+	if k.errT != "" {
+		withErr = append(withErr[:len(withErr):len(withErr)], attrErrorType.String(k.errT))
+	}
+	s.events = metric.WithAttributeSet(attribute.NewSet(append(withErr[:len(withErr):len(withErr)], attrEvent.String(string(k.typ)))...))
+	if o, ok := eventOutcomes[k.typ]; ok {
+		s.calls = metric.WithAttributeSet(attribute.NewSet(append(withErr[:len(withErr):len(withErr)], attrOutcome.String(o))...))
+	}
+	if waitEvents[k.typ] {
+		s.wait = []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(append(base[:len(base):len(base)], attrEvent.String(string(k.typ)))...))}
+	}
+	return s
+}
+
+// collect reports the counts and reads the registry's snapshots.
+func (m *Metrics) collect(_ context.Context, o metric.Observer) error {
+	m.eventSeries.each(func(_ eventKey, s *eventSeries) {
+		n := s.n.load()
+		o.ObserveInt64(m.events, n, s.events)
+		if s.calls != nil {
+			o.ObserveInt64(m.calls, n, s.calls)
+		}
+	})
+	m.callSeries.each(func(_ callKey, s *callSeries) {
+		o.ObserveInt64(m.calls, s.n.load(), s.obs)
+	})
+	if m.registry == nil {
+		return nil
+	}
+	for _, snap := range m.registry.Snapshots() {
+		name := attrPolicyName.String(snap.Name)
+		o.ObserveInt64(m.refused, int64(snap.Refused), metric.WithAttributes(attrPolicyType.String(string(snap.Kind)), name))
+		if snap.Kind == telemetry.Breaker {
+			for _, st := range breakerStates {
+				v := int64(0)
+				if snap.Breaker.State == st {
+					v = 1
+				}
+				o.ObserveInt64(m.state, v, metric.WithAttributes(name, attrState.String(st)))
+			}
+		}
+		attrs := metric.WithAttributes(name)
+		for i, g := range gauges {
+			if g.kind != snap.Kind {
+				continue
+			}
+			if g.float {
+				o.ObserveFloat64(m.gauges[i].(metric.Float64Observable), g.value(snap), attrs)
+			} else {
+				o.ObserveInt64(m.gauges[i].(metric.Int64Observable), int64(g.value(snap)), attrs)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package resilienceotel
+
+import (
+	"fmt"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// Option configures a [Metrics] made by [New].
+type Option func(*config)
+
+type config struct {
+	provider metric.MeterProvider // nil: otel.GetMeterProvider()
+	registry *telemetry.Registry  // nil: no gauges
+	keys     int                  // 0: no resilience.key attribute
+	clock    clock.Clock          // nil: clock.Real()
+}
+
+// WithMeterProvider sets the MeterProvider the instruments are made from.
+// Without it, New uses the global one (otel.GetMeterProvider). It panics if
+// mp is nil.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	if mp == nil {
+		panic("resilienceotel: WithMeterProvider provider must not be nil")
+	}
+	return func(c *config) { c.provider = mp }
+}
+
+// WithRegistry sets the registry whose guards' snapshots the observable
+// gauges (and resilience.guard.refused) report at each collection. Without
+// it there are no gauges: only what the observed events and the Measure
+// layers count. It panics if r is nil.
+func WithRegistry(r *telemetry.Registry) Option {
+	if r == nil {
+		panic("resilienceotel: WithRegistry registry must not be nil")
+	}
+	return func(c *config) { c.registry = r }
+}
+
+// WithKeys turns on the resilience.key attribute (Event.Key: the key of a
+// keyed breaker or limiter) on the events, calls and waits that carry one,
+// with at most max distinct keys per guard: the first max keys seen keep
+// their value, later ones are reported as "_OTHER", so hostile keys cannot
+// grow the number of series. Without it (the default), a keyed guard's
+// events count under its name whatever their keys. It panics if max < 1.
+func WithKeys(max int) Option {
+	if max < 1 {
+		panic(fmt.Sprintf("resilienceotel: WithKeys max must be >= 1, got %d", max))
+	}
+	return func(c *config) { c.keys = max }
+}
+
+// WithClock sets the clock the [Measure] layers time calls and attempts
+// on. Without it, clock.Real(). It panics if clk is nil.
+func WithClock(clk clock.Clock) Option {
+	if clk == nil {
+		panic("resilienceotel: WithClock clock must not be nil")
+	}
+	return func(c *config) { c.clock = clk }
+}

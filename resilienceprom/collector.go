@@ -1,0 +1,183 @@
+package resilienceprom
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// DefaultBuckets are the histograms' bucket bounds in seconds, without
+// WithBuckets.
+var DefaultBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+// Option configures a [Collector] made by [New].
+type Option func(*Collector)
+
+// WithRegistry sets the registry whose guards' snapshots the gauges (and
+// resilience_guard_refused_total) report at each collection. Without it
+// there are no gauges: only what the observed events and the Measure
+// layers count. It panics if r is nil.
+func WithRegistry(r *telemetry.Registry) Option {
+	if r == nil {
+		panic("resilienceprom: WithRegistry registry must not be nil")
+	}
+	return func(c *Collector) { c.registry = r }
+}
+
+// WithBuckets sets the histograms' bucket upper bounds, in seconds
+// (default: DefaultBuckets). It panics unless the bounds are finite,
+// increasing, and at least one.
+func WithBuckets(bounds ...float64) Option {
+	if len(bounds) == 0 {
+		panic("resilienceprom: WithBuckets needs at least one bound")
+	}
+	for i, b := range bounds {
+		if math.IsInf(b, 0) || math.IsNaN(b) || (i > 0 && b <= bounds[i-1]) {
+			panic(fmt.Sprintf("resilienceprom: WithBuckets bounds must be finite and increasing, got %v", bounds))
+		}
+	}
+	bounds = append([]float64(nil), bounds...)
+	return func(c *Collector) { c.buckets = bounds }
+}
+
+// WithClock sets the clock the [Measure] layers time calls and attempts
+// on. Without it, clock.Real(). It panics if clk is nil.
+func WithClock(clk clock.Clock) Option {
+	if clk == nil {
+		panic("resilienceprom: WithClock clock must not be nil")
+	}
+	return func(c *Collector) { c.clock = clk }
+}
+
+// Collector is a prometheus.Collector of what the policies do: it is the
+// [telemetry.Observer] to give to the policies' WithObserver options (it
+// counts their events in a telemetry.Counter), the source of the [Measure]
+// layers that time calls and attempts, and it reads the snapshots of the
+// guards of a [telemetry.Registry] (WithRegistry). Describe and Collect
+// read these counts and snapshots when Prometheus scrapes: the calls and
+// events themselves do no Prometheus work (a count is an atomic add, a
+// duration one more). See the package documentation for the metrics.
+//
+// A Collector is safe for simultaneous use by multiple goroutines.
+type Collector struct {
+	registry *telemetry.Registry
+	buckets  []float64
+	clock    clock.Clock
+	events   telemetry.Counter
+
+	waits    series[waitKey, histogram]
+	calls    series[callKey, callSeries]
+	attempts series[attemptKey, histogram]
+
+	callsDesc, eventsDesc, refusedDesc, stateDesc *prometheus.Desc
+	callDurDesc, attemptDurDesc, waitDurDesc      *prometheus.Desc
+	gauges                                        []gauge
+}
+
+type waitKey struct {
+	typ  telemetry.Type
+	name string
+}
+
+// New returns a Collector; register it with a prometheus.Registerer.
+// Invalid options panic (in the option).
+func New(opts ...Option) *Collector {
+	c := &Collector{
+		buckets:        DefaultBuckets,
+		clock:          clock.Real(),
+		callsDesc:      prometheus.NewDesc("resilience_calls_total", "Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.", []string{"policy", "name", "outcome"}, nil),
+		eventsDesc:     prometheus.NewDesc("resilience_events_total", "Events the policies reported, by event (package telemetry's table).", []string{"policy", "name", "event"}, nil),
+		callDurDesc:    prometheus.NewDesc("resilience_call_duration_seconds", "Duration of calls through a Measure layer, retries and waits included.", []string{"name", "outcome"}, nil),
+		attemptDurDesc: prometheus.NewDesc("resilience_attempt_duration_seconds", "Duration of each attempt of a call, by attempt number.", []string{"name", "attempt", "outcome"}, nil),
+		waitDurDesc:    prometheus.NewDesc("resilience_wait_duration_seconds", "Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.", []string{"policy", "name", "event"}, nil),
+		refusedDesc:    prometheus.NewDesc("resilience_guard_refused_total", "Calls a registered guard has refused since it was made, from its snapshot.", []string{"policy", "name"}, nil),
+		stateDesc:      prometheus.NewDesc("resilience_circuit_breaker_state", "1 for the breaker's state (closed, open, half-open), 0 for the others.", []string{"name", "state"}, nil),
+		gauges:         newGauges(),
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Observe counts e under its policy name and type; an event with a wait
+// (see the package documentation) records it in
+// resilience_wait_duration_seconds.
+func (c *Collector) Observe(e telemetry.Event) {
+	c.events.Observe(e)
+	if recordsWait(e) {
+		c.waits.get(waitKey{e.Type, e.Name}, c.newWaitHistogram).observe(e.Wait)
+	}
+}
+
+func (c *Collector) newWaitHistogram(waitKey) *histogram       { return newHistogram(c.buckets) }
+func (c *Collector) newAttemptHistogram(attemptKey) *histogram { return newHistogram(c.buckets) }
+func (c *Collector) newCallSeries(callKey) *callSeries {
+	return &callSeries{dur: newHistogram(c.buckets)}
+}
+
+// Describe sends the descriptions of every metric the Collector may
+// collect.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.callsDesc, c.eventsDesc, c.callDurDesc, c.attemptDurDesc, c.waitDurDesc, c.refusedDesc, c.stateDesc} {
+		ch <- d
+	}
+	for _, g := range c.gauges {
+		ch <- g.desc
+	}
+}
+
+// Collect sends the counts of the observed events and of the Measure
+// layers, the histograms, and the gauges of the registered guards' snapshots
+// taken now.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	for _, n := range c.events.Counts() {
+		kind := string(n.Type.Kind())
+		ch <- prometheus.MustNewConstMetric(c.eventsDesc, prometheus.CounterValue, float64(n.N), kind, n.Name, string(n.Type))
+		if o, ok := eventOutcomes[n.Type]; ok {
+			ch <- prometheus.MustNewConstMetric(c.callsDesc, prometheus.CounterValue, float64(n.N), kind, n.Name, o)
+		}
+	}
+	c.waits.each(func(k waitKey, h *histogram) {
+		ch <- h.metric(c.waitDurDesc, string(k.typ.Kind()), k.name, string(k.typ))
+	})
+	c.calls.each(func(k callKey, s *callSeries) {
+		ch <- prometheus.MustNewConstMetric(c.callsDesc, prometheus.CounterValue, float64(s.n.Load()), pipelineType, k.name, k.outcome)
+		ch <- s.dur.metric(c.callDurDesc, k.name, k.outcome)
+	})
+	c.attempts.each(func(k attemptKey, h *histogram) {
+		attempt := ""
+		if k.attempt > 0 {
+			attempt = strconv.Itoa(k.attempt)
+		}
+		ch <- h.metric(c.attemptDurDesc, k.name, attempt, k.outcome)
+	})
+	if c.registry == nil {
+		return
+	}
+	for _, s := range c.registry.Snapshots() {
+		ch <- prometheus.MustNewConstMetric(c.refusedDesc, prometheus.CounterValue, float64(s.Refused), string(s.Kind), s.Name)
+		if s.Kind == telemetry.Breaker {
+			for _, st := range breakerStates {
+				ch <- prometheus.MustNewConstMetric(c.stateDesc, prometheus.GaugeValue, b2f(s.Breaker.State == st), s.Name, st)
+			}
+		}
+		for _, g := range c.gauges {
+			if g.kind == s.Kind {
+				ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, g.value(s), s.Name)
+			}
+		}
+	}
+}
+
+var _ prometheus.Collector = (*Collector)(nil)
+var _ telemetry.Observer = (*Collector)(nil)
+
+// since is the time since start on c's clock.
+func (c *Collector) since(start time.Time) time.Duration { return c.clock.Now().Sub(start) }

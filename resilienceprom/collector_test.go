@@ -1,0 +1,361 @@
+package resilienceprom_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/resilienceprom"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// allTypes is every event type of package telemetry's table, with the
+// fields that table gives it, as the policies that do not emit yet
+// (timeout, hedge, bulkhead, rate limiter, fallback) will.
+var allTypes = []telemetry.Event{
+	{Type: telemetry.BreakerOpened, From: telemetry.StateClosed, To: telemetry.StateOpen, Wait: 30 * time.Second},
+	{Type: telemetry.BreakerHalfOpened, From: telemetry.StateOpen, To: telemetry.StateHalfOpen},
+	{Type: telemetry.BreakerClosed, From: telemetry.StateHalfOpen, To: telemetry.StateClosed},
+	{Type: telemetry.BreakerRefused, Err: resilience.Refuse(breaker.ErrOpen, "x", time.Second), Wait: time.Second},
+	{Type: telemetry.BreakerFailure},
+	{Type: telemetry.BreakerIgnored, Err: errors.New("ignored")},
+	{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: downError{}},
+	{Type: telemetry.RetryWaiting, Attempt: 1, Err: downError{}, Wait: 200 * time.Millisecond},
+	{Type: telemetry.RetryGaveUp, Attempt: 3, Err: retry.ErrAttempts},
+	{Type: telemetry.TimeoutExpired, Elapsed: time.Second},
+	{Type: telemetry.TimeoutAbandoned, Elapsed: time.Second},
+	{Type: telemetry.HedgeLaunched, Attempt: 2, Elapsed: 50 * time.Millisecond},
+	{Type: telemetry.HedgeWon, Attempt: 2, Elapsed: 60 * time.Millisecond},
+	{Type: telemetry.HedgeLosersCancelled, Attempt: 1},
+	{Type: telemetry.BulkheadQueuedAdmitted, Wait: 30 * time.Millisecond},
+	{Type: telemetry.BulkheadRejected, Err: resilience.Refuse(bulkhead.ErrQueueTimeout, "x", -1), Wait: 100 * time.Millisecond},
+	{Type: telemetry.RateLimitRejected, Err: resilience.Refuse(ratelimit.ErrLimited, "x", 2*time.Second), Wait: 2 * time.Second, Key: "k"},
+	{Type: telemetry.RateLimitWaited, Wait: 10 * time.Millisecond, Key: "k"},
+	{Type: telemetry.FallbackUsed, Err: downError{}},
+}
+
+// TestEveryEventType observes one event of every type in the telemetry
+// table, from a policy named "x": each counts in resilience_events_total;
+// those that are a call's outcome count in resilience_calls_total too; those
+// with a wait record it (bulkhead.rejected: time in the queue before the
+// refusal).
+func TestEveryEventType(t *testing.T) {
+	c := resilienceprom.New(resilienceprom.WithBuckets(0.05, 0.15))
+	for _, e := range allTypes {
+		e.Name = "x"
+		c.Observe(e)
+	}
+	// A rejection straight from a full bulkhead (no wait) and a wait of
+	// Never are counted and not recorded as waits.
+	c.Observe(telemetry.Event{Type: telemetry.BulkheadRejected, Name: "y", Err: resilience.Refuse(bulkhead.ErrFull, "y", -1)})
+	c.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "y", Wait: resilience.Never})
+	var want strings.Builder
+	want.WriteString("# HELP resilience_events_total Events the policies reported, by event (package telemetry's table).\n# TYPE resilience_events_total counter\n")
+	for _, e := range allTypes {
+		fmt.Fprintf(&want, "resilience_events_total{event=%q,name=\"x\",policy=%q} 1\n", e.Type, e.Type.Kind())
+	}
+	want.WriteString(`resilience_events_total{event="bulkhead.rejected",name="y",policy="bulkhead"} 1
+resilience_events_total{event="retry.waiting",name="y",policy="retry"} 1
+# HELP resilience_calls_total Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.
+# TYPE resilience_calls_total counter
+resilience_calls_total{name="x",outcome="rejected",policy="breaker"} 1
+resilience_calls_total{name="x",outcome="failure",policy="breaker"} 1
+resilience_calls_total{name="x",outcome="ignored",policy="breaker"} 1
+resilience_calls_total{name="x",outcome="failure",policy="retry"} 1
+resilience_calls_total{name="x",outcome="failure",policy="timeout"} 1
+resilience_calls_total{name="x",outcome="rejected",policy="bulkhead"} 1
+resilience_calls_total{name="x",outcome="rejected",policy="ratelimit"} 1
+resilience_calls_total{name="y",outcome="rejected",policy="bulkhead"} 1
+# HELP resilience_wait_duration_seconds Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.
+# TYPE resilience_wait_duration_seconds histogram
+resilience_wait_duration_seconds_bucket{event="retry.waiting",name="x",policy="retry",le="0.05"} 0
+resilience_wait_duration_seconds_bucket{event="retry.waiting",name="x",policy="retry",le="0.15"} 0
+resilience_wait_duration_seconds_bucket{event="retry.waiting",name="x",policy="retry",le="+Inf"} 1
+resilience_wait_duration_seconds_sum{event="retry.waiting",name="x",policy="retry"} 0.2
+resilience_wait_duration_seconds_count{event="retry.waiting",name="x",policy="retry"} 1
+resilience_wait_duration_seconds_bucket{event="bulkhead.queued_admitted",name="x",policy="bulkhead",le="0.05"} 1
+resilience_wait_duration_seconds_bucket{event="bulkhead.queued_admitted",name="x",policy="bulkhead",le="0.15"} 1
+resilience_wait_duration_seconds_bucket{event="bulkhead.queued_admitted",name="x",policy="bulkhead",le="+Inf"} 1
+resilience_wait_duration_seconds_sum{event="bulkhead.queued_admitted",name="x",policy="bulkhead"} 0.03
+resilience_wait_duration_seconds_count{event="bulkhead.queued_admitted",name="x",policy="bulkhead"} 1
+resilience_wait_duration_seconds_bucket{event="bulkhead.rejected",name="x",policy="bulkhead",le="0.05"} 0
+resilience_wait_duration_seconds_bucket{event="bulkhead.rejected",name="x",policy="bulkhead",le="0.15"} 1
+resilience_wait_duration_seconds_bucket{event="bulkhead.rejected",name="x",policy="bulkhead",le="+Inf"} 1
+resilience_wait_duration_seconds_sum{event="bulkhead.rejected",name="x",policy="bulkhead"} 0.1
+resilience_wait_duration_seconds_count{event="bulkhead.rejected",name="x",policy="bulkhead"} 1
+resilience_wait_duration_seconds_bucket{event="ratelimit.waited",name="x",policy="ratelimit",le="0.05"} 1
+resilience_wait_duration_seconds_bucket{event="ratelimit.waited",name="x",policy="ratelimit",le="0.15"} 1
+resilience_wait_duration_seconds_bucket{event="ratelimit.waited",name="x",policy="ratelimit",le="+Inf"} 1
+resilience_wait_duration_seconds_sum{event="ratelimit.waited",name="x",policy="ratelimit"} 0.01
+resilience_wait_duration_seconds_count{event="ratelimit.waited",name="x",policy="ratelimit"} 1
+`)
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want.String()),
+		"resilience_events_total", "resilience_calls_total", "resilience_wait_duration_seconds"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPedantic: a pedantic registry, which checks that every metric
+// collected is described, consistent and unique, gathers the scripted
+// outage, every event type and a breaker in each state without error.
+func TestPedantic(t *testing.T) {
+	c := outage(t)
+	for _, e := range allTypes {
+		e.Name = "x"
+		c.Observe(e)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(c); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("pedantic Gather: %v", err)
+	}
+	var got []string
+	for _, mf := range mfs {
+		got = append(got, mf.GetName())
+	}
+	want := []string{ // every metric, in name order
+		"resilience_attempt_duration_seconds",
+		"resilience_bulkhead_in_flight",
+		"resilience_bulkhead_limit",
+		"resilience_bulkhead_queued",
+		"resilience_call_duration_seconds",
+		"resilience_calls_total",
+		"resilience_circuit_breaker_consecutive_failures",
+		"resilience_circuit_breaker_consecutive_successes",
+		"resilience_circuit_breaker_failure_ratio",
+		"resilience_circuit_breaker_forced",
+		"resilience_circuit_breaker_generation",
+		"resilience_circuit_breaker_rejected",
+		"resilience_circuit_breaker_state",
+		"resilience_circuit_breaker_window_calls",
+		"resilience_circuit_breaker_window_failures",
+		"resilience_circuit_breaker_window_slow",
+		"resilience_circuit_breaker_window_successes",
+		"resilience_events_total",
+		"resilience_guard_refused_total",
+		"resilience_rate_limiter_burst",
+		"resilience_rate_limiter_rate",
+		"resilience_rate_limiter_tokens",
+		"resilience_wait_duration_seconds",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("metrics mismatch (-want +got):\n%s", diff)
+	}
+	if n, err := testutil.GatherAndCount(reg); err != nil || n == 0 {
+		t.Errorf("GatherAndCount = %d, %v", n, err)
+	}
+}
+
+// TestScrape serves the Collector through promhttp on a real loopback
+// server and scrapes /metrics: the breaker that the outage opened and
+// closed again is there, with the events and calls.
+func TestScrape(t *testing.T) {
+	c := outage(t)
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
+	srv := httptest.NewServer(mux) // on 127.0.0.1
+	defer srv.Close()
+	if !strings.HasPrefix(srv.URL, "http://127.0.0.1:") {
+		t.Fatalf("server at %s, want the loopback", srv.URL)
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	resp, err := client.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics: %s\n%s", resp.Status, body)
+	}
+	for _, line := range []string{
+		`resilience_circuit_breaker_state{name="prices",state="closed"} 1`,
+		`resilience_circuit_breaker_state{name="prices",state="open"} 0`,
+		`resilience_events_total{event="breaker.opened",name="prices",policy="breaker"} 1`,
+		`resilience_calls_total{name="prices",outcome="success",policy="pipeline"} 4`,
+		`resilience_calls_total{name="prices",outcome="rejected",policy="breaker"} 1`,
+		`resilience_call_duration_seconds_count{name="prices",outcome="success"} 4`,
+		`resilience_bulkhead_in_flight{name="db"} 3`,
+		`resilience_rate_limiter_tokens{name="api"} -1.5`,
+	} {
+		if !strings.Contains(string(body), line+"\n") {
+			t.Errorf("scrape has no line %q", line)
+		}
+	}
+	if t.Failed() {
+		t.Logf("scraped:\n%s", body)
+	}
+}
+
+// TestMeasure: attempts past Measure's bound are recorded as the last
+// number; an attempt layer without its call layer has attempt ""; a call
+// whose caller gave up is ignored; two nested Measures count their own
+// attempts.
+func TestMeasure(t *testing.T) {
+	clk := clock.NewFake()
+	c := resilienceprom.New(resilienceprom.WithClock(clk), resilienceprom.WithBuckets(1))
+	outer := resilienceprom.Measure[int](c, "outer", 3)
+	inner := resilienceprom.Measure[int](c, "inner", 3)
+	lone := resilienceprom.Measure[int](c, "lone", 3)
+	p := resilience.Then(outer.Call, retry.New[int](retry.WithAttempts(5), retry.WithBackoff(backoff.Constant(0))),
+		outer.Attempt, inner.Call, inner.Attempt, lone.Attempt)
+	n := 0
+	if _, err := p.Do(context.Background(), func(context.Context) (int, error) {
+		n++
+		clk.Advance(time.Second)
+		if n < 5 {
+			return 0, downError{}
+		}
+		return n, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	_, _ = outer.Call.Do(ctx, func(context.Context) (int, error) { cancel(); return 0, downError{} })
+
+	hist := func(labels string, values ...int) string {
+		var le1 int
+		var sum int
+		for _, v := range values {
+			if v <= 1 {
+				le1++
+			}
+			sum += v
+		}
+		return fmt.Sprintf("%[1]s_bucket{%[2]s,le=\"1\"} %[3]d\n%[1]s_bucket{%[2]s,le=\"+Inf\"} %[4]d\n%[1]s_sum{%[2]s} %[5]d\n%[1]s_count{%[2]s} %[4]d\n",
+			"resilience_attempt_duration_seconds", labels, le1, len(values), sum)
+	}
+	want := "# HELP resilience_attempt_duration_seconds Duration of each attempt of a call, by attempt number.\n# TYPE resilience_attempt_duration_seconds histogram\n" +
+		hist(`attempt="1",name="outer",outcome="failure"`, 1) +
+		hist(`attempt="2",name="outer",outcome="failure"`, 1) +
+		hist(`attempt="3",name="outer",outcome="failure"`, 1, 1) +
+		hist(`attempt="3",name="outer",outcome="success"`, 1) +
+		hist(`attempt="1",name="inner",outcome="failure"`, 1, 1, 1, 1) + // each attempt of outer is a call of inner
+		hist(`attempt="1",name="inner",outcome="success"`, 1) +
+		hist(`attempt="",name="lone",outcome="failure"`, 1, 1, 1, 1) +
+		hist(`attempt="",name="lone",outcome="success"`, 1) +
+		`# HELP resilience_calls_total Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.
+# TYPE resilience_calls_total counter
+resilience_calls_total{name="outer",outcome="success",policy="pipeline"} 1
+resilience_calls_total{name="outer",outcome="ignored",policy="pipeline"} 1
+resilience_calls_total{name="inner",outcome="failure",policy="pipeline"} 4
+resilience_calls_total{name="inner",outcome="success",policy="pipeline"} 1
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "resilience_attempt_duration_seconds", "resilience_calls_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPanics: invalid options and Measure arguments panic, naming them.
+func TestPanics(t *testing.T) {
+	c := resilienceprom.New()
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"registry", func() { resilienceprom.WithRegistry(nil) }, "resilienceprom: WithRegistry registry must not be nil"},
+		{"clock", func() { resilienceprom.WithClock(nil) }, "resilienceprom: WithClock clock must not be nil"},
+		{"no buckets", func() { resilienceprom.WithBuckets() }, "resilienceprom: WithBuckets needs at least one bound"},
+		{"buckets", func() { resilienceprom.WithBuckets(1, 1) }, "resilienceprom: WithBuckets bounds must be finite and increasing, got [1 1]"},
+		{"measure nil", func() { resilienceprom.Measure[int](nil, "x", 1) }, "resilienceprom: Measure collector must not be nil"},
+		{"measure name", func() { resilienceprom.Measure[int](c, "", 1) }, "resilienceprom: Measure name must not be empty"},
+		{"measure attempts", func() { resilienceprom.Measure[int](c, "x", 0) }, "resilienceprom: Measure attempts must be >= 1, got 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if r := recover(); r != tc.want {
+					t.Errorf("panic %v, want %q", r, tc.want)
+				}
+			}()
+			tc.f()
+		})
+	}
+}
+
+// TestConcurrent observes, measures and scrapes from many goroutines at
+// once (for the race detector); no count is lost.
+func TestConcurrent(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	b := breaker.New(breaker.WithName("b"))
+	if err := reg.Register(b); err != nil {
+		t.Fatal(err)
+	}
+	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	l := resilienceprom.Measure[int](c, "p", 3)
+	p := l.Call.Then(breaker.Policy[int](b), l.Attempt)
+	const goroutines, each = 8, 200
+	done := make(chan struct{})
+	scraped := make(chan struct{})
+	go func() {
+		defer close(scraped)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				if _, err := testutil.GatherAndCount(prometheus.Gatherers{must(t, c)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				c.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: time.Millisecond})
+				_, _ = p.Do(context.Background(), func(context.Context) (int, error) { return i, nil })
+			}
+		})
+	}
+	wg.Wait()
+	close(done)
+	<-scraped
+	want := fmt.Sprintf(`# HELP resilience_calls_total Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.
+# TYPE resilience_calls_total counter
+resilience_calls_total{name="p",outcome="success",policy="pipeline"} %[1]d
+# HELP resilience_events_total Events the policies reported, by event (package telemetry's table).
+# TYPE resilience_events_total counter
+resilience_events_total{event="ratelimit.waited",name="api",policy="ratelimit"} %[1]d
+`, goroutines*each)
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "resilience_calls_total", "resilience_events_total"); err != nil {
+		t.Error(err)
+	}
+}
+
+func must(t *testing.T, c prometheus.Collector) *prometheus.Registry {
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(c); err != nil {
+		t.Error(err)
+	}
+	return reg
+}

@@ -1,0 +1,449 @@
+package resilienceredis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
+	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+)
+
+// Defaults of the fields whose zero means something else.
+const (
+	defaultPrefix        = "resilience:"
+	defaultTimeout       = 50 * time.Millisecond
+	defaultProbe         = time.Second
+	defaultThreshold     = 5
+	defaultWindow        = 10 * time.Second
+	defaultBuckets       = 10
+	defaultMinCalls      = 10
+	defaultCooldown      = 30 * time.Second
+	defaultFlushInterval = 50 * time.Millisecond
+	defaultMaxBatch      = 100
+
+	maxRate          = 1e6 // one event per microsecond, the server clock's resolution
+	maxBurst         = 1 << 40
+	maxBuckets       = 100
+	maxFlushInterval = time.Second
+	off              = -1 // resilience.Off
+)
+
+// LimiterConfig is the whole configuration of a [Limiter] or a
+// [KeyedLimiter], for configurations read at run time: fill it, check it
+// with [LimiterConfig.Validate], and pass it with [WithLimiterConfig]. A
+// zero field means the default its doc states; LimiterConfig{} with New's
+// arguments is the default limiter.
+type LimiterConfig struct {
+	// Name is the limiter's shared identity: every instance built with the
+	// same Name, Prefix, Rate and Burst on the same Redis shares one
+	// bucket (one per key for a KeyedLimiter). It names the limiter in
+	// errors and in the policy's layer, "ratelimit(Name)". It must not be
+	// empty nor hold '{' or '}'. The zero value means as given to New.
+	Name string
+
+	// Rate is how many events per second the bucket refills, fleet-wide:
+	// > 0 and at most 1e6 (one per microsecond, the resolution of the
+	// server's clock), or +Inf, which admits every event without asking
+	// Redis. The zero value means as given to New.
+	Rate float64
+
+	// Burst is the bucket's capacity: how many events may pass at once,
+	// fleet-wide, after a quiet spell; in [1, 1<<40]. A new bucket is
+	// full. The zero value means as given to New.
+	Burst int
+
+	// Prefix starts every Redis key of the limiter. It must not hold '{'
+	// or '}'. "" (the default) means "resilience:".
+	Prefix string
+
+	// MaxWait is the longest [Limiter.Wait] (and [WaitPolicy]) waits for a
+	// token. 0 (the default) means no limit other than the context's
+	// deadline.
+	MaxWait time.Duration
+
+	// Timeout bounds each Redis round trip of a decision: a decision that
+	// Redis has not answered within it is made by the fallback instead,
+	// and the call goes on. 0 means 50ms.
+	Timeout time.Duration
+
+	// ProbeInterval is how long the limiter decides locally after Redis
+	// failed or was slow, before one decision tries Redis again. 0 means
+	// 1s.
+	ProbeInterval time.Duration
+
+	// FallbackRate and FallbackBurst are the limit of each instance while
+	// Redis is unreachable, kept in the instance's own token bucket (a
+	// ratelimit.Limiter, or one per key). 0 means Rate and Burst: each
+	// instance alone admits up to the fleet's limit, so the fleet admits up
+	// to N times it. +Inf admits every call (fail open); Off for
+	// FallbackRate refuses every call (fail closed). FallbackRate is
+	// otherwise in (0, 1e9], FallbackBurst in [0, 1<<40].
+	FallbackRate  float64
+	FallbackBurst int
+}
+
+// Validate reports the first invalid field of c, with the message New
+// would panic with, or nil if c is valid.
+func (c LimiterConfig) Validate() error {
+	inf := math.IsInf(c.Rate, 1)
+	switch {
+	case c.Name == "" || strings.ContainsAny(c.Name, "{}"):
+		return fmt.Errorf("resilienceredis: Name must be non-empty and hold no '{' or '}', got %q", c.Name)
+	case strings.ContainsAny(c.Prefix, "{}"):
+		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
+	case math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf:
+		return fmt.Errorf("resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got %v", c.Rate)
+	case !inf && (c.Burst < 1 || c.Burst > maxBurst):
+		return fmt.Errorf("resilienceredis: Burst must be in [1, 1<<40], got %d", c.Burst)
+	case c.MaxWait < 0:
+		return fmt.Errorf("resilienceredis: MaxWait must be >= 0, got %v", c.MaxWait)
+	case c.Timeout < 0:
+		return fmt.Errorf("resilienceredis: Timeout must be >= 0 (0 means %v), got %v", defaultTimeout, c.Timeout)
+	case c.ProbeInterval < 0:
+		return fmt.Errorf("resilienceredis: ProbeInterval must be >= 0 (0 means %v), got %v", defaultProbe, c.ProbeInterval)
+	case math.IsNaN(c.FallbackRate) || c.FallbackRate < 0 && c.FallbackRate != off ||
+		c.FallbackRate > 1e9 && !math.IsInf(c.FallbackRate, 1):
+		return fmt.Errorf("resilienceredis: FallbackRate must be in [0, 1e9], +Inf or Off (-1), got %v", c.FallbackRate)
+	case c.FallbackBurst < 0 || c.FallbackBurst > maxBurst:
+		return fmt.Errorf("resilienceredis: FallbackBurst must be in [0, 1<<40], got %d", c.FallbackBurst)
+	}
+	return nil
+}
+
+// MarshalJSON writes c as a JSON object: zero fields left out, durations
+// as Go duration strings.
+func (c LimiterConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
+
+// UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
+// unknown fields are an error.
+func (c *LimiterConfig) UnmarshalJSON(b []byte) error {
+	type plain LimiterConfig
+	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+}
+
+// BreakerConfig is the whole configuration of a [Breaker], for
+// configurations read at run time: fill it, check it with
+// [BreakerConfig.Validate], and pass it with [WithBreakerConfig]. A zero
+// field means the default its doc states: BreakerConfig{} with New's name
+// is a breaker that trips after 5 consecutive failures across the fleet,
+// stays open 30s, then lets one trial call through, fleet-wide.
+//
+// The trip rules are those of policy/breaker, over a window shared by the
+// fleet, which is time-based: a count-based window (breaker's
+// WindowCalls), TripIf, CooldownBackoff and forced states have no fleet
+// form.
+type BreakerConfig struct {
+	// Name is the breaker's shared identity: instances built with the same
+	// Name and Prefix on the same Redis share one state. It names the
+	// breaker in errors, in its policy layer ("breaker(Name)") and in its
+	// transitions. It must not be empty nor hold '{' or '}'. The zero value
+	// means as given to New.
+	Name string
+
+	// Prefix starts every Redis key and channel of the breaker. It must
+	// not hold '{' or '}'. "" (the default) means "resilience:".
+	Prefix string
+
+	// Threshold is the number of consecutive failures across the fleet
+	// (in the order the instances' batches reach Redis) that trips the
+	// breaker, in [0, 4294967295]. 0 means 5; Off switches the rule off.
+	Threshold int
+	// FailureRatio trips the breaker when Failures/Calls over the shared
+	// window reaches it, once the window holds at least MinCalls calls;
+	// checked once per batch, on the window after the batch. In [0, 1]; 0
+	// (the default) means off.
+	FailureRatio float64
+	// SlowCallRatio trips the breaker when Slow/Calls over the shared
+	// window reaches it, like FailureRatio. In [0, 1]; 0 (the default)
+	// means off. It needs SlowCall.
+	SlowCallRatio float64
+	// SlowCall is the duration above which a call is slow. 0 (the
+	// default) counts no call as slow.
+	SlowCall time.Duration
+	// WindowDuration is the length of the shared window of the ratio
+	// rules, kept in Redis in WindowBuckets buckets by the server's clock.
+	// 0 means 10s. It must give each bucket at least 1ms.
+	WindowDuration time.Duration
+	// WindowBuckets is the number of buckets of the window, in [0, 100];
+	// 0 means 10.
+	WindowBuckets int
+	// MinCalls is the number of calls the window must hold before a ratio
+	// rule applies. 0 means 10.
+	MinCalls int
+
+	// Cooldown is how long the breaker stays open before it turns
+	// half-open, by the server's clock. 0 means 30s.
+	Cooldown time.Duration
+	// TrialTimeout is how long a half-open trial may go without reporting
+	// before it expires, fleet-wide, and opens the breaker again (so a
+	// trial whose instance crashed wedges nothing). 0 means Cooldown.
+	TrialTimeout time.Duration
+	// MaxTrials is the number of trial calls the half-open breaker admits
+	// at once across the whole fleet. 0 means 1.
+	MaxTrials int
+	// SuccessThreshold is the number of successful trials, in a row,
+	// fleet-wide, that closes the half-open breaker. 0 means 1.
+	SuccessThreshold int
+
+	// Classify decides what an error says about the dependency, as in
+	// policy/breaker. nil means breaker.DefaultClassify.
+	Classify func(err error) breaker.Outcome
+	// OnStateChange, if not nil, is called once for each change of state
+	// this instance sees (its own and other instances' transitions, with
+	// the shared generation; and, while Redis is unreachable, the local
+	// breaker's, with its own generations), one at a time, from a
+	// goroutine of the breaker. A
+	// transition this instance missed (a pub/sub message lost while Redis
+	// was unreachable) shows as one change from the state it knew to the
+	// state it learns. The Transition's Counts are zero for changes learnt
+	// from Redis (the fleet's counts stay there), and At is when this
+	// instance learnt of the change. It must not block for long.
+	OnStateChange func(breaker.Transition)
+
+	// Timeout bounds every Redis round trip: no call through the breaker
+	// waits on Redis longer than it (only calls that would be half-open
+	// trials ask Redis at all), and a round trip that takes longer counts
+	// as Redis being unreachable. 0 means 50ms.
+	Timeout time.Duration
+	// FlushInterval is the longest an outcome of a closed-state call waits
+	// in the instance's batch before it is sent to Redis, in (0, 1s]. 0
+	// means 50ms.
+	FlushInterval time.Duration
+	// MaxBatch is the number of outcomes after which a batch is sent at
+	// once, before FlushInterval has passed. 0 means 100.
+	MaxBatch int
+	// ProbeInterval is how often an instance that has sent nothing reads
+	// the shared state anyway (so a lost pub/sub message is made good
+	// within it), and how often, while Redis is unreachable, it tries to
+	// reach it again. 0 means 1s.
+	ProbeInterval time.Duration
+}
+
+// Validate reports the first invalid field of c, with the message New
+// would panic with, or nil if c is valid.
+func (c BreakerConfig) Validate() error {
+	buckets := c.WindowBuckets
+	if buckets == 0 {
+		buckets = defaultBuckets
+	}
+	switch {
+	case c.Name == "" || strings.ContainsAny(c.Name, "{}"):
+		return fmt.Errorf("resilienceredis: Name must be non-empty and hold no '{' or '}', got %q", c.Name)
+	case strings.ContainsAny(c.Prefix, "{}"):
+		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
+	case c.Threshold < off || uint64(max(c.Threshold, 0)) > math.MaxUint32:
+		return fmt.Errorf("resilienceredis: Threshold must be in [0, %d] or Off (-1), got %d", uint32(math.MaxUint32), c.Threshold)
+	case !(c.FailureRatio >= 0 && c.FailureRatio <= 1):
+		return fmt.Errorf("resilienceredis: FailureRatio must be in [0, 1], got %v", c.FailureRatio)
+	case !(c.SlowCallRatio >= 0 && c.SlowCallRatio <= 1):
+		return fmt.Errorf("resilienceredis: SlowCallRatio must be in [0, 1], got %v", c.SlowCallRatio)
+	case c.SlowCall < 0:
+		return fmt.Errorf("resilienceredis: SlowCall must be >= 0, got %v", c.SlowCall)
+	case c.SlowCallRatio > 0 && c.SlowCall == 0:
+		return fmt.Errorf("resilienceredis: SlowCall must be > 0 when SlowCallRatio is set, got 0s")
+	case c.Threshold == off && c.FailureRatio == 0 && c.SlowCallRatio == 0:
+		return fmt.Errorf("resilienceredis: Threshold is Off and no ratio rule is on: the breaker could never trip")
+	case c.WindowDuration < 0:
+		return fmt.Errorf("resilienceredis: WindowDuration must be >= 0 (0 means %v), got %v", defaultWindow, c.WindowDuration)
+	case c.WindowBuckets < 0 || c.WindowBuckets > maxBuckets:
+		return fmt.Errorf("resilienceredis: WindowBuckets must be in [0, %d], got %d", maxBuckets, c.WindowBuckets)
+	case c.WindowDuration > 0 && c.WindowDuration < time.Duration(buckets)*time.Millisecond:
+		return fmt.Errorf("resilienceredis: WindowDuration must be at least 1ms per bucket (%d buckets), got %v", buckets, c.WindowDuration)
+	case c.MinCalls < 0:
+		return fmt.Errorf("resilienceredis: MinCalls must be >= 0 (0 means %d), got %d", defaultMinCalls, c.MinCalls)
+	case c.Cooldown < 0:
+		return fmt.Errorf("resilienceredis: Cooldown must be >= 0 (0 means %v), got %v", defaultCooldown, c.Cooldown)
+	case c.TrialTimeout < 0:
+		return fmt.Errorf("resilienceredis: TrialTimeout must be >= 0 (0 means Cooldown), got %v", c.TrialTimeout)
+	case c.MaxTrials < 0:
+		return fmt.Errorf("resilienceredis: MaxTrials must be >= 0 (0 means 1), got %d", c.MaxTrials)
+	case c.SuccessThreshold < 0:
+		return fmt.Errorf("resilienceredis: SuccessThreshold must be >= 0 (0 means 1), got %d", c.SuccessThreshold)
+	case c.Timeout < 0:
+		return fmt.Errorf("resilienceredis: Timeout must be >= 0 (0 means %v), got %v", defaultTimeout, c.Timeout)
+	case c.FlushInterval < 0 || c.FlushInterval > maxFlushInterval:
+		return fmt.Errorf("resilienceredis: FlushInterval must be in [0, 1s] (0 means %v), got %v", defaultFlushInterval, c.FlushInterval)
+	case c.MaxBatch < 0:
+		return fmt.Errorf("resilienceredis: MaxBatch must be >= 0 (0 means %d), got %d", defaultMaxBatch, c.MaxBatch)
+	case c.ProbeInterval < 0:
+		return fmt.Errorf("resilienceredis: ProbeInterval must be >= 0 (0 means %v), got %v", defaultProbe, c.ProbeInterval)
+	}
+	return nil
+}
+
+// MarshalJSON writes c as a JSON object: zero fields left out, durations
+// as Go duration strings ("off" for Off), functions skipped.
+func (c BreakerConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
+
+// UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
+// unknown fields are an error.
+func (c *BreakerConfig) UnmarshalJSON(b []byte) error {
+	type plain BreakerConfig
+	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+}
+
+// LimiterOption configures a [Limiter] in [NewLimiter] or a
+// [KeyedLimiter] in [NewKeyedLimiter]. Options apply in order; when two
+// set the same field, the last one wins.
+type LimiterOption interface{ applyLimiter(*LimiterConfig) }
+
+// BreakerOption configures a [Breaker] in [NewBreaker]. Options apply in
+// order; when two set the same field, the last one wins.
+type BreakerOption interface{ applyBreaker(*BreakerConfig) }
+
+// Option sets a field that limiters and breakers both have: it is a
+// LimiterOption and a BreakerOption.
+type Option interface {
+	LimiterOption
+	BreakerOption
+}
+
+type limiterOption func(*LimiterConfig)
+
+func (o limiterOption) applyLimiter(c *LimiterConfig) { o(c) }
+
+type breakerOption func(*BreakerConfig)
+
+func (o breakerOption) applyBreaker(c *BreakerConfig) { o(c) }
+
+type bothOption struct {
+	l func(*LimiterConfig)
+	b func(*BreakerConfig)
+}
+
+func (o bothOption) applyLimiter(c *LimiterConfig) { o.l(c) }
+func (o bothOption) applyBreaker(c *BreakerConfig) { o.b(c) }
+
+// WithPrefix sets the Prefix of a limiter or a breaker: what every Redis key
+// and channel of it starts with.
+func WithPrefix(p string) Option {
+	return bothOption{func(c *LimiterConfig) { c.Prefix = p }, func(c *BreakerConfig) { c.Prefix = p }}
+}
+
+// WithTimeout sets the Timeout of a limiter or a breaker: the longest a
+// call waits on one Redis round trip.
+func WithTimeout(d time.Duration) Option {
+	return bothOption{func(c *LimiterConfig) { c.Timeout = d }, func(c *BreakerConfig) { c.Timeout = d }}
+}
+
+// WithProbeInterval sets the ProbeInterval of a limiter or a breaker: how
+// often Redis is tried again while it is unreachable.
+func WithProbeInterval(d time.Duration) Option {
+	return bothOption{func(c *LimiterConfig) { c.ProbeInterval = d }, func(c *BreakerConfig) { c.ProbeInterval = d }}
+}
+
+// WithLimiterConfig sets the non-zero fields of c (so it never erases
+// New's arguments, an earlier option or a default). Options after it
+// override single fields again.
+func WithLimiterConfig(c LimiterConfig) LimiterOption {
+	return limiterOption(func(d *LimiterConfig) { merge.NonZero(d, c) })
+}
+
+// WithMaxWait sets [LimiterConfig.MaxWait]: the longest Wait waits.
+func WithMaxWait(d time.Duration) LimiterOption {
+	return limiterOption(func(c *LimiterConfig) { c.MaxWait = d })
+}
+
+// WithFallback sets [LimiterConfig.FallbackRate] and FallbackBurst: each
+// instance's own limit while Redis is unreachable.
+func WithFallback(rate float64, burst int) LimiterOption {
+	return limiterOption(func(c *LimiterConfig) { c.FallbackRate, c.FallbackBurst = rate, burst })
+}
+
+// WithBreakerConfig sets the non-zero fields of c (so it never erases
+// New's name, an earlier option or a default). Options after it override
+// single fields again.
+func WithBreakerConfig(c BreakerConfig) BreakerOption {
+	return breakerOption(func(d *BreakerConfig) { merge.NonZero(d, c) })
+}
+
+// WithThreshold sets [BreakerConfig.Threshold]: consecutive failures,
+// fleet-wide, that trip.
+func WithThreshold(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.Threshold = n })
+}
+
+// WithFailureRatio sets [BreakerConfig.FailureRatio], in [0, 1].
+func WithFailureRatio(r float64) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.FailureRatio = r })
+}
+
+// WithSlowCallRatio sets [BreakerConfig.SlowCallRatio], in [0, 1].
+func WithSlowCallRatio(r float64) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.SlowCallRatio = r })
+}
+
+// WithSlowCall sets [BreakerConfig.SlowCall]: the duration above which a
+// call is slow.
+func WithSlowCall(d time.Duration) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.SlowCall = d })
+}
+
+// WithWindowDuration sets [BreakerConfig.WindowDuration]: the length of
+// the shared window of the ratio rules.
+func WithWindowDuration(d time.Duration) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.WindowDuration = d })
+}
+
+// WithWindowBuckets sets [BreakerConfig.WindowBuckets]: the buckets of the
+// shared window.
+func WithWindowBuckets(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.WindowBuckets = n })
+}
+
+// WithMinCalls sets [BreakerConfig.MinCalls]: calls in the window before a
+// ratio rule applies.
+func WithMinCalls(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.MinCalls = n })
+}
+
+// WithCooldown sets [BreakerConfig.Cooldown]: how long the breaker stays
+// open.
+func WithCooldown(d time.Duration) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.Cooldown = d })
+}
+
+// WithTrialTimeout sets [BreakerConfig.TrialTimeout]: how long a trial may
+// go without reporting.
+func WithTrialTimeout(d time.Duration) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.TrialTimeout = d })
+}
+
+// WithMaxTrials sets [BreakerConfig.MaxTrials]: trial calls at once,
+// fleet-wide.
+func WithMaxTrials(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.MaxTrials = n })
+}
+
+// WithSuccessThreshold sets [BreakerConfig.SuccessThreshold]: successful
+// trials in a row that close.
+func WithSuccessThreshold(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.SuccessThreshold = n })
+}
+
+// WithClassify sets [BreakerConfig.Classify]: what an error says about the
+// dependency.
+func WithClassify(f func(error) breaker.Outcome) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.Classify = f })
+}
+
+// WithOnStateChange sets [BreakerConfig.OnStateChange]: a callback for each
+// change of state this instance sees.
+func WithOnStateChange(f func(breaker.Transition)) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.OnStateChange = f })
+}
+
+// WithFlushInterval sets [BreakerConfig.FlushInterval]: the longest an
+// outcome waits in the batch before it is sent to Redis.
+func WithFlushInterval(d time.Duration) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.FlushInterval = d })
+}
+
+// WithMaxBatch sets [BreakerConfig.MaxBatch]: the outcomes after which a
+// batch is sent at once.
+func WithMaxBatch(n int) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.MaxBatch = n })
+}

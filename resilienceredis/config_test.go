@@ -1,0 +1,147 @@
+package resilienceredis
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
+)
+
+func TestLimiterConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		c    LimiterConfig
+		want string
+	}{
+		{"valid", LimiterConfig{Name: "api", Rate: 10, Burst: 1}, ""},
+		{"inf", LimiterConfig{Name: "api", Rate: math.Inf(1)}, ""},
+		{"full", LimiterConfig{Name: "api", Rate: 1e6, Burst: 1 << 40, Prefix: "p:", MaxWait: time.Second, Timeout: time.Second,
+			ProbeInterval: time.Second, FallbackRate: resilience.Off}, ""},
+		{"no name", LimiterConfig{Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty and hold no '{' or '}', got ""`},
+		{"brace", LimiterConfig{Name: "a{b", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty and hold no '{' or '}', got "a{b"`},
+		{"prefix", LimiterConfig{Name: "a", Prefix: "}", Rate: 1, Burst: 1}, `resilienceredis: Prefix must hold no '{' or '}', got "}"`},
+		{"zero rate", LimiterConfig{Name: "a", Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 0"},
+		{"fast", LimiterConfig{Name: "a", Rate: 2e6, Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 2e+06"},
+		{"NaN", LimiterConfig{Name: "a", Rate: math.NaN(), Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got NaN"},
+		{"burst", LimiterConfig{Name: "a", Rate: 1}, "resilienceredis: Burst must be in [1, 1<<40], got 0"},
+		{"wait", LimiterConfig{Name: "a", Rate: 1, Burst: 1, MaxWait: -1}, "resilienceredis: MaxWait must be >= 0, got -1ns"},
+		{"timeout", LimiterConfig{Name: "a", Rate: 1, Burst: 1, Timeout: -1}, "resilienceredis: Timeout must be >= 0 (0 means 50ms), got -1ns"},
+		{"probe", LimiterConfig{Name: "a", Rate: 1, Burst: 1, ProbeInterval: -1}, "resilienceredis: ProbeInterval must be >= 0 (0 means 1s), got -1ns"},
+		{"fallback", LimiterConfig{Name: "a", Rate: 1, Burst: 1, FallbackRate: -2}, "resilienceredis: FallbackRate must be in [0, 1e9], +Inf or Off (-1), got -2"},
+		{"fallback burst", LimiterConfig{Name: "a", Rate: 1, Burst: 1, FallbackBurst: -1}, "resilienceredis: FallbackBurst must be in [0, 1<<40], got -1"},
+	}
+	rdb := redis.NewClient(&redis.Options{})
+	rdb.Close()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := tt.c.Validate(); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Fatalf("Validate() = %q, want %q", got, tt.want)
+			}
+			defer func() {
+				if r := recover(); tt.want == "" && r != nil || tt.want != "" && r != tt.want {
+					t.Fatalf("NewLimiter panicked with %v, want %q", r, tt.want)
+				}
+			}()
+			NewLimiter(rdb, tt.c.Name, tt.c.Rate, tt.c.Burst, WithLimiterConfig(tt.c))
+		})
+	}
+}
+
+func TestBreakerConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		c    BreakerConfig
+		want string
+	}{
+		{"default", BreakerConfig{Name: "svc"}, ""},
+		{"ratio only", BreakerConfig{Name: "svc", Threshold: resilience.Off, FailureRatio: 0.5}, ""},
+		{"no rule", BreakerConfig{Name: "svc", Threshold: resilience.Off}, "resilienceredis: Threshold is Off and no ratio rule is on: the breaker could never trip"},
+		{"name", BreakerConfig{Name: "s}"}, `resilienceredis: Name must be non-empty and hold no '{' or '}', got "s}"`},
+		{"threshold", BreakerConfig{Name: "svc", Threshold: -2}, "resilienceredis: Threshold must be in [0, 4294967295] or Off (-1), got -2"},
+		{"ratio", BreakerConfig{Name: "svc", FailureRatio: 1.5}, "resilienceredis: FailureRatio must be in [0, 1], got 1.5"},
+		{"slow ratio", BreakerConfig{Name: "svc", SlowCallRatio: 0.5}, "resilienceredis: SlowCall must be > 0 when SlowCallRatio is set, got 0s"},
+		{"window", BreakerConfig{Name: "svc", WindowDuration: 5 * time.Millisecond}, "resilienceredis: WindowDuration must be at least 1ms per bucket (10 buckets), got 5ms"},
+		{"buckets", BreakerConfig{Name: "svc", WindowBuckets: 101}, "resilienceredis: WindowBuckets must be in [0, 100], got 101"},
+		{"cooldown", BreakerConfig{Name: "svc", Cooldown: -1}, "resilienceredis: Cooldown must be >= 0 (0 means 30s), got -1ns"},
+		{"trials", BreakerConfig{Name: "svc", MaxTrials: -1}, "resilienceredis: MaxTrials must be >= 0 (0 means 1), got -1"},
+		{"flush", BreakerConfig{Name: "svc", FlushInterval: 2 * time.Second}, "resilienceredis: FlushInterval must be in [0, 1s] (0 means 50ms), got 2s"},
+		{"batch", BreakerConfig{Name: "svc", MaxBatch: -1}, "resilienceredis: MaxBatch must be >= 0 (0 means 100), got -1"},
+	}
+	rdb := redis.NewClient(&redis.Options{})
+	rdb.Close()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ""
+			if err := tt.c.Validate(); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want {
+				t.Fatalf("Validate() = %q, want %q", got, tt.want)
+			}
+			defer func() {
+				if r := recover(); tt.want == "" && r != nil || tt.want != "" && r != tt.want {
+					t.Fatalf("NewBreaker panicked with %v, want %q", r, tt.want)
+				}
+			}()
+			newBreaker(rdb, tt.c.Name, []BreakerOption{WithBreakerConfig(tt.c)}).Close()
+		})
+	}
+}
+
+// WithBreakerConfig and WithLimiterConfig set only the non-zero fields:
+// they never erase New's arguments or an earlier option.
+func TestWithConfigMerges(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{})
+	rdb.Close()
+	b := newBreaker(rdb, "svc", []BreakerOption{WithThreshold(7), WithBreakerConfig(BreakerConfig{Cooldown: time.Minute})})
+	defer b.Close()
+	if b.cfg.Name != "svc" || b.cfg.Threshold != 7 || b.cfg.Cooldown != time.Minute || b.cfg.TrialTimeout != time.Minute {
+		t.Errorf("merged breaker config: name %q threshold %d cooldown %v trial timeout %v; want svc, 7, 1m, 1m",
+			b.cfg.Name, b.cfg.Threshold, b.cfg.Cooldown, b.cfg.TrialTimeout)
+	}
+	l := NewLimiter(rdb, "api", 5, 2, WithMaxWait(time.Second), WithLimiterConfig(LimiterConfig{Timeout: time.Second}))
+	if diff := cmp.Diff(LimiterConfig{Name: "api", Rate: 5, Burst: 2, MaxWait: time.Second, Timeout: time.Second}, l.p.cfg); diff != "" {
+		t.Errorf("merged limiter config mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestConfigJSONRoundTrip(t *testing.T) {
+	bc := BreakerConfig{Name: "svc", Prefix: "p:", Threshold: resilience.Off, FailureRatio: 0.5, SlowCallRatio: 0.2,
+		SlowCall: time.Second, WindowDuration: time.Minute, WindowBuckets: 6, MinCalls: 20, Cooldown: 10 * time.Second,
+		TrialTimeout: 5 * time.Second, MaxTrials: 3, SuccessThreshold: 2, Timeout: 20 * time.Millisecond,
+		FlushInterval: 30 * time.Millisecond, MaxBatch: 50, ProbeInterval: 2 * time.Second}
+	data, err := json.Marshal(bc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back BreakerConfig
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(bc, back); diff != "" {
+		t.Errorf("BreakerConfig JSON round trip mismatch (-want +got):\n%s\n%s", diff, data)
+	}
+	lc := LimiterConfig{Name: "api", Rate: math.Inf(1), Burst: 3, Prefix: "p:", MaxWait: time.Second, Timeout: time.Second,
+		ProbeInterval: time.Minute, FallbackRate: 2.5, FallbackBurst: 4}
+	if data, err = json.Marshal(lc); err != nil {
+		t.Fatal(err)
+	}
+	var lback LimiterConfig
+	if err := json.Unmarshal(data, &lback); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(lc, lback); diff != "" {
+		t.Errorf("LimiterConfig JSON round trip mismatch (-want +got):\n%s\n%s", diff, data)
+	}
+	if err := json.Unmarshal([]byte(`{"Nmae":"x"}`), &lback); err == nil {
+		t.Error("an unknown field was accepted")
+	}
+}

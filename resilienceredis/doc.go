@@ -1,0 +1,118 @@
+// Package resilienceredis shares a rate limit and a circuit breaker across
+// a fleet of instances, on Redis: ten replicas of a service then keep one
+// limit, not ten, and trip one breaker on the fleet's failures, not each
+// on its own.
+//
+// # Entry points
+//
+//   - [NewLimiter]: a token bucket shared by the fleet, with the contract of
+//     policy/ratelimit's Limiter ([Limiter.Allow], [Limiter.AllowN],
+//     [Limiter.Wait], [Limiter.WaitN]); [NewKeyedLimiter]: one per key (per
+//     tenant); [LimiterPolicy] and [WaitPolicy]: as a layer of a
+//     resilience.Policy[T].
+//   - [NewBreaker]: a circuit breaker whose state the fleet shares, with
+//     [Breaker.Allow] and [Permit] as policy/breaker has them, and
+//     [BreakerPolicy]: as a layer of a resilience.Policy[T].
+//   - [LimiterConfig], [BreakerConfig]: the configuration, with Validate
+//     and JSON; options ([WithTimeout], [WithPrefix], [WithThreshold], ...)
+//     set single fields.
+//
+// The policies' layers are named as the local ones ("ratelimit(name)",
+// "breaker(name)"), their refusals are *resilience.RefusedError values
+// matching the local sentinels (ratelimit.ErrLimited, breaker.ErrOpen,
+// breaker.ErrTooManyTrials) and resilience.ErrRefused, with a RetryAfter
+// hint, and the breaker's transitions are breaker.Transition values given
+// to BreakerConfig.OnStateChange: code written for the local guards works
+// with these unchanged.
+//
+// # Across a fleet
+//
+// What is guaranteed, and where it stops. "The fleet" is every instance
+// that builds a guard of the same name and Prefix (and, for a limiter, the
+// same Rate and Burst; for a breaker, the same rules) on one Redis
+// (a single primary: Redis replicates asynchronously, so a failover may
+// lose the last writes, a trip or spent tokens, as it loses any write).
+// Times are the Redis server's (TIME, in the scripts): the instances'
+// clocks play no part in the decisions.
+//
+// Rate limiter:
+//
+//   - While Redis answers, the fleet admits at most Burst + Rate·w events
+//     in any interval of length w of the server's clock, as one
+//     ratelimit.Limiter would in one process: each decision is one script
+//     (GCRA, one round trip: EVALSHA, or EVAL once after NOSCRIPT), atomic
+//     in Redis. The bucket is kept in microseconds (as a double: exact to
+//     well under a microsecond for a century), so Rate is at most 1e6.
+//   - A decision waits on Redis at most Timeout (50ms by default). When
+//     Redis fails or does not answer in time, the instance's fallback
+//     decides (FallbackRate: by default a local bucket of Rate and Burst,
+//     so N instances admit up to N times the limit; or fail open, or
+//     closed), and so do the decisions of the next ProbeInterval (1s),
+//     without asking Redis. The limit then holds per instance only; the
+//     shared bucket does not count those decisions, and a decision whose
+//     round trip timed out may still have taken its tokens in Redis (the
+//     script ran after the caller stopped waiting).
+//   - Keys expire when their bucket is full again: an idle bucket costs
+//     Redis nothing, whatever the number of tenants.
+//
+// Breaker:
+//
+//   - The shared state (state, generation, counts over a shared window,
+//     trials out) changes only in scripts, atomically. Outcomes are added
+//     there, never written back from what an instance read, so no update
+//     is lost (A reads, B fails and writes, A fails and writes: the count
+//     is 2). Every transition starts a new generation, and an instance's
+//     batch is applied only to the generation it was counted in: a stale
+//     instance cannot write over a newer state.
+//   - The trip rules are policy/breaker's, over the fleet's outcomes:
+//     Threshold counts consecutive failures in the order the instances'
+//     batches reach Redis (a batch's run of failures counts whole); the
+//     ratio rules see a time-based window of WindowDuration kept in Redis,
+//     checked once per batch on the window after it.
+//   - While closed, a call makes no Redis round trip and allocates
+//     nothing: its outcome joins the instance's batch, sent within
+//     FlushInterval (50ms) or at MaxBatch (100) outcomes. A trip is pushed
+//     to every instance by pub/sub; a message lost (a reconnection) is
+//     made good by a read within ProbeInterval. Between the call that trips
+//     the breaker and the moment an instance learns it, that instance's
+//     calls still go to the dependency: up to FlushInterval plus the
+//     propagation time (about a millisecond on one host).
+//   - Half-open trials are counted in Redis: MaxTrials at once across the
+//     fleet, SuccessThreshold successes in a row to close; a trial that
+//     does not report within TrialTimeout (its instance crashed) expires
+//     and opens the breaker again. Only a call that would be a trial asks
+//     Redis, for at most Timeout; a refusal of an open breaker is decided
+//     locally, from the cooldown the server reported.
+//   - When a round trip fails or takes longer than Timeout, the instance
+//     decides alone with a local breaker.Breaker of the same rules, started
+//     afresh (a cooldown learnt from Redis still holds until it ends), and
+//     tries Redis every ProbeInterval. When Redis answers, the instance
+//     takes the shared state as it finds it. Lost in that window: the
+//     fleet does not count the instance's outcomes of the window nor the
+//     batch that was being sent (though a server that was only stalled
+//     runs the batches queued before the stall when it continues, and then
+//     counts them, late); a trip of the local breaker stays local (the
+//     fleet is not told); a trial report that failed leaves its trial to
+//     expire. A server that crashes without persistence loses the shared
+//     state: it starts again, closed, and the instances take the new state
+//     (a new epoch) whatever generation they knew.
+//   - Not in the fleet form: a count-based window (WindowCalls), TripIf,
+//     CooldownBackoff, ForceOpen and ForceClosed ([Breaker.Reset] is
+//     there).
+//
+// No call waits on Redis longer than Timeout, whatever the client's own
+// timeouts: with a client built with ContextTimeoutEnabled (which bounds
+// every wait of a command by the context's deadline) the round trip runs
+// on the caller's goroutine, under a context with that deadline; with any
+// other client, on a goroutine of its own that the caller stops waiting
+// for. A round trip that outlives the bound ends when the client gives it
+// up.
+//
+// # Keys
+//
+// A limiter's bucket is Prefix+"rl:{name}" (a KeyedLimiter's,
+// Prefix+"rl:name:{key}"); a breaker's state is Prefix+"br:{name}",
+// Prefix+"br:{name}:trials" and Prefix+"br:{name}:window", and its channel
+// Prefix+"br:{name}". The hash tags keep each script's keys in one slot of
+// a Redis Cluster. Prefix is "resilience:" by default.
+package resilienceredis

@@ -1,0 +1,183 @@
+package resilienceredis
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
+)
+
+// faultOpts are short bounds, so that the faults show within a test.
+func faultOpts(more ...BreakerOption) []BreakerOption {
+	return append([]BreakerOption{
+		WithTimeout(50 * time.Millisecond), WithFlushInterval(10 * time.Millisecond), WithProbeInterval(100 * time.Millisecond),
+	}, more...)
+}
+
+func learnt(t *testing.T, bs ...*Breaker) {
+	t.Helper()
+	for _, b := range bs {
+		redistest.Eventually(t, 5*time.Second, "the instance learns the shared state", func() (bool, string) {
+			return b.ep.Load() != 0 && !viewDown(b.word.Load()), "not yet"
+		})
+	}
+}
+
+// timed runs f and fails t if it took longer than the bound of a call on
+// Redis (Timeout, with a margin far below the client's own 1s timeouts).
+func timed(t *testing.T, what string, f func()) {
+	t.Helper()
+	start := time.Now()
+	f()
+	if d := time.Since(start); d > 50*time.Millisecond+500*time.Millisecond {
+		t.Errorf("%s took %v, want at most the 50ms Timeout", what, d)
+	}
+}
+
+// The server stalls (SIGSTOP) mid-run: no call waits on it beyond the
+// timeout; the instances decide with their local breakers (A trips
+// locally on its own failures); when the server continues they take the
+// shared state again. What the stall lost: the outcomes of the stall,
+// and A's local trip, which the fleet never saw.
+func TestFaultStall(t *testing.T) {
+	s := redistest.Start(t)
+	prefix := testPrefix(t)
+	a := running(t, s.Addr, prefix, faultOpts(WithThreshold(3), WithCooldown(time.Hour))...)
+	b := running(t, s.Addr, prefix, faultOpts(WithThreshold(3), WithCooldown(time.Hour))...)
+	learnt(t, a, b)
+	rdb := clientOf(t, s.Addr)
+	fail(a)
+	fail(a)
+	redistest.Eventually(t, 5*time.Second, "two failures reach Redis", func() (bool, string) {
+		st := sharedState(t, rdb, prefix)["streak"]
+		return st == "2", "streak " + st
+	})
+
+	s.Pause(t)
+	stalled := time.Now()
+	var errs []error
+	for i := range 40 {
+		timed(t, "a call on A while the server is stalled", func() { errs = append(errs, fail(a)) })
+		timed(t, "a call on B while the server is stalled", func() { succeed(b) })
+		if i == 0 {
+			continue
+		}
+		if viewDown(a.word.Load()) && errors.Is(errs[len(errs)-1], breaker.ErrOpen) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // calls spread over the stall, as traffic would be
+	}
+	if !viewDown(a.word.Load()) {
+		t.Fatal("A did not find the stalled server unreachable")
+	}
+	if !errors.Is(errs[len(errs)-1], breaker.ErrOpen) {
+		t.Fatalf("A's local breaker did not trip on A's failures during the stall: last error %v", errs[len(errs)-1])
+	}
+	t.Logf("stall: A decided locally and tripped on its own failures %v after the stall began", time.Since(stalled))
+	if s := b.State(); s != breaker.Closed {
+		t.Errorf("B during the stall: %v, want closed (its own calls succeed)", s)
+	}
+
+	s.Resume(t)
+	resumed := time.Now()
+	// The batches A sent as the stall began were queued on their
+	// connections: the server runs them when it continues, so the fleet
+	// may count those failures late (and trip on them). Either way, both
+	// instances end on the shared state.
+	var final map[string]string
+	redistest.Eventually(t, 10*time.Second, "A and B take the shared state again", func() (bool, string) {
+		final = sharedState(t, rdb, prefix)
+		g := final["gen"]
+		ga, gb := strconv.FormatUint(viewGen(a.word.Load()), 10), strconv.FormatUint(viewGen(b.word.Load()), 10)
+		ok := !viewDown(a.word.Load()) && !viewDown(b.word.Load()) && ga == g && gb == g
+		return ok, "shared gen " + g + ", A " + ga + ", B " + gb
+	})
+	t.Logf("stall: A and B back on the shared state (gen %s, st %s) %v after the server continued", final["gen"], final["st"], time.Since(resumed))
+	want := breaker.Closed
+	if final["st"] == "1" {
+		want = breaker.Open
+	}
+	for i, x := range []*Breaker{a, b} {
+		if s := x.State(); s != want {
+			t.Errorf("instance %d after the stall: %v, want the shared state, %v", i, s, want)
+		}
+	}
+}
+
+// The server crashes (SIGKILL) while the fleet's breaker is open, and
+// restarts empty: the instances keep the cooldown they knew while it is
+// down, and then take the new, closed state (a new epoch): a crash of a
+// server without persistence loses the shared state.
+func TestFaultCrashAndRestart(t *testing.T) {
+	s := redistest.Start(t)
+	prefix := testPrefix(t)
+	a := running(t, s.Addr, prefix, faultOpts(WithThreshold(1), WithCooldown(time.Hour))...)
+	b := running(t, s.Addr, prefix, faultOpts(WithThreshold(1), WithCooldown(time.Hour))...)
+	lim := NewLimiter(clientOf(t, s.Addr), "crash", 1, 1, WithPrefix(prefix), WithTimeout(50*time.Millisecond), WithFallback(math.Inf(1), 0))
+	learnt(t, a, b)
+	ep := a.ep.Load()
+	fail(a)
+	redistest.Eventually(t, 5*time.Second, "B sees A's trip", func() (bool, string) {
+		return b.State() == breaker.Open, b.State().String()
+	})
+
+	s.Kill(t)
+	for range 5 {
+		timed(t, "a call on B while the server is down", func() {
+			if err := succeed(b); !errors.Is(err, breaker.ErrOpen) {
+				t.Errorf("B while the server is down: %v, want ErrOpen (the cooldown it knew)", err)
+			}
+		})
+		timed(t, "a limiter decision while the server is down", func() { lim.Allow(ctxFor(t)) })
+	}
+	redistest.Eventually(t, 5*time.Second, "B finds the server down", func() (bool, string) {
+		return viewDown(b.word.Load()), "not yet"
+	})
+
+	s.Restart(t)
+	restarted := time.Now()
+	for _, x := range []*Breaker{a, b} {
+		redistest.Eventually(t, 10*time.Second, "the instances take the new state", func() (bool, string) {
+			return !viewDown(x.word.Load()) && x.ep.Load() != ep && x.State() == breaker.Closed, x.State().String()
+		})
+	}
+	t.Logf("crash: both instances on the restarted server's new state %v after the restart", time.Since(restarted))
+	if err := succeed(b); err != nil {
+		t.Errorf("B after the restart: %v, want admitted", err)
+	}
+}
+
+// A call that would be a half-open trial is the one call that asks Redis:
+// with the server stalled it waits at most Timeout, then the local breaker
+// decides.
+func TestFaultStallDuringHalfOpen(t *testing.T) {
+	for _, ctxTimeouts := range []bool{false, true} {
+		t.Run("ContextTimeoutEnabled="+strconv.FormatBool(ctxTimeouts), func(t *testing.T) {
+			s := redistest.Start(t)
+			b := newBreaker(clientWith(t, s.Addr, ctxTimeouts), "svc", faultOpts(WithPrefix(testPrefix(t)), WithThreshold(1), WithCooldown(time.Minute)))
+			defer b.Close()
+			b.sync()
+			fail(b)
+			b.flush()
+			b.shift.Store(time.Minute.Microseconds())
+			b.sync()
+			if st := b.State(); st != breaker.HalfOpen {
+				t.Fatalf("after the cooldown: %v, want half-open", st)
+			}
+			s.Pause(t)
+			var err error
+			timed(t, "a trial call while the server is stalled", func() { err = succeed(b) })
+			if err != nil {
+				t.Errorf("the local breaker (fresh) refused: %v", err)
+			}
+			if !viewDown(b.word.Load()) {
+				t.Error("the instance did not go local")
+			}
+			s.Resume(t)
+		})
+	}
+}

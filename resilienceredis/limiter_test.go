@@ -1,0 +1,389 @@
+package resilienceredis
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
+	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
+)
+
+// slow is a rate so low that no token comes back during a test.
+const slow = 0.01 // one event per 100s
+
+func TestLimiterBurstThenRefuses(t *testing.T) {
+	ctx := ctxFor(t)
+	l := NewLimiter(newClient(t), "api", slow, 3, WithPrefix(testPrefix(t)))
+	var got []bool
+	for range 5 {
+		got = append(got, l.Allow(ctx))
+	}
+	if diff := cmp.Diff([]bool{true, true, true, false, false}, got); diff != "" {
+		t.Errorf("Allow results mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLimiterRefusalCarriesRetryAfter(t *testing.T) {
+	ctx := ctxFor(t)
+	l := NewLimiter(newClient(t), "api", slow, 1, WithPrefix(testPrefix(t)))
+	p := LimiterPolicy[int](l)
+	op := func(context.Context) (int, error) { return 7, nil }
+	if v, err := p.Do(ctx, op); v != 7 || err != nil {
+		t.Fatalf("first call = %v, %v; want 7, nil", v, err)
+	}
+	_, err := p.Do(ctx, op)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || !errors.Is(err, resilience.ErrRefused) {
+		t.Fatalf("second call's error = %v; want a *resilience.RefusedError matching ratelimit.ErrLimited", err)
+	}
+	// One token every 100s, the last taken just now: the wait is at most
+	// 100s and, a round trip later, not much less.
+	if d := re.RetryAfter(); d > 100*time.Second || d < 90*time.Second {
+		t.Errorf("RetryAfter() = %v, want about 100s (at most)", d)
+	}
+	if re.Name() != "api" || p.String() != "ratelimit(api)" {
+		t.Errorf("Name() = %q, layer %q; want api, ratelimit(api)", re.Name(), p.String())
+	}
+}
+
+// Instances with separate clients share one bucket: of 40 concurrent
+// calls over 4 instances, exactly Burst pass.
+func TestLimiterIsFleetWide(t *testing.T) {
+	ctx := ctxFor(t)
+	prefix := testPrefix(t)
+	var limiters []*Limiter
+	for range 4 {
+		limiters = append(limiters, NewLimiter(newClient(t), "fleet", slow, 10, WithPrefix(prefix), WithTimeout(5*time.Second)))
+	}
+	var passed atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			if limiters[i%4].Allow(ctx) {
+				passed.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if got := passed.Load(); got != 10 {
+		t.Errorf("%d of 40 calls over 4 instances passed, want the burst, 10", got)
+	}
+}
+
+// The bucket's key expires when the bucket is full again, and holds the
+// server's time (µs since 2024-01-01) plus one interval after one event.
+func TestLimiterKeyExpiresWhenFull(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	l := NewLimiter(rdb, "exp", 10, 5, WithPrefix(prefix)) // T = 100ms
+	key := prefix + "rl:{exp}"
+	if !l.Allow(ctx) {
+		t.Fatal("the first Allow of a full bucket was refused")
+	}
+	pttl, err := rdb.PTTL(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pttl <= 0 || pttl > 100*time.Millisecond {
+		t.Errorf("PTTL after one event = %v, want in (0, 100ms]: the time until the bucket is full", pttl)
+	}
+	tatStr, err := rdb.Get(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := rdb.Time(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tat, _ := strconv.ParseFloat(tatStr, 64)
+	server := float64(tm.Sub(time.Unix(1704067200, 0)).Microseconds())
+	if d := tat - server; d <= 0 || d > 100_000 {
+		t.Errorf("TAT - server time = %vµs, want in (0, 100000]: the TAT is kept in the server's time", d)
+	}
+	redistest.Eventually(t, 5*time.Second, "the key expires", func() (bool, string) {
+		n, err := rdb.Exists(ctx, key).Result()
+		return err == nil && n == 0, "EXISTS = " + strconv.FormatInt(n, 10)
+	})
+}
+
+// The script runs by EVALSHA and falls back to EVAL when the server lost
+// it (NOSCRIPT), which loads it again.
+func TestLimiterFallsBackToEvalOnNoScript(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	l := NewLimiter(rdb, "noscript", slow, 2, WithPrefix(testPrefix(t)))
+	if err := rdb.ScriptFlush(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !l.Allow(ctx) {
+		t.Fatal("Allow after SCRIPT FLUSH was refused")
+	}
+	exists, err := rdb.ScriptExists(ctx, gcraScript.Hash()).Result()
+	if err != nil || len(exists) != 1 || !exists[0] {
+		t.Errorf("SCRIPT EXISTS after the call = %v, %v; want [true]: EVAL loads it", exists, err)
+	}
+	if !l.Allow(ctx) || l.Allow(ctx) {
+		t.Error("after the reload the bucket does not count on: want true, false")
+	}
+}
+
+func TestLimiterAllowN(t *testing.T) {
+	ctx := ctxFor(t)
+	l := NewLimiter(newClient(t), "n", slow, 5, WithPrefix(testPrefix(t)))
+	got := []bool{l.AllowN(ctx, 0), l.AllowN(ctx, 6), l.AllowN(ctx, 3), l.AllowN(ctx, 3), l.AllowN(ctx, 2), l.AllowN(ctx, 1)}
+	if diff := cmp.Diff([]bool{true, false, true, false, true, false}, got); diff != "" {
+		t.Errorf("AllowN(0, 6, 3, 3, 2, 1) mismatch (-want +got):\n%s", diff)
+	}
+	defer func() {
+		if r := recover(); r != "resilienceredis: n must be >= 0, got -1" {
+			t.Errorf("AllowN(-1) panicked with %v", r)
+		}
+	}()
+	l.AllowN(ctx, -1)
+}
+
+func TestLimiterDoneContext(t *testing.T) {
+	l := NewLimiter(newClient(t), "ctx", slow, 1, WithPrefix(testPrefix(t)))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if l.Allow(ctx) {
+		t.Error("Allow with a done ctx = true")
+	}
+	_, err := LimiterPolicy[int](l).Do(ctx, func(context.Context) (int, error) { return 1, nil })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Policy with a done ctx: %v, want context.Canceled", err)
+	}
+	if !l.Allow(context.Background()) {
+		t.Error("the token was spent by calls whose ctx was done")
+	}
+}
+
+func TestLimiterWait(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	l := NewLimiter(rdb, "wait", 20, 1, WithPrefix(prefix)) // T = 50ms
+
+	if err := l.Wait(ctx); err != nil {
+		t.Fatalf("Wait on a full bucket: %v", err)
+	}
+	// The next token is up to 50ms away: it is reserved, so the bucket is
+	// empty right after Wait returns.
+	if err := l.Wait(ctx); err != nil {
+		t.Fatalf("Wait for the next token: %v", err)
+	}
+	if l.Allow(ctx) {
+		t.Error("Allow right after a Wait took the token = true")
+	}
+
+	short := NewLimiter(rdb, "wait", 20, 1, WithPrefix(prefix), WithMaxWait(time.Millisecond))
+	err := short.Wait(ctx)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() <= time.Millisecond || re.RetryAfter() > 100*time.Millisecond {
+		t.Errorf("Wait beyond MaxWait: %v; want a refusal with RetryAfter in (1ms, 100ms]", err)
+	}
+
+	dctx, cancel := context.WithTimeout(ctx, time.Millisecond)
+	defer cancel()
+	if err := l.Wait(dctx); !errors.Is(err, ratelimit.ErrLimited) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Wait beyond the deadline: %v, want ErrLimited (or the deadline itself)", err)
+	}
+
+	if err := l.WaitN(ctx, 2); !errors.Is(err, ratelimit.ErrExceedsBurst) || errors.Is(err, resilience.ErrRefused) {
+		t.Errorf("WaitN above the burst: %v, want ErrExceedsBurst, not a refusal", err)
+	}
+}
+
+// A Wait cancelled while it waits gives its tokens back: the TAT is what
+// it was before.
+func TestLimiterWaitCancelledGivesBack(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	l := NewLimiter(rdb, "refund", 1, 1, WithPrefix(prefix)) // T = 1s
+	key := prefix + "rl:{refund}"
+	if !l.Allow(ctx) {
+		t.Fatal("first Allow refused")
+	}
+	before, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(wctx) }()
+	redistest.Eventually(t, 5*time.Second, "the Wait reserves its token", func() (bool, string) {
+		v, err := rdb.Get(ctx, key).Float64()
+		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled Wait: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Wait did not return within 10s of its cancellation")
+	}
+	after, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("TAT after the cancelled Wait = %v, want %v (the tokens given back)", after, before)
+	}
+}
+
+func TestKeyedLimiter(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	k := NewKeyedLimiter(rdb, "tenants", slow, 2, WithPrefix(prefix))
+	other := NewKeyedLimiter(newClient(t), "tenants", slow, 2, WithPrefix(prefix)) // another instance
+	got := []bool{k.Allow(ctx, "a"), other.Allow(ctx, "a"), k.Allow(ctx, "a"), k.Allow(ctx, "b"), other.Limiter("b").Allow(ctx)}
+	if diff := cmp.Diff([]bool{true, true, false, true, true}, got); diff != "" {
+		t.Errorf("per-tenant decisions mismatch (-want +got):\n%s", diff)
+	}
+	keys, err := rdb.Keys(ctx, prefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{prefix + "rl:tenants:{a}": true, prefix + "rl:tenants:{b}": true}
+	for _, key := range keys {
+		if !want[key] {
+			t.Errorf("unexpected key %q", key)
+		}
+		if ttl, _ := rdb.PTTL(ctx, key).Result(); ttl <= 0 {
+			t.Errorf("key %q has no expiry (PTTL %v)", key, ttl)
+		}
+	}
+	if len(keys) != 2 {
+		t.Errorf("keys = %q, want one per tenant", keys)
+	}
+}
+
+// deadAddr returns a loopback address where nothing listens.
+func deadAddr(t *testing.T) string {
+	s := redistest.Start(t)
+	s.Kill(t)
+	return s.Addr
+}
+
+// Redis unreachable: decisions are the fallback's, within the timeout.
+func TestLimiterFallback(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := clientOf(t, deadAddr(t))
+	tests := []struct {
+		name string
+		opts []LimiterOption
+		want []bool
+	}{
+		{"default: the same limit, per instance", nil, []bool{true, true, false, false}},
+		{"own limit", []LimiterOption{WithFallback(slow, 1)}, []bool{true, false, false, false}},
+		{"fail open", []LimiterOption{WithFallback(math.Inf(1), 0)}, []bool{true, true, true, true}},
+		{"fail closed", []LimiterOption{WithFallback(resilience.Off, 0)}, []bool{false, false, false, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := NewLimiter(rdb, "down", slow, 2, tt.opts...)
+			var got []bool
+			for range 4 {
+				got = append(got, l.Allow(ctx))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decisions with Redis down mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// An infinite rate admits everything without asking Redis.
+func TestLimiterInfiniteRate(t *testing.T) {
+	l := NewLimiter(clientOf(t, deadAddr(t)), "inf", math.Inf(1), 0, WithFallback(resilience.Off, 0))
+	for range 3 {
+		if !l.Allow(ctxFor(t)) || l.Wait(ctxFor(t)) != nil {
+			t.Fatal("an infinite rate refused")
+		}
+	}
+}
+
+// A stalled server (SIGSTOP) holds no decision longer than the timeout:
+// the fallback decides, and for ProbeInterval the decisions do not ask
+// Redis at all; once the server continues, the fleet's bucket decides
+// again.
+func TestLimiterStalledServer(t *testing.T) {
+	for _, ctxTimeouts := range []bool{false, true} {
+		t.Run("ContextTimeoutEnabled="+strconv.FormatBool(ctxTimeouts), func(t *testing.T) {
+			s := redistest.Start(t)
+			rdb := clientWith(t, s.Addr, ctxTimeouts)
+			ctx := ctxFor(t)
+			const timeout = 50 * time.Millisecond
+			l := NewLimiter(rdb, "stall", slow, 1, WithTimeout(timeout), WithProbeInterval(100*time.Millisecond), WithFallback(resilience.Off, 0))
+			if l.p.remote.inline != ctxTimeouts {
+				t.Fatalf("inline = %v for a client with ContextTimeoutEnabled %v", l.p.remote.inline, ctxTimeouts)
+			}
+			if !l.Allow(ctx) || l.Allow(ctx) {
+				t.Fatal("with the server up: want true then false")
+			}
+			s.Pause(t)
+			for i := range 5 {
+				start := time.Now()
+				if l.Allow(ctx) {
+					t.Errorf("call %d while stalled passed; the fallback fails closed", i)
+				}
+				// The bound is the contract; 1s is the client's own read
+				// timeout, so only a call that waited on Redis reaches it.
+				if d := time.Since(start); d > timeout+500*time.Millisecond {
+					t.Errorf("call %d while stalled took %v, want at most Timeout (%v)", i, d, timeout)
+				}
+			}
+			s.Resume(t)
+			// Once the probe interval has passed, a decision asks Redis
+			// again: the shared bucket is still empty there.
+			open := NewLimiter(rdb, "stall", slow, 1, WithTimeout(time.Second), WithFallback(math.Inf(1), 0))
+			if open.Allow(ctx) {
+				t.Error("after the stall, the shared bucket is still empty: want a refusal from Redis")
+			}
+		})
+	}
+}
+
+func TestLimiterPolicyPanicsOnNil(t *testing.T) {
+	closed := redis.NewClient(&redis.Options{})
+	closed.Close()
+	for name, f := range map[string]func(){
+		"LimiterPolicy": func() { LimiterPolicy[int](nil) },
+		"WaitPolicy":    func() { WaitPolicy[int](nil) },
+		"NewLimiter":    func() { NewLimiter(nil, "x", 1, 1) },
+		"nil option":    func() { NewLimiter(closed, "x", 1, 1, nil) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("%s did not panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+// With Redis down, a KeyedLimiter's fallback keeps a bucket per key.
+func TestKeyedLimiterFallbackPerKey(t *testing.T) {
+	ctx := ctxFor(t)
+	k := NewKeyedLimiter(clientOf(t, deadAddr(t)), "down", slow, 1)
+	got := []bool{k.Allow(ctx, "a"), k.Allow(ctx, "a"), k.Allow(ctx, "b")}
+	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
+		t.Errorf("per-key fallback decisions mismatch (-want +got):\n%s", diff)
+	}
+}
