@@ -33,7 +33,7 @@ import (
 // bucket under a lock of the caller's counter shard. Failures, slow calls
 // and transitions take the breaker's lock.
 //
-// A breaker at rest is small: about 480 bytes with the default
+// A breaker at rest is small: about 470 bytes with the default
 // configuration, whatever GOMAXPROCS is (a window or a growing cooldown
 // adds its own state). Successes are counted in one counter shard until
 // calls from several goroutines are measured to collide on it; then the
@@ -330,9 +330,14 @@ func (b *Breaker) Counts() Counts {
 // *[resilience.RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
 //
 // A closed breaker admits every call; admission then takes no lock and
-// does not allocate. An open breaker refuses until its cooldown has passed. A
-// half-open breaker admits up to MaxTrials trials at once. A refusal
-// rarely allocates: refusals share their error when they can.
+// does not allocate. An open breaker refuses until its cooldown has passed;
+// on the real clock (the default) its refusals within a millisecond share
+// one error and read no clock, so a shared RetryAfter may be up to about a
+// millisecond longer than the time left, and the cooldown's end is noticed
+// by the first call after a timer that fires then (see the package doc).
+// On any other clock every refusal reads it. A half-open breaker admits up
+// to MaxTrials trials at once. A refusal rarely allocates: refusals share
+// their error when they can.
 func (b *Breaker) Allow() (Permit, error) {
 	// The permit is built here from values returned in registers, so that
 	// Allow inlines and the caller's permit is written in place.
