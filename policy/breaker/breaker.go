@@ -331,10 +331,11 @@ func (b *Breaker) Counts() Counts {
 //
 // A closed breaker admits every call; admission then takes no lock and
 // does not allocate. An open breaker refuses until its cooldown has passed;
-// on the real clock (the default) its refusals within a millisecond share
-// one error and read no clock, so a shared RetryAfter may be up to about a
-// millisecond longer than the time left, and the cooldown's end is noticed
-// by the first call after a timer that fires then (see the package doc).
+// on the real clock (the default) its refusals share one error and read no
+// clock for 1/64 of the cooldown left (at least a millisecond), so a shared
+// RetryAfter may be up to that much longer than the time left, never
+// shorter, and the cooldown's end is noticed by the first call after a
+// timer that fires then.
 // On any other clock every refusal reads it. A half-open breaker admits up
 // to MaxTrials trials at once. A refusal rarely allocates: refusals share
 // their error when they can.

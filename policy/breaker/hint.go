@@ -6,15 +6,23 @@ import "time"
 // its last refusal (lastRefusal, with the time left in the cooldown as
 // its RetryAfter) is shared by the refusals that follow while it is fresh.
 // A refusal that finds it stale takes the lock, reads the clock (which may
-// end the cooldown), makes the refusal afresh and freshens it for up to
-// hintLife, or until the cooldown ends if that is sooner, with a timer
-// that makes it stale again. So refusals read the clock about once a
-// millisecond, not once each; a shared hint is at most about hintLife
-// (plus the timer's latency) longer than the time left, never shorter;
-// and the cooldown's end is noticed by the first call after that timer
-// fires. Other clocks (a clock.Fake in tests) are read by every refusal,
-// which keeps their hints exact.
-const hintLife = time.Millisecond
+// end the cooldown), makes the refusal afresh and freshens it, with a
+// timer that makes it stale again, for hintLife(left): 1/64 of the time
+// left in the cooldown, at least a millisecond, and never past the
+// cooldown's end. So a shared hint is at most about 1/64 of the time left
+// (or a millisecond) longer than the time left, never shorter; the
+// cooldown's end is noticed by the first call after that timer fires; and
+// the timer fires rarely (about 64·ln(cooldown/64ms) times in a cooldown,
+// most of them in its last tenth of a second, and only while calls are
+// refused), not once for each refusal nor once a millisecond. Other clocks
+// (a clock.Fake in tests) are read by every refusal, which keeps their
+// hints exact.
+
+// hintLife returns how long a refusal made with left ns of cooldown to run
+// stays fresh.
+func hintLife(left int64) time.Duration {
+	return min(max(time.Duration(left)>>6, time.Millisecond), time.Duration(left))
+}
 
 // Values of Breaker.hint.
 const (
@@ -27,7 +35,7 @@ const (
 // stale: every store of hintFresh is followed by an arming, so the hint
 // never stays fresh for longer than that.
 func (b *Breaker) freshenLocked(left int64) {
-	d := min(time.Duration(left), hintLife)
+	d := hintLife(left)
 	b.hint.Store(hintFresh)
 	if b.hintTimer == nil {
 		b.hintTimer = time.AfterFunc(d, b.staleHint)

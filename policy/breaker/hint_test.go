@@ -10,23 +10,29 @@ import (
 	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 
-// On the real clock (in a synctest bubble: virtual time), refusals within
-// a millisecond share one error and read no clock: the hint stays what it
-// was when the error was made until the hint's timer fires.
-func TestRealClockRefusalsShareTheirHintForAMillisecond(t *testing.T) {
+// On the real clock (in a synctest bubble: virtual time), refusals share
+// one error and read no clock for 1/64 of the cooldown left (at least a
+// millisecond): the hint stays what it was when the error was made until
+// the hint's timer fires.
+func TestRealClockRefusalsShareTheirHint(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(time.Second))
 		b.Record(true)
 		time.Sleep(900 * time.Microsecond)
-		wantRefused(t, b, breaker.ErrOpen, time.Second) // 999.1ms left, rounded up
-		time.Sleep(300 * time.Microsecond)
-		// 998.8ms left, but the error is shared: no clock read.
+		wantRefused(t, b, breaker.ErrOpen, time.Second) // 999.1ms left, rounded up: fresh for 15.6ms
+		time.Sleep(10 * time.Millisecond)
+		// 989.1ms left, but the error is shared: no clock read.
 		wantRefused(t, b, breaker.ErrOpen, time.Second)
-		time.Sleep(800 * time.Microsecond) // the hint went stale 1ms after it was made
-		wantRefused(t, b, breaker.ErrOpen, 998*time.Millisecond)
+		time.Sleep(6 * time.Millisecond) // the hint went stale 15.6ms after it was made
+		wantRefused(t, b, breaker.ErrOpen, 984*time.Millisecond)
 		if n := testing.AllocsPerRun(100, func() { _, _ = b.Allow() }); n != 0 {
 			t.Errorf("a refusal allocates %v times, want 0", n)
 		}
+		// Near the end a hint lives a millisecond.
+		time.Sleep(983*time.Millisecond - 40*time.Millisecond)
+		wantRefused(t, b, breaker.ErrOpen, 41*time.Millisecond) // 40.1ms left
+		time.Sleep(1100 * time.Microsecond)
+		wantRefused(t, b, breaker.ErrOpen, 39*time.Millisecond) // 39ms left: stale after 1ms
 	})
 }
 

@@ -372,3 +372,16 @@ func TestKeyedEntryOf(t *testing.T) {
 		t.Fatalf("entryOf(b) = %p with key %q, want the entry of a", e, e.Key())
 	}
 }
+
+func TestHintLife(t *testing.T) {
+	for _, c := range []struct{ left, want time.Duration }{
+		{time.Hour, time.Hour / 64},
+		{time.Second, 15625 * time.Microsecond},
+		{40 * time.Millisecond, time.Millisecond},
+		{300 * time.Microsecond, 300 * time.Microsecond},
+	} {
+		if got := hintLife(int64(c.left)); got != c.want {
+			t.Errorf("hintLife(%v) = %v, want %v", c.left, got, c.want)
+		}
+	}
+}
