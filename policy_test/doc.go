@@ -45,7 +45,11 @@
 //     land on the cooldown's end, a trial's expiry and bucket boundaries,
 //     manual control, calls through the Policy adapter, panics);
 //     breaker_stress_test.go: the same breaker from many goroutines (trial
-//     bound, no lost permits, counts that add up, ordered callbacks).
+//     bound, no lost permits, counts that add up, ordered callbacks);
+//     breaker_keyed_test.go: breaker.Keyed against a model of its two
+//     recency lists, over random uses of keys and state changes of held
+//     breakers (tracked keys and their order, what is forgotten, what is
+//     reported).
 //
 // Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
 // A failing schedule that rapid shrinks is kept as a named regression test

@@ -29,11 +29,16 @@
 // call is refused, an abandoning timeout is waited out, a fallback that
 // skips the handler gets 500).
 //
+// [HostBreaker] keys breakers by the request's host (a breaker.Keyed): a
+// host that fails is cut off while the others are still called. The layers
+// of Transport.Policy find the request being sent in their context
+// ([Request], [RequestHost]), for key functions of their own.
+//
 // [Health] is a health check over a telemetry.Registry: 200, or 503 when a
 // breaker named critical ([WithCritical]; none by default) is open, with
 // every registered guard's state as JSON.
 //
-// Entry points: [Transport], [Middleware], [WithKeyedLimit], [Health],
-// [WithCritical], [IsFailure], [ParseRetryAfter], [StatusError],
-// [ErrBodyNotReplayable].
+// Entry points: [Transport], [Middleware], [WithKeyedLimit], [HostBreaker],
+// [Request], [RequestHost], [Health], [WithCritical], [IsFailure],
+// [ParseRetryAfter], [StatusError], [ErrBodyNotReplayable].
 package resiliencehttp

@@ -336,3 +336,77 @@ func ExampleTransport_CloseIdleConnections() {
 	fmt.Println(resp.Status)
 	// Output: 200 OK
 }
+
+// HostBreaker gives each host its own breaker: a host that keeps failing
+// is cut off, the others are still called.
+func ExampleHostBreaker() {
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer down.Close()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	defer up.Close()
+
+	hosts := breaker.NewKeyed[string](breaker.WithName("upstream"), breaker.WithThreshold(2), breaker.WithMaxKeys(1024))
+	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: resiliencehttp.HostBreaker(hosts)}}
+	for _, url := range []string{down.URL, down.URL, down.URL, up.URL} {
+		resp, err := client.Get(url)
+		if err != nil {
+			fmt.Println(errors.Is(err, breaker.ErrOpen), "refused without a request")
+			continue
+		}
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode)
+	}
+	for host, b := range hosts.All() {
+		fmt.Println(host == strings.TrimPrefix(down.URL, "http://"), b.State())
+	}
+	// Output:
+	// 503
+	// 503
+	// true refused without a request
+	// 200
+	// true open
+	// false closed
+}
+
+// Request gives the layers of Transport.Policy the request being sent:
+// here a layer that keys a rate limit by the request's path.
+func ExampleRequest() {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	perPath := ratelimit.NewKeyed[string](0, 1) // one request per path, never refilled
+	limit := resilience.New("per-path", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
+		if !perPath.Allow(resiliencehttp.Request(ctx).URL.Path) {
+			return nil, errors.New("per-path limit")
+		}
+		return next.Call(ctx)
+	})
+	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: limit}}
+	for _, path := range []string{"/a", "/b", "/a"} {
+		resp, err := client.Get(srv.URL + path)
+		if err != nil {
+			fmt.Println(path, "limited")
+			continue
+		}
+		resp.Body.Close()
+		fmt.Println(path, resp.StatusCode)
+	}
+	// Output:
+	// /a 200
+	// /b 200
+	// /a limited
+}
+
+// RequestHost is the key HostBreaker uses: the request URL's host.
+func ExampleRequestHost() {
+	var host string
+	spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
+		host = resiliencehttp.RequestHost(ctx)
+		return nil, errors.New("not sent")
+	})
+	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: spy}}
+	_, _ = client.Get("http://api.example:8443/v1/items")
+	fmt.Println(host)
+	// Output: api.example:8443
+}

@@ -139,11 +139,12 @@ type Transport struct {
 	Classify func(*http.Response) bool
 }
 
-// RoundTrip sends req through t.Policy. It follows the RoundTripper
-// contract: it does not change req, and it closes req.Body, also on error.
+// RoundTrip sends req through t.Policy, under req's context with req in it
+// (see [Request]). It follows the RoundTripper contract: it does not
+// change req, and it closes req.Body, also on error.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex := &exchange{t: t, req: req}
-	resp, err := t.Policy.Do(req.Context(), ex.attempt)
+	resp, err := t.Policy.Do(context.WithValue(req.Context(), requestKey{}, req), ex.attempt)
 	return ex.finish(resp, err)
 }
 

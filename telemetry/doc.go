@@ -31,7 +31,8 @@
 //
 // Every event's Type is "kind.what"; the kind is the policy's
 // ([Type.Kind]). Event.Name is the policy's name (its Config.Name) in
-// every event. The other fields are set as the table says and are zero
+// every event; Event.Key is the key in every event of a keyed guard's
+// (breaker.Keyed, ratelimit.Keyed). The other fields are set as the table says and are zero
 // otherwise. The Polly column is the Polly v8 event a dashboard built on
 // Polly's telemetry maps to the same row ("—": Polly has none); the level
 // is the one a [Slog] writes at.
@@ -49,6 +50,9 @@
 //	                          a half-open trial)
 //	breaker.ignored           an outcome was ignored (Classify   Err                             —                       Debug
 //	                          said so, the caller canceled)
+//	breaker.evicted           a breaker.Keyed forgot a key whose Key, From (its state: "open",     —                       Warn
+//	                          breaker was not closed, to make    "half-open", or "closed" when
+//	                          room for a new key                 forced closed)
 //	retry.attempt_failed      an attempt failed                  Attempt, Err                    ExecutionAttempt        Debug
 //	                                                                                             (Handled)
 //	retry.waiting             a wait before the next attempt     Attempt (the one that failed),  OnRetry                 Debug

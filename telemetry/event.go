@@ -41,6 +41,10 @@ const (
 	// BreakerIgnored: the breaker ignored an outcome (the classifier said
 	// so, or the caller's context was canceled).
 	BreakerIgnored Type = "breaker.ignored"
+	// BreakerEvicted: a breaker.Keyed forgot the breaker of a key while it
+	// was open, half-open or forced (Key, and From its state), to make room
+	// for a new key. Closed breakers are forgotten first, and silently.
+	BreakerEvicted Type = "breaker.evicted"
 )
 
 // The events of the retry policy.

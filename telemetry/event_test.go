@@ -11,7 +11,7 @@ import (
 // allTypes is every event type the package defines, by kind.
 var allTypes = map[telemetry.Kind][]telemetry.Type{
 	telemetry.Breaker: {telemetry.BreakerOpened, telemetry.BreakerHalfOpened, telemetry.BreakerClosed,
-		telemetry.BreakerRefused, telemetry.BreakerFailure, telemetry.BreakerIgnored},
+		telemetry.BreakerRefused, telemetry.BreakerFailure, telemetry.BreakerIgnored, telemetry.BreakerEvicted},
 	telemetry.Retry:     {telemetry.RetryAttemptFailed, telemetry.RetryWaiting, telemetry.RetryGaveUp},
 	telemetry.Timeout:   {telemetry.TimeoutExpired, telemetry.TimeoutAbandoned},
 	telemetry.Hedge:     {telemetry.HedgeLaunched, telemetry.HedgeWon, telemetry.HedgeLosersCancelled},

@@ -89,13 +89,13 @@ func NewSlog(l *slog.Logger, o *SlogOptions) *Slog {
 }
 
 // Level returns the level at which a [Slog] writes events of type t:
-// Warn for [BreakerOpened] and [RetryGaveUp]; Info for the other
+// Warn for [BreakerOpened], [BreakerEvicted] and [RetryGaveUp]; Info for the other
 // transitions ([BreakerHalfOpened], [BreakerClosed]), [TimeoutAbandoned]
 // and [FallbackUsed]; Debug for the other built-in types; Info for types
 // it does not know.
 func Level(t Type) slog.Level {
 	switch t {
-	case BreakerOpened, RetryGaveUp:
+	case BreakerOpened, BreakerEvicted, RetryGaveUp:
 		return slog.LevelWarn
 	case BreakerHalfOpened, BreakerClosed, TimeoutAbandoned, FallbackUsed:
 		return slog.LevelInfo

@@ -78,7 +78,7 @@ func TestSlogLevelsAndAttributes(t *testing.T) {
 
 func TestSlogLevel(t *testing.T) {
 	want := map[slog.Level][]telemetry.Type{
-		slog.LevelWarn: {telemetry.BreakerOpened, telemetry.RetryGaveUp},
+		slog.LevelWarn: {telemetry.BreakerOpened, telemetry.BreakerEvicted, telemetry.RetryGaveUp},
 		slog.LevelInfo: {telemetry.BreakerHalfOpened, telemetry.BreakerClosed, telemetry.TimeoutAbandoned, telemetry.FallbackUsed},
 	}
 	for level, types := range want {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
@@ -23,70 +23,95 @@ import (
 // it or opens it again). See [Config] for the rules.
 //
 // Use it through [Policy], or directly with [Breaker.Allow] and the
-// [Permit] it returns. Create one with [New]; the zero Breaker is not
-// usable. A Breaker is safe for simultaneous use by multiple goroutines.
+// [Permit] it returns. Create one with [New] (or get one per key from a
+// [Keyed]); the zero Breaker is not usable. A Breaker is safe for
+// simultaneous use by multiple goroutines.
 //
 // While closed, admitting a call and reporting its success allocate
-// nothing and write no memory shared by all callers: counts are kept in
-// shards, 16 to 128 cache-line pairs (2 to 16 KiB) depending on
-// GOMAXPROCS. Admitting takes no lock; nor does counting a success, except
-// with a time-based window (WindowDuration), where the success goes into
-// its bucket under a lock of the caller's shard. Failures, slow calls and
-// transitions take the breaker's lock.
+// nothing and take no lock; nor does counting a success, except with a
+// time-based window (WindowDuration), where the success goes into its
+// bucket under a lock of the caller's counter shard. Failures, slow calls
+// and transitions take the breaker's lock.
+//
+// A breaker at rest is small: about 470 bytes with the default
+// configuration, whatever GOMAXPROCS is (a window or a growing cooldown
+// adds its own state). Successes are counted in one counter shard until
+// calls from several goroutines are measured to collide on it; then the
+// breaker allocates, once, a set of 16 to 128 shards of 128 bytes each
+// (2 to 16 KiB, by GOMAXPROCS), so that parallel callers rarely write the
+// same cache line. Only breakers under heavy parallel load (on the order
+// of 100 000 calls a second from several cores) grow.
 type Breaker struct {
 	// Read by every call; written by transitions and failures.
-	word     atomic.Uint64 // generation<<3 | forced<<2 | state
-	deadline atomic.Int64  // while open: end of the cooldown, in ns since base
-	// Refusals: the last one with a wait (see refusedErr), and the one of
-	// a breaker forced open, which never changes.
+	word    atomic.Uint64 // generation<<3 | forced<<2 | state
+	cfg     *settings     // immutable; shared by the breakers of a Keyed
+	measure bool          // cfg.measure, here on the line every call reads
+	timed   bool          // cfg.timed, likewise
+	// hint tells, on the real clock, whether lastRefusal's RetryAfter is
+	// fresh (see freshenLocked): an open breaker then refuses without
+	// reading the clock.
+	hint atomic.Uint32
+	// Counters written by calls: s0, and the set grown under contention.
+	s0         shard
+	set        unsafe.Pointer // *shardSet, atomically: &one until the breaker grows
+	one        shardSet       // s0 alone
+	contention atomic.Uint64  // collisions on s0 (see noteCollision)
+	deadline   atomic.Int64   // while open: end of the cooldown, in ns since cfg.base
+	// The last refusal with a wait (see refusedErr).
 	lastRefusal atomic.Pointer[refused]
-	forcedErr   *resilience.RefusedError
-	cfg         settings
-	shards      []shard
-	shift       uint8 // 64 - log2(len(shards))
-	clk         clock.Clock
-	base        time.Time
-	monotonic   bool // clk is clock.Real(): read only the monotonic clock
-	_           [64]byte
+	key         string // a Keyed's breaker: its key, as events say it
 
 	mu         sync.Mutex
-	fails      uint64    // failures in this generation
-	slow       uint64    // slow calls in this generation
-	succAtFail uint64    // successes of this generation at its last failure
-	streak     uint64    // consecutive failures up to the last failure
-	carry      [2]uint64 // shard counts folded away in this generation
-	trials     []trial   // outstanding trials of this half-open state
+	hintTimer  *time.Timer // real clock: makes the hint stale (see freshenLocked)
+	fails      uint64      // failures in this generation
+	slow       uint64      // slow calls in this generation
+	succAtFail uint64      // successes of this generation at its last failure
+	streak     uint64      // consecutive failures up to the last failure
+	carry      uint64      // successes folded away from the shards in this generation
+	refusedAcc uint64      // refusals of all generations not in the shards' words
+	trials     []trial     // outstanding trials of this half-open state
 	nextTrial  uint32
-	seq        backoff.Sequence // cooldowns since the breaker last closed
-	cw         countWindow
-	tw         timeWindow
-	notes      []note // not yet delivered, from head on
-	head       int
-	delivering bool
+	notes      *notes            // not yet delivered; nil until the first
+	win        *windows          // the sliding window; nil: none
+	seq        *backoff.Sequence // cooldowns since the breaker last closed; nil: fixed cooldown
+}
+
+// windows is a breaker's sliding window, count-based or time-based.
+type windows struct {
+	cw countWindow
+	tw timeWindow
 }
 
 // settings is the effective configuration: Config with its defaults
-// applied, in the units the breaker works in.
+// applied, in the units the breaker works in. It never changes; the
+// breakers of a Keyed share one.
 type settings struct {
-	name, layer      string
+	name             string
 	threshold        uint64
 	failureRatio     float64
 	slowRatio        float64
 	slowCall         int64 // ns; 0: off
-	measure          bool  // slowCall > 0: a call's duration is measured
-	timed            bool  // an outcome needs the time: slowCall or a time window
 	tripIf           func(Counts) bool
-	ratios           bool // a rule that needs counts: a ratio or tripIf
 	minCalls         uint64
 	cooldown         time.Duration
-	growing          bool // cooldowns come from schedule
-	schedule         backoff.Schedule
-	trialTimeout     int64 // how long a trial may go without reporting, ns (> 0)
+	schedule         *backoff.Schedule // nil: the fixed cooldown
+	trialTimeout     int64             // how long a trial may go without reporting, ns (> 0)
 	maxTrials        uint64
 	successThreshold uint64
+	windowCalls      uint64 // size of a count-based window; 0: none
+	bucketWidth      int64  // ns per bucket of a time-based window
+	buckets          int64  // buckets of a time-based window; 0: none
 	classify         func(error) Outcome
 	onChange         func(Transition)
 	obs              telemetry.Observer // nil: no events
+	clk              clock.Clock
+	regroup          func(*Breaker)                          // a Keyed's: called, locked, when a breaker closes or stops being closed
+	base             time.Time                               // the breakers' time 0
+	forcedErr        atomic.Pointer[resilience.RefusedError] // made on the first ForceOpen
+	measure          bool                                    // slowCall > 0: a call's duration is measured
+	timed            bool                                    // an outcome needs the time: slowCall or a time window
+	ratios           bool                                    // a rule that needs counts: a ratio or tripIf
+	monotonic        bool                                    // clk is clock.Real(): read only the monotonic clock
 }
 
 // The state word: the state in the low two bits, the forced flag above,
@@ -109,14 +134,14 @@ func wordGen(w uint64) uint64  { return w >> genShift }
 func wordState(w uint64) State { return State(w & stateMask) }
 func wordForced(w uint64) bool { return w&forcedBit != 0 }
 
-// now returns the breaker's time: nanoseconds since it was created. With
-// the real clock it reads only the monotonic clock (time.Since), which
-// costs about half of time.Now.
+// now returns the breaker's time: nanoseconds since cfg.base. With the
+// real clock it reads only the monotonic clock (time.Since), which costs
+// about half of time.Now.
 func (b *Breaker) now() int64 {
-	if b.monotonic {
-		return int64(time.Since(b.base))
+	if b.cfg.monotonic {
+		return int64(time.Since(b.cfg.base))
 	}
-	return int64(b.clk.Now().Sub(b.base))
+	return int64(b.cfg.clk.Now().Sub(b.cfg.base))
 }
 
 // satAdd returns a+d for d >= 0, saturating at the largest int64.
@@ -134,58 +159,50 @@ func satAdd(a, d int64) int64 {
 // New panics if an option is nil or the configuration is invalid, with the
 // message of [Config.Validate].
 func New(opts ...Option) *Breaker {
+	b := new(Breaker)
+	b.init(newSettings(build("New", opts)), "")
+	return b
+}
+
+// build applies opts to the zero Config and validates the result; fn
+// names the function in the panic of a nil option.
+func build(fn string, opts []Option) Config {
 	var c Config
 	for _, o := range opts {
 		if o == nil {
-			panic("breaker: New option must not be nil")
+			panic("breaker: " + fn + " option must not be nil")
 		}
 		o.apply(&c)
 	}
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
 	}
-	b := &Breaker{cfg: newSettings(c), clk: c.Clock}
-	b.forcedErr = resilience.Refuse(ErrForcedOpen, c.Name, resilience.Never)
-	if b.clk == nil {
-		b.clk = clock.Real()
-	}
-	b.base = b.clk.Now()
-	b.monotonic = b.clk == clock.Real()
-	n := 16 // shards: a power of two, at least 4 per P, between 16 and 128
-	for n < 4*runtime.GOMAXPROCS(0) && n < 128 {
-		n *= 2
-	}
-	b.shards = make([]shard, n)
-	b.shift = uint8(64 - log2(n))
-	b.seq = b.cfg.schedule.Start()
-	switch {
-	case c.WindowDuration > 0:
-		buckets := int64(c.buckets())
-		b.tw = newTimeWindow(int64(c.WindowDuration)/buckets, buckets)
-		for i := range b.shards {
-			b.shards[i].ring = newSuccessRing(buckets)
-		}
-	case c.WindowCalls > 0:
-		b.cw.size = uint64(c.WindowCalls)
-	case c.FailureRatio > 0 || c.SlowCallRatio > 0:
-		b.cw.size = 100
-	}
-	b.cfg.timed = b.cfg.slowCall > 0 || b.tw.buckets > 0
-	b.cfg.minCalls = uint64(c.MinCalls)
-	if c.MinCalls == 0 {
-		b.cfg.minCalls = 10
-		if b.cw.size > 0 {
-			b.cfg.minCalls = min(10, b.cw.size)
-		}
-	}
-	b.word.Store(makeWord(1, Closed, false))
-	return b
+	return c
 }
 
-func newSettings(c Config) settings {
-	s := settings{
+// init makes b a closed breaker of settings s; key is its key in a Keyed.
+func (b *Breaker) init(s *settings, key string) {
+	b.cfg, b.key = s, key
+	b.measure, b.timed = s.measure, s.timed
+	b.one = shardSet{first: unsafe.Pointer(&b.s0), shift: 64}
+	atomic.StorePointer(&b.set, unsafe.Pointer(&b.one))
+	if s.schedule != nil {
+		seq := s.schedule.Start()
+		b.seq = &seq
+	}
+	switch {
+	case s.buckets > 0:
+		b.win = &windows{tw: newTimeWindow(s.bucketWidth, s.buckets)}
+		b.s0.ring = newSuccessRing(s.buckets)
+	case s.windowCalls > 0:
+		b.win = &windows{cw: countWindow{size: s.windowCalls}}
+	}
+	b.word.Store(makeWord(1, Closed, false))
+}
+
+func newSettings(c Config) *settings {
+	s := &settings{
 		name:             c.Name,
-		layer:            "breaker",
 		failureRatio:     c.FailureRatio,
 		slowRatio:        c.SlowCallRatio,
 		slowCall:         int64(c.SlowCall),
@@ -193,17 +210,17 @@ func newSettings(c Config) settings {
 		tripIf:           c.TripIf,
 		ratios:           c.FailureRatio > 0 || c.SlowCallRatio > 0 || c.TripIf != nil,
 		cooldown:         c.Cooldown,
-		schedule:         c.CooldownBackoff,
-		growing:          !c.CooldownBackoff.IsZero(),
 		trialTimeout:     int64(c.TrialTimeout),
 		maxTrials:        uint64(max(c.MaxTrials, 1)),
 		successThreshold: uint64(max(c.SuccessThreshold, 1)),
 		classify:         c.Classify,
 		onChange:         c.OnStateChange,
 		obs:              c.Observer,
+		clk:              c.Clock,
 	}
-	if c.Name != "" {
-		s.layer = "breaker(" + c.Name + ")"
+	if !c.CooldownBackoff.IsZero() {
+		sch := c.CooldownBackoff
+		s.schedule = &sch
 	}
 	switch {
 	case c.Threshold > 0:
@@ -216,22 +233,55 @@ func newSettings(c Config) settings {
 	}
 	if s.trialTimeout == 0 { // the longest cooldown there can be
 		s.trialTimeout = int64(s.cooldown)
-		if s.growing {
+		if s.schedule != nil {
 			s.trialTimeout = int64(s.schedule.Max())
 		}
 	}
 	if s.classify == nil {
 		s.classify = DefaultClassify
 	}
+	switch {
+	case c.WindowDuration > 0:
+		s.buckets = int64(c.buckets())
+		s.bucketWidth = int64(c.WindowDuration) / s.buckets
+	case c.WindowCalls > 0:
+		s.windowCalls = uint64(c.WindowCalls)
+	case c.FailureRatio > 0 || c.SlowCallRatio > 0:
+		s.windowCalls = 100
+	}
+	s.timed = s.slowCall > 0 || s.buckets > 0
+	s.minCalls = uint64(c.MinCalls)
+	if c.MinCalls == 0 {
+		s.minCalls = 10
+		if s.windowCalls > 0 {
+			s.minCalls = min(10, s.windowCalls)
+		}
+	}
+	if s.clk == nil {
+		s.clk = clock.Real()
+	}
+	s.base = s.clk.Now()
+	s.monotonic = s.clk == clock.Real()
 	return s
 }
 
-func log2(n int) int {
-	k := 0
-	for ; n > 1; n >>= 1 {
-		k++
+// layer returns the name of the breaker's policy layer: "breaker", or
+// "breaker(name)".
+func (s *settings) layer() string {
+	if s.name == "" {
+		return "breaker"
 	}
-	return k
+	return "breaker(" + s.name + ")"
+}
+
+// forcedRefusal returns the refusal of a breaker forced open, made once
+// for all the breakers of s.
+func (s *settings) forcedRefusal() *resilience.RefusedError {
+	if e := s.forcedErr.Load(); e != nil {
+		return e
+	}
+	s.forcedErr.CompareAndSwap(nil, resilience.Refuse(ErrForcedOpen, s.name, resilience.Never))
+	return s.forcedErr.Load()
 }
 
 // Name returns the breaker's name (Config.Name), which may be empty.
@@ -280,9 +330,15 @@ func (b *Breaker) Counts() Counts {
 // *[resilience.RefusedError] matching [ErrOpen] or [ErrTooManyTrials].
 //
 // A closed breaker admits every call; admission then takes no lock and
-// does not allocate. An open breaker refuses until its cooldown has passed. A
-// half-open breaker admits up to MaxTrials trials at once. A refusal
-// rarely allocates: refusals share their error when they can.
+// does not allocate. An open breaker refuses until its cooldown has passed;
+// on the real clock (the default) its refusals share one error and read no
+// clock for 1/64 of the cooldown left (at least a millisecond), so a shared
+// RetryAfter may be up to that much longer than the time left, never
+// shorter, and the cooldown's end is noticed by the first call after a
+// timer that fires then.
+// On any other clock every refusal reads it. A half-open breaker admits up
+// to MaxTrials trials at once. A refusal rarely allocates: refusals share
+// their error when they can.
 func (b *Breaker) Allow() (Permit, error) {
 	// The permit is built here from values returned in registers, so that
 	// Allow inlines and the caller's permit is written in place.
@@ -300,7 +356,7 @@ type admission struct {
 
 // admit admits a call or returns a refusal.
 func (b *Breaker) admit() (admission, error) {
-	if w := b.word.Load(); wordState(w) == Closed && !b.cfg.measure {
+	if w := b.word.Load(); wordState(w) == Closed && !b.measure {
 		return admission{word: w}, nil
 	}
 	var a admission
@@ -316,7 +372,14 @@ func (b *Breaker) admitSlow(p *admission) error {
 		return nil
 	case wordState(w) == Open && wordForced(w):
 		b.reject(wordGen(w), false)
-		return b.refuse(b.forcedErr)
+		return b.refuse(b.cfg.forcedRefusal())
+	case wordState(w) == Open && b.cfg.monotonic:
+		// The real clock: while the last refusal's hint is fresh, refuse
+		// with it, reading no clock (see freshenLocked); else take the
+		// lock, which refreshes it.
+		if err := b.refuseFresh(w); err != nil {
+			return err
+		}
 	case wordState(w) == Open:
 		now := b.now()
 		if d := b.deadline.Load(); now < d && b.word.Load() == w {
@@ -345,21 +408,30 @@ func (b *Breaker) admitSlow(p *admission) error {
 		d, _ := b.trialDeadline()
 		err = b.refusedErr(ErrTooManyTrials, wordGen(w), d-now)
 	case wordForced(w):
-		err = b.forcedErr
+		err = b.cfg.forcedRefusal()
 	default:
-		err = b.refusedErr(ErrOpen, wordGen(w), b.deadline.Load()-now)
+		left := b.deadline.Load() - now
+		err = b.refusedErr(ErrOpen, wordGen(w), left)
+		if b.cfg.monotonic {
+			b.freshenLocked(left)
+		}
 	}
 	b.unlock()
 	return b.refuse(err)
 }
 
 // refuse reports refusal r to the observer, if there is one, and returns
-// it: with an observer, one call that allocates nothing.
+// it: with an observer, one call that allocates nothing. It is small
+// enough to inline.
 func (b *Breaker) refuse(r *resilience.RefusedError) error {
-	if o := b.cfg.obs; o != nil {
-		o.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: b.cfg.name, Err: r, Wait: r.RetryAfter()})
+	if b.cfg.obs != nil {
+		b.observeRefusal(r)
 	}
 	return r
+}
+
+func (b *Breaker) observeRefusal(r *resilience.RefusedError) {
+	b.cfg.obs.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: b.cfg.name, Key: b.key, Err: r, Wait: r.RetryAfter()})
 }
 
 // refusedErr returns the refusal, for reason (ErrOpen or ErrTooManyTrials),
@@ -423,7 +495,7 @@ func (b *Breaker) force(to State, forced bool) {
 	now := b.now() // under the lock: transitions' times never go backwards
 	b.advanceLocked(now)
 	b.setLocked(to, forced, now)
-	b.seq = b.cfg.schedule.Start()
+	b.restartCooldownsLocked()
 	b.unlock()
 }
 
@@ -435,7 +507,7 @@ func (b *Breaker) force(to State, forced bool) {
 // clock — takes no lock and writes one cache line of the goroutine's own
 // shard: the consecutive failures need no write (see failLocked).
 func (b *Breaker) complete(a admission, measured bool, o Outcome, err error) {
-	if o != Success || wordState(a.word) != Closed || !b.countSuccess(a.word) {
+	if o != Success || wordState(a.word) != Closed || b.timed || !b.countSuccess(a.word) {
 		b.finishSlow(a.word, a.trial, a.start, measured, o, err)
 	}
 }
@@ -444,20 +516,21 @@ func (b *Breaker) complete(a admission, measured bool, o Outcome, err error) {
 // word w, in the common case: no rule needs the clock, the caller's shard
 // counts for w's generation and is not full, and the compare-and-swap on it
 // succeeds at once. It reports false, having counted nothing, in every
-// other case. It is small enough to inline (cost 80).
+// other case (finishSlow then counts the success, and a collision on s0).
+// It is small enough to inline. The caller checks that no rule needs the
+// clock (b.timed is false).
 //
 // It need not check that w is still current: if the breaker has left w's
 // generation, the shard either still counts for it (and the count, of a
 // generation no longer read, is harmless) or counts for a later one (and
 // the success goes to finishSlow, which drops it).
 func (b *Breaker) countSuccess(w uint64) bool {
-	if b.cfg.timed {
-		return false
-	}
-	c := &b.shardFor().n[kSuccesses]
+	c := &b.shardFor().succ
 	x := c.Load()
-	// x's tag is w's generation and its count is below countMask.
-	return x-tag(wordGen(w)) < countMask && c.CompareAndSwap(x, x+1)
+	// x's tag is w's generation (tag(wordGen(w)), written out to keep
+	// the cost within the inlining budget) and its count is below
+	// countMask.
+	return x-w>>genShift<<32 < countMask && c.CompareAndSwap(x, x+1)
 }
 
 // completeErr completes the call admitted as a, which returned the non-nil
@@ -503,21 +576,24 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 	}
 	if o == Ignored {
 		if obs := b.cfg.obs; obs != nil {
-			obs.Observe(telemetry.Event{Type: telemetry.BreakerIgnored, Name: b.cfg.name, Err: err})
+			obs.Observe(telemetry.Event{Type: telemetry.BreakerIgnored, Name: b.cfg.name, Key: b.key, Err: err})
 		}
 		return
 	}
 	var now int64
 	slow := false
-	if b.cfg.timed {
+	if b.timed {
 		now = b.now()
 		slow = measured && b.cfg.slowCall > 0 && now-start > b.cfg.slowCall
 	}
 	if o == Success && !slow {
 		gen := wordGen(w)
-		b.add(kSuccesses, gen, false)
-		if b.tw.buckets > 0 {
-			b.shardFor().ring.add(b, gen, b.tw.bucket(now))
+		if !b.timed {
+			b.missedSuccess(gen)
+		}
+		b.addSuccess(gen, false)
+		if b.cfg.buckets > 0 {
+			b.shardFor().ring.add(b, gen, b.win.tw.bucket(now))
 		}
 		return
 	}
@@ -531,9 +607,9 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 	gen := wordGen(w)
 	var streak uint64
 	if o == Success {
-		b.add(kSuccesses, gen, true)
-		if b.tw.buckets > 0 {
-			b.shardFor().ring.add(b, gen, b.tw.bucket(now))
+		b.addSuccess(gen, true)
+		if b.cfg.buckets > 0 {
+			b.shardFor().ring.add(b, gen, b.win.tw.bucket(now))
 		}
 	} else {
 		streak = b.failLocked(gen)
@@ -547,6 +623,21 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 		b.setLocked(Open, false, now)
 	}
 	b.unlock()
+}
+
+// missedSuccess is called for a success of generation gen that
+// countSuccess did not count although no rule needs the clock: its
+// compare-and-swap failed, its shard counted for another generation, or
+// its count was full. If s0 counts for gen and is not full, the
+// compare-and-swap failed: another goroutine's write came in between, a
+// collision.
+func (b *Breaker) missedSuccess(gen uint64) {
+	if b.isGrown() {
+		return
+	}
+	if x := b.s0.succ.Load(); x-tag(gen) < countMask {
+		b.collided()
+	}
 }
 
 // finishTrial applies outcome o, of a call that returned err, of
@@ -575,11 +666,11 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome, err e
 		b.noteLocked(telemetry.BreakerFailure, err)
 		b.setLocked(Open, false, now)
 	case slow:
-		b.add(kSuccesses, gen, true)
+		b.addSuccess(gen, true)
 		b.setLocked(Open, false, now)
 	default:
-		b.add(kSuccesses, gen, true)
-		if b.sumLocked(kSuccesses, gen) >= b.cfg.successThreshold {
+		b.addSuccess(gen, true)
+		if b.successesLocked(gen) >= b.cfg.successThreshold {
 			b.setLocked(Closed, false, now)
 		}
 	}
@@ -589,7 +680,7 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome, err e
 // tripsLocked reports whether a trip rule holds, streak being the
 // consecutive failures.
 func (b *Breaker) tripsLocked(now int64, streak uint64) bool {
-	s := &b.cfg
+	s := b.cfg
 	if s.threshold > 0 && streak >= s.threshold {
 		return true
 	}
@@ -638,36 +729,48 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		left = b.countsLocked(at)
 	}
 	gen := wordGen(old) + 1
-	b.fails, b.slow, b.succAtFail, b.streak, b.carry = 0, 0, 0, 0, [2]uint64{}
+	b.fails, b.slow, b.succAtFail, b.streak, b.carry = 0, 0, 0, 0, 0
 	b.trials, b.nextTrial = b.trials[:0], 0
-	b.cw.reset()
-	b.tw.reset()
+	if b.win != nil {
+		b.win.cw.reset()
+		b.win.tw.reset()
+	}
 	var wait time.Duration // how long the new state lasts, if known
 	switch {
 	case to == Open && !forced:
 		wait = b.cfg.cooldown
-		if b.cfg.growing {
+		if b.seq != nil {
 			wait = b.seq.Next()
 		}
 		b.deadline.Store(satAdd(at, int64(wait)))
 	case to == Open:
 		wait = resilience.Never
 	case to == Closed:
-		b.seq = b.cfg.schedule.Start()
+		b.restartCooldownsLocked()
 	}
 	b.word.Store(makeWord(gen, to, forced))
+	if f := b.cfg.regroup; f != nil && (from != Closed || wordForced(old)) != (to != Closed || forced) {
+		f(b) // a Keyed's breaker went from closed to not, or back
+	}
 	if changed && (b.cfg.onChange != nil || b.cfg.obs != nil) {
-		b.notes = append(b.notes, note{
+		b.queueLocked(note{
 			transition: true,
 			tr: Transition{
-				Name: b.cfg.name, From: from, To: to, Generation: gen,
-				At: b.base.Add(time.Duration(at)), Counts: left,
+				Name: b.cfg.name, Key: b.key, From: from, To: to, Generation: gen,
+				At: b.cfg.base.Add(time.Duration(at)), Counts: left,
 			},
 			ev: telemetry.Event{
-				Type: transitionTypes[to], Name: b.cfg.name,
+				Type: transitionTypes[to], Name: b.cfg.name, Key: b.key,
 				From: from.String(), To: to.String(), Wait: wait,
 			},
 		})
+	}
+}
+
+// restartCooldownsLocked starts a growing cooldown over.
+func (b *Breaker) restartCooldownsLocked() {
+	if b.seq != nil {
+		*b.seq = b.cfg.schedule.Start()
 	}
 }
 
@@ -683,7 +786,7 @@ var transitionTypes = [...]telemetry.Type{
 // before it.
 func (b *Breaker) noteLocked(t telemetry.Type, err error) {
 	if b.cfg.obs != nil {
-		b.notes = append(b.notes, note{ev: telemetry.Event{Type: t, Name: b.cfg.name, Err: err}})
+		b.queueLocked(note{ev: telemetry.Event{Type: t, Name: b.cfg.name, Key: b.key, Err: err}})
 	}
 }
 
@@ -691,26 +794,26 @@ func (b *Breaker) noteLocked(t telemetry.Type, err error) {
 func (b *Breaker) countsLocked(now int64) Counts {
 	w := b.word.Load()
 	gen := wordGen(w)
-	succ := b.sumLocked(kSuccesses, gen)
+	succ := b.successesLocked(gen)
 	c := Counts{
 		Successes:            succ,
 		Failures:             b.fails,
 		Slow:                 b.slow,
 		ConsecutiveSuccesses: succ - b.succAtFail,
 		ConsecutiveFailures:  b.streakLocked(succ),
-		Rejected:             b.sumLocked(kRejected, gen),
+		Rejected:             b.rejectedLocked(gen),
 	}
-	if wordState(w) == Closed {
+	if x := b.win; x != nil && wordState(w) == Closed {
 		switch {
-		case b.cw.size > 0:
-			c.Successes, c.Failures, c.Slow = b.cw.countsLocked(succ + b.fails)
-		case b.tw.buckets > 0:
-			cur := b.tw.bucket(now)
+		case x.cw.size > 0:
+			c.Successes, c.Failures, c.Slow = x.cw.countsLocked(succ + b.fails)
+		case x.tw.buckets > 0:
+			cur := x.tw.bucket(now)
 			c.Successes = 0
-			for i := range b.shards {
-				c.Successes += b.shards[i].ring.sum(gen, cur)
+			for s := range b.shards {
+				c.Successes += s.ring.sum(gen, cur)
 			}
-			c.Failures, c.Slow = b.tw.sum(cur)
+			c.Failures, c.Slow = x.tw.sum(cur)
 		}
 	}
 	c.Calls = c.Successes + c.Failures
@@ -722,11 +825,12 @@ func (b *Breaker) countsLocked(now int64) Counts {
 
 // windowAddLocked records a failure and/or a slow call in the window.
 func (b *Breaker) windowAddLocked(gen uint64, failed, slow bool, now int64) {
-	switch {
-	case b.cw.size > 0:
-		pos := b.sumLocked(kSuccesses, gen) + b.fails
-		b.cw.add(pos, failed, slow)
-	case b.tw.buckets > 0:
-		b.tw.add(b.tw.bucket(now), failed, slow)
+	switch x := b.win; {
+	case x == nil:
+	case x.cw.size > 0:
+		pos := b.successesLocked(gen) + b.fails
+		x.cw.add(pos, failed, slow)
+	case x.tw.buckets > 0:
+		x.tw.add(x.tw.bucket(now), failed, slow)
 	}
 }

@@ -186,6 +186,12 @@ type Config struct {
 	Observer telemetry.Observer
 	// Clock is the time source. nil (the default) means clock.Real().
 	Clock clock.Clock
+
+	// MaxKeys is the most keys a [Keyed] tracks at once, >= 0; 0 means
+	// 8192. Beyond it a Keyed forgets a key to make room (see [Keyed] for
+	// which). A Keyed is always bounded: MaxKeys takes no Off. A Breaker
+	// from New ignores it.
+	MaxKeys int
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, or an
@@ -237,6 +243,8 @@ func (c Config) Validate() error {
 		return negative("MaxTrials", c.MaxTrials)
 	case c.SuccessThreshold < 0:
 		return negative("SuccessThreshold", c.SuccessThreshold)
+	case c.MaxKeys < 0:
+		return negative("MaxKeys", c.MaxKeys)
 	}
 	return nil
 }

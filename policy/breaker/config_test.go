@@ -51,6 +51,7 @@ func TestValidate(t *testing.T) {
 		{breaker.Config{MaxTrials: -1}, "breaker: MaxTrials must be >= 0 (Off applies only to Threshold), got -1"},
 		{breaker.Config{MaxTrials: -5}, "breaker: MaxTrials must be >= 0, got -5"},
 		{breaker.Config{SuccessThreshold: -1}, "breaker: SuccessThreshold must be >= 0 (Off applies only to Threshold), got -1"},
+		{breaker.Config{MaxKeys: -2}, "breaker: MaxKeys must be >= 0, got -2"},
 	} {
 		err := c.cfg.Validate()
 		if err == nil || err.Error() != c.want {

@@ -20,8 +20,11 @@
 //
 // While closed, admitting a call and counting its success allocate nothing
 // and take no lock, except that with a time-based window a success is
-// counted under a lock of the caller's shard (one of many, not a lock all
-// calls share).
+// counted under a lock of the caller's counter shard (one of many once the
+// breaker has grown them, not a lock all calls share). A breaker at rest
+// holds about 470 bytes whatever GOMAXPROCS is, and grows its counter
+// shards only when its callers are measured to collide (see [Breaker]). An
+// open breaker on the real clock refuses without reading the clock.
 //
 // # Entry points
 //
@@ -42,6 +45,10 @@
 //     for a telemetry.Registry); [WithObserver]: the breaker's events
 //     (transitions, refusals, failures, ignored outcomes) for a
 //     telemetry.Observer
+//   - [Keyed], [NewKeyed], [KeyedPolicy], [WithMaxKeys]: one breaker per
+//     key (a host, a tenant), at most MaxKeys of them, closed ones
+//     forgotten first; [Keyed.Breaker], [Keyed.All], [Keyed.Stats]
+//     ([KeyedStats]), [Keyed.Len]
 //   - [DefaultClassify], [Outcome]: which errors are failures
 //   - [ErrOpen], [ErrForcedOpen], [ErrTooManyTrials]: refusals (*resilience.RefusedError)
 //
@@ -50,7 +57,8 @@
 // [WithWindowDuration], [WithWindowBuckets], [WithMinCalls],
 // [WithCooldown], [WithCooldownBackoff], [WithTrialTimeout], [WithMaxTrials],
 // [WithSuccessThreshold], [WithClassify], [WithOnStateChange],
-// [WithObserver], [WithClock], [WithConfig]; all of type [Option].
+// [WithObserver], [WithClock], [WithMaxKeys] (a Keyed's), [WithConfig]; all
+// of type [Option].
 //
 // # Observation
 //

@@ -12,7 +12,10 @@ import (
 // name, and its RetryAfter is rounded up to a whole millisecond:
 //
 //   - [ErrOpen]: the time that was left in the cooldown when the call was
-//     refused (how long the breaker stays open, at least);
+//     refused (by then the breaker admits a trial); on the real clock,
+//     when the refusal it shares was made, up to 1/64 of the time left
+//     (at least a millisecond) before, so the hint may be that much
+//     longer, never shorter;
 //   - [ErrTooManyTrials]: the time until the first outstanding trial
 //     expires (see Config.TrialTimeout): by then that trial has either
 //     reported, freeing its slot, or expired, opening the breaker again;

@@ -38,6 +38,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 		Classify:         breaker.DefaultClassify,
 		OnStateChange:    func(breaker.Transition) {},
 		Clock:            clock.NewFake(),
+		MaxKeys:          100,
 	}
 	data, err := json.Marshal(full)
 	if err != nil {
@@ -49,7 +50,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	const want = `{"Name":"payments","Threshold":3,"FailureRatio":0.5,"SlowCallRatio":0.25,"SlowCall":"2s",` +
 		`"WindowCalls":20,"WindowDuration":"1m0s","WindowBuckets":6,"MinCalls":10,"Cooldown":"15s",` +
 		`"CooldownBackoff":{"Kind":"exponential","Base":"1s","Multiplier":2,"Max":"1m0s","Jitter":"full"},` +
-		`"TrialTimeout":"1m30s","MaxTrials":2,"SuccessThreshold":3}`
+		`"TrialTimeout":"1m30s","MaxTrials":2,"SuccessThreshold":3,"MaxKeys":100}`
 	if diff := cmp.Diff(want, string(data)); diff != "" {
 		t.Errorf("Marshal mismatch (-want +got):\n%s", diff)
 	}

@@ -11,6 +11,23 @@ import "github.com/f0b5b96b/resilience/telemetry"
 // notes run one at a time, in order, and a callback may call the breaker:
 // a transition it causes is queued and delivered after it returns.
 
+// notes is the queue of notes not yet delivered, from head on. A breaker
+// makes its queue when it first needs one: one without OnStateChange and
+// without an observer never does.
+type notes struct {
+	q          []note
+	head       int
+	delivering bool
+}
+
+// queueLocked appends n to b's queue, making the queue if need be.
+func (b *Breaker) queueLocked(n note) {
+	if b.notes == nil {
+		b.notes = new(notes)
+	}
+	b.notes.q = append(b.notes.q, n)
+}
+
 // note is one queued delivery: a transition (for Config.OnStateChange and
 // the observer) or an event for the observer alone.
 type note struct {
@@ -21,7 +38,8 @@ type note struct {
 
 // unlock releases b.mu and delivers pending notes.
 func (b *Breaker) unlock() {
-	pending := !b.delivering && b.head < len(b.notes)
+	q := b.notes
+	pending := q != nil && !q.delivering && q.head < len(q.q)
 	b.mu.Unlock()
 	if pending {
 		b.deliver()
@@ -36,25 +54,26 @@ func (b *Breaker) unlock() {
 // transition.)
 func (b *Breaker) deliver() {
 	b.mu.Lock()
-	if b.delivering {
+	q := b.notes // not nil: unlock saw notes pending
+	if q.delivering {
 		b.mu.Unlock()
 		return
 	}
-	b.delivering = true
+	q.delivering = true
 	held := true
 	defer func() {
 		if !held {
 			b.mu.Lock()
 		}
-		b.delivering = false
+		q.delivering = false
 		b.mu.Unlock()
 	}()
-	for b.head < len(b.notes) {
-		n := b.notes[b.head]
-		b.notes[b.head] = note{}
-		b.head++
-		if b.head == len(b.notes) {
-			b.notes, b.head = b.notes[:0], 0
+	for q.head < len(q.q) {
+		n := q.q[q.head]
+		q.q[q.head] = note{}
+		q.head++
+		if q.head == len(q.q) {
+			q.q, q.head = q.q[:0], 0
 		}
 		held = false
 		b.mu.Unlock()

@@ -40,19 +40,22 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 	if b == nil {
 		panic("breaker: Policy breaker must not be nil")
 	}
-	return resilience.New(b.cfg.layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+	return resilience.New(b.cfg.layer(), func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
 		if err = ctx.Err(); err != nil {
 			return v, err // the caller gave up: the breaker is not asked
 		}
 		w := b.word.Load()
-		if wordState(w) != Closed || b.cfg.measure {
+		if wordState(w) != Closed || b.measure {
+			if err = b.refuseFresh(w); err != nil {
+				return v, err // open: a refusal that reads no clock
+			}
 			return policySlow(ctx, b, next)
 		}
 		err = errPanicked // stays so only if next.Call does not return
 		defer func() {
 			if err != nil {
 				b.completeErr(ctx, admission{word: w}, err)
-			} else if !b.countSuccess(w) {
+			} else if b.timed || !b.countSuccess(w) {
 				// Not the common case: count it the slow way, without
 				// trying the shard's compare-and-swap a second time.
 				b.finishSlow(w, 0, 0, false, Success, nil)

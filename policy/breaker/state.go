@@ -39,8 +39,11 @@ func (s State) String() string {
 // Transition describes one change of a breaker's state, as passed to the
 // Config.OnStateChange callback.
 type Transition struct {
-	Name     string // the breaker's name
-	From, To State  // never equal
+	Name string // the breaker's name
+	// Key is the key of a [Keyed]'s breaker, as a string (the key itself
+	// for string keys, else fmt.Sprint of it); "" for a breaker from New.
+	Key      string
+	From, To State // never equal
 	// Generation is the generation of the new state. Every transition
 	// (and every forced change or reset, even one that keeps the state)
 	// starts a new generation; permits of older generations report nothing.

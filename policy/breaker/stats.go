@@ -6,6 +6,9 @@ import "github.com/f0b5b96b/resilience/telemetry"
 // its state and generation and the counts of that state, all of one
 // moment, and the refusals of its whole life.
 type Stats struct {
+	// Key is the key of a [Keyed]'s breaker, as a string (see
+	// Transition.Key); "" for a breaker from New.
+	Key    string
 	State  State // as [Breaker.State] reads it
 	Forced bool  // held open or closed by ForceOpen or ForceClosed
 	// Generation is 1 for a new breaker, plus one for each transition and
@@ -31,19 +34,21 @@ type Stats struct {
 // happen first (and delivers its callback and event).
 //
 // Stats allocates nothing; its cost is that of Counts: a lock and a read
-// of the breaker's shards (16 to 128 of them), cheap enough to poll every
-// second for thousands of breakers.
+// of the breaker's counter shards (one, or 17 to 129 for a breaker that
+// has grown them under contention), cheap enough to poll every second for
+// thousands of breakers.
 func (b *Breaker) Stats() Stats {
 	b.mu.Lock()
 	now := b.now() // under the lock: transitions' times never go backwards
 	b.advanceLocked(now)
 	w := b.word.Load()
 	s := Stats{
+		Key:        b.key,
 		State:      wordState(w),
 		Forced:     wordForced(w),
 		Generation: wordGen(w),
 		Counts:     b.countsLocked(now),
-		Refused:    b.refusals(), // after Counts: see reject
+		Refused:    b.refusalsLocked(), // after Counts: never below its Rejected
 	}
 	b.unlock()
 	return s
