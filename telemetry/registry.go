@@ -36,7 +36,18 @@ var ErrNoName = errors.New("telemetry: registration needs a name")
 type Registry struct {
 	mu        sync.Mutex
 	guards    map[guardKey]Guard
+	order     []entry // the guards in name order (then kind): kept sorted at Register, so Snapshots does not sort
 	pipelines map[string]string
+}
+
+// entry is a registered guard and its key.
+type entry struct {
+	key   guardKey
+	guard Guard
+}
+
+func compareKeys(a, b guardKey) int {
+	return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.kind, b.kind))
 }
 
 type guardKey struct {
@@ -70,6 +81,8 @@ func (r *Registry) Register(g Guard) error {
 		r.guards = make(map[guardKey]Guard)
 	}
 	r.guards[k] = g
+	i, _ := slices.BinarySearchFunc(r.order, k, func(e entry, k guardKey) int { return compareKeys(e.key, k) })
+	r.order = slices.Insert(r.order, i, entry{k, g})
 	return nil
 }
 
@@ -111,23 +124,13 @@ func (r *Registry) RegisterPipeline(name string, p fmt.Stringer) error {
 // they are taken one after the other, not at one instant.
 func (r *Registry) Snapshots() []Snapshot {
 	r.mu.Lock()
-	keys := make([]guardKey, 0, len(r.guards))
-	guards := make([]Guard, 0, len(r.guards))
-	for k := range r.guards {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b guardKey) int {
-		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.kind, b.kind))
-	})
-	for _, k := range keys {
-		guards = append(guards, r.guards[k])
-	}
+	guards := slices.Clone(r.order) // registration only inserts: the order is already sorted
 	r.mu.Unlock()
 	// Outside the lock: a guard's Snapshot may run its callbacks, which
 	// may use the registry.
 	out := make([]Snapshot, len(guards))
-	for i, g := range guards {
-		out[i] = g.Snapshot()
+	for i, e := range guards {
+		out[i] = e.guard.Snapshot()
 	}
 	return out
 }
