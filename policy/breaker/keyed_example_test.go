@@ -2,6 +2,7 @@ package breaker_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -116,4 +117,21 @@ func ExampleKeyed_Breaker() {
 	}
 	fmt.Println(b.Stats().Key, b.Counts().Successes)
 	// Output: db-primary 1
+}
+
+// NewKeyed takes the options of New, and MaxKeys, which a Config (from a
+// JSON file, say) can carry too.
+func ExampleNewKeyed() {
+	var c breaker.Config
+	if err := json.Unmarshal([]byte(`{"Name":"tenants","Threshold":3,"MaxKeys":1000}`), &c); err != nil {
+		fmt.Println(err)
+		return
+	}
+	k := breaker.NewKeyed[int](breaker.WithConfig(c))
+	for tenant := range 1500 {
+		k.Breaker(tenant)
+	}
+	b := k.Breaker(7)
+	fmt.Println(b.Name(), k.Stats().Keys, b.Stats().Key)
+	// Output: tenants 1000 7
 }
