@@ -64,11 +64,15 @@ func ExamplePolicy() {
 }
 
 // With K 1, the throttler sends only as many requests as the dependency
-// accepts: with one in two failing, it refuses a third.
+// accepts: with one in two failing, it refuses about half of them, with
+// probability (requests − K·accepts) / (requests + 1) = (100 − 50) / 101.
 func ExampleWithK() {
 	th := throttle.New(throttle.WithK(1), throttle.WithClock(clock.NewFake()), throttle.WithRandom(func() float64 { return 1 }))
 	for i := range 100 {
-		p, _ := th.Allow()
+		p, err := th.Allow()
+		if err != nil {
+			continue // refused: nothing was sent, there is nothing to report
+		}
 		if i%2 == 0 {
 			p.Done(nil)
 		} else {
