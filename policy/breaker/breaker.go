@@ -184,7 +184,7 @@ func build(fn string, opts []Option) Config {
 func (b *Breaker) init(s *settings, key string) {
 	b.cfg, b.key = s, key
 	b.measure, b.timed = s.measure, s.timed
-	b.one = shardSet{first: unsafe.Pointer(&b.s0), shift: 64}
+	b.one = shardSet{first: unsafe.Pointer(&b.s0)}
 	atomic.StorePointer(&b.set, unsafe.Pointer(&b.one))
 	if s.schedule != nil {
 		seq := s.schedule.Start()

@@ -287,13 +287,18 @@ func through[T any](ctx context.Context, b *Breaker, next resilience.Next[T]) (v
 		}
 		return policySlow(ctx, b, next)
 	}
-	err = errPanicked // stays so only if next.Call does not return
+	returned := false
 	defer func() {
-		if err != nil {
-			b.completeErr(ctx, admission{word: w}, err)
-		} else if b.timed || !b.countSuccess(w) {
-			b.finishSlow(w, 0, 0, false, Success, nil)
+		if !returned {
+			b.panicked(w)
 		}
 	}()
-	return next.Call(ctx)
+	v, err = next.Call(ctx)
+	returned = true
+	if err != nil {
+		b.completeErr(ctx, admission{word: w}, err)
+	} else if b.timed || !b.countSuccess(w) {
+		b.finishSlow(w, 0, 0, false, Success, nil)
+	}
+	return v, err
 }

@@ -51,18 +51,32 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 			}
 			return policySlow(ctx, b, next)
 		}
-		err = errPanicked // stays so only if next.Call does not return
+		// The deferred function only catches a panic (or Goexit); the
+		// outcome of a call that returns is counted inline, which keeps
+		// the deferred closure small.
+		returned := false
 		defer func() {
-			if err != nil {
-				b.completeErr(ctx, admission{word: w}, err)
-			} else if b.timed || !b.countSuccess(w) {
-				// Not the common case: count it the slow way, without
-				// trying the shard's compare-and-swap a second time.
-				b.finishSlow(w, 0, 0, false, Success, nil)
+			if !returned {
+				b.panicked(w)
 			}
 		}()
-		return next.Call(ctx)
+		v, err = next.Call(ctx)
+		returned = true
+		if err != nil {
+			b.completeErr(ctx, admission{word: w}, err)
+		} else if b.timed || !b.countSuccess(w) {
+			// Not the common case: count it the slow way, without
+			// trying the shard's compare-and-swap a second time.
+			b.finishSlow(w, 0, 0, false, Success, nil)
+		}
+		return v, err
 	})
+}
+
+// panicked counts a failure for a call admitted on the closed fast path,
+// with state word w, whose op panicked or whose goroutine exited.
+func (b *Breaker) panicked(w uint64) {
+	b.complete(admission{word: w}, false, Failure, errPanicked)
 }
 
 // policySlow is a call of the Policy adapter that the closed fast path

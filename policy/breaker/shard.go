@@ -60,13 +60,14 @@ type paddedShard struct {
 	_ [128 - unsafe.Sizeof(shard{})]byte
 }
 
-// shardSet is where calls pick their shard: n = 1<<(64-shift) shards,
-// paddedShard apart, from first. The set of a breaker at rest is b.one:
-// s0 alone, with shift 64 (h>>64 is 0 for any h). A grown set holds a
-// []paddedShard of its own; s0 is not in it.
+// shardSet is where calls pick their shard: n shards, paddedShard apart,
+// from first; mask is (n-1)<<7, which picks a shard's byte offset from a
+// hash (see shardFor). The set of a breaker at rest is b.one: s0 alone,
+// with mask 0. A grown set holds a []paddedShard of its own; s0 is not in
+// it.
 type shardSet struct {
 	first unsafe.Pointer // *shard
-	shift uint8
+	mask  uint64
 }
 
 // grownShards returns the shards of a grown set g; nil for b.one.
@@ -74,7 +75,7 @@ func (b *Breaker) grownShards(g *shardSet) []paddedShard {
 	if g == &b.one {
 		return nil
 	}
-	return unsafe.Slice((*paddedShard)(g.first), 1<<(64-g.shift))
+	return unsafe.Slice((*paddedShard)(g.first), g.mask>>7+1)
 }
 
 const countMask = 1<<32 - 1
@@ -88,10 +89,11 @@ func (b *Breaker) shardFor() *shard {
 	// Only the address is used, never dereferenced. Goroutine stacks are
 	// at least 2 KiB and aligned to their size, so the bits from 11 up
 	// tell goroutines apart; Fibonacci hashing spreads them over the
-	// shards.
+	// shards: h>>50&mask is the hash's top bits, from bit 57, as a byte
+	// offset in steps of a paddedShard (1<<7 bytes), at most 127 of them.
 	h := uint64(uintptr(unsafe.Pointer(&probe))>>11) * 0x9E3779B97F4A7C15
 	g := (*shardSet)(atomic.LoadPointer(&b.set))
-	return (*shard)(unsafe.Add(g.first, (h>>g.shift)<<7)) // paddedShard is 1<<7 bytes
+	return (*shard)(unsafe.Add(g.first, h>>50&g.mask))
 }
 
 // isGrown reports whether b has grown its set.
@@ -174,16 +176,9 @@ func (b *Breaker) grow() {
 			ss[i].ring = newSuccessRing(b.win.tw.buckets)
 		}
 	}
-	atomic.CompareAndSwapPointer(&b.set, unsafe.Pointer(&b.one), unsafe.Pointer(&shardSet{first: unsafe.Pointer(&ss[0]), shift: uint8(64 - log2(n))}))
+	atomic.CompareAndSwapPointer(&b.set, unsafe.Pointer(&b.one), unsafe.Pointer(&shardSet{first: unsafe.Pointer(&ss[0]), mask: uint64(n-1) << 7}))
 }
 
-func log2(n int) int {
-	k := 0
-	for ; n > 1; n >>= 1 {
-		k++
-	}
-	return k
-}
 
 // addSuccess counts a success for generation gen, unless gen is no longer
 // current. locked tells whether the caller holds b.mu.
