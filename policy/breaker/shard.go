@@ -179,7 +179,6 @@ func (b *Breaker) grow() {
 	atomic.CompareAndSwapPointer(&b.set, unsafe.Pointer(&b.one), unsafe.Pointer(&shardSet{first: unsafe.Pointer(&ss[0]), mask: uint64(n-1) << 7}))
 }
 
-
 // addSuccess counts a success for generation gen, unless gen is no longer
 // current. locked tells whether the caller holds b.mu.
 func (b *Breaker) addSuccess(gen uint64, locked bool) {
