@@ -94,6 +94,11 @@ func (e *RefusedError) Error() string {
 // Unwrap returns the reason.
 func (e *RefusedError) Unwrap() error { return e.reason }
 
+// Is reports whether target is e's reason, so that errors.Is(err,
+// breaker.ErrOpen) matches on its first step, without unwrapping; the
+// reason's parents (such as [ErrRefused]) still match through Unwrap.
+func (e *RefusedError) Is(target error) bool { return target == e.reason }
+
 // RetryAfter reports the wait that err asks for before the next attempt: the
 // hint of the first error in err's tree (in the order errors.Is walks it:
 // Unwrap() error and Unwrap() []error, depth first) that has a method

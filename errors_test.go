@@ -130,3 +130,32 @@ func TestSentinelsCompareByIdentity(t *testing.T) {
 		t.Error("a refusal matched another sentinel of the same text")
 	}
 }
+
+func TestRefusedErrorIsItsReasonAndUnwrapsToItsParents(t *testing.T) {
+	child := refusal.New("guard: full, queue wait ran out", errTestFull)
+	err := resilience.Refuse(child, "db", -1)
+	// Is answers for the reason alone; the parents match through Unwrap.
+	if !err.Is(child) || err.Is(errTestFull) || err.Is(resilience.ErrRefused) {
+		t.Errorf("Is(reason), Is(parent), Is(ErrRefused) = %v, %v, %v; want true, false, false", err.Is(child), err.Is(errTestFull), err.Is(resilience.ErrRefused))
+	}
+	for _, target := range []error{child, errTestFull, resilience.ErrRefused} {
+		if !errors.Is(err, target) {
+			t.Errorf("errors.Is(refusal, %q) = false, want true", target)
+		}
+	}
+	if errors.Is(resilience.Refuse(errTestFull, "db", -1), child) {
+		t.Error("a refusal for a parent sentinel matches its child")
+	}
+}
+
+// BenchmarkErrorsIsReason is the check a caller makes of a refusal:
+// errors.Is against the guard's sentinel.
+func BenchmarkErrorsIsReason(b *testing.B) {
+	var err error = resilience.Refuse(errTestFull, "db", time.Second)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !errors.Is(err, errTestFull) {
+			b.Fatal("no match")
+		}
+	}
+}
