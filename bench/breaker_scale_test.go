@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -120,97 +119,6 @@ func BenchmarkBreakerKeyed(b *testing.B) {
 	})
 }
 
-// kind is one kind of call in a paired benchmark.
-type kind struct {
-	name string
-	call func() error
-}
-
-// paired makes the calls of kinds in turns, in batches of batch calls,
-// from the benchmark's goroutine or (parallel) from GOMAXPROCS goroutines
-// that start each batch together, and reports each kind's median ns per
-// call over the batches (for parallel batches: the batch's time over all
-// the calls of its goroutines, as RunParallel's ns/op) and the ratio of
-// the first kind's median to each other's. On a loaded machine, where
-// sequential sub-benchmarks of one row swing by ±50%, kinds measured in
-// turns see the same load, and their ratio holds steady. The goroutines
-// live for the whole benchmark, so that starting a batch costs a channel
-// send, not a goroutine.
-func paired(b *testing.B, parallel bool, batch int, kinds []kind) {
-	runBatch := func(k kind) error {
-		for range batch {
-			if err := k.call(); err != nil {
-				return fmt.Errorf("%s: %w", k.name, err)
-			}
-		}
-		return nil
-	}
-	run := func(k kind) float64 {
-		start := time.Now()
-		if err := runBatch(k); err != nil {
-			b.Fatal(err)
-		}
-		return float64(time.Since(start)) / float64(batch)
-	}
-	if parallel {
-		procs := runtime.GOMAXPROCS(0)
-		starts := make([]chan kind, procs)
-		done := make(chan error, procs)
-		for i := range starts {
-			starts[i] = make(chan kind)
-			go func() {
-				for k := range starts[i] {
-					done <- runBatch(k)
-				}
-			}()
-		}
-		defer func() {
-			for _, c := range starts {
-				close(c)
-			}
-		}()
-		run = func(k kind) float64 {
-			start := time.Now()
-			for _, c := range starts {
-				c <- k
-			}
-			var failed error
-			for range starts {
-				if err := <-done; err != nil {
-					failed = err
-				}
-			}
-			took := time.Since(start)
-			if failed != nil {
-				b.Fatal(failed)
-			}
-			return float64(took) / float64(batch*procs)
-		}
-	}
-	for _, k := range kinds {
-		run(k) // warm up: a breaker under contention grows its shards here
-	}
-	times := make([][]float64, len(kinds))
-	b.ReportAllocs()
-	n := 0
-	for b.Loop() {
-		for j := range kinds {
-			i := (n + j) % len(kinds)
-			times[i] = append(times[i], run(kinds[i]))
-		}
-		n++
-	}
-	medians := make([]float64, len(kinds))
-	for i, ts := range times {
-		slices.Sort(ts)
-		medians[i] = ts[len(ts)/2]
-		b.ReportMetric(medians[i], kinds[i].name+"-ns/call")
-	}
-	for i := 1; i < len(kinds); i++ {
-		b.ReportMetric(medians[0]/medians[i], kinds[0].name+"/"+kinds[i].name)
-	}
-}
-
 // BenchmarkBreakerPaired is the closed path (Do through the breaker, the
 // op succeeds) and an open breaker's refusal, ours and gobreaker's made in
 // turns (see paired), serially and in parallel: the ratios of the issue's
@@ -229,7 +137,7 @@ func BenchmarkBreakerPaired(b *testing.B) {
 			oursOp := func(context.Context) (int, error) { return 1, nil }
 			gb := gobreaker.NewCircuitBreaker[int](gobreaker.Settings{Name: "bench"})
 			gbOp := func() (int, error) { return 1, nil }
-			paired(b, parallel, 20000, []kind{
+			paired(b, parallel, pairedSpan, []kind{
 				{"resilience", func() error { _, err := ours.Do(ctx, oursOp); return err }},
 				{"gobreaker", func() error { _, err := gb.Execute(gbOp); return err }},
 			})
@@ -245,7 +153,7 @@ func BenchmarkBreakerPaired(b *testing.B) {
 				_, _ = gb.Execute(func() (int, error) { return 0, errDown })
 			}
 			gbOp := func() (int, error) { return 1, nil }
-			paired(b, parallel, 20000, []kind{
+			paired(b, parallel, pairedSpan, []kind{
 				{"resilience", func() error {
 					if _, err := ours.Do(ctx, oursOp); !errors.Is(err, breaker.ErrOpen) {
 						return fmt.Errorf("got %v, want ErrOpen", err)

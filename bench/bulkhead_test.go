@@ -114,3 +114,37 @@ func benchPolicy(b *testing.B, p resilience.Policy[int]) {
 		}
 	}
 }
+
+// BenchmarkBulkheadPaired is BenchmarkBulkhead's serial and parallel rows
+// (a free slot every time: take it and give it back), ours and
+// x/sync/semaphore's made in turns (see paired): the ratios of the
+// bulkhead's targets.
+func BenchmarkBulkheadPaired(b *testing.B) {
+	ctx := context.Background()
+	for _, parallel := range []bool{false, true} {
+		mode, slots := "serial", 1
+		if parallel {
+			mode, slots = "parallel", 1024 // more than goroutines: nobody waits
+		}
+		b.Run(mode, func(b *testing.B) {
+			bh := bulkhead.New(slots)
+			sem := semaphore.NewWeighted(int64(slots))
+			paired(b, parallel, pairedSpan, []kind{
+				{"resilience", func() error {
+					if err := bh.Acquire(ctx); err != nil {
+						return err
+					}
+					bh.Release()
+					return nil
+				}},
+				{"semaphore", func() error {
+					if err := sem.Acquire(ctx, 1); err != nil {
+						return err
+					}
+					sem.Release(1)
+					return nil
+				}},
+			})
+		})
+	}
+}
