@@ -278,7 +278,9 @@ func KeyedPolicy[T any, K comparable](k *Keyed[K], key func(ctx context.Context)
 }
 
 // through runs the rest of the chain through breaker b, as the closure of
-// Policy does.
+// Policy does. Policy keeps its own copy of this code rather than calling
+// through: the call would add a fifth to its closed path (180 to 200
+// instructions a Do, measured with cachegrind).
 func through[T any](ctx context.Context, b *Breaker, next resilience.Next[T]) (v T, err error) {
 	w := b.word.Load()
 	if wordState(w) != Closed || b.measure {
