@@ -126,10 +126,26 @@ func keyString[K comparable]() func(K) string {
 // MaxKeys keys, it forgets one first (see [Keyed]). Use the breaker for
 // one call or request (Allow and its Permit, or a Policy): it stays usable
 // after its key is forgotten, but no longer counts for the key.
+//
+// If K is an interface type and key holds a value that is not comparable
+// (a slice, a map, a func), Breaker panics, as a map lookup of such a key
+// does, and the Keyed stays usable for other keys.
 func (k *Keyed[K]) Breaker(key K) *Breaker {
+	b, gone := k.track(key)
+	if gone != nil {
+		k.reportEviction(gone)
+	}
+	return b
+}
+
+// track is Breaker under the Keyed's lock: it returns key's breaker and,
+// if tracking key forgot a breaker that was not closed, that one. The
+// lock is released by a defer, since looking an uncomparable key up
+// panics while it is held.
+func (k *Keyed[K]) track(key K) (b, gone *Breaker) {
 	k.mu.Lock()
+	defer k.mu.Unlock()
 	e := k.index.Get(key)
-	var gone *Breaker // a breaker forgotten while not closed, to report
 	if e == nil {
 		if k.index.Len() >= k.maxKeys {
 			gone = k.evictLocked()
@@ -139,11 +155,7 @@ func (k *Keyed[K]) Breaker(key K) *Breaker {
 		k.index.Add(key, e)
 	}
 	k.listFor(&e.Value).PushFront(e)
-	k.mu.Unlock()
-	if gone != nil {
-		k.reportEviction(gone)
-	}
-	return &e.Value
+	return &e.Value, gone
 }
 
 // notClosed reports whether b is open, half-open or forced, as its state

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -198,6 +200,35 @@ func TestKeyedNaNKeysShareOneBreaker(t *testing.T) {
 	k.Breaker(2) // forgets NaN's, the least recently used
 	if k.Breaker(math.NaN()) == nan {
 		t.Fatal("NaN's breaker was not forgotten")
+	}
+}
+
+func TestKeyedUncomparableKeyPanicsAndStaysUsable(t *testing.T) {
+	// An interface key holding a slice cannot be hashed: Breaker panics,
+	// as a map lookup does, and must not leave the Keyed's lock held (a
+	// server that recovers a handler's panic would then hang on every
+	// later key).
+	k := breaker.NewKeyed[any](breaker.WithClock(clock.NewFake()))
+	a := k.Breaker("a")
+	if msg := panicOf(func() { k.Breaker([]int{1}) }); !strings.Contains(msg, "uncomparable") {
+		t.Fatalf("Breaker([]int{1}) panic = %q, want the runtime's uncomparable-key panic", msg)
+	}
+	got := testwait.Returns(t, "Breaker(\"a\") after a panicking key", func() *breaker.Breaker { return k.Breaker("a") })
+	if got != a || k.Len() != 1 {
+		t.Fatalf("after the panic: Breaker(\"a\") is another breaker (%v) or Len() = %d, want the same breaker and 1", got != a, k.Len())
+	}
+	p := breaker.KeyedPolicy[int](k, func(ctx context.Context) any { return ctx.Value(tenantKey{}) })
+	bad := context.WithValue(context.Background(), tenantKey{}, map[string]int{})
+	if msg := panicOf(func() { _, _ = p.Do(bad, func(context.Context) (int, error) { return 1, nil }) }); !strings.Contains(msg, "uncomparable") {
+		t.Fatalf("KeyedPolicy with a map key: panic = %q, want the uncomparable-key panic", msg)
+	}
+	good := context.WithValue(context.Background(), tenantKey{}, "b")
+	err := testwait.Returns(t, "KeyedPolicy after a panicking key", func() error {
+		_, err := p.Do(good, func(context.Context) (int, error) { return 1, nil })
+		return err
+	})
+	if err != nil {
+		t.Fatalf("KeyedPolicy after a panicking key: %v", err)
 	}
 }
 
