@@ -398,7 +398,8 @@ func ExampleRequest() {
 	// /a limited
 }
 
-// RequestHost is the key HostBreaker uses: the request URL's host.
+// RequestHost is the key HostBreaker uses: the request URL's host, in
+// lower case, without the scheme's default port.
 func ExampleRequestHost() {
 	var host string
 	spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
@@ -406,7 +407,11 @@ func ExampleRequestHost() {
 		return nil, errors.New("not sent")
 	})
 	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: spy}}
-	_, _ = client.Get("http://api.example:8443/v1/items")
-	fmt.Println(host)
-	// Output: api.example:8443
+	for _, u := range []string{"http://api.example:8443/v1/items", "https://API.example:443/v1/items"} {
+		_, _ = client.Get(u)
+		fmt.Println(host)
+	}
+	// Output:
+	// api.example:8443
+	// api.example
 }

@@ -75,6 +75,39 @@ func TestHostBreakerCutsOffOnlyTheFailingHost(t *testing.T) {
 	}
 }
 
+// RequestHost says one host one way: in lower case, without the scheme's
+// default port; a port that is not the default stays, and names are not
+// resolved.
+func TestRequestHostIsCanonical(t *testing.T) {
+	got := map[string]string{}
+	spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
+		got[resiliencehttp.Request(ctx).URL.String()] = resiliencehttp.RequestHost(ctx)
+		return next.Call(ctx)
+	})
+	c := &http.Client{Transport: &resiliencehttp.Transport{Base: &hostsTransport{}, Policy: spy}}
+	want := map[string]string{
+		"http://API.Example.com/x":      "api.example.com",
+		"http://api.example.com:80/x":   "api.example.com",
+		"https://api.example.com:443/x": "api.example.com",
+		"https://api.example.com:80/x":  "api.example.com:80",
+		"http://api.example.com:443/x":  "api.example.com:443",
+		"http://api.example.com:8080/x": "api.example.com:8080",
+		"http://[::1]:80/x":             "[::1]",
+		"http://localhost:8080/x":       "localhost:8080",
+		"http://127.0.0.1:8080/x":       "127.0.0.1:8080",
+	}
+	for u := range want {
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatalf("Get(%s) = %v", u, err)
+		}
+		resp.Body.Close()
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RequestHost mismatch (-want +got):\n%s", diff)
+	}
+}
+
 // The layers of Transport.Policy find the request in their context.
 func TestRequestInTheLayersContext(t *testing.T) {
 	var seen *http.Request
