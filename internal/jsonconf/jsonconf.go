@@ -168,7 +168,7 @@ func unmarshalValue(raw json.RawMessage, fv reflect.Value) error {
 				fv.SetFloat(math.Inf(-1))
 				return nil
 			}
-			return fmt.Errorf("a number or \"+Inf\", got %s", raw)
+			return fmt.Errorf("a number, \"+Inf\" or \"-Inf\", got %s", raw)
 		}
 	}
 	return json.Unmarshal(raw, fv.Addr().Interface())

@@ -57,7 +57,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{`{"Wait": "soon"}`, `pkg: sample.Wait: time: invalid duration`},
 		{`{"Bogus": 1}`, `pkg: sample: unknown field "Bogus"`},
 		{`{"Hook": 1}`, `pkg: sample: unknown field "Hook"`},
-		{`{"Rate": "fast"}`, `pkg: sample.Rate: a number or "+Inf"`},
+		{`{"Rate": "fast"}`, `pkg: sample.Rate: a number, "+Inf" or "-Inf"`},
 		{`{"Count": "3"}`, `pkg: sample.Count: json: cannot unmarshal`},
 		{`[1]`, `pkg: sample: a JSON object is expected, got array`},
 	}

@@ -126,7 +126,8 @@ func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 // UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
 // present set c's, absent or null ones leave c's as they are. An unknown
 // field, a duration that is not a Go duration string, or a Rate that is
-// neither a number nor "+Inf", is an error naming the field. It does not
+// neither a number nor "+Inf" ("Inf" and "-Inf" are read too, and
+// Validate then rejects -Inf), is an error naming the field. It does not
 // validate: call [Config.Validate].
 func (c *Config) UnmarshalJSON(data []byte) error {
 	// jsonconf reads field by field, never the whole struct through

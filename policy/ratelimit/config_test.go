@@ -255,7 +255,7 @@ func TestConfigJSONErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"Brust": 8}`, `ratelimit: Config: unknown field "Brust"`},
 		{`{"Clock": "real"}`, `ratelimit: Config: unknown field "Clock"`},
-		{`{"Rate": "fast"}`, `ratelimit: Config.Rate: a number or "+Inf", got "fast"`},
+		{`{"Rate": "fast"}`, `ratelimit: Config.Rate: a number, "+Inf" or "-Inf", got "fast"`},
 		{`{"MaxWait": 100}`, `ratelimit: Config.MaxWait: a duration must be a string such as "250ms" or "off", got 100`},
 		{`{"Burst": 1.5}`, `ratelimit: Config.Burst: json: cannot unmarshal`},
 	}

@@ -94,7 +94,7 @@ func TestConfigJSON(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"Window":30}`: `throttle: Config.Window: a duration must be a string such as "250ms" or "off", got 30`,
 		`{"Random":1}`:  `throttle: Config: unknown field "Random"`,
-		`{"K":"two"}`:   `throttle: Config.K: a number or "+Inf", got "two"`,
+		`{"K":"two"}`:   `throttle: Config.K: a number, "+Inf" or "-Inf", got "two"`,
 	} {
 		var c throttle.Config
 		if err := json.Unmarshal([]byte(in), &c); err == nil || !strings.Contains(err.Error(), want) {
