@@ -139,8 +139,11 @@ func (k *Keyed[K]) SetRate(rate float64) {
 
 // SetBurst sets the burst of every key's bucket, from now on, as
 // [Keyed.SetRate] sets the rate: the buckets of the keys tracked now change
-// as [Limiter.SetBurst] changes one. It panics on a burst
-// [Limiter.SetBurst] refuses.
+// as [Limiter.SetBurst] changes one. Like SetRate, it puts every key back
+// on the Keyed's configuration: a rate or burst set on one key's Limiter
+// since is replaced by the Keyed's (the rate last given to [NewKeyed] or
+// [Keyed.SetRate]). It takes the lock and allocates as SetRate does. It
+// panics on a burst [Limiter.SetBurst] refuses.
 func (k *Keyed[K]) SetBurst(burst int) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

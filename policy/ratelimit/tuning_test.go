@@ -302,6 +302,15 @@ func TestKeyedSetRateSetBurst(t *testing.T) {
 	}()
 }
 
+func TestKeyedSetBurstPutsEveryKeyBackOnTheKeyedsRate(t *testing.T) {
+	k := ratelimit.NewKeyed[string](1, 4, ratelimit.WithClock(clock.NewFake()))
+	k.Limiter("a").SetRate(100) // a's own rate
+	k.SetBurst(5)
+	if l := k.Limiter("a"); l.Rate() != 1 || l.Burst() != 5 {
+		t.Fatalf("key a after Keyed.SetBurst: rate %v, burst %d; want the Keyed's rate 1 and burst 5", l.Rate(), l.Burst())
+	}
+}
+
 // The entry points that allocated nothing still allocate nothing after a
 // change of rate, and Tokens and Cancel allocate nothing.
 func TestZeroAllocsAfterSetRate(t *testing.T) {
