@@ -31,9 +31,10 @@
 //
 // Every event's Type is "kind.what"; the kind is the policy's
 // ([Type.Kind]). Event.Name is the policy's name (its Config.Name) in
-// every event; Event.Key is the key in every event of a keyed guard's
-// (breaker.Keyed, ratelimit.Keyed). The other fields are set as the table says and are zero
-// otherwise. The Polly column is the Polly v8 event a dashboard built on
+// every event; Event.Key is the key in every event of a breaker.Keyed's
+// breakers, and empty in the events of a ratelimit.Keyed's limiters
+// (saying the key would allocate; they carry the Keyed's Name). The other
+// fields are set as the table says and are zero otherwise. The Polly column is the Polly v8 event a dashboard built on
 // Polly's telemetry maps to the same row ("—": Polly has none); the level
 // is the one a [Slog] writes at.
 //

@@ -58,8 +58,9 @@ const defaultMaxKeys = 8192
 // with [NewKeyed]; the zero Keyed is not usable. Finding a key's breaker
 // takes the Keyed's lock (a map lookup and a list move) and, for a new
 // key, allocates its breaker. The breakers share their configuration, so
-// a key holds about 300 bytes, its breaker and its map entry included,
-// plus the key's own bytes.
+// a key holds about 340 bytes, its breaker and its map entry included,
+// plus the key's own bytes (and a breaker's grown shards, if its key's
+// calls collide on it; see [Breaker]).
 type Keyed[K comparable] struct {
 	cfg       *settings
 	maxKeys   int
