@@ -34,37 +34,41 @@ const pairedSpan = 5 * time.Millisecond
 // long one. The goroutines live for the whole benchmark, so that starting
 // a batch costs a channel send, not a goroutine.
 func paired(b *testing.B, parallel bool, span time.Duration, kinds []kind) {
-	batches := make(map[string]int, len(kinds))
-	runBatch := func(k kind) error {
-		for range batches[k.name] {
+	// batch is a kind and the calls in each of its batches.
+	type batch struct {
+		kind
+		n int
+	}
+	runBatch := func(k batch) error {
+		for range k.n {
 			if err := k.call(); err != nil {
 				return fmt.Errorf("%s: %w", k.name, err)
 			}
 		}
 		return nil
 	}
-	for _, k := range kinds {
+	batches := make([]batch, len(kinds))
+	for i, k := range kinds {
 		const probe = 2000
-		batches[k.name] = probe
 		start := time.Now()
-		if err := runBatch(k); err != nil {
+		if err := runBatch(batch{k, probe}); err != nil {
 			b.Fatal(err)
 		}
-		batches[k.name] = max(probe, int(span*probe/max(time.Since(start), 1)))
+		batches[i] = batch{k, max(probe, int(span*probe/max(time.Since(start), 1)))}
 	}
-	run := func(k kind) float64 {
+	run := func(k batch) float64 {
 		start := time.Now()
 		if err := runBatch(k); err != nil {
 			b.Fatal(err)
 		}
-		return float64(time.Since(start)) / float64(batches[k.name])
+		return float64(time.Since(start)) / float64(k.n)
 	}
 	if parallel {
 		procs := runtime.GOMAXPROCS(0)
-		starts := make([]chan kind, procs)
+		starts := make([]chan batch, procs)
 		done := make(chan error, procs)
 		for i := range starts {
-			starts[i] = make(chan kind)
+			starts[i] = make(chan batch)
 			go func() {
 				for k := range starts[i] {
 					done <- runBatch(k)
@@ -76,7 +80,7 @@ func paired(b *testing.B, parallel bool, span time.Duration, kinds []kind) {
 				close(c)
 			}
 		}()
-		run = func(k kind) float64 {
+		run = func(k batch) float64 {
 			start := time.Now()
 			for _, c := range starts {
 				c <- k
@@ -91,10 +95,10 @@ func paired(b *testing.B, parallel bool, span time.Duration, kinds []kind) {
 			if failed != nil {
 				b.Fatal(failed)
 			}
-			return float64(took) / float64(batches[k.name]*procs)
+			return float64(took) / float64(k.n*procs)
 		}
 	}
-	for _, k := range kinds {
+	for _, k := range batches {
 		run(k) // warm up: a breaker under contention grows its shards here
 	}
 	times := make([][]float64, len(kinds))
@@ -103,7 +107,7 @@ func paired(b *testing.B, parallel bool, span time.Duration, kinds []kind) {
 	for b.Loop() {
 		for j := range kinds {
 			i := (n + j) % len(kinds)
-			times[i] = append(times[i], run(kinds[i]))
+			times[i] = append(times[i], run(batches[i]))
 		}
 		n++
 	}
