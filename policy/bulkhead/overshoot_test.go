@@ -83,6 +83,21 @@ func TestOvershootGivesBackItsUnit(t *testing.T) {
 	wantCounts(t, b, 2, 0)
 }
 
+// overshootOneQueued sets up the schedules below, in a synctest bubble:
+// New(1, WithMaxQueue(1)) with its slot held, a caller overshooting, and
+// another caller queued (it found the count at the limit, the unit
+// counted). It returns the bulkhead and the queued caller's result.
+func overshootOneQueued(t *testing.T) (*Bulkhead, <-chan error) {
+	t.Helper()
+	b := New(1, WithMaxQueue(1))
+	_ = b.TryAcquire()
+	overshoot(t, b)
+	done := make(chan error, 1)
+	go func() { done <- b.Acquire(context.Background()) }()
+	synctest.Wait()
+	return b, done
+}
+
 // The race that loses a slot if the unit is merely given back: while the
 // caller overshoots, another caller finds the count at the limit (the
 // overshooting unit counted) and joins the queue, and the one slot held is
@@ -91,12 +106,7 @@ func TestOvershootGivesBackItsUnit(t *testing.T) {
 // must hand that slot to the head of the queue.
 func TestOvershootUndoHandsTheFreedSlotToTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := New(1, WithMaxQueue(1))
-		_ = b.TryAcquire()
-		overshoot(t, b)
-		done := make(chan error, 1)
-		go func() { done <- b.Acquire(context.Background()) }()
-		synctest.Wait()
+		b, done := overshootOneQueued(t)
 		wantCounts(t, b, 2, 1) // the slot held and our unit; one queued
 		b.Release()
 		synctest.Wait()
@@ -118,12 +128,7 @@ func TestOvershootUndoHandsTheFreedSlotToTheQueue(t *testing.T) {
 // passing the queued caller, which waited for ever.)
 func TestOvershootUndoAfterSetLimitHandsOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := New(1, WithMaxQueue(1))
-		_ = b.TryAcquire()
-		overshoot(t, b)
-		done := make(chan error, 1)
-		go func() { done <- b.Acquire(context.Background()) }()
-		synctest.Wait()
+		b, done := overshootOneQueued(t)
 		b.SetLimit(2) // units 2, limit 2: no free slot counted
 		synctest.Wait()
 		if b.overshot() {
