@@ -171,7 +171,9 @@ func TestDoneOutcomes(t *testing.T) {
 }
 
 // recorder is an Algorithm that records the windows it sees and keeps the
-// limit as it is, or returns what next says.
+// limit as it is, or returns what next says. (It records an Algorithm's
+// windows, not telemetry events: internal/eventlog's Recorder is no use
+// here.)
 type recorder struct {
 	windows []adaptive.Window
 	next    func(limit float64, w adaptive.Window) float64

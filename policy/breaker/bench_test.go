@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -38,7 +39,12 @@ func BenchmarkClosedAllow(b *testing.B) {
 }
 
 func BenchmarkClosedPolicy(b *testing.B) {
-	p := breaker.Policy[int](breaker.New())
+	benchSuccesses(b, breaker.Policy[int](breaker.New()))
+}
+
+// benchSuccesses runs calls that succeed through p, one goroutine
+// ("serial") and then many ("parallel").
+func benchSuccesses(b *testing.B, p resilience.Policy[int]) {
 	op := func(context.Context) (int, error) { return 1, nil }
 	ctx := context.Background()
 	b.Run("serial", func(b *testing.B) {
@@ -103,27 +109,7 @@ func BenchmarkOpenAllow(b *testing.B) {
 // BenchmarkClosedPolicyObserved is BenchmarkClosedPolicy with a counting
 // observer: a success emits no event, so it costs the same.
 func BenchmarkClosedPolicyObserved(b *testing.B) {
-	p := breaker.Policy[int](breaker.New(breaker.WithObserver(new(telemetry.Counter))))
-	op := func(context.Context) (int, error) { return 1, nil }
-	ctx := context.Background()
-	b.Run("serial", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := p.Do(ctx, op); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		b.ReportAllocs()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := p.Do(ctx, op); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	})
+	benchSuccesses(b, breaker.Policy[int](breaker.New(breaker.WithObserver(new(telemetry.Counter)))))
 }
 
 // BenchmarkOpenAllowSerial is a refusal by an open breaker, serial,

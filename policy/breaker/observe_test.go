@@ -11,40 +11,21 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/internal/eventlog"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// recorder is an observer that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []telemetry.Event
-}
-
-func (r *recorder) Observe(e telemetry.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-// take returns the events recorded since the last take.
-func (r *recorder) take() []telemetry.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e := r.events
-	r.events = nil
-	return e
-}
-
-func wantEvents(t *testing.T, r *recorder, want ...telemetry.Event) {
+// wantEvents checks the events r recorded since the last check.
+func wantEvents(t *testing.T, r *eventlog.Recorder, want ...telemetry.Event) {
 	t.Helper()
-	if diff := cmp.Diff(want, r.take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, r.Take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("events mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestObserverEvents(t *testing.T) {
-	r := new(recorder)
+	r := new(eventlog.Recorder)
 	b, f := newFake(breaker.WithName("db"), breaker.WithThreshold(2), breaker.WithCooldown(time.Minute),
 		breaker.WithObserver(r))
 	p := breaker.Policy[int](b)

@@ -512,13 +512,68 @@ func TestPolicyNilPanics(t *testing.T) {
 	bulkhead.Policy[int](nil)
 }
 
+// peakMeter counts the calls running at once and keeps the largest count
+// seen. Safe for concurrent use.
+type peakMeter struct{ running, peak atomic.Int64 }
+
+func (m *peakMeter) enter() {
+	n := m.running.Add(1)
+	for p := m.peak.Load(); n > p && !m.peak.CompareAndSwap(p, n); p = m.peak.Load() {
+	}
+}
+
+func (m *peakMeter) leave() { m.running.Add(-1) }
+
+// holder returns a func that holds a slot of b briefly (others get to run)
+// and releases it, counting it in m while held.
+func holder(b *bulkhead.Bulkhead, m *peakMeter) func() {
+	return func() {
+		m.enter()
+		runtime.Gosched()
+		m.leave()
+		b.Release()
+	}
+}
+
+// spin calls f(0), f(1), ... on a goroutine of g until stop is closed.
+func spin(g *sync.WaitGroup, stop <-chan struct{}, f func(i int)) {
+	g.Go(func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			f(i)
+		}
+	})
+}
+
+// queueWorkers starts workers goroutines in wg that each Acquire a slot of
+// b (no deadline: they queue) and hold it, rounds times; a refusal fails
+// the test.
+func queueWorkers(t *testing.T, wg *sync.WaitGroup, b *bulkhead.Bulkhead, workers, rounds int, hold func()) {
+	for range workers {
+		wg.Go(func() {
+			for range rounds {
+				if err := b.Acquire(context.Background()); err != nil {
+					t.Errorf("Acquire = %v, want a slot (the queue holds every worker)", err)
+					return
+				}
+				hold()
+			}
+		})
+	}
+}
+
 // TestStress runs many goroutines through one bulkhead with random
 // cancellations, under -race, and checks that no more than max calls ever
 // run at once and that every slot comes back.
 func TestStress(t *testing.T) {
 	const max, queue, workers, rounds = 3, 8, 16, 300
 	b := bulkhead.New(max, bulkhead.WithMaxQueue(queue))
-	var running, peak, admitted, refused, cancelled atomic.Int64
+	var m peakMeter
+	var admitted, refused, cancelled atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -541,14 +596,12 @@ func TestStress(t *testing.T) {
 				switch {
 				case err == nil:
 					admitted.Add(1)
-					n := running.Add(1)
-					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-					}
+					m.enter()
 					if q := b.Queued(); q > queue {
 						t.Errorf("Queued() = %d > %d", q, queue)
 					}
 					runtime.Gosched() // hold the slot a while: others queue
-					running.Add(-1)
+					m.leave()
 					b.Release()
 				case errors.Is(err, bulkhead.ErrFull):
 					refused.Add(1)
@@ -562,7 +615,7 @@ func TestStress(t *testing.T) {
 		})
 	}
 	waitAll(t, &wg, "the stress workers")
-	if p := peak.Load(); p > max {
+	if p := m.peak.Load(); p > max {
 		t.Fatalf("peak concurrency %d > %d", p, max)
 	}
 	checkCounts(t, b, counts{0, 0})
@@ -570,7 +623,7 @@ func TestStress(t *testing.T) {
 		t.Fatalf("%d outcomes for %d calls", total, workers*rounds)
 	}
 	t.Logf("admitted %d, refused %d, cancelled %d, peak %d",
-		admitted.Load(), refused.Load(), cancelled.Load(), peak.Load())
+		admitted.Load(), refused.Load(), cancelled.Load(), m.peak.Load())
 }
 
 // TestStressOvershoot aims at the fast path's one race: a caller that finds
@@ -585,56 +638,33 @@ func TestStress(t *testing.T) {
 func TestStressOvershoot(t *testing.T) {
 	const max, workers, rounds = 2, 8, 1000
 	b := bulkhead.New(max, bulkhead.WithMaxQueue(workers))
-	var running, peak, tried, refusedTries atomic.Int64
-	hold := func() {
-		n := running.Add(1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-		}
-		runtime.Gosched()
-		running.Add(-1)
-		b.Release()
-	}
+	var m peakMeter
+	var tried, refusedTries atomic.Int64
+	hold := holder(b, &m)
 	stop := make(chan struct{})
 	var spinners, wg sync.WaitGroup
 	for range 2 {
-		spinners.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				tried.Add(1)
-				if b.TryAcquire() {
-					hold()
-				} else {
-					refusedTries.Add(1)
-				}
-				if i%16 == 0 {
-					runtime.Gosched() // let the workers run: spinning alone, the test takes seconds
-				}
-			}
-		})
-	}
-	for range workers {
-		wg.Go(func() {
-			for range rounds {
-				if err := b.Acquire(context.Background()); err != nil {
-					t.Errorf("Acquire = %v, want a slot (the queue holds every worker)", err)
-					return
-				}
+		spin(&spinners, stop, func(i int) {
+			tried.Add(1)
+			if b.TryAcquire() {
 				hold()
+			} else {
+				refusedTries.Add(1)
+			}
+			if i%16 == 0 {
+				runtime.Gosched() // let the workers run: spinning alone, the test takes seconds
 			}
 		})
 	}
+	queueWorkers(t, &wg, b, workers, rounds, hold)
 	waitAll(t, &wg, "the workers (a slot given back while they waited reached none of them)")
 	close(stop)
 	waitAll(t, &spinners, "the TryAcquire spinners")
-	if p := peak.Load(); p > max {
+	if p := m.peak.Load(); p > max {
 		t.Fatalf("peak concurrency %d > %d", p, max)
 	}
 	checkCounts(t, b, counts{0, 0})
-	t.Logf("%d TryAcquire calls, %d refused; peak %d", tried.Load(), refusedTries.Load(), peak.Load())
+	t.Logf("%d TryAcquire calls, %d refused; peak %d", tried.Load(), refusedTries.Load(), m.peak.Load())
 }
 
 // TestStressSetLimit changes the limit while workers queue, TryAcquire
@@ -646,55 +676,24 @@ func TestStressSetLimit(t *testing.T) {
 	const workers, rounds = 8, 300
 	limits := []int{1, 3, 2, 4, 1}
 	b := bulkhead.New(2, bulkhead.WithMaxQueue(workers))
-	var running, peak atomic.Int64
-	hold := func() {
-		n := running.Add(1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
-		}
-		runtime.Gosched()
-		running.Add(-1)
-		b.Release()
-	}
+	var m peakMeter
+	hold := holder(b, &m)
 	stop := make(chan struct{})
 	var others, wg sync.WaitGroup
-	others.Go(func() {
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			b.SetLimit(limits[i%len(limits)])
-			runtime.Gosched()
+	spin(&others, stop, func(i int) {
+		b.SetLimit(limits[i%len(limits)])
+		runtime.Gosched()
+	})
+	spin(&others, stop, func(int) {
+		if b.TryAcquire() {
+			hold()
 		}
 	})
-	others.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if b.TryAcquire() {
-				hold()
-			}
-		}
-	})
-	for range workers {
-		wg.Go(func() {
-			for range rounds {
-				if err := b.Acquire(context.Background()); err != nil {
-					t.Errorf("Acquire = %v, want a slot (the queue holds every worker)", err)
-					return
-				}
-				hold()
-			}
-		})
-	}
+	queueWorkers(t, &wg, b, workers, rounds, hold)
 	waitAll(t, &wg, "the workers (a slot was lost across SetLimit)")
 	close(stop)
 	waitAll(t, &others, "the SetLimit and TryAcquire goroutines")
-	if p := peak.Load(); p > 4 {
+	if p := m.peak.Load(); p > 4 {
 		t.Fatalf("peak concurrency %d > 4, the largest limit set", p)
 	}
 	checkCounts(t, b, counts{0, 0})

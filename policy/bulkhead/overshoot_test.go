@@ -22,6 +22,39 @@ func overshoot(t *testing.T, b *Bulkhead) {
 
 func counts(b *Bulkhead) [2]int { return [2]int{b.InFlight(), b.Queued()} }
 
+// wantCounts checks b's InFlight and Queued.
+func wantCounts(t *testing.T, b *Bulkhead, inFlight, queued int) {
+	t.Helper()
+	if got, want := counts(b), [2]int{inFlight, queued}; got != want {
+		t.Fatalf("InFlight, Queued = %v, want %v", got, want)
+	}
+}
+
+// waiting checks that the caller whose result done gets has not returned;
+// format says what it means if it has, with a %v for the error.
+func waiting(t *testing.T, done <-chan error, format string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		t.Fatalf(format, err)
+	default:
+	}
+}
+
+// admitted checks that the caller whose result done gets, who, has
+// returned with a slot; unready says what it means if it has not.
+func admitted(t *testing.T, done <-chan error, who, unready string) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v", who, err)
+		}
+	default:
+		t.Fatal(unready)
+	}
+}
+
 // The slot held is released while the caller overshoots, with nobody
 // queued: the caller's unit is a free slot by the time it looks, and it
 // keeps it.
@@ -33,13 +66,9 @@ func TestOvershootKeepsASlotFreedMeanwhile(t *testing.T) {
 	if !b.overshot() {
 		t.Fatal("refused although the slot was released before it looked")
 	}
-	if got := counts(b); got != [2]int{1, 0} {
-		t.Fatalf("InFlight, Queued = %v, want [1 0]", got)
-	}
+	wantCounts(t, b, 1, 0)
 	b.Release()
-	if got := counts(b); got != [2]int{0, 0} {
-		t.Fatalf("InFlight, Queued = %v, want [0 0]", got)
-	}
+	wantCounts(t, b, 0, 0)
 }
 
 // Nothing is released: the caller gives its unit back and is refused; the
@@ -51,9 +80,22 @@ func TestOvershootGivesBackItsUnit(t *testing.T) {
 	if b.overshot() {
 		t.Fatal("admitted beyond the limit")
 	}
-	if got := counts(b); got != [2]int{2, 0} {
-		t.Fatalf("InFlight, Queued = %v, want [2 0]", got)
-	}
+	wantCounts(t, b, 2, 0)
+}
+
+// overshootOneQueued sets up the schedules below, in a synctest bubble:
+// New(1, WithMaxQueue(1)) with its slot held, a caller overshooting, and
+// another caller queued (it found the count at the limit, the unit
+// counted). It returns the bulkhead and the queued caller's result.
+func overshootOneQueued(t *testing.T) (*Bulkhead, <-chan error) {
+	t.Helper()
+	b := New(1, WithMaxQueue(1))
+	_ = b.TryAcquire()
+	overshoot(t, b)
+	done := make(chan error, 1)
+	go func() { done <- b.Acquire(context.Background()) }()
+	synctest.Wait()
+	return b, done
 }
 
 // The race that loses a slot if the unit is merely given back: while the
@@ -64,37 +106,17 @@ func TestOvershootGivesBackItsUnit(t *testing.T) {
 // must hand that slot to the head of the queue.
 func TestOvershootUndoHandsTheFreedSlotToTheQueue(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := New(1, WithMaxQueue(1))
-		_ = b.TryAcquire()
-		overshoot(t, b)
-		done := make(chan error, 1)
-		go func() { done <- b.Acquire(context.Background()) }()
-		synctest.Wait()
-		if got := counts(b); got != [2]int{2, 1} { // the slot held and our unit; one queued
-			t.Fatalf("InFlight, Queued = %v, want [2 1]", got)
-		}
+		b, done := overshootOneQueued(t)
+		wantCounts(t, b, 2, 1) // the slot held and our unit; one queued
 		b.Release()
 		synctest.Wait()
-		select {
-		case err := <-done:
-			t.Fatalf("the queued caller returned %v while the overshooting unit was counted", err)
-		default:
-		}
+		waiting(t, done, "the queued caller returned %v while the overshooting unit was counted")
 		if b.overshot() {
 			t.Fatal("the overshooting caller kept a unit while a caller was queued")
 		}
 		synctest.Wait()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("the queued caller: %v", err)
-			}
-		default:
-			t.Fatal("the freed slot stayed free while a caller waited for it")
-		}
-		if got := counts(b); got != [2]int{1, 0} {
-			t.Fatalf("InFlight, Queued = %v, want [1 0]", got)
-		}
+		admitted(t, done, "the queued caller", "the freed slot stayed free while a caller waited for it")
+		wantCounts(t, b, 1, 0)
 		b.Release()
 	})
 }
@@ -106,29 +128,15 @@ func TestOvershootUndoHandsTheFreedSlotToTheQueue(t *testing.T) {
 // passing the queued caller, which waited for ever.)
 func TestOvershootUndoAfterSetLimitHandsOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := New(1, WithMaxQueue(1))
-		_ = b.TryAcquire()
-		overshoot(t, b)
-		done := make(chan error, 1)
-		go func() { done <- b.Acquire(context.Background()) }()
-		synctest.Wait()
+		b, done := overshootOneQueued(t)
 		b.SetLimit(2) // units 2, limit 2: no free slot counted
 		synctest.Wait()
 		if b.overshot() {
 			t.Fatal("the overshooting caller kept a unit while a caller was queued")
 		}
 		synctest.Wait()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("the queued caller: %v", err)
-			}
-		default:
-			t.Fatal("the slot SetLimit added stayed free while a caller waited for it")
-		}
-		if got := counts(b); got != [2]int{2, 0} {
-			t.Fatalf("InFlight, Queued = %v, want [2 0]", got)
-		}
+		admitted(t, done, "the queued caller", "the slot SetLimit added stayed free while a caller waited for it")
+		wantCounts(t, b, 2, 0)
 	})
 }
 
@@ -142,9 +150,7 @@ func TestAcquireOvershootKeepsASlotFreedMeanwhile(t *testing.T) {
 	if err := b.acquireSlow(context.Background()); err != nil {
 		t.Fatalf("acquireSlow = %v, want the slot released meanwhile", err)
 	}
-	if got := counts(b); got != [2]int{1, 0} {
-		t.Fatalf("InFlight, Queued = %v, want [1 0]", got)
-	}
+	wantCounts(t, b, 1, 0)
 }
 
 // A caller is queued, and the last slot is released while Acquire's unit
@@ -161,38 +167,19 @@ func TestAcquireOvershootJoinsBehindAndHandsOn(t *testing.T) {
 		overshoot(t, b)
 		b.Release() // the unit counted: no free slot seen
 		synctest.Wait()
-		select {
-		case err := <-first:
-			t.Fatalf("the first caller returned %v while the unit was counted", err)
-		default:
-		}
+		waiting(t, first, "the first caller returned %v while the unit was counted")
 		second := make(chan error, 1)
 		go func() { second <- b.acquireSlow(context.Background()) }()
 		synctest.Wait()
-		select {
-		case err := <-first:
-			if err != nil {
-				t.Fatalf("the first caller: %v", err)
-			}
-		default:
-			t.Fatal("the freed slot did not reach the caller queued first")
-		}
-		select {
-		case err := <-second:
-			t.Fatalf("the overshooting caller returned %v ahead of its turn", err)
-		default:
-		}
-		if got := counts(b); got != [2]int{1, 1} {
-			t.Fatalf("InFlight, Queued = %v, want [1 1]", got)
-		}
+		admitted(t, first, "the first caller", "the freed slot did not reach the caller queued first")
+		waiting(t, second, "the overshooting caller returned %v ahead of its turn")
+		wantCounts(t, b, 1, 1)
 		b.Release()
 		synctest.Wait()
 		if err := <-second; err != nil {
 			t.Fatalf("the overshooting caller, at its turn: %v", err)
 		}
 		b.Release()
-		if got := counts(b); got != [2]int{0, 0} {
-			t.Fatalf("InFlight, Queued = %v, want [0 0]", got)
-		}
+		wantCounts(t, b, 0, 0)
 	})
 }

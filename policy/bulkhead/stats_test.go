@@ -3,7 +3,6 @@ package bulkhead_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,37 +11,22 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/eventlog"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// recorder is an observer that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []telemetry.Event
-}
-
-func (r *recorder) Observe(e telemetry.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-// wantEvents checks the events recorded since the last call.
-func (r *recorder) wantEvents(t *testing.T, want ...telemetry.Event) {
+// wantEvents checks the events r recorded since the last check.
+func wantEvents(t *testing.T, r *eventlog.Recorder, want ...telemetry.Event) {
 	t.Helper()
-	r.mu.Lock()
-	got := r.events
-	r.events = nil
-	r.mu.Unlock()
-	if diff := cmp.Diff(want, got, cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, r.Take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("events mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestObserverEvents(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		r := new(recorder)
+		r := new(eventlog.Recorder)
 		fake := clock.NewFake()
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Second),
 			bulkhead.WithClock(fake), bulkhead.WithName("db"), bulkhead.WithObserver(r))
@@ -54,7 +38,7 @@ func TestObserverEvents(t *testing.T) {
 		if err := b.Acquire(t.Context()); err != nil {
 			t.Fatalf("Acquire = %v", err)
 		}
-		r.wantEvents(t)
+		wantEvents(t, r)
 
 		// Queued, then refused at MaxWait: the wait is the time queued.
 		w := acquire(t.Context(), b)
@@ -63,7 +47,7 @@ func TestObserverEvents(t *testing.T) {
 		if err := <-w; !errors.Is(err, bulkhead.ErrQueueTimeout) {
 			t.Fatalf("queued Acquire = %v, want ErrQueueTimeout", err)
 		}
-		r.wantEvents(t, rejected(bulkhead.ErrQueueTimeout, time.Second))
+		wantEvents(t, r, rejected(bulkhead.ErrQueueTimeout, time.Second))
 
 		// Queued, then handed a slot after 300ms; meanwhile a caller finds
 		// the queue full, and TryAcquire is refused: both at once, no wait.
@@ -75,13 +59,13 @@ func TestObserverEvents(t *testing.T) {
 		if b.TryAcquire() {
 			t.Fatal("TryAcquire = true with every slot taken")
 		}
-		r.wantEvents(t, rejected(bulkhead.ErrFull, 0), rejected(bulkhead.ErrFull, 0))
+		wantEvents(t, r, rejected(bulkhead.ErrFull, 0), rejected(bulkhead.ErrFull, 0))
 		b.Release()
 		synctest.Wait()
 		if err := <-w; err != nil {
 			t.Fatalf("queued Acquire = %v, want a slot", err)
 		}
-		r.wantEvents(t, telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Name: "db", Wait: 300 * time.Millisecond})
+		wantEvents(t, r, telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Name: "db", Wait: 300 * time.Millisecond})
 
 		// A caller whose ctx ends in the queue is not refused.
 		ctx, cancel := context.WithCancel(t.Context())
@@ -90,7 +74,7 @@ func TestObserverEvents(t *testing.T) {
 		if err := <-w; !errors.Is(err, context.Canceled) {
 			t.Fatalf("cancelled Acquire = %v", err)
 		}
-		r.wantEvents(t)
+		wantEvents(t, r)
 		b.Release()
 
 		if diff := cmp.Diff(bulkhead.Stats{Limit: 1, Rejected: 3}, b.Stats()); diff != "" {
@@ -101,7 +85,7 @@ func TestObserverEvents(t *testing.T) {
 
 // Without a queue, refusals are counted (and reported) too.
 func TestRejectedWithoutQueue(t *testing.T) {
-	r := new(recorder)
+	r := new(eventlog.Recorder)
 	b := bulkhead.New(1, bulkhead.WithObserver(r))
 	_ = b.Acquire(t.Context())
 	for range 3 {
@@ -110,7 +94,7 @@ func TestRejectedWithoutQueue(t *testing.T) {
 		}
 	}
 	ev := telemetry.Event{Type: telemetry.BulkheadRejected, Err: bulkhead.ErrFull}
-	r.wantEvents(t, ev, ev, ev)
+	wantEvents(t, r, ev, ev, ev)
 	if got := b.Stats().Rejected; got != 3 {
 		t.Errorf("Stats().Rejected = %d, want 3", got)
 	}

@@ -10,31 +10,11 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/eventlog"
 	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
-
-// recorder keeps every event it observes; the policy may call it from
-// several goroutines.
-type recorder struct {
-	mu     sync.Mutex
-	events []telemetry.Event
-}
-
-func (r *recorder) Observe(e telemetry.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-func (r *recorder) take() []telemetry.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e := r.events
-	r.events = nil
-	return e
-}
 
 func launched(attempt int, elapsed time.Duration) telemetry.Event {
 	return telemetry.Event{Type: telemetry.HedgeLaunched, Name: "quotes", Attempt: attempt, Elapsed: elapsed}
@@ -73,10 +53,10 @@ func TestObserverEvents(t *testing.T) {
 			[]telemetry.Event{launched(2, 50*ms), won(1, 80*ms)}},
 	} {
 		testwait.Bubble(t, func(t *testing.T) {
-			r := new(recorder)
+			r := new(eventlog.Recorder)
 			opts := append([]hedge.Option[int]{hedge.WithName("quotes"), hedge.WithObserver(r)}, tc.opts...)
 			_, _ = hedge.New(50*ms, opts...).Do(context.Background(), newLog(tc.steps...).op)
-			if diff := cmp.Diff(tc.want, r.take()); diff != "" {
+			if diff := cmp.Diff(tc.want, r.Take()); diff != "" {
 				t.Errorf("%s: events mismatch (-want +got):\n%s", tc.name, diff)
 			}
 		})
@@ -102,23 +82,23 @@ func TestWithConfigSetsNameAndObserver(t *testing.T) {
 	steps := []step{{d: time.Second, v: 1}, {d: 100 * ms, v: 2}}
 	for _, tc := range []struct {
 		name string
-		opts func(r *recorder) []hedge.Option[int]
+		opts func(r *eventlog.Recorder) []hedge.Option[int]
 		want []telemetry.Event
 	}{
-		{"from Config", func(r *recorder) []hedge.Option[int] {
+		{"from Config", func(r *eventlog.Recorder) []hedge.Option[int] {
 			return []hedge.Option[int]{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r})}
 		}, []telemetry.Event{launched(2, 50*ms), won(2, 150*ms), cancelled(1)}},
-		{"Config{} keeps earlier options", func(r *recorder) []hedge.Option[int] {
+		{"Config{} keeps earlier options", func(r *eventlog.Recorder) []hedge.Option[int] {
 			return []hedge.Option[int]{hedge.WithName("quotes"), hedge.WithObserver(r), hedge.WithConfig(hedge.Config[int]{MaxHedges: 1})}
 		}, []telemetry.Event{launched(2, 50*ms), won(2, 150*ms), cancelled(1)}},
-		{"a later option overrides Config", func(r *recorder) []hedge.Option[int] {
+		{"a later option overrides Config", func(r *eventlog.Recorder) []hedge.Option[int] {
 			return []hedge.Option[int]{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r}), hedge.WithObserver(nil)}
 		}, nil},
 	} {
 		testwait.Bubble(t, func(t *testing.T) {
-			r := new(recorder)
+			r := new(eventlog.Recorder)
 			_, _ = hedge.New(50*ms, tc.opts(r)...).Do(context.Background(), newLog(steps...).op)
-			if diff := cmp.Diff(tc.want, r.take()); diff != "" {
+			if diff := cmp.Diff(tc.want, r.Take()); diff != "" {
 				t.Errorf("%s: events mismatch (-want +got):\n%s", tc.name, diff)
 			}
 		})
@@ -140,7 +120,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 	} {
 		clk := clock.NewFake()
 		entered, release := make(chan struct{}), make(chan struct{})
-		r := new(recorder)
+		r := new(eventlog.Recorder)
 		obs := telemetry.ObserverFunc(func(e telemetry.Event) {
 			if e.Type == telemetry.HedgeLaunched {
 				close(entered)
@@ -176,7 +156,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 		done := make(chan []telemetry.Event, 1)
 		go func() {
 			_, _ = p.Do(context.Background(), attempt)
-			done <- r.take() // as Do returns
+			done <- r.Take() // as Do returns
 		}()
 		testwait.BlockUntil(t, clk, 1)
 		go clk.Advance(50 * ms) // fires the timer, which blocks in the observer

@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,37 +11,22 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/eventlog"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// recorder is an observer that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []telemetry.Event
-}
-
-func (r *recorder) Observe(e telemetry.Event) {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	r.mu.Unlock()
-}
-
-// wantEvents checks the events recorded since the last call.
-func (r *recorder) wantEvents(t *testing.T, want ...telemetry.Event) {
+// wantEvents checks the events r recorded since the last check.
+func wantEvents(t *testing.T, r *eventlog.Recorder, want ...telemetry.Event) {
 	t.Helper()
-	r.mu.Lock()
-	got := r.events
-	r.events = nil
-	r.mu.Unlock()
-	if diff := cmp.Diff(want, got, cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, r.Take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("events mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestObserverEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := new(recorder)
+		r := new(eventlog.Recorder)
 		fake := clock.NewFake()
 		l := ratelimit.New(ratelimit.Every(100*time.Millisecond), 1, ratelimit.WithClock(fake),
 			ratelimit.WithName("api"), ratelimit.WithMaxWait(150*time.Millisecond), ratelimit.WithObserver(r))
@@ -54,30 +38,30 @@ func TestObserverEvents(t *testing.T) {
 		if !l.Allow() {
 			t.Fatal("first Allow = false")
 		}
-		r.wantEvents(t) // admitted at once: nothing
+		wantEvents(t, r) // admitted at once: nothing
 		if l.Allow() || l.AllowN(1) {
 			t.Fatal("Allow with an empty bucket = true")
 		}
-		r.wantEvents(t, rejected(0), rejected(0))
+		wantEvents(t, r, rejected(0), rejected(0))
 
 		// Wait for the token 100ms away: ratelimit.waited, after the wait.
 		done := make(chan error, 1)
 		go func() { done <- l.Wait(ctx) }()
 		synctest.Wait()
-		r.wantEvents(t)
+		wantEvents(t, r)
 		fake.Advance(100 * time.Millisecond)
 		synctest.Wait()
 		if err := <-done; err != nil {
 			t.Fatalf("Wait = %v", err)
 		}
-		r.wantEvents(t, telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: 100 * time.Millisecond})
+		wantEvents(t, r, telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: 100 * time.Millisecond})
 
 		// Two tokens owed: 200ms is beyond MaxWait, so refused with the hint.
 		_ = l.Reserve() // owes the next token
 		if err := l.Wait(ctx); !errors.Is(err, ratelimit.ErrLimited) {
 			t.Fatalf("Wait beyond MaxWait = %v, want ErrLimited", err)
 		}
-		r.wantEvents(t, rejected(200*time.Millisecond))
+		wantEvents(t, r, rejected(200*time.Millisecond))
 
 		if got := l.Stats().Rejected; got != 3 {
 			t.Errorf("Stats().Rejected = %d, want 3", got)

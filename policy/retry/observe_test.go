@@ -11,31 +11,21 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/internal/eventlog"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// recorder is an observer that keeps every event (the policy calls it on
-// the caller's goroutine: these tests make one call at a time).
-type recorder struct{ events []telemetry.Event }
-
-func (r *recorder) Observe(e telemetry.Event) { r.events = append(r.events, e) }
-
-func (r *recorder) take() []telemetry.Event {
-	e := r.events
-	r.events = nil
-	return e
-}
-
-func wantEvents(t *testing.T, r *recorder, want ...telemetry.Event) {
+// wantEvents checks the events r recorded since the last check.
+func wantEvents(t *testing.T, r *eventlog.Recorder, want ...telemetry.Event) {
 	t.Helper()
-	if diff := cmp.Diff(want, r.take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, r.Take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("events mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestObserverEvents(t *testing.T) {
-	r := new(recorder)
+	r := new(eventlog.Recorder)
 	p := retry.New[int](retry.WithName("prices"), retry.WithClock(newSleeper()), retry.WithObserver(r),
 		retry.WithBackoff(backoff.Linear(time.Second, time.Second, time.Minute)))
 	if got := p.String(); got != "retry(prices)" {
@@ -108,7 +98,7 @@ func TestObserverGaveUpReasons(t *testing.T) {
 		{"canceled", canceled, nil, fails(3, errBoom), 1, context.Canceled},
 		{"deadline ahead", deadlineCtx{bg, time.Unix(0, 0)}, nil, fails(3, errBoom), 1, context.DeadlineExceeded},
 	} {
-		r := new(recorder)
+		r := new(eventlog.Recorder)
 		opts := append([]retry.Option{retry.WithClock(newSleeper()), retry.WithObserver(r)}, tc.opts...)
 		op := (&script{errs: tc.errs}).op
 		if tc.ctx == canceled {
@@ -119,7 +109,7 @@ func TestObserverGaveUpReasons(t *testing.T) {
 		if !errors.As(err, &re) {
 			t.Fatalf("%s: err = %v, want a *retry.Error", tc.name, err)
 		}
-		events := r.take()
+		events := r.Take()
 		last := events[len(events)-1]
 		want := telemetry.Event{Type: telemetry.RetryGaveUp, Attempt: tc.attempts, Err: tc.want}
 		if diff := cmp.Diff(want, last, cmpopts.EquateErrors()); diff != "" || last.Err != re.Reason {

@@ -3,7 +3,6 @@ package timeout_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,33 +11,15 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/eventlog"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// recorder is an observer that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []telemetry.Event
-}
-
-func (r *recorder) Observe(e telemetry.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-}
-
-func (r *recorder) take() []telemetry.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	e := r.events
-	r.events = nil
-	return e
-}
-
-func wantEvents(t *testing.T, what string, r *recorder, want ...telemetry.Event) {
+// wantEvents checks the events r recorded since the last check.
+func wantEvents(t *testing.T, what string, r *eventlog.Recorder, want ...telemetry.Event) {
 	t.Helper()
-	if diff := cmp.Diff(want, r.take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, r.Take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("%s: events mismatch (-want +got):\n%s", what, diff)
 	}
 }
@@ -66,7 +47,7 @@ func TestObserverEvents(t *testing.T) {
 		{"abandon, op honours expiry", true, false, func(*stubborn) func(context.Context) (int, error) { return (&waitDone{}).op }, []telemetry.Event{expired}},
 	} {
 		synctest.Test(t, func(t *testing.T) {
-			r := new(recorder)
+			r := new(eventlog.Recorder)
 			p := timeout.New[int](time.Second, timeout.WithName("quotes"), timeout.WithObserver(r), timeout.WithAbandon(tc.abandon))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -80,7 +61,7 @@ func TestObserverEvents(t *testing.T) {
 				// the policy sees its result first or returns while it is
 				// still on its way (and so abandons it) is the scheduler's
 				// pick. Either way the expiry is said, once, first.
-				got := r.take()
+				got := r.Take()
 				if diff := cmp.Diff(tc.want, got[:min(len(got), 1)], cmpopts.EquateErrors()); diff != "" || len(got) > 2 || (len(got) == 2 && got[1] != abandoned) {
 					t.Errorf("%s: events %v, want [expired] or [expired abandoned]", tc.name, got)
 				}
@@ -100,7 +81,7 @@ func TestObserverEvents(t *testing.T) {
 // returns, and nothing more when the op returns later.
 func TestObserverAbandonFakeClock(t *testing.T) {
 	clk := clock.NewFake()
-	r := new(recorder)
+	r := new(eventlog.Recorder)
 	s := newStubborn()
 	done := make(chan error)
 	go func() {
@@ -159,12 +140,12 @@ func TestObserverNotInJSON(t *testing.T) {
 // them.
 func TestWithConfigKeepsObserver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := new(recorder)
+		r := new(eventlog.Recorder)
 		p := timeout.New[int](time.Second, timeout.WithObserver(r), timeout.WithName("a"),
 			timeout.WithConfig(timeout.Config{Duration: 2 * time.Second}))
 		_, _ = p.Do(context.Background(), (&waitDone{}).op)
 		wantEvents(t, "merged", r, telemetry.Event{Type: telemetry.TimeoutExpired, Name: "a", Elapsed: 2 * time.Second})
-		r2 := new(recorder)
+		r2 := new(eventlog.Recorder)
 		p = timeout.New[int](time.Second, timeout.WithObserver(r), timeout.WithConfig(timeout.Config{Name: "b", Observer: r2}))
 		_, _ = p.Do(context.Background(), (&waitDone{}).op)
 		wantEvents(t, "replaced: old observer", r)
