@@ -1,19 +1,13 @@
 package resilienceprom_test
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/policy/breaker"
-	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -23,59 +17,19 @@ type downError struct{}
 
 func (downError) Error() string { return "dependency down" }
 
-// fakeGuard is a guard whose snapshot is set by the test: a bulkhead or a
-// rate limiter, whose events and Stats are not built yet.
-type fakeGuard struct{ s telemetry.Snapshot }
-
-func (g fakeGuard) Snapshot() telemetry.Snapshot { return g.s }
-
-// outage runs a pipeline (measure > retry > measure-attempt > breaker)
-// through an outage on a fake clock: two healthy calls, a call whose two
-// attempts fail and trip the breaker, a call the open breaker refuses,
-// then, after the cooldown, a trial that closes it and one more success.
-// The registry also holds a fake bulkhead and rate limiter.
+// outage runs exporttest.Outage on a Collector with opts: a pipeline
+// (measure > retry > measure-attempt > breaker) through an outage on a fake
+// clock: two healthy calls, a call whose two attempts fail and trip the
+// breaker, a call the open breaker refuses, then, after the cooldown, a
+// trial that closes it and one more success. The registry also holds a
+// fake bulkhead and rate limiter.
 func outage(t *testing.T, opts ...resilienceprom.Option) *resilienceprom.Collector {
 	t.Helper()
 	clk := clock.NewFake()
 	reg := telemetry.NewRegistry()
 	c := resilienceprom.New(append([]resilienceprom.Option{resilienceprom.WithRegistry(reg), resilienceprom.WithClock(clk)}, opts...)...)
-	b := breaker.New(breaker.WithName("prices"), breaker.WithThreshold(2), breaker.WithCooldown(10*time.Second),
-		breaker.WithClock(clk), breaker.WithObserver(c))
 	layers := resilienceprom.Measure[string](c, "prices", 2)
-	p := resilience.Then(
-		layers.Call,
-		retry.New[string](retry.WithName("prices"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)),
-			retry.WithMaxWait(time.Second), retry.WithClock(clk), retry.WithObserver(c)),
-		layers.Attempt,
-		breaker.Policy[string](b),
-	)
-	for _, g := range []telemetry.Guard{
-		b,
-		fakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 5,
-			Bulkhead: telemetry.BulkheadStats{Limit: 8, InFlight: 3, Queued: 2}}},
-		fakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Refused: 7,
-			Limiter: telemetry.LimiterStats{Rate: 100, Burst: 20, Tokens: -1.5}}},
-	} {
-		if err := reg.Register(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-	healthy := func(ctx context.Context) (string, error) { clk.Advance(10 * time.Millisecond); return "ok", nil }
-	failing := func(ctx context.Context) (string, error) { clk.Advance(20 * time.Millisecond); return "", downError{} }
-	call := func(op resilience.Op[string], wantErr error) {
-		t.Helper()
-		_, err := p.Do(context.Background(), op)
-		if (wantErr == nil) != (err == nil) || (wantErr != nil && !errors.Is(err, wantErr)) {
-			t.Fatalf("call: err = %v, want %v", err, wantErr)
-		}
-	}
-	call(healthy, nil)
-	call(healthy, nil)
-	call(failing, downError{})     // two attempts fail: the breaker opens
-	call(healthy, breaker.ErrOpen) // refused; the hint (10s) exceeds MaxWait: no retry
-	clk.Advance(10 * time.Second)  // the cooldown ends
-	call(healthy, nil)             // the trial succeeds: closed
-	call(healthy, nil)             // counted in the new closed state
+	exporttest.Outage(t, clk, reg, c, layers.Call, layers.Attempt, downError{})
 	return c
 }
 
