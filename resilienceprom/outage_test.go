@@ -33,9 +33,14 @@ func outage(t *testing.T, opts ...resilienceprom.Option) *resilienceprom.Collect
 	return c
 }
 
+// outageBuckets are the bucket bounds of the scripted outage's
+// histograms in TestScriptedOutage.
+var outageBuckets = []float64{0.005, 0.025, 0.1}
+
 // wantOutage is the exposition the scripted outage must produce, with
-// buckets 0.005, 0.025 and 0.1.
-const wantOutage = `
+// buckets outageBuckets: calls of 10ms, a failing call of two attempts of
+// 20ms, a refusal at once, and a retry's wait of 0.
+var wantOutage = `
 # HELP resilience_calls_total Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.
 # TYPE resilience_calls_total counter
 resilience_calls_total{name="prices",outcome="failure",policy="breaker"} 2
@@ -56,59 +61,22 @@ resilience_events_total{event="retry.gave_up",name="prices",policy="retry"} 2
 resilience_events_total{event="retry.waiting",name="prices",policy="retry"} 1
 # HELP resilience_call_duration_seconds Duration of calls through a Measure layer, retries and waits included.
 # TYPE resilience_call_duration_seconds histogram
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="0.005"} 0
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="0.025"} 4
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="0.1"} 4
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="+Inf"} 4
-resilience_call_duration_seconds_sum{name="prices",outcome="success"} 0.04
-resilience_call_duration_seconds_count{name="prices",outcome="success"} 4
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="0.005"} 0
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="0.025"} 0
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="0.1"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="+Inf"} 1
-resilience_call_duration_seconds_sum{name="prices",outcome="failure"} 0.04
-resilience_call_duration_seconds_count{name="prices",outcome="failure"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="0.005"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="0.025"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="0.1"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="+Inf"} 1
-resilience_call_duration_seconds_sum{name="prices",outcome="rejected"} 0
-resilience_call_duration_seconds_count{name="prices",outcome="rejected"} 1
-# HELP resilience_attempt_duration_seconds Duration of each attempt of a call, by attempt number.
+` +
+	histogram("resilience_call_duration_seconds", `name="prices",outcome="success"`, outageBuckets, 0.01, 0.01, 0.01, 0.01) +
+	histogram("resilience_call_duration_seconds", `name="prices",outcome="failure"`, outageBuckets, 0.04) +
+	histogram("resilience_call_duration_seconds", `name="prices",outcome="rejected"`, outageBuckets, 0) +
+	`# HELP resilience_attempt_duration_seconds Duration of each attempt of a call, by attempt number.
 # TYPE resilience_attempt_duration_seconds histogram
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="0.005"} 0
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="0.025"} 4
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="0.1"} 4
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="+Inf"} 4
-resilience_attempt_duration_seconds_sum{attempt="1",name="prices",outcome="success"} 0.04
-resilience_attempt_duration_seconds_count{attempt="1",name="prices",outcome="success"} 4
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="0.005"} 0
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="0.025"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="0.1"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="+Inf"} 1
-resilience_attempt_duration_seconds_sum{attempt="1",name="prices",outcome="failure"} 0.02
-resilience_attempt_duration_seconds_count{attempt="1",name="prices",outcome="failure"} 1
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="0.005"} 0
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="0.025"} 1
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="0.1"} 1
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="+Inf"} 1
-resilience_attempt_duration_seconds_sum{attempt="2",name="prices",outcome="failure"} 0.02
-resilience_attempt_duration_seconds_count{attempt="2",name="prices",outcome="failure"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="0.005"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="0.025"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="0.1"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="+Inf"} 1
-resilience_attempt_duration_seconds_sum{attempt="1",name="prices",outcome="rejected"} 0
-resilience_attempt_duration_seconds_count{attempt="1",name="prices",outcome="rejected"} 1
-# HELP resilience_wait_duration_seconds Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.
+` +
+	histogram("resilience_attempt_duration_seconds", `attempt="1",name="prices",outcome="success"`, outageBuckets, 0.01, 0.01, 0.01, 0.01) +
+	histogram("resilience_attempt_duration_seconds", `attempt="1",name="prices",outcome="failure"`, outageBuckets, 0.02) +
+	histogram("resilience_attempt_duration_seconds", `attempt="2",name="prices",outcome="failure"`, outageBuckets, 0.02) +
+	histogram("resilience_attempt_duration_seconds", `attempt="1",name="prices",outcome="rejected"`, outageBuckets, 0) +
+	`# HELP resilience_wait_duration_seconds Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.
 # TYPE resilience_wait_duration_seconds histogram
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="0.005"} 1
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="0.025"} 1
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="0.1"} 1
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="+Inf"} 1
-resilience_wait_duration_seconds_sum{event="retry.waiting",name="prices",policy="retry"} 0
-resilience_wait_duration_seconds_count{event="retry.waiting",name="prices",policy="retry"} 1
-# HELP resilience_guard_refused_total Calls a registered guard has refused since it was made, from its snapshot.
+` +
+	histogram("resilience_wait_duration_seconds", `event="retry.waiting",name="prices",policy="retry"`, outageBuckets, 0) +
+	`# HELP resilience_guard_refused_total Calls a registered guard has refused since it was made, from its snapshot.
 # TYPE resilience_guard_refused_total counter
 resilience_guard_refused_total{name="prices",policy="breaker"} 1
 resilience_guard_refused_total{name="db",policy="bulkhead"} 5
@@ -171,7 +139,7 @@ resilience_rate_limiter_tokens{name="api"} -1.5
 // TestScriptedOutage: after the scripted outage, the Collector's
 // exposition is exactly wantOutage: every metric, label and value.
 func TestScriptedOutage(t *testing.T) {
-	c := outage(t, resilienceprom.WithBuckets(0.005, 0.025, 0.1))
+	c := outage(t, resilienceprom.WithBuckets(outageBuckets...))
 	if err := testutil.CollectAndCompare(c, strings.NewReader(wantOutage)); err != nil {
 		t.Error(err)
 	}
