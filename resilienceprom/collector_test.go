@@ -27,8 +27,9 @@ import (
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// allTypes is every event type of package telemetry's table, with the
-// fields that table gives it; see exporttest.AllTypes.
+// allTypes is every event type of package telemetry's table but
+// breaker.evicted, with the fields that table gives it; see
+// exporttest.AllTypes.
 var allTypes = exporttest.AllTypes(downError{})
 
 // TestEveryEventType observes one event of every type in the telemetry
