@@ -1,12 +1,9 @@
 package resilienceotel_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
-	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -14,28 +11,13 @@ import (
 // registry), a success through a closed breaker allocates nothing.
 func TestClosedPathAllocs(t *testing.T) {
 	_, p := exported(t)
-	ctx := context.Background()
-	if n := testing.AllocsPerRun(1000, func() {
-		if _, err := p.Do(ctx, okOp); err != nil {
-			t.Fatal(err)
-		}
-	}); n != 0 {
-		t.Errorf("closed path with the exporter attached: %v allocs per call, want 0", n)
-	}
+	exporttest.ClosedPathAllocs(t, p)
 }
 
 // TestObserveAllocs: counting an event of a series seen before, a
-// refusal or a wait (recorded), allocates nothing.
+// refusal, a wait (recorded) or a transition, allocates nothing.
 func TestObserveAllocs(t *testing.T) {
 	m, _ := exported(t)
-	for _, e := range []telemetry.Event{
-		{Type: telemetry.BreakerRefused, Name: "b", Err: resilience.Refuse(breaker.ErrOpen, "b", time.Second), Wait: time.Second},
-		{Type: telemetry.RetryWaiting, Name: "r", Attempt: 1, Err: downError{}, Wait: 100 * time.Millisecond},
-		{Type: telemetry.BreakerOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen},
-	} {
-		m.Observe(e) // the series' first event makes it
-		if n := testing.AllocsPerRun(1000, func() { m.Observe(e) }); n != 0 {
-			t.Errorf("Observe(%s): %v allocs, want 0", e.Type, n)
-		}
-	}
+	exporttest.ObserveAllocs(t, m, exporttest.Refused(), exporttest.Waiting(downError{}),
+		telemetry.Event{Type: telemetry.BreakerOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen})
 }

@@ -2,20 +2,18 @@ package resilienceotel_test
 
 import (
 	"context"
-	"slices"
 	"testing"
-	"time"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // exported returns a Metrics on an SDK provider, with a registry holding
-// b, and b's policy observed by it.
+// a breaker "b", and b's policy observed by it.
 func exported(tb testing.TB) (*resilienceotel.Metrics, resilience.Policy[int]) {
 	tb.Helper()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
@@ -25,37 +23,16 @@ func exported(tb testing.TB) (*resilienceotel.Metrics, resilience.Policy[int]) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := breaker.New(breaker.WithName("b"), breaker.WithObserver(m))
-	if err := reg.Register(b); err != nil {
-		tb.Fatal(err)
-	}
-	return m, breaker.Policy[int](b)
+	return m, exporttest.Breaker(tb, m, reg)
 }
-
-func okOp(context.Context) (int, error) { return 1, nil }
 
 // BenchmarkBreakerClosed is a success through a closed breaker: bare, and
 // with the exporter attached (the Metrics as its observer, the breaker in
 // the Metrics' registry). A success emits no event, so the exporter costs
 // nothing on this path.
 func BenchmarkBreakerClosed(b *testing.B) {
-	ctx := context.Background()
-	for _, c := range []struct {
-		name string
-		p    resilience.Policy[int]
-	}{
-		{"bare", breaker.Policy[int](breaker.New(breaker.WithName("b")))},
-		{"exported", func() resilience.Policy[int] { _, p := exported(b); return p }()},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.p.Do(ctx, okOp); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	_, p := exported(b)
+	exporttest.BenchBreakerClosed(b, p)
 }
 
 // BenchmarkObserve is one event counted by the Metrics: a refusal (an
@@ -63,20 +40,7 @@ func BenchmarkBreakerClosed(b *testing.B) {
 // resilience.wait.duration).
 func BenchmarkObserve(b *testing.B) {
 	m, _ := exported(b)
-	for _, c := range []struct {
-		name string
-		e    telemetry.Event
-	}{
-		{"refused", telemetry.Event{Type: telemetry.BreakerRefused, Name: "b", Err: resilience.Refuse(breaker.ErrOpen, "b", time.Second), Wait: time.Second}},
-		{"waiting", telemetry.Event{Type: telemetry.RetryWaiting, Name: "r", Attempt: 1, Err: downError{}, Wait: 100 * time.Millisecond}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				m.Observe(c.e)
-			}
-		})
-	}
+	exporttest.BenchObserve(b, m, downError{})
 }
 
 // BenchmarkMeasure is a success through the breaker between a Measure's
@@ -85,14 +49,7 @@ func BenchmarkObserve(b *testing.B) {
 func BenchmarkMeasure(b *testing.B) {
 	m, p := exported(b)
 	l := resilienceotel.Measure[int](m, "b", 3)
-	p = resilience.Then(l.Call, p, l.Attempt)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := p.Do(ctx, okOp); err != nil {
-			b.Fatal(err)
-		}
-	}
+	exporttest.BenchDo(b, resilience.Then(l.Call, p, l.Attempt))
 }
 
 // BenchmarkBreakerClosedPaired makes successes through a closed breaker,
@@ -101,38 +58,6 @@ func BenchmarkMeasure(b *testing.B) {
 // (exported/bare): on a loaded machine, where sequential sub-benchmarks
 // swing, the pairs see the same load.
 func BenchmarkBreakerClosedPaired(b *testing.B) {
-	const block = 256
-	bare := breaker.Policy[int](breaker.New(breaker.WithName("b")))
-	_, exp := exported(b)
-	ctx := context.Background()
-	run := func(p resilience.Policy[int]) float64 {
-		start := time.Now()
-		for range block {
-			if _, err := p.Do(ctx, okOp); err != nil {
-				b.Fatal(err)
-			}
-		}
-		return float64(time.Since(start)) / block
-	}
-	const keep = 4096 // the last pairs, allocated before the loop
-	bareNs, expNs, ratios := make([]float64, 0, keep), make([]float64, 0, keep), make([]float64, 0, keep)
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		x, y := run(bare), run(exp)
-		if i < keep {
-			bareNs, expNs, ratios = append(bareNs, x), append(expNs, y), append(ratios, y/x)
-		} else {
-			bareNs[i%keep], expNs[i%keep], ratios[i%keep] = x, y, y/x
-		}
-	}
-	b.ReportMetric(median(bareNs), "bare-ns/call")
-	b.ReportMetric(median(expNs), "exported-ns/call")
-	b.ReportMetric(median(ratios), "exported/bare")
-	b.ReportMetric(0, "ns/op") // per block pair: not a call's cost
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
+	_, p := exported(b)
+	exporttest.BenchBreakerClosedPaired(b, p)
 }

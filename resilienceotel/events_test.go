@@ -1,44 +1,21 @@
 package resilienceotel_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
-	"github.com/f0b5b96b/resilience/policy/ratelimit"
-	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/telemetry"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
-// allTypes is every event type of package telemetry's table, with the
-// fields that table gives it, as the policies that do not emit yet
-// (timeout, hedge, bulkhead, rate limiter, fallback) will.
-var allTypes = []telemetry.Event{
-	{Type: telemetry.BreakerOpened, From: telemetry.StateClosed, To: telemetry.StateOpen, Wait: 30 * time.Second},
-	{Type: telemetry.BreakerHalfOpened, From: telemetry.StateOpen, To: telemetry.StateHalfOpen},
-	{Type: telemetry.BreakerClosed, From: telemetry.StateHalfOpen, To: telemetry.StateClosed},
-	{Type: telemetry.BreakerRefused, Err: resilience.Refuse(breaker.ErrOpen, "x", time.Second), Wait: time.Second},
-	{Type: telemetry.BreakerFailure},
-	{Type: telemetry.BreakerIgnored, Err: errors.New("ignored")},
-	{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: downError{}},
-	{Type: telemetry.RetryWaiting, Attempt: 1, Err: downError{}, Wait: 200 * time.Millisecond},
-	{Type: telemetry.RetryGaveUp, Attempt: 3, Err: retry.ErrAttempts},
-	{Type: telemetry.TimeoutExpired, Elapsed: time.Second},
-	{Type: telemetry.TimeoutAbandoned, Elapsed: time.Second},
-	{Type: telemetry.HedgeLaunched, Attempt: 2, Elapsed: 50 * time.Millisecond},
-	{Type: telemetry.HedgeWon, Attempt: 2, Elapsed: 60 * time.Millisecond},
-	{Type: telemetry.HedgeLosersCancelled, Attempt: 1},
-	{Type: telemetry.BulkheadQueuedAdmitted, Wait: 30 * time.Millisecond},
-	{Type: telemetry.BulkheadRejected, Err: resilience.Refuse(bulkhead.ErrQueueTimeout, "x", -1), Wait: 100 * time.Millisecond},
-	{Type: telemetry.RateLimitRejected, Err: resilience.Refuse(ratelimit.ErrLimited, "x", 2*time.Second), Wait: 2 * time.Second, Key: "k"},
-	{Type: telemetry.RateLimitWaited, Wait: 10 * time.Millisecond, Key: "k"},
-	{Type: telemetry.FallbackUsed, Err: downError{}},
-}
+// allTypes is every event type of package telemetry's table but
+// breaker.evicted, with the fields that table gives it; see
+// exporttest.AllTypes.
+var allTypes = exporttest.AllTypes(downError{})
 
 // TestEveryEventType observes one event of every type in the telemetry
 // table, each from a policy named "x": each counts in resilience.events

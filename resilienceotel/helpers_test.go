@@ -121,12 +121,6 @@ func repeat(v float64, n int) []float64 {
 	return out
 }
 
-// fakeGuard is a guard whose snapshot is set by the test: a bulkhead or a
-// rate limiter, whose events and Stats are not built yet.
-type fakeGuard struct{ s telemetry.Snapshot }
-
-func (g fakeGuard) Snapshot() telemetry.Snapshot { return g.s }
-
 // Attribute constructors with the documented keys.
 func ptype(v string) attribute.KeyValue   { return attribute.String("resilience.policy.type", v) }
 func pname(v string) attribute.KeyValue   { return attribute.String("resilience.policy.name", v) }

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -68,8 +69,8 @@ func TestInstruments(t *testing.T) {
 		reg := telemetry.NewRegistry()
 		for _, g := range []telemetry.Guard{
 			breaker.New(breaker.WithName("b")),
-			fakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "h"}},
-			fakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "l"}},
+			exporttest.FakeGuard{S: telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "h"}},
+			exporttest.FakeGuard{S: telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "l"}},
 		} {
 			if err := reg.Register(g); err != nil {
 				t.Fatal(err)

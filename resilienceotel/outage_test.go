@@ -1,16 +1,10 @@
 package resilienceotel_test
 
 import (
-	"context"
-	"errors"
 	"testing"
-	"time"
 
-	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/policy/breaker"
-	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -23,11 +17,11 @@ func (downError) Error() string { return "dependency down" }
 
 const downType = "resilienceotel_test.downError"
 
-// TestScriptedOutage runs a pipeline (measure > retry > measure-attempt >
-// breaker) through an outage on a fake clock: two healthy calls, a call
-// whose two attempts fail and trip the breaker, a call the open breaker
-// refuses, then, after the cooldown, a trial that closes it and one more
-// success. Every instrument must hold what that script makes, exactly:
+// TestScriptedOutage runs exporttest.Outage, a pipeline (measure > retry >
+// measure-attempt > breaker) through an outage on a fake clock: two healthy
+// calls, a call whose two attempts fail and trip the breaker, a call the
+// open breaker refuses, then, after the cooldown, a trial that closes it
+// and one more success. Every instrument must hold what that script makes, exactly:
 // counts, attributes, durations and the breaker's gauges, beside fake
 // bulkhead and rate limiter snapshots.
 func TestScriptedOutage(t *testing.T) {
@@ -35,48 +29,8 @@ func TestScriptedOutage(t *testing.T) {
 	reg := telemetry.NewRegistry()
 	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg), resilienceotel.WithClock(clk))
 
-	b := breaker.New(breaker.WithName("prices"), breaker.WithThreshold(2), breaker.WithCooldown(10*time.Second),
-		breaker.WithClock(clk), breaker.WithObserver(m))
 	layers := resilienceotel.Measure[string](m, "prices", 2)
-	p := resilience.Then(
-		layers.Call,
-		retry.New[string](retry.WithName("prices"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)),
-			retry.WithMaxWait(time.Second), retry.WithClock(clk), retry.WithObserver(m)),
-		layers.Attempt,
-		breaker.Policy[string](b),
-	)
-	for _, g := range []telemetry.Guard{
-		b,
-		fakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 5,
-			Bulkhead: telemetry.BulkheadStats{Limit: 8, InFlight: 3, Queued: 2}}},
-		fakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Refused: 7,
-			Limiter: telemetry.LimiterStats{Rate: 100, Burst: 20, Tokens: -1.5}}},
-	} {
-		if err := reg.Register(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	healthy := func(ctx context.Context) (string, error) { clk.Advance(10 * time.Millisecond); return "ok", nil }
-	failing := func(ctx context.Context) (string, error) { clk.Advance(20 * time.Millisecond); return "", downError{} }
-	ctx := context.Background()
-	call := func(op resilience.Op[string], wantErr error) {
-		t.Helper()
-		_, err := p.Do(ctx, op)
-		if (wantErr == nil) != (err == nil) || (wantErr != nil && !errors.Is(err, wantErr)) {
-			t.Fatalf("call: err = %v, want %v", err, wantErr)
-		}
-	}
-	call(healthy, nil)
-	call(healthy, nil)
-	call(failing, downError{})     // two attempts fail: the breaker opens
-	call(healthy, breaker.ErrOpen) // refused; the hint (10s) exceeds MaxWait: no retry
-	clk.Advance(10 * time.Second)  // the cooldown ends
-	call(healthy, nil)             // the trial succeeds: closed
-	call(healthy, nil)             // counted in the new closed state
-	if got := b.State(); got != breaker.Closed {
-		t.Fatalf("breaker state = %v, want closed", got)
-	}
+	exporttest.Outage(t, clk, reg, m, layers.Call, layers.Attempt, downError{})
 
 	got := collect(t, reader)
 	brk, rty := ptype("breaker"), ptype("retry")

@@ -2,7 +2,6 @@ package resilienceprom_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,38 +19,18 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
-	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// allTypes is every event type of package telemetry's table, with the
-// fields that table gives it, as the policies that do not emit yet
-// (timeout, hedge, bulkhead, rate limiter, fallback) will.
-var allTypes = []telemetry.Event{
-	{Type: telemetry.BreakerOpened, From: telemetry.StateClosed, To: telemetry.StateOpen, Wait: 30 * time.Second},
-	{Type: telemetry.BreakerHalfOpened, From: telemetry.StateOpen, To: telemetry.StateHalfOpen},
-	{Type: telemetry.BreakerClosed, From: telemetry.StateHalfOpen, To: telemetry.StateClosed},
-	{Type: telemetry.BreakerRefused, Err: resilience.Refuse(breaker.ErrOpen, "x", time.Second), Wait: time.Second},
-	{Type: telemetry.BreakerFailure},
-	{Type: telemetry.BreakerIgnored, Err: errors.New("ignored")},
-	{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: downError{}},
-	{Type: telemetry.RetryWaiting, Attempt: 1, Err: downError{}, Wait: 200 * time.Millisecond},
-	{Type: telemetry.RetryGaveUp, Attempt: 3, Err: retry.ErrAttempts},
-	{Type: telemetry.TimeoutExpired, Elapsed: time.Second},
-	{Type: telemetry.TimeoutAbandoned, Elapsed: time.Second},
-	{Type: telemetry.HedgeLaunched, Attempt: 2, Elapsed: 50 * time.Millisecond},
-	{Type: telemetry.HedgeWon, Attempt: 2, Elapsed: 60 * time.Millisecond},
-	{Type: telemetry.HedgeLosersCancelled, Attempt: 1},
-	{Type: telemetry.BulkheadQueuedAdmitted, Wait: 30 * time.Millisecond},
-	{Type: telemetry.BulkheadRejected, Err: resilience.Refuse(bulkhead.ErrQueueTimeout, "x", -1), Wait: 100 * time.Millisecond},
-	{Type: telemetry.RateLimitRejected, Err: resilience.Refuse(ratelimit.ErrLimited, "x", 2*time.Second), Wait: 2 * time.Second, Key: "k"},
-	{Type: telemetry.RateLimitWaited, Wait: 10 * time.Millisecond, Key: "k"},
-	{Type: telemetry.FallbackUsed, Err: downError{}},
-}
+// allTypes is every event type of package telemetry's table but
+// breaker.evicted, with the fields that table gives it; see
+// exporttest.AllTypes.
+var allTypes = exporttest.AllTypes(downError{})
 
 // TestEveryEventType observes one event of every type in the telemetry
 // table, from a policy named "x": each counts in resilience_events_total;
@@ -87,27 +66,19 @@ resilience_calls_total{name="x",outcome="rejected",policy="ratelimit"} 1
 resilience_calls_total{name="y",outcome="rejected",policy="bulkhead"} 1
 # HELP resilience_wait_duration_seconds Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.
 # TYPE resilience_wait_duration_seconds histogram
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="x",policy="retry",le="0.05"} 0
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="x",policy="retry",le="0.15"} 0
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="x",policy="retry",le="+Inf"} 1
-resilience_wait_duration_seconds_sum{event="retry.waiting",name="x",policy="retry"} 0.2
-resilience_wait_duration_seconds_count{event="retry.waiting",name="x",policy="retry"} 1
-resilience_wait_duration_seconds_bucket{event="bulkhead.queued_admitted",name="x",policy="bulkhead",le="0.05"} 1
-resilience_wait_duration_seconds_bucket{event="bulkhead.queued_admitted",name="x",policy="bulkhead",le="0.15"} 1
-resilience_wait_duration_seconds_bucket{event="bulkhead.queued_admitted",name="x",policy="bulkhead",le="+Inf"} 1
-resilience_wait_duration_seconds_sum{event="bulkhead.queued_admitted",name="x",policy="bulkhead"} 0.03
-resilience_wait_duration_seconds_count{event="bulkhead.queued_admitted",name="x",policy="bulkhead"} 1
-resilience_wait_duration_seconds_bucket{event="bulkhead.rejected",name="x",policy="bulkhead",le="0.05"} 0
-resilience_wait_duration_seconds_bucket{event="bulkhead.rejected",name="x",policy="bulkhead",le="0.15"} 1
-resilience_wait_duration_seconds_bucket{event="bulkhead.rejected",name="x",policy="bulkhead",le="+Inf"} 1
-resilience_wait_duration_seconds_sum{event="bulkhead.rejected",name="x",policy="bulkhead"} 0.1
-resilience_wait_duration_seconds_count{event="bulkhead.rejected",name="x",policy="bulkhead"} 1
-resilience_wait_duration_seconds_bucket{event="ratelimit.waited",name="x",policy="ratelimit",le="0.05"} 1
-resilience_wait_duration_seconds_bucket{event="ratelimit.waited",name="x",policy="ratelimit",le="0.15"} 1
-resilience_wait_duration_seconds_bucket{event="ratelimit.waited",name="x",policy="ratelimit",le="+Inf"} 1
-resilience_wait_duration_seconds_sum{event="ratelimit.waited",name="x",policy="ratelimit"} 0.01
-resilience_wait_duration_seconds_count{event="ratelimit.waited",name="x",policy="ratelimit"} 1
 `)
+	b := []float64{0.05, 0.15}
+	for _, w := range []struct {
+		event  telemetry.Type
+		values []float64
+	}{
+		{telemetry.RetryWaiting, []float64{0.2}},
+		{telemetry.BulkheadQueuedAdmitted, []float64{0.03}},
+		{telemetry.BulkheadRejected, []float64{0.1}},
+		{telemetry.RateLimitWaited, []float64{0.01}},
+	} {
+		want.WriteString(histogram("resilience_wait_duration_seconds", fmt.Sprintf("event=%q,name=\"x\",policy=%q", w.event, w.event.Kind()), b, w.values...))
+	}
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want.String()),
 		"resilience_events_total", "resilience_calls_total", "resilience_wait_duration_seconds"); err != nil {
 		t.Error(err)
@@ -240,17 +211,8 @@ func TestMeasure(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	_, _ = outer.Call.Do(ctx, func(context.Context) (int, error) { cancel(); return 0, downError{} })
 
-	hist := func(labels string, values ...int) string {
-		var le1 int
-		var sum int
-		for _, v := range values {
-			if v <= 1 {
-				le1++
-			}
-			sum += v
-		}
-		return fmt.Sprintf("%[1]s_bucket{%[2]s,le=\"1\"} %[3]d\n%[1]s_bucket{%[2]s,le=\"+Inf\"} %[4]d\n%[1]s_sum{%[2]s} %[5]d\n%[1]s_count{%[2]s} %[4]d\n",
-			"resilience_attempt_duration_seconds", labels, le1, len(values), sum)
+	hist := func(labels string, values ...float64) string {
+		return histogram("resilience_attempt_duration_seconds", labels, []float64{1}, values...)
 	}
 	want := "# HELP resilience_attempt_duration_seconds Duration of each attempt of a call, by attempt number.\n# TYPE resilience_attempt_duration_seconds histogram\n" +
 		hist(`attempt="1",name="outer",outcome="failure"`, 1) +

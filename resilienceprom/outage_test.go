@@ -1,19 +1,13 @@
 package resilienceprom_test
 
 import (
-	"context"
-	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/policy/breaker"
-	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -23,65 +17,30 @@ type downError struct{}
 
 func (downError) Error() string { return "dependency down" }
 
-// fakeGuard is a guard whose snapshot is set by the test: a bulkhead or a
-// rate limiter, whose events and Stats are not built yet.
-type fakeGuard struct{ s telemetry.Snapshot }
-
-func (g fakeGuard) Snapshot() telemetry.Snapshot { return g.s }
-
-// outage runs a pipeline (measure > retry > measure-attempt > breaker)
-// through an outage on a fake clock: two healthy calls, a call whose two
-// attempts fail and trip the breaker, a call the open breaker refuses,
-// then, after the cooldown, a trial that closes it and one more success.
-// The registry also holds a fake bulkhead and rate limiter.
+// outage runs exporttest.Outage on a Collector with opts: a pipeline
+// (measure > retry > measure-attempt > breaker) through an outage on a fake
+// clock: two healthy calls, a call whose two attempts fail and trip the
+// breaker, a call the open breaker refuses, then, after the cooldown, a
+// trial that closes it and one more success. The registry also holds a
+// fake bulkhead and rate limiter.
 func outage(t *testing.T, opts ...resilienceprom.Option) *resilienceprom.Collector {
 	t.Helper()
 	clk := clock.NewFake()
 	reg := telemetry.NewRegistry()
 	c := resilienceprom.New(append([]resilienceprom.Option{resilienceprom.WithRegistry(reg), resilienceprom.WithClock(clk)}, opts...)...)
-	b := breaker.New(breaker.WithName("prices"), breaker.WithThreshold(2), breaker.WithCooldown(10*time.Second),
-		breaker.WithClock(clk), breaker.WithObserver(c))
 	layers := resilienceprom.Measure[string](c, "prices", 2)
-	p := resilience.Then(
-		layers.Call,
-		retry.New[string](retry.WithName("prices"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)),
-			retry.WithMaxWait(time.Second), retry.WithClock(clk), retry.WithObserver(c)),
-		layers.Attempt,
-		breaker.Policy[string](b),
-	)
-	for _, g := range []telemetry.Guard{
-		b,
-		fakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 5,
-			Bulkhead: telemetry.BulkheadStats{Limit: 8, InFlight: 3, Queued: 2}}},
-		fakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Refused: 7,
-			Limiter: telemetry.LimiterStats{Rate: 100, Burst: 20, Tokens: -1.5}}},
-	} {
-		if err := reg.Register(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-	healthy := func(ctx context.Context) (string, error) { clk.Advance(10 * time.Millisecond); return "ok", nil }
-	failing := func(ctx context.Context) (string, error) { clk.Advance(20 * time.Millisecond); return "", downError{} }
-	call := func(op resilience.Op[string], wantErr error) {
-		t.Helper()
-		_, err := p.Do(context.Background(), op)
-		if (wantErr == nil) != (err == nil) || (wantErr != nil && !errors.Is(err, wantErr)) {
-			t.Fatalf("call: err = %v, want %v", err, wantErr)
-		}
-	}
-	call(healthy, nil)
-	call(healthy, nil)
-	call(failing, downError{})     // two attempts fail: the breaker opens
-	call(healthy, breaker.ErrOpen) // refused; the hint (10s) exceeds MaxWait: no retry
-	clk.Advance(10 * time.Second)  // the cooldown ends
-	call(healthy, nil)             // the trial succeeds: closed
-	call(healthy, nil)             // counted in the new closed state
+	exporttest.Outage(t, clk, reg, c, layers.Call, layers.Attempt, downError{})
 	return c
 }
 
+// outageBuckets are the bucket bounds of the scripted outage's
+// histograms in TestScriptedOutage.
+var outageBuckets = []float64{0.005, 0.025, 0.1}
+
 // wantOutage is the exposition the scripted outage must produce, with
-// buckets 0.005, 0.025 and 0.1.
-const wantOutage = `
+// buckets outageBuckets: calls of 10ms, a failing call of two attempts of
+// 20ms, a refusal at once, and a retry's wait of 0.
+var wantOutage = `
 # HELP resilience_calls_total Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.
 # TYPE resilience_calls_total counter
 resilience_calls_total{name="prices",outcome="failure",policy="breaker"} 2
@@ -102,59 +61,22 @@ resilience_events_total{event="retry.gave_up",name="prices",policy="retry"} 2
 resilience_events_total{event="retry.waiting",name="prices",policy="retry"} 1
 # HELP resilience_call_duration_seconds Duration of calls through a Measure layer, retries and waits included.
 # TYPE resilience_call_duration_seconds histogram
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="0.005"} 0
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="0.025"} 4
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="0.1"} 4
-resilience_call_duration_seconds_bucket{name="prices",outcome="success",le="+Inf"} 4
-resilience_call_duration_seconds_sum{name="prices",outcome="success"} 0.04
-resilience_call_duration_seconds_count{name="prices",outcome="success"} 4
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="0.005"} 0
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="0.025"} 0
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="0.1"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="failure",le="+Inf"} 1
-resilience_call_duration_seconds_sum{name="prices",outcome="failure"} 0.04
-resilience_call_duration_seconds_count{name="prices",outcome="failure"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="0.005"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="0.025"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="0.1"} 1
-resilience_call_duration_seconds_bucket{name="prices",outcome="rejected",le="+Inf"} 1
-resilience_call_duration_seconds_sum{name="prices",outcome="rejected"} 0
-resilience_call_duration_seconds_count{name="prices",outcome="rejected"} 1
-# HELP resilience_attempt_duration_seconds Duration of each attempt of a call, by attempt number.
+` +
+	histogram("resilience_call_duration_seconds", `name="prices",outcome="success"`, outageBuckets, 0.01, 0.01, 0.01, 0.01) +
+	histogram("resilience_call_duration_seconds", `name="prices",outcome="failure"`, outageBuckets, 0.04) +
+	histogram("resilience_call_duration_seconds", `name="prices",outcome="rejected"`, outageBuckets, 0) +
+	`# HELP resilience_attempt_duration_seconds Duration of each attempt of a call, by attempt number.
 # TYPE resilience_attempt_duration_seconds histogram
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="0.005"} 0
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="0.025"} 4
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="0.1"} 4
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="success",le="+Inf"} 4
-resilience_attempt_duration_seconds_sum{attempt="1",name="prices",outcome="success"} 0.04
-resilience_attempt_duration_seconds_count{attempt="1",name="prices",outcome="success"} 4
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="0.005"} 0
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="0.025"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="0.1"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="failure",le="+Inf"} 1
-resilience_attempt_duration_seconds_sum{attempt="1",name="prices",outcome="failure"} 0.02
-resilience_attempt_duration_seconds_count{attempt="1",name="prices",outcome="failure"} 1
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="0.005"} 0
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="0.025"} 1
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="0.1"} 1
-resilience_attempt_duration_seconds_bucket{attempt="2",name="prices",outcome="failure",le="+Inf"} 1
-resilience_attempt_duration_seconds_sum{attempt="2",name="prices",outcome="failure"} 0.02
-resilience_attempt_duration_seconds_count{attempt="2",name="prices",outcome="failure"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="0.005"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="0.025"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="0.1"} 1
-resilience_attempt_duration_seconds_bucket{attempt="1",name="prices",outcome="rejected",le="+Inf"} 1
-resilience_attempt_duration_seconds_sum{attempt="1",name="prices",outcome="rejected"} 0
-resilience_attempt_duration_seconds_count{attempt="1",name="prices",outcome="rejected"} 1
-# HELP resilience_wait_duration_seconds Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.
+` +
+	histogram("resilience_attempt_duration_seconds", `attempt="1",name="prices",outcome="success"`, outageBuckets, 0.01, 0.01, 0.01, 0.01) +
+	histogram("resilience_attempt_duration_seconds", `attempt="1",name="prices",outcome="failure"`, outageBuckets, 0.02) +
+	histogram("resilience_attempt_duration_seconds", `attempt="2",name="prices",outcome="failure"`, outageBuckets, 0.02) +
+	histogram("resilience_attempt_duration_seconds", `attempt="1",name="prices",outcome="rejected"`, outageBuckets, 0) +
+	`# HELP resilience_wait_duration_seconds Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.
 # TYPE resilience_wait_duration_seconds histogram
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="0.005"} 1
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="0.025"} 1
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="0.1"} 1
-resilience_wait_duration_seconds_bucket{event="retry.waiting",name="prices",policy="retry",le="+Inf"} 1
-resilience_wait_duration_seconds_sum{event="retry.waiting",name="prices",policy="retry"} 0
-resilience_wait_duration_seconds_count{event="retry.waiting",name="prices",policy="retry"} 1
-# HELP resilience_guard_refused_total Calls a registered guard has refused since it was made, from its snapshot.
+` +
+	histogram("resilience_wait_duration_seconds", `event="retry.waiting",name="prices",policy="retry"`, outageBuckets, 0) +
+	`# HELP resilience_guard_refused_total Calls a registered guard has refused since it was made, from its snapshot.
 # TYPE resilience_guard_refused_total counter
 resilience_guard_refused_total{name="prices",policy="breaker"} 1
 resilience_guard_refused_total{name="db",policy="bulkhead"} 5
@@ -217,7 +139,7 @@ resilience_rate_limiter_tokens{name="api"} -1.5
 // TestScriptedOutage: after the scripted outage, the Collector's
 // exposition is exactly wantOutage: every metric, label and value.
 func TestScriptedOutage(t *testing.T) {
-	c := outage(t, resilienceprom.WithBuckets(0.005, 0.025, 0.1))
+	c := outage(t, resilienceprom.WithBuckets(outageBuckets...))
 	if err := testutil.CollectAndCompare(c, strings.NewReader(wantOutage)); err != nil {
 		t.Error(err)
 	}
