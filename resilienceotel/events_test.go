@@ -12,9 +12,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
 
-// allTypes is every event type of package telemetry's table but
-// breaker.evicted, with the fields that table gives it; see
-// exporttest.AllTypes.
+// allTypes is every event type of package telemetry's table, with the
+// fields that table gives it; see exporttest.AllTypes.
 var allTypes = exporttest.AllTypes(downError{})
 
 // TestEveryEventType observes one event of every type in the telemetry
@@ -22,7 +21,9 @@ var allTypes = exporttest.AllTypes(downError{})
 // under its kind and name; those that are a call's outcome count in
 // resilience.calls too (breaker failure, ignored and refused; a retry's
 // give-up; a timeout's expiry; a bulkhead's and a rate limiter's
-// rejection), and those with a wait record it.
+// rejection), and those with a wait record it. A breaker.Keyed's
+// breaker.evicted is neither: it counts in resilience.events only, under
+// the breaker kind, without resilience.key (off without WithKeys).
 func TestEveryEventType(t *testing.T) {
 	m, reader := newMetrics(t)
 	for _, e := range allTypes {
@@ -38,6 +39,7 @@ func TestEveryEventType(t *testing.T) {
 		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerRefused), errtype("breaker.open")),
 		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerFailure)),
 		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerIgnored), errtype("*errors.errorString")),
+		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerEvicted)),
 		pt[int64](1, ptype("retry"), x, event(telemetry.RetryAttemptFailed), errtype(downType)),
 		pt[int64](1, ptype("retry"), x, event(telemetry.RetryWaiting), errtype(downType)),
 		pt[int64](1, ptype("retry"), x, event(telemetry.RetryGaveUp), errtype("retry.attempts")),

@@ -27,16 +27,17 @@ import (
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// allTypes is every event type of package telemetry's table but
-// breaker.evicted, with the fields that table gives it; see
-// exporttest.AllTypes.
+// allTypes is every event type of package telemetry's table, with the
+// fields that table gives it; see exporttest.AllTypes.
 var allTypes = exporttest.AllTypes(downError{})
 
 // TestEveryEventType observes one event of every type in the telemetry
 // table, from a policy named "x": each counts in resilience_events_total;
 // those that are a call's outcome count in resilience_calls_total too; those
 // with a wait record it (bulkhead.rejected: time in the queue before the
-// refusal).
+// refusal). A breaker.Keyed's breaker.evicted is neither: it counts in
+// resilience_events_total only, under policy "breaker" (its Key is no
+// label).
 func TestEveryEventType(t *testing.T) {
 	c := resilienceprom.New(resilienceprom.WithBuckets(0.05, 0.15))
 	for _, e := range allTypes {

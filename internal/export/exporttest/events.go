@@ -12,12 +12,13 @@ import (
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// AllTypes returns every event type of package telemetry's table but
-// breaker.evicted (a breaker.Keyed's, which the exporters' tests do not
-// cover yet), with the fields that table gives it, as the policies that
-// do not emit yet (timeout, hedge, bulkhead, rate limiter, fallback) will;
-// down is the dependency's error in the retry and fallback events. The events have no
-// Name: the caller sets it. Each call returns a new slice.
+// AllTypes returns every event type of package telemetry's table, with
+// the fields that table gives it: as the policies emit them (breaker.evicted
+// as a breaker.Keyed does when it forgets the open breaker of key "k"),
+// and as the policies that do not emit yet (timeout, hedge, bulkhead, rate
+// limiter, fallback) will; down is the dependency's error in the retry and
+// fallback events. The events have no Name: the caller sets it. Each call
+// returns a new slice.
 func AllTypes(down error) []telemetry.Event {
 	return []telemetry.Event{
 		{Type: telemetry.BreakerOpened, From: telemetry.StateClosed, To: telemetry.StateOpen, Wait: 30 * time.Second},
@@ -26,6 +27,7 @@ func AllTypes(down error) []telemetry.Event {
 		{Type: telemetry.BreakerRefused, Err: resilience.Refuse(breaker.ErrOpen, "x", time.Second), Wait: time.Second},
 		{Type: telemetry.BreakerFailure},
 		{Type: telemetry.BreakerIgnored, Err: errors.New("ignored")},
+		{Type: telemetry.BreakerEvicted, Key: "k", From: telemetry.StateOpen},
 		{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: down},
 		{Type: telemetry.RetryWaiting, Attempt: 1, Err: down, Wait: 200 * time.Millisecond},
 		{Type: telemetry.RetryGaveUp, Attempt: 3, Err: retry.ErrAttempts},

@@ -12,6 +12,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/export/exporttest"
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -20,10 +21,9 @@ type downError struct{}
 func (downError) Error() string { return "down" }
 
 // TestAllTypes: AllTypes holds each event type that package telemetry
-// declares (read from its source) once, but breaker.evicted, which it
-// does not hold yet; down where the dependency's error goes (the retry's
-// failed attempt and wait, the fallback), and no Name. A type added to
-// package telemetry fails this test until AllTypes has it.
+// declares (read from its source) once; down where the dependency's error
+// goes (the retry's failed attempt and wait, the fallback), and no Name. A
+// type added to package telemetry fails this test until AllTypes has it.
 func TestAllTypes(t *testing.T) {
 	src, err := os.ReadFile("../../../telemetry/event.go")
 	if err != nil {
@@ -31,9 +31,7 @@ func TestAllTypes(t *testing.T) {
 	}
 	var want []string
 	for _, m := range regexp.MustCompile(`(?m)^\t\w+\s+Type = "([^"]+)"`).FindAllSubmatch(src, -1) {
-		if string(m[1]) != string(telemetry.BreakerEvicted) { // not in AllTypes yet: see its doc
-			want = append(want, string(m[1]))
-		}
+		want = append(want, string(m[1]))
 	}
 	if len(want) == 0 {
 		t.Fatal("no event types found in telemetry/event.go")
@@ -56,6 +54,31 @@ func TestAllTypes(t *testing.T) {
 	}
 	if downs != 3 {
 		t.Errorf("%d events carry down, want 3", downs)
+	}
+}
+
+// TestAllTypesEvicted: AllTypes' breaker.evicted is the event a
+// breaker.Keyed emits (but its Name) when it forgets the open breaker of
+// key "k" to make room for a new key.
+func TestAllTypesEvicted(t *testing.T) {
+	var got []telemetry.Event
+	k := breaker.NewKeyed[string](breaker.WithName("x"), breaker.WithMaxKeys(1), breaker.WithThreshold(1),
+		breaker.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
+			if e.Type == telemetry.BreakerEvicted {
+				got = append(got, e)
+			}
+		})))
+	k.Breaker("k").Record(true) // the threshold of 1: it opens
+	k.Breaker("other")          // no closed breaker to forget: "k" goes
+	var want []telemetry.Event
+	for _, e := range exporttest.AllTypes(downError{}) {
+		if e.Type == telemetry.BreakerEvicted {
+			e.Name = "x"
+			want = append(want, e)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("breaker.evicted mismatch (-AllTypes +Keyed):\n%s", diff)
 	}
 }
 
