@@ -6,6 +6,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/internal/export/exporttest"
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -92,7 +93,8 @@ func TestWaitsNotRecorded(t *testing.T) {
 
 // TestKeys: with WithKeys(2), a keyed limiter's first two keys keep their
 // value and the others read "_OTHER", per guard; without it, keys are no
-// attribute.
+// attribute. A breaker.Keyed's events, breaker.evicted among them, carry
+// their key the same way.
 func TestKeys(t *testing.T) {
 	rejected := func(name, k string) telemetry.Event {
 		return telemetry.Event{Type: telemetry.RateLimitWaited, Name: name, Key: k, Wait: time.Millisecond}
@@ -122,5 +124,25 @@ func TestKeys(t *testing.T) {
 		assertData(t, got, "resilience.events", counter(
 			pt[int64](3, ptype("ratelimit"), pname("api"), event(telemetry.RateLimitWaited)),
 		))
+	})
+	t.Run("keyed breaker", func(t *testing.T) {
+		// A breaker.Keyed of one key whose breakers trip on a failure: "a"
+		// fails and opens, "b" evicts it, fails and opens, "c" evicts "b".
+		// With WithKeys(1), "a" keeps its key and "b" reads "_OTHER".
+		m, reader := newMetrics(t, resilienceotel.WithKeys(1))
+		k := breaker.NewKeyed[string](breaker.WithName("hosts"), breaker.WithMaxKeys(1), breaker.WithThreshold(1), breaker.WithObserver(m))
+		k.Breaker("a").Record(true)
+		k.Breaker("b").Record(true)
+		k.Breaker("c")
+		got := collect(t, reader)
+		br, h := ptype("breaker"), pname("hosts")
+		var want []metricdata.DataPoint[int64]
+		for _, v := range []string{"a", "_OTHER"} {
+			want = append(want,
+				pt[int64](1, br, h, event(telemetry.BreakerFailure), key(v)),
+				pt[int64](1, br, h, event(telemetry.BreakerOpened), key(v)),
+				pt[int64](1, br, h, event(telemetry.BreakerEvicted), key(v)))
+		}
+		assertData(t, got, "resilience.events", counter(want...))
 	})
 }
