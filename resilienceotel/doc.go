@@ -81,8 +81,9 @@
 // error's Go type ("*url.Error"), looking through fmt.Errorf's and
 // errors.Join's wrappers and, for a retry.Error, at its last attempt's error.
 // At most 64 distinct values are reported; later ones read "_OTHER".
-// resilience.key is off by default: a keyed limiter's events count under its
-// name; WithKeys(n) turns it on with at most n keys per guard, the later ones
+// resilience.key is off by default: a keyed breaker's events count under its
+// name; WithKeys(n) turns it on (today only a breaker.Keyed's events carry
+// a key: a ratelimit.Keyed's leave it empty) with at most n keys per guard, the later ones
 // reading "_OTHER", so hostile keys cannot grow the series without bound.
 //
 // # Cost

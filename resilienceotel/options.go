@@ -41,7 +41,8 @@ func WithRegistry(r *telemetry.Registry) Option {
 }
 
 // WithKeys turns on the resilience.key attribute (Event.Key: the key of a
-// keyed breaker or limiter) on the events, calls and waits that carry one,
+// breaker.Keyed's breaker; a ratelimit.Keyed's events carry none) on the
+// events, calls and waits that carry one,
 // with at most max distinct keys per guard: the first max keys seen keep
 // their value, later ones are reported as "_OTHER", so hostile keys cannot
 // grow the number of series. Without it (the default), a keyed guard's
