@@ -44,9 +44,10 @@ type Window struct {
 	// until a window has had a successful call.
 	Baseline time.Duration
 	// Successes and Drops count the calls that finished in the window:
-	// those that succeeded, and those that failed (any error but
-	// context.Canceled and refusals of other guards, which are not
-	// counted at all).
+	// those that succeeded, and those that failed. Calls that say
+	// nothing about the dependency are not counted at all: those
+	// cancelled or refused by an inner guard, and those that failed
+	// after their caller's context ended (see [Permit.Done]).
 	Successes, Drops int
 	// MaxInFlight is the most calls in flight at once during the window.
 	MaxInFlight int

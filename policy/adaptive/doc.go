@@ -29,7 +29,11 @@
 // estimates the calls queued at the dependency, limit × (1 − baseline /
 // latency), and keeps them between 3 and 6·log10(limit); [AIMD] adds one
 // per healthy window and multiplies by 0.9 on congestion. Failures count
-// as congestion in all three.
+// as congestion in all three. Calls that say nothing about the dependency
+// are not counted at all, and neither lower nor raise the limit: those
+// whose caller gave up (context.Canceled, or any failure after the
+// context given to [Limiter.Acquire] ended, its deadline included) and
+// those an inner guard refused (resilience.ErrRefused); see [Permit.Done].
 //
 // Guardrails, whatever the algorithm (each answers a failure that users
 // of other limiters reported):

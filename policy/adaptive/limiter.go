@@ -70,6 +70,7 @@ type Limiter struct {
 	winCount    atomic.Int64 // timed successful calls ended
 	winSum      atomic.Int64 // their latencies, ns
 	winDrops    atomic.Int64 // failed calls ended
+	winIgnored  atomic.Int64 // calls ended that are not counted (see Permit.Done)
 	winRejected atomic.Int64
 	winMaxIn    atomic.Int64
 	rejected    atomic.Uint64 // every refusal since New
@@ -206,7 +207,7 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	}
 	for s := l.state.Load(); queuedOf(s) == 0 && heldOf(s) < l.ceiling(limitOf(s), p); s = l.state.Load() {
 		if l.state.CompareAndSwap(s, s+1) {
-			return l.admitted(heldOf(s) + 1), nil
+			return l.admitted(ctx, heldOf(s)+1), nil
 		}
 	}
 	if l.maxQueue == 0 {
@@ -218,23 +219,23 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	return l.acquireSlow(ctx, p)
 }
 
-// admitted returns the permit of a call admitted with held calls in
-// flight, its own included: timed (its start on the clock) or, when the
+// admitted returns the permit of a call of ctx admitted with held calls
+// in flight, its own included: timed (its start on the clock) or, when the
 // calls come fast, maybe not (start -1).
-func (l *Limiter) admitted(held uint64) Permit {
+func (l *Limiter) admitted(ctx context.Context, held uint64) Permit {
 	h := int64(held)
 	for m := l.winMaxIn.Load(); h > m && !l.winMaxIn.CompareAndSwap(m, h); m = l.winMaxIn.Load() {
 	}
 	n := l.winAdmitted.Add(1)
 	if n > sampleFirst && n%l.every.Load() != 0 {
-		return Permit{l: l, start: -1}
+		return Permit{l: l, ctx: ctx, start: -1}
 	}
 	now := l.now()
 	if el := now - l.winStart.Load(); n > sampleFirst && el > 0 {
 		// The window's traffic so far, projected over a whole window.
 		l.every.Store(max(int64(float64(n)*float64(l.window)/float64(el)/sampleFirst), 1))
 	}
-	return Permit{l: l, start: now}
+	return Permit{l: l, ctx: ctx, start: now}
 }
 
 // refuse counts a refusal at now and returns err.

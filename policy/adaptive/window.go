@@ -38,6 +38,7 @@ func (l *Limiter) endLocked(now, start int64) {
 	n := l.winCount.Swap(0)
 	sum := l.winSum.Swap(0)
 	drops := l.winDrops.Swap(0)
+	ignored := l.winIgnored.Swap(0)
 	rejected := l.winRejected.Swap(0)
 	admitted := l.winAdmitted.Swap(0)
 	l.every.Store(max(admitted/sampleFirst, 1))
@@ -60,8 +61,9 @@ func (l *Limiter) endLocked(now, start int64) {
 	}
 	w.Baseline = time.Duration(l.floor.min(now))
 	// Nothing ended for a whole long window while calls were in flight
-	// all along: the dependency is stalled.
-	stalled := ok == 0 && drops == 0 && l.startHeld > 0 && elapsed >= l.maxWindow
+	// all along: the dependency is stalled. Calls that ended uncounted
+	// (cancelled, refused by an inner guard) ended all the same.
+	stalled := ok == 0 && drops == 0 && ignored == 0 && l.startHeld > 0 && elapsed >= l.maxWindow
 
 	cur := l.limit
 	next := l.alg.Next(cur, w)
