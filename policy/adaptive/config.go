@@ -87,8 +87,11 @@ type Config struct {
 
 	// Clock is the source of time for latencies, windows and MaxWait.
 	// nil (the default) means clock.Real(), read through the runtime's
-	// monotonic clock (time.Since). It is not written to or read from
-	// JSON.
+	// monotonic clock (time.Since). The limiter's time never runs
+	// backwards: a Clock stepped back (a fake clock Set back, a wall
+	// clock corrected) is read as standing still at the step and then
+	// going on from there, so windows keep ending every Window. It is not
+	// written to or read from JSON.
 	Clock clock.Clock
 }
 

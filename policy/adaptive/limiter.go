@@ -77,6 +77,11 @@ type Limiter struct {
 	latency     atomic.Int64  // the last window's, for Stats
 	baseline    atomic.Int64
 
+	// The limiter's time with a clock other than clock.Real(): see now.
+	last   atomic.Int64 // the latest time read
+	skew   atomic.Int64 // added to the clock's readings: the steps back so far
+	stepMu sync.Mutex   // serialises the changes of skew
+
 	winMu     sync.Mutex // serialises the ends of windows
 	limit     float64    // the algorithm's limit; guarded by winMu
 	floor     floor      // guarded by winMu
@@ -153,13 +158,43 @@ func New(opts ...Option) *Limiter {
 // clock.
 const sampleFirst = 256
 
-// now returns the limiter's time: nanoseconds since New (0 for a fake
-// clock set back before it).
+// now returns the limiter's time: nanoseconds since New. It never runs
+// backwards: clock.Real() is read through the monotonic clock, and a
+// clock of another kind that is stepped back (a fake clock Set back, a
+// wall clock corrected) is read as standing still at the step and then
+// going on as the clock does, from there (see stepped).
 func (l *Limiter) now() int64 {
 	if l.mono {
 		return int64(time.Since(l.base))
 	}
-	return max(int64(l.clk.Now().Sub(l.base)), 0)
+	skew := l.skew.Load() // before the clock: see stepped
+	t := int64(l.clk.Now().Sub(l.base)) + skew
+	last := l.last.Load()
+	if t < last {
+		return l.stepped()
+	}
+	for t > last && !l.last.CompareAndSwap(last, t) {
+		last = l.last.Load()
+	}
+	return t
+}
+
+// stepped returns the limiter's time after its clock was stepped back
+// (read earlier than the latest time the limiter has seen): it adds the
+// step to skew, so that the limiter's time goes on from the latest it
+// has seen. The readers of now load skew before they read the clock, so
+// a reading taken before the step is never added a skew that makes up
+// for it.
+func (l *Limiter) stepped() int64 {
+	l.stepMu.Lock()
+	defer l.stepMu.Unlock()
+	skew := l.skew.Load()
+	t := int64(l.clk.Now().Sub(l.base)) + skew
+	if last := l.last.Load(); t < last {
+		l.skew.Store(skew + last - t)
+		t = last
+	}
+	return t
 }
 
 // ceiling returns how many calls may be in flight when a call of priority

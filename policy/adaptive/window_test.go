@@ -257,3 +257,28 @@ func TestGradientNearPoint8DoesNotClimb(t *testing.T) {
 		t.Errorf("control: the headroom formula never rose (ended at %d); the test would not catch a climb", last)
 	}
 }
+
+// A clock stepped back does not freeze the windows: the limiter's time
+// stands still at the step and then goes on as the clock does, so windows
+// keep ending every Window and the limit keeps following the calls. Here
+// every call fails after the clock is set back an hour (and, second case,
+// to before New): the limit falls window after window, as it would have
+// without the step.
+func TestClockSteppedBackKeepsWindowing(t *testing.T) {
+	for _, back := range []time.Duration{time.Hour, 10 * time.Second} {
+		fake := clock.NewFake()
+		rec := &recorder{next: adaptive.AIMD{}.Next}
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithInitial(200), adaptive.WithWindow(time.Second, 2))
+		fake.Advance(5 * time.Second)
+		windowOf(t, lim, fake, 100, 10*time.Millisecond, nil)
+		before, ended := lim.Stats().Limit, len(rec.windows)
+		fake.Set(fake.Now().Add(-back))
+		for range 10 {
+			windowOf(t, lim, fake, 2, 10*time.Millisecond, errors.New("503"))
+		}
+		if got, n := lim.Stats().Limit, len(rec.windows)-ended; n != 10 || got >= before/2 {
+			t.Errorf("clock set back %v, then 10 windows of failures only: %d windows ended and the limit went from %d to %d; want 10 windows and the limit below %d",
+				back, n, before, got, before/2)
+		}
+	}
+}
