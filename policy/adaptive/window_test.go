@@ -282,3 +282,76 @@ func TestClockSteppedBackKeepsWindowing(t *testing.T) {
 		}
 	}
 }
+
+// A window whose successful calls were none of them timed (when calls
+// come fast only a sample is: see Limiter) never raises the limit, even
+// with the limit the bottleneck (MaxInFlight at the limit) and an
+// algorithm that would double it: nothing says the dependency has room.
+// With one timed success among them the same window doubles it.
+func TestUntimedSuccessesDoNotGrowTheLimit(t *testing.T) {
+	for _, oneTimed := range []bool{false, true} {
+		clk := &countingClock{Fake: clock.NewFake()}
+		rec := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
+		lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 10))
+		// Window A: 1024 calls one after the other (using 1 of 100: the
+		// limit stays); then the next window times one call in 1025/256 = 4
+		// after its first 256.
+		for range 1024 {
+			if err := call(lim, clk.Fake, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clk.Advance(time.Second)
+		if err := call(lim, clk.Fake, 0, context.Canceled); err != nil || len(rec.windows) != 1 {
+			t.Fatalf("window A did not end: %v, %d windows", err, len(rec.windows))
+		}
+		// Window B: 256 timed successes, then 100 calls held, the limit.
+		for range 256 {
+			if err := call(lim, clk.Fake, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var timed, untimed []*adaptive.Permit
+		for range 100 {
+			before := clk.reads
+			p := hold(t, lim, 1)[0]
+			if clk.reads > before {
+				timed = append(timed, p)
+			} else {
+				untimed = append(untimed, p)
+			}
+		}
+		clk.Advance(time.Second)
+		if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) || len(rec.windows) != 2 {
+			t.Fatalf("window B did not end with a refusal: %v, %d windows", err, len(rec.windows))
+		}
+		if got := lim.Stats().Limit; got != 200 || len(untimed) < 50 {
+			t.Fatalf("after window B: limit %d (want 200), %d of 100 calls untimed (want most)", got, len(untimed))
+		}
+		// Window C: the held calls end; the timed ones cancelled (not
+		// counted) but maybe one, the untimed ones successful.
+		for i, p := range timed {
+			if oneTimed && i == 0 {
+				p.Done(nil)
+				continue
+			}
+			p.Done(context.Canceled)
+		}
+		for _, p := range untimed {
+			p.Done(nil)
+		}
+		clk.Advance(time.Second)
+		if err := call(lim, clk.Fake, 0, context.Canceled); err != nil || len(rec.windows) != 3 {
+			t.Fatalf("window C did not end: %v, %d windows", err, len(rec.windows))
+		}
+		w := rec.windows[2]
+		want := 200
+		if oneTimed {
+			want = 400
+		}
+		if got := lim.Stats().Limit; got != want || w.MaxInFlight != 100 {
+			t.Errorf("a window of %d successes (one timed: %v), MaxInFlight %d of a limit of 200, algorithm doubling: limit %d, want %d",
+				w.Successes, oneTimed, w.MaxInFlight, got, want)
+		}
+	}
+}
