@@ -85,6 +85,7 @@ type Limiter struct {
 	winMu     sync.Mutex // serialises the ends of windows
 	limit     float64    // the algorithm's limit; guarded by winMu
 	floor     floor      // guarded by winMu
+	recent    recent     // guarded by winMu
 	startHeld int64      // calls in flight as the window began; guarded by winMu
 
 	mu     sync.Mutex // guards the queues and every change of the queued count

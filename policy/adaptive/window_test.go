@@ -207,15 +207,79 @@ func TestBaselineMemory(t *testing.T) {
 		}
 		return ds
 	}
-	// One window a minute, just after each minute. With 8 minutes of
-	// memory in slots of a minute, the 20ms of the window in minute 2 is
-	// remembered by the windows in minutes 2 to 9.
-	lats := ms(50, 20, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 2000, 30)
-	if diff := cmp.Diff(ms(50, 20, 20, 20, 20, 20, 20, 20, 20, 40, 40, 40, 40, 30), run(8*time.Minute, lats)); diff != "" {
+	// One window a minute, just after each minute. The drop from 50ms
+	// to 20ms is taken 1/1.05 at a time (50/1.05, 50/1.05²) until
+	// the third window at 20ms confirms it (see
+	// TestBaselineStepsDownUnlessConfirmed). With 8 minutes of memory in
+	// slots of a minute, the 20ms of the window in minute 4 is remembered
+	// by the windows in minutes 4 to 11; the 2000ms of minute 13, above
+	// MaxLatency, never.
+	lats := ms(50, 20, 20, 20, 40, 40, 40, 40, 40, 40, 40, 40, 2000, 39)
+	step1, step2 := 47619047*time.Nanosecond, 45351473*time.Nanosecond
+	want := append([]time.Duration{50 * time.Millisecond, step1, step2}, ms(20, 20, 20, 20, 20, 20, 20, 20, 40, 40, 39)...)
+	if diff := cmp.Diff(want, run(8*time.Minute, lats)); diff != "" {
 		t.Errorf("BaselineMemory 8m: baselines mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(ms(50, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20), run(resilience.Off, lats)); diff != "" {
+	want = append([]time.Duration{50 * time.Millisecond, step1, step2}, ms(20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20)...)
+	if diff := cmp.Diff(want, run(resilience.Off, lats)); diff != "" {
 		t.Errorf("BaselineMemory Off: baselines mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// One window far faster than the baseline lowers it to b/1.05 only
+// (to b/1.05), and so does a second in a row (b/1.05²): normal windows
+// after them are not read as queueing, and the limit grows on. A third
+// window in a row confirms the new latency: a dependency that is faster
+// for good becomes the baseline. A window of zero latencies (calls
+// answered within the clock's resolution) steps it down the same way
+// and is never itself a baseline. Ordinary windows a little below the
+// baseline lower it at once.
+func TestBaselineStepsDownUnlessConfirmed(t *testing.T) {
+	setup := func() (*adaptive.Limiter, *clock.Fake) {
+		fake := clock.NewFake()
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithInitial(20), adaptive.WithWindow(time.Second, 10))
+		for range 3 {
+			windowOf(t, lim, fake, 10, 20*time.Millisecond, nil)
+		}
+		if got := lim.Stats().Baseline; got != 20*time.Millisecond {
+			t.Fatalf("after 3 windows at 20ms: baseline %v, want 20ms", got)
+		}
+		return lim, fake
+	}
+	base := 20 * time.Millisecond
+	b1 := time.Duration(float64(base) / 1.05)
+	b2 := time.Duration(float64(b1) / 1.05)
+	for _, fast := range []time.Duration{50 * time.Microsecond, time.Nanosecond, 0} {
+		lim, fake := setup()
+		var got []time.Duration
+		for range 3 {
+			windowOf(t, lim, fake, lim.Stats().Limit, fast, nil)
+			got = append(got, lim.Stats().Baseline)
+		}
+		want := []time.Duration{b1, b2, fast}
+		if fast == 0 {
+			want[2] = b2 // a latency of 0 is no baseline
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("3 windows in a row at %v after a baseline of 20ms: baselines mismatch (-want +got):\n%s", fast, diff)
+		}
+
+		// One fast window, then normal ones: the limit grows on.
+		lim, fake = setup()
+		windowOf(t, lim, fake, lim.Stats().Limit, fast, nil)
+		before := lim.Stats().Limit
+		for range 5 {
+			windowOf(t, lim, fake, lim.Stats().Limit, 20*time.Millisecond, nil)
+		}
+		if s := lim.Stats(); s.Baseline != b1 || s.Limit <= before {
+			t.Errorf("one window at %v, then 5 at 20ms: baseline %v and limit %d (from %d), want %v and a limit grown", fast, s.Baseline, s.Limit, before, b1)
+		}
+	}
+	// A window 4% below the baseline lowers it at once.
+	lim, fake := setup()
+	windowOf(t, lim, fake, 10, 19200*time.Microsecond, nil)
+	if got := lim.Stats().Baseline; got != 19200*time.Microsecond {
+		t.Errorf("a window at 19.2ms after a baseline of 20ms: baseline %v, want 19.2ms", got)
 	}
 }
 
