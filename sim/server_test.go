@@ -140,6 +140,33 @@ func TestServerOrphanedWork(t *testing.T) {
 	}
 }
 
+// TestServerOrphanedWorkEnds: the work of a call whose caller gave up
+// leaves the server when its time is up: the in-flight count goes back
+// down, and a call that arrives after that finds nothing in progress.
+func TestServerOrphanedWorkEnds(t *testing.T) {
+	var calls []call
+	r := Run(Scenario{Bucket: 10 * time.Millisecond, Duration: time.Second, Server: Server{Base: 100 * time.Millisecond, Slope: 50 * time.Millisecond},
+		Clients: []Clients{{Calls: 1}, {Start: 60 * time.Millisecond, Calls: 1}, {Start: 300 * time.Millisecond, Calls: 1}}},
+		measured(&calls, func(env *Env) resilience.Policy[int] {
+			return timeout.New[int](50*time.Millisecond, timeout.WithClock(env.Clock()))
+		}))
+	if len(calls) != 3 {
+		t.Fatalf("calls = %+v, want three", calls)
+	}
+	for _, c := range calls {
+		if !errors.Is(c.Err, context.DeadlineExceeded) || c.Took != 50*time.Millisecond {
+			t.Fatalf("calls = %+v, want each given up by its caller after 50ms", calls)
+		}
+	}
+	// The call at 0 is at work until 100ms, the one at 60ms (Base + 1 ×
+	// Slope) until 210ms: at 300ms the server has nothing in progress but
+	// the new call.
+	got := []int{r.InFlight[0], r.InFlight[6], r.InFlight[30]}
+	if diff := cmp.Diff([]int{1, 2, 1}, got); diff != "" {
+		t.Errorf("calls in progress at the server at 0, 60ms and 300ms mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestServerConflicts(t *testing.T) {
 	var calls []call
 	r := Run(Scenario{Server: Server{Base: 10 * time.Millisecond, Slope: time.Millisecond, Conflicts: true}, Clients: []Clients{{N: 3, Calls: 1}}},

@@ -40,13 +40,17 @@ type Window struct {
 	Latency time.Duration
 	// Baseline is the Limiter's estimate of the dependency's latency
 	// without queueing: the lowest window latency of the last
-	// [Config.BaselineMemory], never one above [Config.MaxLatency]. 0
-	// until a window has had a successful call.
+	// [Config.BaselineMemory], never one above [Config.MaxLatency]; a
+	// window below baseline/1.05 lowers it to
+	// baseline/1.05 only, unless the last three windows with a timed
+	// success were all that low (then to the highest of them). 0 until a
+	// window has had a timed successful call.
 	Baseline time.Duration
 	// Successes and Drops count the calls that finished in the window:
-	// those that succeeded, and those that failed (any error but
-	// context.Canceled and refusals of other guards, which are not
-	// counted at all).
+	// those that succeeded, and those that failed. Calls that say
+	// nothing about the dependency are not counted at all: those
+	// cancelled or refused by an inner guard, and those that failed
+	// after their caller's context ended (see [Permit.Done]).
 	Successes, Drops int
 	// MaxInFlight is the most calls in flight at once during the window.
 	MaxInFlight int

@@ -56,7 +56,11 @@ type Config struct {
 	// as a candidate baseline: the baseline is the lowest window latency
 	// of the last BaselineMemory, so it can rise only as fast as that
 	// memory forgets, and an incident shorter than BaselineMemory cannot
-	// drift it up at all. 0 means 10 minutes; resilience.Off means for
+	// drift it up at all. It falls at once to a window's latency down to
+	// baseline/1.05 (about 5% lower), further only once three windows in a row
+	// confirm the lower latency (see [Window].Baseline), so one
+	// unusually fast window cannot hold the limit down for
+	// BaselineMemory. 0 means 10 minutes; resilience.Off means for
 	// ever (a dependency that becomes slower for good is then always read
 	// as overloaded).
 	BaselineMemory time.Duration
@@ -87,8 +91,11 @@ type Config struct {
 
 	// Clock is the source of time for latencies, windows and MaxWait.
 	// nil (the default) means clock.Real(), read through the runtime's
-	// monotonic clock (time.Since). It is not written to or read from
-	// JSON.
+	// monotonic clock (time.Since). The limiter's time never runs
+	// backwards: a Clock stepped back (a fake clock Set back, a wall
+	// clock corrected) is read as standing still at the step and then
+	// going on from there, so windows keep ending every Window. It is not
+	// written to or read from JSON.
 	Clock clock.Clock
 }
 

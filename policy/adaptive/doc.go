@@ -22,14 +22,20 @@
 // at least 10 calls, by default) it takes the mean latency of the
 // successful calls and counts the failures; it keeps
 // a baseline, the lowest window latency of the last ten minutes: the
-// dependency's latency without queueing. At the end of each window its
+// dependency's latency without queueing (a window far below the baseline
+// lowers it to baseline/1.05 only, until three windows in a row confirm
+// it). At the end of each window its
 // [Algorithm] sets the next limit from these. [Gradient2], the default,
 // grows the limit by √limit while latency stays within 1.5 times the
 // baseline and cuts it in proportion as latency rises above; [Vegas]
 // estimates the calls queued at the dependency, limit × (1 − baseline /
 // latency), and keeps them between 3 and 6·log10(limit); [AIMD] adds one
 // per healthy window and multiplies by 0.9 on congestion. Failures count
-// as congestion in all three.
+// as congestion in all three. Calls that say nothing about the dependency
+// are not counted at all, and neither lower nor raise the limit: those
+// whose caller gave up (context.Canceled, or any failure after the
+// context given to [Limiter.Acquire] ended, its deadline included) and
+// those an inner guard refused (resilience.ErrRefused); see [Permit.Done].
 //
 // Guardrails, whatever the algorithm (each answers a failure that users
 // of other limiters reported):
@@ -38,6 +44,15 @@
 //     up and make its own latency look normal (failsafe-go issue 127);
 //     [Config.MaxLatency] bounds it for good and cuts the limit whenever
 //     a window is slower;
+//   - one window can lower the baseline by about 5% at most (to
+//     baseline/1.05), until three windows in a row have seen the lower
+//     latency: one window of calls answered at once (from a cache, within
+//     the clock's resolution) would otherwise become the baseline, against
+//     which every normal window reads as queueing, and hold the limit at
+//     Min for BaselineMemory; a dependency that is faster for good is
+//     followed after three windows. (Gradient2Limit's long-term RTT is an
+//     average over 600 samples, which one window barely moves, but which
+//     drifts up in a long incident: the item above.)
 //   - Gradient2 adds its headroom only while it sees no queueing, so it
 //     cannot climb without end while the gradient sits near 0.8
 //     (Netflix/concurrency-limits PR 134);

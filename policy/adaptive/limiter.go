@@ -70,15 +70,22 @@ type Limiter struct {
 	winCount    atomic.Int64 // timed successful calls ended
 	winSum      atomic.Int64 // their latencies, ns
 	winDrops    atomic.Int64 // failed calls ended
+	winIgnored  atomic.Int64 // calls ended that are not counted (see Permit.Done)
 	winRejected atomic.Int64
 	winMaxIn    atomic.Int64
 	rejected    atomic.Uint64 // every refusal since New
 	latency     atomic.Int64  // the last window's, for Stats
 	baseline    atomic.Int64
 
+	// The limiter's time with a clock other than clock.Real(): see now.
+	last   atomic.Int64 // the latest time read
+	skew   atomic.Int64 // added to the clock's readings: the steps back so far
+	stepMu sync.Mutex   // serialises the changes of skew
+
 	winMu     sync.Mutex // serialises the ends of windows
 	limit     float64    // the algorithm's limit; guarded by winMu
 	floor     floor      // guarded by winMu
+	recent    recent     // guarded by winMu
 	startHeld int64      // calls in flight as the window began; guarded by winMu
 
 	mu     sync.Mutex // guards the queues and every change of the queued count
@@ -152,13 +159,43 @@ func New(opts ...Option) *Limiter {
 // clock.
 const sampleFirst = 256
 
-// now returns the limiter's time: nanoseconds since New (0 for a fake
-// clock set back before it).
+// now returns the limiter's time: nanoseconds since New. It never runs
+// backwards: clock.Real() is read through the monotonic clock, and a
+// clock of another kind that is stepped back (a fake clock Set back, a
+// wall clock corrected) is read as standing still at the step and then
+// going on as the clock does, from there (see stepped).
 func (l *Limiter) now() int64 {
 	if l.mono {
 		return int64(time.Since(l.base))
 	}
-	return max(int64(l.clk.Now().Sub(l.base)), 0)
+	skew := l.skew.Load() // before the clock: see stepped
+	t := int64(l.clk.Now().Sub(l.base)) + skew
+	last := l.last.Load()
+	if t < last {
+		return l.stepped()
+	}
+	for t > last && !l.last.CompareAndSwap(last, t) {
+		last = l.last.Load()
+	}
+	return t
+}
+
+// stepped returns the limiter's time after its clock was stepped back
+// (read earlier than the latest time the limiter has seen): it adds the
+// step to skew, so that the limiter's time goes on from the latest it
+// has seen. The readers of now load skew before they read the clock, so
+// a reading taken before the step is never added a skew that makes up
+// for it.
+func (l *Limiter) stepped() int64 {
+	l.stepMu.Lock()
+	defer l.stepMu.Unlock()
+	skew := l.skew.Load()
+	t := int64(l.clk.Now().Sub(l.base)) + skew
+	if last := l.last.Load(); t < last {
+		l.skew.Store(skew + last - t)
+		t = last
+	}
+	return t
 }
 
 // ceiling returns how many calls may be in flight when a call of priority
@@ -206,7 +243,7 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	}
 	for s := l.state.Load(); queuedOf(s) == 0 && heldOf(s) < l.ceiling(limitOf(s), p); s = l.state.Load() {
 		if l.state.CompareAndSwap(s, s+1) {
-			return l.admitted(heldOf(s) + 1), nil
+			return l.admitted(ctx, heldOf(s)+1), nil
 		}
 	}
 	if l.maxQueue == 0 {
@@ -218,23 +255,23 @@ func (l *Limiter) Acquire(ctx context.Context) (Permit, error) {
 	return l.acquireSlow(ctx, p)
 }
 
-// admitted returns the permit of a call admitted with held calls in
-// flight, its own included: timed (its start on the clock) or, when the
+// admitted returns the permit of a call of ctx admitted with held calls
+// in flight, its own included: timed (its start on the clock) or, when the
 // calls come fast, maybe not (start -1).
-func (l *Limiter) admitted(held uint64) Permit {
+func (l *Limiter) admitted(ctx context.Context, held uint64) Permit {
 	h := int64(held)
 	for m := l.winMaxIn.Load(); h > m && !l.winMaxIn.CompareAndSwap(m, h); m = l.winMaxIn.Load() {
 	}
 	n := l.winAdmitted.Add(1)
 	if n > sampleFirst && n%l.every.Load() != 0 {
-		return Permit{l: l, start: -1}
+		return Permit{l: l, ctx: ctx, start: -1}
 	}
 	now := l.now()
 	if el := now - l.winStart.Load(); n > sampleFirst && el > 0 {
 		// The window's traffic so far, projected over a whole window.
 		l.every.Store(max(int64(float64(n)*float64(l.window)/float64(el)/sampleFirst), 1))
 	}
-	return Permit{l: l, start: now}
+	return Permit{l: l, ctx: ctx, start: now}
 }
 
 // refuse counts a refusal at now and returns err.

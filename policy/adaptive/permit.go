@@ -30,20 +30,28 @@ import (
 type Permit struct {
 	_     noCopy
 	l     *Limiter
-	start int64 // admission, on the limiter's clock; -1: the call is not timed
+	ctx   context.Context // Acquire's
+	start int64           // admission, on the limiter's clock; -1: the call is not timed
 	done  bool
 }
 
 // Done ends the call: it gives the permit's slot back (to the first
 // queued caller that may have it) and tells the limiter what the call
-// measured. A nil error is a success, whose latency counts; an error that
-// matches, through errors.Is, context.Canceled (the caller gave up) or
-// resilience.ErrRefused (an inner guard refused: the dependency was not
-// called) says nothing about the dependency and is not counted; any other
-// error (context.DeadlineExceeded included: the dependency did not answer
-// in time) counts as a failure, without its latency (a call that fails
-// fast is no sign of a fast dependency). This is the rule of
-// breaker.DefaultClassify.
+// measured. A nil error is a success, whose latency counts. A call that
+// says nothing about the dependency is not counted at all (it neither
+// lowers nor raises the limit, is no sample of a window, and does not
+// make the window read as stalled): one whose error matches, through
+// errors.Is, context.Canceled (the caller gave up) or resilience.ErrRefused
+// (an inner guard refused: the dependency was not called), and one that
+// failed, with any error, after the context given to [Limiter.Acquire]
+// ended (the caller cancelled it or its deadline passed). Any other
+// error counts as a failure, without its latency (a call that fails fast
+// is no sign of a fast dependency): context.DeadlineExceeded too when
+// the caller's context is still live, for it comes from a timeout inside
+// the call (the dependency did not answer in time). To have slow calls
+// lower the limit while callers' deadlines are short, put a timeout
+// inside the limiter: resilience.Then(adaptive.Policy[T](l),
+// timeout.New[T](d)).
 func (p *Permit) Done(err error) {
 	l := p.l
 	if l == nil || p.done {
@@ -62,7 +70,8 @@ func (p *Permit) Done(err error) {
 			l.winCount.Add(1)
 			l.winSum.Add(max(now-p.start, 0))
 		}
-	case errors.Is(err, context.Canceled), errors.Is(err, resilience.ErrRefused):
+	case errors.Is(err, context.Canceled), errors.Is(err, resilience.ErrRefused), p.ctx.Err() != nil:
+		l.winIgnored.Add(1)
 	default:
 		l.winDrops.Add(1)
 	}

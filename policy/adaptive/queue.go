@@ -52,7 +52,7 @@ func (l *Limiter) acquireSlow(ctx context.Context, p Priority) (Permit, error) {
 		if heldOf(s) < l.ceiling(limitOf(s), p) && !l.waitingLocked(p) {
 			if l.state.CompareAndSwap(s, s+1) {
 				l.mu.Unlock()
-				return l.admitted(heldOf(s) + 1), nil
+				return l.admitted(ctx, heldOf(s)+1), nil
 			}
 			continue
 		}
@@ -189,5 +189,5 @@ func (l *Limiter) woken(ctx context.Context, w *waiter) (Permit, error) {
 		l.release()
 		return Permit{}, err
 	}
-	return l.admitted(heldOf(l.state.Load())), nil
+	return l.admitted(ctx, heldOf(l.state.Load())), nil
 }

@@ -2,6 +2,7 @@ package adaptive_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -216,4 +217,53 @@ func TestLongIncidentDoesNotDriftTheBaseline(t *testing.T) {
 	if peak(r.baselines, late, over) > 3*float64(simBase) || peakLimit > 0.25*before {
 		t.Errorf("BaselineMemory 1m, MaxLatency 60ms: want the baseline under MaxLatency and the limit down for the whole incident; got %s", fig)
 	}
+}
+
+// TestOneFastWindowDoesNotPinTheLimit: under 1.5 times its capacity, the
+// dependency answers one second of calls far faster than it can (50µs,
+// or at once: a cache, an error page served as a success, a clock's
+// resolution) and then as before. That one window must not become the
+// baseline, against which every normal window would read as queueing
+// for BaselineMemory: 60s after the normal latencies return, the limit
+// is back to 0.9× its healthy value (means over 20s), in every algorithm.
+func TestOneFastWindowDoesNotPinTheLimit(t *testing.T) {
+	t.Parallel()
+	const blip, over, end = 30 * time.Second, 31 * time.Second, 111 * time.Second
+	for _, a := range algorithms {
+		for _, factor := range []float64{50e-6 / simBase.Seconds(), 0} {
+			fake := clock.NewFake()
+			r := &simRun{
+				lim: adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(a.alg)), fake: fake,
+				srv: &server{base: simBase, capacity: func(time.Duration) int { return simC }, slow: func(at time.Duration) float64 {
+					if at >= blip && at < over {
+						return factor
+					}
+					return 1
+				}},
+				rate: func(time.Duration) float64 { return 1.5 * simCap }, duration: end, seed: 5,
+			}
+			r.run()
+			before := r.meanLimit(blip-20*time.Second, blip)
+			after := r.meanLimit(over+time.Minute, end)
+			low := lowest(r.limits, over, end)
+			fig := fmt.Sprintf("%s, one window at %v per call: healthy limit %.1f, baseline %v; after it the limit fell to %.0f; 60s-80s after it, limit %.1f, baseline %v",
+				a.name, time.Duration(factor*float64(simBase)), before, time.Duration(at(r.baselines, blip)), low,
+				after, time.Duration(at(r.baselines, end-time.Second)))
+			t.Log(fig)
+			if after < 0.9*before {
+				t.Errorf("want the limit back to 0.9× the healthy limit 60s after; got %s", fig)
+			}
+		}
+	}
+}
+
+// lowest returns the lowest value of samples in [from, to).
+func lowest(samples []sample, from, to time.Duration) float64 {
+	v := math.Inf(1)
+	for _, s := range samples {
+		if s.at >= from && s.at < to {
+			v = min(v, s.v)
+		}
+	}
+	return v
 }

@@ -2,6 +2,7 @@ package adaptive
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -38,6 +39,7 @@ func (l *Limiter) endLocked(now, start int64) {
 	n := l.winCount.Swap(0)
 	sum := l.winSum.Swap(0)
 	drops := l.winDrops.Swap(0)
+	ignored := l.winIgnored.Swap(0)
 	rejected := l.winRejected.Swap(0)
 	admitted := l.winAdmitted.Swap(0)
 	l.every.Store(max(admitted/sampleFirst, 1))
@@ -54,14 +56,15 @@ func (l *Limiter) endLocked(now, start int64) {
 	}
 	if n > 0 {
 		w.Latency = time.Duration(sum / n)
-		if l.maxLatency == 0 || int64(w.Latency) <= l.maxLatency {
-			l.floor.add(now, int64(w.Latency))
+		if c := l.recent.candidate(int64(w.Latency), l.floor.min(now)); l.maxLatency == 0 || c <= l.maxLatency {
+			l.floor.add(now, c)
 		}
 	}
 	w.Baseline = time.Duration(l.floor.min(now))
 	// Nothing ended for a whole long window while calls were in flight
-	// all along: the dependency is stalled.
-	stalled := ok == 0 && drops == 0 && l.startHeld > 0 && elapsed >= l.maxWindow
+	// all along: the dependency is stalled. Calls that ended uncounted
+	// (cancelled, refused by an inner guard) ended all the same.
+	stalled := ok == 0 && drops == 0 && ignored == 0 && l.startHeld > 0 && elapsed >= l.maxWindow
 
 	cur := l.limit
 	next := l.alg.Next(cur, w)
@@ -88,6 +91,45 @@ func (l *Limiter) endLocked(now, start int64) {
 	l.winStart.Store(now)
 	l.winEnd.Store(now + l.window)
 	l.setLimit(uint64(next))
+}
+
+// A window's latency lowers the baseline by about 5% at most (from b to
+// b/baselineStep) until confirmWindows windows in a row have seen it.
+const (
+	baselineStep   = 1.05
+	confirmWindows = 3
+)
+
+// recent keeps the latencies of the last confirmWindows windows that had
+// a timed success, to bound how far one window can lower the baseline.
+// The zero recent is empty.
+type recent struct {
+	lat [confirmWindows]int64
+	i   int // where the next goes
+}
+
+// candidate records a window's latency lat and returns the latency it
+// offers the floor as a candidate baseline, given the baseline b now (0:
+// none yet). A window no lower than b/baselineStep offers its latency: the
+// floor follows the ordinary ups and downs of latency at once. A lower
+// one offers b/baselineStep, unless the last confirmWindows windows were
+// all below that: then it offers the highest of them, which has held for
+// confirmWindows windows. So one window of calls answered far faster than
+// the dependency can (from a cache, at once, with a clock's resolution)
+// lowers the baseline by about 5%, not to its own latency, and the windows
+// after it are not read as queueing; a dependency that is faster for good
+// is followed after confirmWindows windows.
+func (r *recent) candidate(lat, b int64) int64 {
+	r.lat[r.i] = lat
+	r.i = (r.i + 1) % confirmWindows
+	if b == 0 {
+		return lat
+	}
+	bound := int64(float64(b) / baselineStep)
+	if lat >= bound {
+		return lat
+	}
+	return max(lat, min(bound, slices.Max(r.lat[:])))
 }
 
 // floorSlots is the number of time slots of a floor's memory.

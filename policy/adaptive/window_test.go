@@ -207,15 +207,79 @@ func TestBaselineMemory(t *testing.T) {
 		}
 		return ds
 	}
-	// One window a minute, just after each minute. With 8 minutes of
-	// memory in slots of a minute, the 20ms of the window in minute 2 is
-	// remembered by the windows in minutes 2 to 9.
-	lats := ms(50, 20, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 2000, 30)
-	if diff := cmp.Diff(ms(50, 20, 20, 20, 20, 20, 20, 20, 20, 40, 40, 40, 40, 30), run(8*time.Minute, lats)); diff != "" {
+	// One window a minute, just after each minute. The drop from 50ms
+	// to 20ms is taken 1/1.05 at a time (50/1.05, 50/1.05²) until
+	// the third window at 20ms confirms it (see
+	// TestBaselineStepsDownUnlessConfirmed). With 8 minutes of memory in
+	// slots of a minute, the 20ms of the window in minute 4 is remembered
+	// by the windows in minutes 4 to 11; the 2000ms of minute 13, above
+	// MaxLatency, never.
+	lats := ms(50, 20, 20, 20, 40, 40, 40, 40, 40, 40, 40, 40, 2000, 39)
+	step1, step2 := 47619047*time.Nanosecond, 45351473*time.Nanosecond
+	want := append([]time.Duration{50 * time.Millisecond, step1, step2}, ms(20, 20, 20, 20, 20, 20, 20, 20, 40, 40, 39)...)
+	if diff := cmp.Diff(want, run(8*time.Minute, lats)); diff != "" {
 		t.Errorf("BaselineMemory 8m: baselines mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(ms(50, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20), run(resilience.Off, lats)); diff != "" {
+	want = append([]time.Duration{50 * time.Millisecond, step1, step2}, ms(20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20)...)
+	if diff := cmp.Diff(want, run(resilience.Off, lats)); diff != "" {
 		t.Errorf("BaselineMemory Off: baselines mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// One window far faster than the baseline lowers it to b/1.05 only
+// (to b/1.05), and so does a second in a row (b/1.05²): normal windows
+// after them are not read as queueing, and the limit grows on. A third
+// window in a row confirms the new latency: a dependency that is faster
+// for good becomes the baseline. A window of zero latencies (calls
+// answered within the clock's resolution) steps it down the same way
+// and is never itself a baseline. Ordinary windows a little below the
+// baseline lower it at once.
+func TestBaselineStepsDownUnlessConfirmed(t *testing.T) {
+	setup := func() (*adaptive.Limiter, *clock.Fake) {
+		fake := clock.NewFake()
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithInitial(20), adaptive.WithWindow(time.Second, 10))
+		for range 3 {
+			windowOf(t, lim, fake, 10, 20*time.Millisecond, nil)
+		}
+		if got := lim.Stats().Baseline; got != 20*time.Millisecond {
+			t.Fatalf("after 3 windows at 20ms: baseline %v, want 20ms", got)
+		}
+		return lim, fake
+	}
+	base := 20 * time.Millisecond
+	b1 := time.Duration(float64(base) / 1.05)
+	b2 := time.Duration(float64(b1) / 1.05)
+	for _, fast := range []time.Duration{50 * time.Microsecond, time.Nanosecond, 0} {
+		lim, fake := setup()
+		var got []time.Duration
+		for range 3 {
+			windowOf(t, lim, fake, lim.Stats().Limit, fast, nil)
+			got = append(got, lim.Stats().Baseline)
+		}
+		want := []time.Duration{b1, b2, fast}
+		if fast == 0 {
+			want[2] = b2 // a latency of 0 is no baseline
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("3 windows in a row at %v after a baseline of 20ms: baselines mismatch (-want +got):\n%s", fast, diff)
+		}
+
+		// One fast window, then normal ones: the limit grows on.
+		lim, fake = setup()
+		windowOf(t, lim, fake, lim.Stats().Limit, fast, nil)
+		before := lim.Stats().Limit
+		for range 5 {
+			windowOf(t, lim, fake, lim.Stats().Limit, 20*time.Millisecond, nil)
+		}
+		if s := lim.Stats(); s.Baseline != b1 || s.Limit <= before {
+			t.Errorf("one window at %v, then 5 at 20ms: baseline %v and limit %d (from %d), want %v and a limit grown", fast, s.Baseline, s.Limit, before, b1)
+		}
+	}
+	// A window 4% below the baseline lowers it at once.
+	lim, fake := setup()
+	windowOf(t, lim, fake, 10, 19200*time.Microsecond, nil)
+	if got := lim.Stats().Baseline; got != 19200*time.Microsecond {
+		t.Errorf("a window at 19.2ms after a baseline of 20ms: baseline %v, want 19.2ms", got)
 	}
 }
 
@@ -255,5 +319,103 @@ func TestGradientNearPoint8DoesNotClimb(t *testing.T) {
 	}
 	if rises, last := run(headroomGradient{}); rises == 0 {
 		t.Errorf("control: the headroom formula never rose (ended at %d); the test would not catch a climb", last)
+	}
+}
+
+// A clock stepped back does not freeze the windows: the limiter's time
+// stands still at the step and then goes on as the clock does, so windows
+// keep ending every Window and the limit keeps following the calls. Here
+// every call fails after the clock is set back an hour (and, second case,
+// to before New): the limit falls window after window, as it would have
+// without the step.
+func TestClockSteppedBackKeepsWindowing(t *testing.T) {
+	for _, back := range []time.Duration{time.Hour, 10 * time.Second} {
+		fake := clock.NewFake()
+		rec := &recorder{next: adaptive.AIMD{}.Next}
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithInitial(200), adaptive.WithWindow(time.Second, 2))
+		fake.Advance(5 * time.Second)
+		windowOf(t, lim, fake, 100, 10*time.Millisecond, nil)
+		before, ended := lim.Stats().Limit, len(rec.windows)
+		fake.Set(fake.Now().Add(-back))
+		for range 10 {
+			windowOf(t, lim, fake, 2, 10*time.Millisecond, errors.New("503"))
+		}
+		if got, n := lim.Stats().Limit, len(rec.windows)-ended; n != 10 || got >= before/2 {
+			t.Errorf("clock set back %v, then 10 windows of failures only: %d windows ended and the limit went from %d to %d; want 10 windows and the limit below %d",
+				back, n, before, got, before/2)
+		}
+	}
+}
+
+// A window whose successful calls were none of them timed (when calls
+// come fast only a sample is: see Limiter) never raises the limit, even
+// with the limit the bottleneck (MaxInFlight at the limit) and an
+// algorithm that would double it: nothing says the dependency has room.
+// With one timed success among them the same window doubles it.
+func TestUntimedSuccessesDoNotGrowTheLimit(t *testing.T) {
+	for _, oneTimed := range []bool{false, true} {
+		clk := &countingClock{Fake: clock.NewFake()}
+		rec := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
+		lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 10))
+		// Window A: 1024 calls one after the other (using 1 of 100: the
+		// limit stays); then the next window times one call in 1025/256 = 4
+		// after its first 256.
+		for range 1024 {
+			if err := call(lim, clk.Fake, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clk.Advance(time.Second)
+		if err := call(lim, clk.Fake, 0, context.Canceled); err != nil || len(rec.windows) != 1 {
+			t.Fatalf("window A did not end: %v, %d windows", err, len(rec.windows))
+		}
+		// Window B: 256 timed successes, then 100 calls held, the limit.
+		for range 256 {
+			if err := call(lim, clk.Fake, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var timed, untimed []*adaptive.Permit
+		for range 100 {
+			before := clk.reads
+			p := hold(t, lim, 1)[0]
+			if clk.reads > before {
+				timed = append(timed, p)
+			} else {
+				untimed = append(untimed, p)
+			}
+		}
+		clk.Advance(time.Second)
+		if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) || len(rec.windows) != 2 {
+			t.Fatalf("window B did not end with a refusal: %v, %d windows", err, len(rec.windows))
+		}
+		if got := lim.Stats().Limit; got != 200 || len(untimed) < 50 {
+			t.Fatalf("after window B: limit %d (want 200), %d of 100 calls untimed (want most)", got, len(untimed))
+		}
+		// Window C: the held calls end; the timed ones cancelled (not
+		// counted) but maybe one, the untimed ones successful.
+		for i, p := range timed {
+			if oneTimed && i == 0 {
+				p.Done(nil)
+				continue
+			}
+			p.Done(context.Canceled)
+		}
+		for _, p := range untimed {
+			p.Done(nil)
+		}
+		clk.Advance(time.Second)
+		if err := call(lim, clk.Fake, 0, context.Canceled); err != nil || len(rec.windows) != 3 {
+			t.Fatalf("window C did not end: %v, %d windows", err, len(rec.windows))
+		}
+		w := rec.windows[2]
+		want := 200
+		if oneTimed {
+			want = 400
+		}
+		if got := lim.Stats().Limit; got != want || w.MaxInFlight != 100 {
+			t.Errorf("a window of %d successes (one timed: %v), MaxInFlight %d of a limit of 200, algorithm doubling: limit %d, want %d",
+				w.Successes, oneTimed, w.MaxInFlight, got, want)
+		}
 	}
 }
