@@ -9,20 +9,48 @@
 //
 // The policies live in sub-packages:
 //
-//   - policy/breaker: circuit breaker (closed, open, half-open), a shared guard
+//   - policy/breaker: circuit breaker (closed, open, half-open), a shared
+//     guard; a breaker per key (Keyed)
 //   - policy/bulkhead: bounded concurrency with an optional queue, a shared guard
-//   - policy/ratelimit: token bucket rate limiter, a shared guard
+//   - policy/ratelimit: token bucket rate limiter (GCRA), a shared guard; a
+//     bucket per key (Keyed)
+//   - policy/adaptive: an adaptive concurrency limit (Gradient2, Vegas,
+//     AIMD), a shared guard
+//   - policy/throttle: client-side throttling (Google SRE book), a shared guard
 //   - policy/retry: retries with backoff and a retry budget
 //   - policy/timeout: a deadline for each call
-//   - policy/hedge: hedged requests
+//   - policy/hedge: hedged requests, with a delay at a latency quantile
+//   - policy/chaos: fault, latency and result injection at a rate
 //
-// Guards (breaker, bulkhead, rate limiter) are untyped and shared per
-// dependency; each has an adapter that makes it a Policy[T] for any T.
-// Time comes from package clock, delay schedules from package backoff.
-// What the policies do is reported through package telemetry: events to an
-// observer given with each policy's WithObserver (a fallback's:
-// [WithFallbackObserver]), guards' live Stats, and a
+// Guards (breaker, bulkhead, rate limiter, adaptive limiter, throttler) are
+// untyped and shared per dependency; each has an adapter that makes it a
+// Policy[T] for any T. Time comes from package clock, delay schedules from
+// package backoff. What the policies do is reported through package
+// telemetry: events to an observer given with each policy's WithObserver
+// (a fallback's: [WithFallbackObserver]), guards' live Stats, and a
 // registry of guards and pipelines for exporters and health checks.
+//
+// The other packages of this module:
+//
+//   - clock: the time source, Real and Fake (for tests)
+//   - backoff: delay schedules (constant, linear, exponential) and jitter
+//   - telemetry: events, observers (Counter, Slog), snapshots, Registry
+//   - dashboard: a live page of a Registry's guards and pipelines
+//   - resiliencehttp: Transport, Middleware, HostBreaker, Health for net/http
+//   - resiliencetest: the fault kit for testing pipelines
+//   - sim: a deterministic simulator of clients calling a server through
+//     real pipelines
+//
+// Modules of their own, released with this one at the same version, so
+// that this module depends on the standard library only:
+//
+//   - github.com/f0b5b96b/resilience/resiliencegrpc: gRPC interceptors
+//   - github.com/f0b5b96b/resilience/resilienceotel: OpenTelemetry metrics
+//   - github.com/f0b5b96b/resilience/resilienceprom: Prometheus metrics
+//   - github.com/f0b5b96b/resilience/resilienceredis: a breaker and rate
+//     limiters shared by a fleet through Redis
+//   - github.com/f0b5b96b/resilience/resiliencetest/rapidgen: rapid
+//     generators of faults, timelines and policy settings
 //
 // # Entry points
 //
@@ -81,9 +109,9 @@
 // # Order
 //
 // a.Then(b, c) runs a outermost: a(b(c(op))). Put the fallback outermost, then
-// retry, then the breaker, then bulkhead or rate limiter, then the timeout
-// innermost, so that each attempt is bounded by the timeout, counted by the
-// breaker, and retried as a whole.
+// retry, then the hedge if there is one, then the breaker, then bulkhead or
+// rate limiter, then the timeout innermost, so that each attempt is bounded
+// by the timeout, counted by the breaker, and retried as a whole.
 //
 // # Panics
 //

@@ -121,8 +121,8 @@ func BenchmarkBreakerKeyed(b *testing.B) {
 
 // BenchmarkBreakerPaired is the closed path (Do through the breaker, the
 // op succeeds) and an open breaker's refusal, ours and gobreaker's made in
-// turns (see paired), serially and in parallel: the ratios of the issue's
-// table. The breakers are those of BenchmarkBreaker and
+// turns (see paired), serially and in parallel: the ratios of the
+// targets table in README.md. The breakers are those of BenchmarkBreaker and
 // BenchmarkBreakerOpen.
 func BenchmarkBreakerPaired(b *testing.B) {
 	ctx := context.Background()

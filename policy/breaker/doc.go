@@ -60,6 +60,53 @@
 // [WithObserver], [WithClock], [WithMaxKeys] (a Keyed's), [WithConfig]; all
 // of type [Option].
 //
+// # Settings
+//
+// Each option sets the [Config] field of its name. A zero field means the
+// default below, so Config{} is the breaker of New(); only Threshold takes
+// resilience.Off.
+//
+//   - Threshold: consecutive failures that trip; they never decay with
+//     time. Default 5 when no other trip rule is set, else no
+//     consecutive-failures rule; resilience.Off drops the rule.
+//   - FailureRatio, SlowCallRatio: the ratio of failures, or of slow calls,
+//     over the window that trips, in [0, 1]. Default off.
+//   - WindowCalls: a count-based sliding window of the ratio rules (and of
+//     Counts while closed). Default the last 100 calls when a ratio rule is
+//     set and WindowDuration is not, else none.
+//   - WindowDuration, WindowBuckets: a time-based sliding window instead,
+//     in buckets. Default none, 10 buckets. Exclusive with WindowCalls: the
+//     later one set wins.
+//   - MinCalls: calls in the window before a ratio rule applies. Default 10
+//     (or WindowCalls if smaller).
+//   - SlowCall: the duration above which a call is slow, successful or not.
+//     Default none: no call is slow.
+//   - TripIf: a custom rule on [Counts]. Default off.
+//   - Cooldown: time open before half-open. Default 30s.
+//   - CooldownBackoff: a growing cooldown (a backoff.Schedule), capped, its
+//     k-th delay for the k-th opening in a row, reset when the breaker
+//     closes. Default not set: the fixed Cooldown. Exclusive with Cooldown:
+//     the later one set wins.
+//   - TrialTimeout: a trial that has not reported this long after its
+//     admission expires, and the breaker opens again (set it above the
+//     slowest call). Default Cooldown, or CooldownBackoff's Max.
+//   - MaxTrials, SuccessThreshold: half-open trials at once, and successful
+//     trials in a row that close. Default 1 and 1.
+//   - Classify: which errors are failures. Default [DefaultClassify]: every
+//     error but context.Canceled and resilience.ErrRefused.
+//   - MaxKeys: the breakers a [Keyed] holds. Default 8192.
+//   - Name, OnStateChange, Observer, Clock: the name in errors, events and
+//     the layer's name; a transition callback; an observer of events;
+//     clock.Real().
+//
+// The Config reads and writes JSON, for example
+//
+//	{"Name":"search","Threshold":-1,"FailureRatio":0.5,"WindowDuration":"1m0s",
+//	 "CooldownBackoff":{"Kind":"exponential","Base":"10s","Multiplier":2,"Max":"2m0s"}}
+//
+// TripIf, Classify, OnStateChange, Observer and Clock are not serialised:
+// give them as options.
+//
 // # Observation
 //
 // With an observer set (WithObserver), the breaker reports each

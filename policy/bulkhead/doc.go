@@ -31,6 +31,41 @@
 //     admitted as telemetry events; a call that finds a free slot emits
 //     nothing, and with no observer events cost nothing.
 //
+// # Settings
+//
+// Each option sets the [Config] field of its name; a zero field means the
+// default below. No setting takes resilience.Off: the queue and its wait
+// are off unless set.
+//
+//	option, field                default                          unit
+//	(n), MaxConcurrent           New's argument, 1 to 2^31-1      calls at once (slots)
+//	WithMaxQueue, MaxQueue       0: no queue                      callers waiting, first come, first served
+//	WithMaxWait, MaxWait         0: no limit but the context      time.Duration (needs MaxQueue >= 1);
+//	                                                              then ErrQueueTimeout
+//	WithName, Name               unnamed                          in errors and in the layer "bulkhead(Name)"
+//	WithClock, Clock             clock.Real()                     times MaxWait
+//	WithObserver, Observer       nil: no events                   not in JSON
+//
+// [Bulkhead.SetLimit] changes MaxConcurrent at run time.
+//
+// # Resizing and fairness
+//
+// Raised by SetLimit, the new slots go at once to queued callers, first in
+// line first; lowered, no running call is revoked, and slots that come
+// back go to nobody until fewer than the limit run, then to the queue in
+// order. Under contention a caller refused at the very instant a slot is
+// released may be refused while one arriving just after gets that slot (as
+// sync.Mutex.TryLock may fail while the mutex is being unlocked): the
+// bulkhead never runs more than its limit, loses no slot and lets nobody
+// pass a queued caller. Slots are released exactly once, panics included.
+//
+// # Events
+//
+// With an observer, the bulkhead reports bulkhead.rejected for each
+// refusal (TryAcquire's false included; Err, and Wait = the time spent in
+// the queue) and bulkhead.queued_admitted when a queued call gets a slot
+// (Wait = the time queued); nothing for a call that gets a free slot.
+//
 // # Errors
 //
 // A refusal is a *resilience.RefusedError carrying the bulkhead's name; it

@@ -36,6 +36,66 @@
 //     [Keyed.Allow], [Keyed.Limiter] and [Keyed.Len] use it;
 //     [Keyed.SetRate] and [Keyed.SetBurst] retune every key at once.
 //
+// # Settings
+//
+// Each option sets the [Config] field of its name; a zero field means the
+// default below (a zero Rate or Burst: New's).
+//
+//	option, field            default                              unit
+//	(rate), Rate             New's argument                       events per second, up to 1e9; +Inf admits
+//	                                                              everything; resilience.Off (or 0 given to
+//	                                                              New) switches the refill off: Burst events
+//	                                                              in all; SetRate changes it at run time
+//	(burst), Burst           New's argument                       events, 1 to 2^52 (0 allowed with +Inf);
+//	                                                              SetBurst changes it at run time
+//	WithMaxWait, MaxWait     0: no limit but the context          time.Duration: the longest Wait; a longer
+//	                                                              wait is refused at once
+//	WithMaxKeys, MaxKeys     8192                                 keys a Keyed tracks; no Off: a Keyed is
+//	                                                              always bounded
+//	WithName, Name           unnamed                              in errors and in the layer "ratelimit(Name)"
+//	WithClock, Clock         clock.Real()
+//	WithObserver, Observer   nil: no events                       not in JSON
+//
+// In a Config, "no refill" is written Off ("Rate": -1 in JSON), since a zero
+// Rate means New's; +Inf is "+Inf".
+//
+// # Events
+//
+// With an observer, the limiter reports ratelimit.rejected for each
+// refusal of Allow, AllowN or Wait (Err, and Wait = its Retry-After, 0 from
+// Allow and AllowN) and ratelimit.waited when a call waited for its token
+// (Wait = the time waited); nothing for a call admitted at once. A Keyed's
+// events leave Key empty (naming the key would allocate).
+//
+// # Keyed limiters and client input
+//
+// A [Keyed] costs O(1) per call and its memory is bounded by MaxKeys times
+// the largest key (bound key sizes), so it is safe to key on client input
+// in cost, with one caveat: an evicted key comes back with a full bucket.
+// A client that can mint new keys (many addresses, a header it sets) can
+// push other keys out and regain their bursts; at worst, with more distinct
+// keys in a cycle than MaxKeys, every key is evicted before it comes back
+// and the limit does not hold at all (MaxKeys 4 and 6 keys in turn: 160 000
+// of 160 000 calls allowed). Size MaxKeys above the keys active within one
+// refill period (Burst/Rate), and key on what a client cannot vary at will
+// (an authenticated identity). [Keyed.SetRate] and [Keyed.SetBurst] retune
+// every tracked key at once (each keeps its tokens; O(keys), under the
+// Keyed's lock) and the keys tracked afterwards.
+//
+// # Retuning and reservations
+//
+// SetRate and SetBurst keep the tokens in the bucket (capped at the new
+// burst, rounded against the caller), so the bound "at most Burst + Rate·w
+// in any interval of length w" holds for the new settings from the change
+// on; waits in progress keep their times and their tokens become a debt of
+// the new bucket. Tokens is fractional, and negative while tokens are
+// taken ahead. A Reservation's Cancel gives the tokens back less those
+// that later callers took ahead (x/time/rate's rule); a cancel after the
+// time to act, or after a change of rate or burst, gives nothing back.
+// There is no DelayFrom, CancelAt or ReserveN(t, n): the limiter's Clock
+// gives the time (a clock.Fake in tests). Allow, Wait and Tokens stay
+// lock-free and allocation-free; a change allocates a new bucket.
+//
 // # Units
 //
 // Rates are events per second (a float64; at most 1e9, or +Inf for no
