@@ -5,7 +5,7 @@ go 1.26.0
 replace github.com/f0b5b96b/resilience => ../
 
 require (
-	github.com/f0b5b96b/resilience v0.0.0-00010101000000-000000000000
+	github.com/f0b5b96b/resilience v0.1.0
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/sony/gobreaker/v2 v2.4.0
 	golang.org/x/sync v0.25.0

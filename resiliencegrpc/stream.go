@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/internal/refusal"
+	"github.com/f0b5b96b/resilience/resiliencegrpc/internal/refusal"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"

@@ -3,7 +3,7 @@ package resilienceotel_test
 import (
 	"testing"
 
-	"github.com/f0b5b96b/resilience/internal/export/exporttest"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

@@ -1,6 +1,6 @@
 package resilienceotel
 
-import "github.com/f0b5b96b/resilience/internal/export"
+import "github.com/f0b5b96b/resilience/resilienceotel/internal/export"
 
 // The events that are the outcome of a call through a policy count in
 // resilience.calls as well as in resilience.events, by

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/internal/export/exporttest"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/resilienceotel"

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/internal/export"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/export"
 )
 
 // Layers are the two layers of a [Measure]: Call times and counts each

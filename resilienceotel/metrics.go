@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/export"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/export"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

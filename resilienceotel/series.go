@@ -1,6 +1,6 @@
 package resilienceotel
 
-import "github.com/f0b5b96b/resilience/internal/export"
+import "github.com/f0b5b96b/resilience/resilienceotel/internal/export"
 
 // series is a set of metric series by key (export.Series): a lookup of a
 // key seen before takes no lock and allocates nothing.

@@ -3,7 +3,7 @@ package resilienceprom_test
 import (
 	"testing"
 
-	"github.com/f0b5b96b/resilience/internal/export/exporttest"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/export"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/export"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

@@ -1,6 +1,6 @@
 package resilienceprom
 
-import "github.com/f0b5b96b/resilience/internal/export"
+import "github.com/f0b5b96b/resilience/resilienceprom/internal/export"
 
 // The events that are the outcome of a call through a policy count in
 // resilience_calls_total as well as in resilience_events_total, by outcome

@@ -5,7 +5,7 @@ go 1.26.0
 replace github.com/f0b5b96b/resilience => ../
 
 require (
-	github.com/f0b5b96b/resilience v0.0.0-00010101000000-000000000000
+	github.com/f0b5b96b/resilience v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/internal/export"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/export"
 )
 
 // Layers are the two layers of a [Measure]: Call times and counts each

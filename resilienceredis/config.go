@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/f0b5b96b/resilience/internal/jsonconf"
-	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/jsonconf"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/merge"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 

@@ -1,10 +1,10 @@
 module github.com/f0b5b96b/resilience/dashboard/browsertest
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/chromedp/chromedp v0.23.0
-	github.com/f0b5b96b/resilience v0.0.0
+	github.com/f0b5b96b/resilience v0.1.0
 )
 
 require (
@@ -12,4 +12,4 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 )
 
-replace github.com/f0b5b96b/resilience => ../..
+replace github.com/f0b5b96b/resilience => ../../

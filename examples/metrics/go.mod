@@ -3,15 +3,15 @@ module github.com/f0b5b96b/resilience/examples/metrics
 go 1.26.0
 
 replace (
-	github.com/f0b5b96b/resilience => ../..
-	github.com/f0b5b96b/resilience/resilienceotel => ../../resilienceotel
-	github.com/f0b5b96b/resilience/resilienceprom => ../../resilienceprom
+	github.com/f0b5b96b/resilience => ../../
+	github.com/f0b5b96b/resilience/resilienceotel => ../../resilienceotel/
+	github.com/f0b5b96b/resilience/resilienceprom => ../../resilienceprom/
 )
 
 require (
-	github.com/f0b5b96b/resilience v0.0.0-00010101000000-000000000000
-	github.com/f0b5b96b/resilience/resilienceotel v0.0.0-00010101000000-000000000000
-	github.com/f0b5b96b/resilience/resilienceprom v0.0.0-00010101000000-000000000000
+	github.com/f0b5b96b/resilience v0.1.0
+	github.com/f0b5b96b/resilience/resilienceotel v0.1.0
+	github.com/f0b5b96b/resilience/resilienceprom v0.1.0
 	github.com/prometheus/client_golang v1.25.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
