@@ -50,7 +50,7 @@ type Breaker struct {
 	id      string // this instance, in trial names
 	rules   string // the fingerprint of the rules, compared across the fleet
 	local   *breaker.Breaker
-	base    time.Time // the origin of the instance's times (monotonic)
+	base    time.Time    // the origin of the instance's times (monotonic)
 	skew    atomic.Int64 // ns added to the instance's time; tests only
 
 	// The view: the shared state as this instance knows it. word is
@@ -139,7 +139,7 @@ type outcomes struct {
 	succ, fail, slow            uint64
 	lead, run, cur              uint64 // failures before the first success, longest run, current run
 	n                           int
-	streak                      int // the instance's consecutive failures in this generation, across batches
+	streak                      int    // the instance's consecutive failures in this generation, across batches
 	sent, dropped, flushes, bad uint64 // totals, for tests
 }
 

@@ -3,8 +3,11 @@ package resilienceredis
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
@@ -97,7 +100,7 @@ func TestBreakerAdoptsOlderState(t *testing.T) {
 		}
 		fail(a)
 		fail(a)
-		a.flush() // generation 2, open
+		a.flush()                            // generation 2, open
 		if err := b.Reset(ctx); err != nil { // generation 3, closed
 			t.Fatal(err)
 		}
@@ -244,5 +247,185 @@ func TestBreakerTripsLocallyWithinFlushWindow(t *testing.T) {
 	a.flush()
 	if got := sharedState(t, newClient(t), prefix); got["st"] != "1" {
 		t.Errorf("the batch of the 3 failures: shared st %s, want open", got["st"])
+	}
+}
+
+// The hold of an instance's own trip lasts whatever the fleet's batch
+// says (here the fleet's streak was broken by another instance's success,
+// so the batch trips nothing), and ends after Cooldown of the instance's
+// clock (moved by the test), when the instance counts afresh.
+func TestBreakerLocalHoldOutlastsFleetAndEnds(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	a := manual(t, addr, prefix, WithThreshold(3), WithCooldown(time.Minute))
+	b := manual(t, addr, prefix, WithThreshold(3), WithCooldown(time.Minute))
+	a.sync()
+	b.sync()
+	fail(a)
+	a.flush()
+	succeed(b)
+	b.flush() // the fleet's streak is 0 again
+	fail(a)
+	a.flush()
+	fail(a) // A's third failure in a row
+	if err := succeed(a); !errors.Is(err, breaker.ErrOpen) {
+		t.Fatalf("A after 3 failures of its own in a row: %v, want ErrOpen", err)
+	}
+	a.flush()
+	rdb := newClient(t)
+	if got := sharedState(t, rdb, prefix); got["st"] != "0" || got["streak"] != "2" {
+		t.Fatalf("the fleet: st %s streak %s, want closed, 2", got["st"], got["streak"])
+	}
+	a.sync()
+	if err := succeed(a); !errors.Is(err, breaker.ErrOpen) {
+		t.Errorf("A after its batch reached a fleet that did not trip: %v, want ErrOpen still", err)
+	}
+	if err := succeed(b); err != nil {
+		t.Errorf("B: %v, want admitted (the hold is A's alone)", err)
+	}
+	a.skew.Store(int64(time.Minute)) // A's clock: the cooldown has passed
+	if s := a.State(); s != breaker.Closed {
+		t.Errorf("A after the cooldown: %v, want closed", s)
+	}
+	if err := fail(a); err != nil {
+		t.Errorf("A after the cooldown: %v, want admitted", err)
+	}
+	if err := succeed(a); err != nil {
+		t.Errorf("A after one failure more: %v, want admitted (it counts afresh)", err)
+	}
+}
+
+// Instances that share a state with different rules learn it: each
+// reports the other's rules (RulesMismatch, OnRulesMismatch); instances
+// of the same rules report nothing; the report ends when the other rules
+// have not been seen for three probe intervals.
+func TestBreakerReportsRulesMismatch(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	same := manual(t, addr, prefix, WithThreshold(3))
+	a := manual(t, addr, prefix, WithThreshold(3))
+	a.sync()
+	same.sync()
+	if err := same.RulesMismatch(); err != nil {
+		t.Errorf("two instances of the same rules: %v, want nil", err)
+	}
+	got := make(chan error, 4)
+	b := running(t, addr, prefix, WithThreshold(4), WithCooldown(time.Minute), WithProbeInterval(time.Second),
+		WithOnRulesMismatch(func(err error) { got <- err }))
+	select {
+	case err := <-got:
+		if !errors.Is(err, ErrRulesMismatch) {
+			t.Errorf("OnRulesMismatch got %v, want an error matching ErrRulesMismatch", err)
+		}
+		t.Logf("B: %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("B, with Threshold 4, was not told of A's Threshold 3 within 5s")
+	}
+	a.sync()
+	err := a.RulesMismatch()
+	if !errors.Is(err, ErrRulesMismatch) {
+		t.Fatalf("A after B used the state: %v, want ErrRulesMismatch", err)
+	}
+	want := `resilienceredis: instances share a breaker with different rules: breaker "svc": this instance's rules are [threshold=3 failureRatio=0 slowCallRatio=0 slowCall=0s window=10s buckets=10 minCalls=10 cooldown=30s trialTimeout=30s maxTrials=1 successThreshold=1], another instance's [threshold=4 failureRatio=0 slowCallRatio=0 slowCall=0s window=10s buckets=10 minCalls=10 cooldown=1m0s trialTimeout=1m0s maxTrials=1 successThreshold=1]`
+	if err.Error() != want {
+		t.Errorf("A's RulesMismatch mismatch:\n got %s\nwant %s", err, want)
+	}
+	b.Close() // B stops using the state
+	// Three times (ProbeInterval 1s + FlushInterval 50ms) and more later,
+	// by the server's clock as A sees it:
+	a.shift.Store((4 * time.Second).Microseconds())
+	a.sync()
+	if err := a.RulesMismatch(); err != nil {
+		t.Errorf("A once B's rules were not seen for 3 probe intervals: %v, want nil", err)
+	}
+}
+
+// The flush fence checks the epoch: a batch counted for the right
+// generation of another epoch is refused, and the same batch with the
+// right epoch is applied.
+func TestBreakerFenceChecksEpoch(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	a := manual(t, addr, prefix, WithThreshold(10))
+	a.sync()
+	rdb := newClient(t)
+	gen, ep := viewGen(a.word.Load()), a.ep.Load()
+	// One failure, as flush sends it (threshold 10, no ratio rules).
+	batch := func(ep int64) int64 {
+		st, err := a.call(context.Background(), flushScript, gen, ep, 0, 1, 0, 1, 1, 1, 10, 0.0, 0.0, 10, 1_000_000, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.verdict
+	}
+	if v := batch(ep + 1); v != 0 {
+		t.Errorf("a batch with a stale epoch: verdict %d, want 0 (refused)", v)
+	}
+	if got := sharedState(t, rdb, prefix)["streak"]; got != "0" {
+		t.Errorf("streak after the refused batch = %s, want 0", got)
+	}
+	if v := batch(ep); v != 1 {
+		t.Errorf("the batch with the state's epoch: verdict %d, want 1 (applied)", v)
+	}
+	if got := sharedState(t, rdb, prefix)["streak"]; got != "1" {
+		t.Errorf("streak after the applied batch = %s, want 1", got)
+	}
+}
+
+// A bucket of the shared window is reset when the window comes round to
+// it again, one window length later: the failures it held no longer
+// count. One bucket short of a window length, they still do.
+func TestBreakerWindowBucketResets(t *testing.T) {
+	const window, buckets = 100 * time.Second, 10
+	width := (window / buckets).Microseconds()
+	for _, tc := range []struct {
+		name  string
+		later time.Duration
+		trips bool
+	}{
+		{"one bucket short of a window length", window - window/buckets, true},
+		{"one window length", window, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, prefix := redistest.Addr(t), testPrefix(t)
+			a := manual(t, addr, prefix, WithThreshold(-1), WithFailureRatio(0.5), WithMinCalls(10),
+				WithWindowDuration(window), WithWindowBuckets(buckets), WithCooldown(time.Hour))
+			rdb := newClient(t)
+			now, err := rdb.Time(context.Background()).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Start 1s into a bucket (by the server's clock, shifted), so that
+			// the test's own time never crosses into the next one.
+			us := now.UnixMicro()
+			shift := (us/width+1)*width - us + time.Second.Microseconds()
+			a.shift.Store(shift)
+			a.sync()
+			for range 9 {
+				fail(a)
+			}
+			a.flush() // 9 calls, below MinCalls
+			if s := a.State(); s != breaker.Closed {
+				t.Fatalf("9 failures, MinCalls 10: %v, want closed", s)
+			}
+			a.shift.Store(shift + tc.later.Microseconds())
+			fail(a)
+			a.flush()
+			if open := a.State() == breaker.Open; open != tc.trips {
+				t.Errorf("a 10th failure %v later: open %v, want %v", tc.later, open, tc.trips)
+			}
+			if !tc.trips {
+				w, err := rdb.HGetAll(context.Background(), stateKey(prefix)+":window").Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var fails []string
+				for k := range buckets {
+					if f := w["f"+strconv.Itoa(k)]; f != "" && f != "0" {
+						fails = append(fails, "f"+strconv.Itoa(k)+"="+f)
+					}
+				}
+				if diff := cmp.Diff([]string{"f" + strconv.Itoa(int((us+shift+tc.later.Microseconds())/width%buckets)) + "=1"}, fails); diff != "" {
+					t.Errorf("window buckets' failures mismatch (-want +got):\n%s", diff)
+				}
+			}
+		})
 	}
 }
