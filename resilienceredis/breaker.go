@@ -30,7 +30,9 @@ import (
 // sent to Redis within FlushInterval (or as soon as it holds MaxBatch
 // outcomes). Transitions happen in Redis, in scripts fenced by the
 // generation, and reach every instance by pub/sub. Only a call that would
-// be a half-open trial asks Redis, for at most Timeout.
+// be a half-open trial asks Redis, for at most Timeout. An instance that
+// sees Threshold consecutive failures of its own refuses its calls at once,
+// before its batch reaches Redis.
 //
 // When Redis is unreachable or slower than Timeout, the instance decides
 // alone with a local breaker (a breaker.Breaker of the same rules) until
@@ -156,7 +158,8 @@ type report struct {
 // after 5 consecutive failures across the fleet, stays open 30s, then
 // admits one trial call, fleet-wide. Every instance that builds a breaker
 // of the same name and prefix on the same Redis shares its state (build
-// them with the same rules). NewBreaker does not wait for Redis: the
+// them with the same rules: [Breaker.RulesMismatch] reports instances that
+// do not). NewBreaker does not wait for Redis: the
 // instance starts closed, and learns the shared state within
 // FlushInterval.
 //
@@ -282,7 +285,10 @@ func (c BreakerConfig) fingerprint() string {
 // state as last learnt (an open breaker whose cooldown has passed reads
 // [breaker.HalfOpen]: the next call would be a trial), or, while Redis is
 // unreachable, the local breaker's (or Open, while a cooldown learnt from
-// Redis before it became unreachable has not passed).
+// Redis before it became unreachable has not passed). While the instance
+// holds its calls after Threshold consecutive failures of its own, State
+// is Open; that hold is not a transition of the shared state, and
+// OnStateChange does not report it.
 func (b *Breaker) State() breaker.State { return b.visible(b.word.Load()) }
 
 // reported is the state of view w as transitions report it: the shared
