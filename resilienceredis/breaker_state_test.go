@@ -188,8 +188,9 @@ func TestBreakerKeepsOutcomesAcrossFirstRead(t *testing.T) {
 	}
 }
 
-// The trials key is lost (deleted, evicted) while a trial is out: the
-// fleet still admits at most MaxTrials trials at once.
+// The keys beside the state's hash are lost (deleted, evicted) while a
+// trial is out: the fleet still admits at most MaxTrials trials at once
+// (the trials out are kept in the state's hash).
 func TestBreakerMaxTrialsHoldsWhenTrialsKeyLost(t *testing.T) {
 	addr, prefix := redistest.Addr(t), testPrefix(t)
 	opts := []BreakerOption{WithThreshold(1), WithCooldown(time.Hour), WithMaxTrials(1)}
@@ -206,8 +207,20 @@ func TestBreakerMaxTrialsHoldsWhenTrialsKeyLost(t *testing.T) {
 	if err != nil || p.member == "" {
 		t.Fatalf("first call after the cooldown: %v; want a trial", err)
 	}
+	// Every key of the breaker but the state's hash is lost: the window,
+	// the rules, and a trials key if there is one.
 	rdb := newClient(t)
-	if err := rdb.Del(context.Background(), stateKey(prefix)+":trials").Err(); err != nil {
+	keys, err := rdb.Keys(context.Background(), prefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := []string{stateKey(prefix) + ":trials"}
+	for _, k := range keys {
+		if k != stateKey(prefix) {
+			lost = append(lost, k)
+		}
+	}
+	if err := rdb.Del(context.Background(), lost...).Err(); err != nil {
 		t.Fatal(err)
 	}
 	if q, err := b.Allow(); !errors.Is(err, breaker.ErrTooManyTrials) {
