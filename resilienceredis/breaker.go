@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,7 +30,9 @@ import (
 // sent to Redis within FlushInterval (or as soon as it holds MaxBatch
 // outcomes). Transitions happen in Redis, in scripts fenced by the
 // generation, and reach every instance by pub/sub. Only a call that would
-// be a half-open trial asks Redis, for at most Timeout.
+// be a half-open trial asks Redis, for at most Timeout. An instance that
+// sees Threshold consecutive failures of its own refuses its calls at once,
+// before its batch reaches Redis.
 //
 // When Redis is unreachable or slower than Timeout, the instance decides
 // alone with a local breaker (a breaker.Breaker of the same rules) until
@@ -44,21 +47,31 @@ type Breaker struct {
 	cfg     BreakerConfig // with defaults applied
 	layer   string
 	rem     remote
-	keys    []string // state, trials, window
+	keys    []string // state, window, rules
 	channel string
 	id      string // this instance, in trial names
+	rules   string // the fingerprint of the rules, compared across the fleet
 	local   *breaker.Breaker
-	base    time.Time // the origin of the instance's times (monotonic)
+	base    time.Time    // the origin of the instance's times (monotonic)
+	skew    atomic.Int64 // ns added to the instance's time; tests only
 
 	// The view: the shared state as this instance knows it. word is
-	// gen<<3 | down<<2 | state; down means Redis is unreachable and the
-	// local breaker decides. deadline is the end of the cooldown while
-	// open, in ns since base. Written under mu.
+	// gen<<12 | inc<<4 | hold<<3 | down<<2 | state. inc counts (mod 256)
+	// the times the view jumped to a state it did not expect (another
+	// epoch, an older generation): outcomes counted for a view of another
+	// inc are not of an older generation, and count in the new one. down
+	// means Redis is unreachable and the local breaker decides. hold means
+	// the instance saw Threshold consecutive failures alone and refuses
+	// calls until deadline, whatever the shared state says. deadline is
+	// the end of the cooldown while open or held, in ns since base.
+	// Written under mu.
 	word     atomic.Uint64
 	deadline atomic.Int64
 	mu       sync.Mutex
 	ep       atomic.Int64 // the epoch of the shared state the view is of
+	seq      uint64       // bumped by every change of the view
 	contact  int64        // when Redis last answered, ns since base
+	other    string       // another instance's rules, seen lately; "" if none
 
 	batch outcomes
 	// The trials of this instance: asked for, and admitted (by name, with
@@ -72,7 +85,7 @@ type Breaker struct {
 	reports  chan report
 	kick     chan struct{}
 
-	events   []breaker.Transition // not yet delivered
+	events   []event // not yet delivered
 	eventsMu sync.Mutex
 	eventsC  chan struct{}
 
@@ -87,11 +100,14 @@ type Breaker struct {
 const (
 	stMask   = 3
 	downBit  = 4
-	genShift = 3
+	holdBit  = 8
+	incShift = 4
+	incMask  = 0xff
+	genShift = 12
 )
 
-func makeView(gen uint64, st breaker.State, down bool) uint64 {
-	w := gen<<genShift | uint64(st)
+func makeView(gen, inc uint64, st breaker.State, down bool) uint64 {
+	w := gen<<genShift | (inc&incMask)<<incShift | uint64(st)
 	if down {
 		w |= downBit
 	}
@@ -100,7 +116,21 @@ func makeView(gen uint64, st breaker.State, down bool) uint64 {
 
 func viewState(w uint64) breaker.State { return breaker.State(w & stMask) }
 func viewGen(w uint64) uint64          { return w >> genShift }
+func viewInc(w uint64) uint64          { return w >> incShift & incMask }
 func viewDown(w uint64) bool           { return w&downBit != 0 }
+func viewHeld(w uint64) bool           { return w&holdBit != 0 }
+
+// carries reports whether outcomes counted for the closed view from still
+// count when the view is to: to is closed, Redis answers, and from is not
+// an older generation of the same state (a view that has not learnt the
+// state, or another epoch, or a generation the state went back from, is
+// not older: its outcomes are recent, and count in the state there is).
+func carries(from, to uint64) bool {
+	if viewDown(to) || viewState(to) != breaker.Closed {
+		return false
+	}
+	return viewGen(from) == 0 || viewInc(from) != viewInc(to) || viewGen(from) >= viewGen(to)
+}
 
 // outcomes is the batch of outcomes of calls admitted while closed, in one
 // generation, not yet sent.
@@ -111,6 +141,7 @@ type outcomes struct {
 	succ, fail, slow            uint64
 	lead, run, cur              uint64 // failures before the first success, longest run, current run
 	n                           int
+	streak                      int    // the instance's consecutive failures in this generation, across batches
 	sent, dropped, flushes, bad uint64 // totals, for tests
 }
 
@@ -127,7 +158,8 @@ type report struct {
 // after 5 consecutive failures across the fleet, stays open 30s, then
 // admits one trial call, fleet-wide. Every instance that builds a breaker
 // of the same name and prefix on the same Redis shares its state (build
-// them with the same rules). NewBreaker does not wait for Redis: the
+// them with the same rules: [Breaker.RulesMismatch] reports instances that
+// do not). NewBreaker does not wait for Redis: the
 // instance starts closed, and learns the shared state within
 // FlushInterval.
 //
@@ -164,16 +196,17 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		cfg:     cfg,
 		layer:   "breaker(" + cfg.Name + ")",
 		rem:     newRemote(rdb, cfg.Timeout, cfg.ProbeInterval),
-		keys:    []string{key, key + ":trials", key + ":window"},
+		keys:    []string{key, key + ":window", key + ":rules"},
 		channel: key,
 		id:      hex.EncodeToString(id[:]),
+		rules:   cfg.fingerprint(),
 		base:    time.Now(),
 		reports: make(chan report, cfg.MaxTrials+1),
 		kick:    make(chan struct{}, 1),
 		eventsC: make(chan struct{}, 1),
 	}
 	b.local = breaker.New(localOptions(cfg, b.onLocalChange)...)
-	b.word.Store(makeView(0, breaker.Closed, false))
+	b.word.Store(makeView(0, 0, breaker.Closed, false))
 	b.batch.word = b.word.Load()
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	return b
@@ -240,13 +273,22 @@ func localOptions(c BreakerConfig, onChange func(breaker.Transition)) []breaker.
 func (b *Breaker) Name() string { return b.cfg.Name }
 
 // now returns the instance's time: ns since it was created (monotonic).
-func (b *Breaker) now() int64 { return int64(time.Since(b.base)) }
+func (b *Breaker) now() int64 { return int64(time.Since(b.base)) + b.skew.Load() }
+
+// fingerprint is the rules of c that the fleet must share, as text.
+func (c BreakerConfig) fingerprint() string {
+	return fmt.Sprintf("threshold=%d failureRatio=%g slowCallRatio=%g slowCall=%v window=%v buckets=%d minCalls=%d cooldown=%v trialTimeout=%v maxTrials=%d successThreshold=%d",
+		c.Threshold, c.FailureRatio, c.SlowCallRatio, c.SlowCall, c.WindowDuration, c.WindowBuckets, c.MinCalls, c.Cooldown, c.TrialTimeout, c.MaxTrials, c.SuccessThreshold)
+}
 
 // State returns the breaker's state as this instance knows it: the shared
 // state as last learnt (an open breaker whose cooldown has passed reads
 // [breaker.HalfOpen]: the next call would be a trial), or, while Redis is
 // unreachable, the local breaker's (or Open, while a cooldown learnt from
-// Redis before it became unreachable has not passed).
+// Redis before it became unreachable has not passed). While the instance
+// holds its calls after Threshold consecutive failures of its own, State
+// is Open; that hold is not a transition of the shared state, and
+// OnStateChange does not report it.
 func (b *Breaker) State() breaker.State { return b.visible(b.word.Load()) }
 
 // reported is the state of view w as transitions report it: the shared
@@ -266,7 +308,7 @@ func (b *Breaker) reported(w uint64) breaker.State {
 func (b *Breaker) visible(w uint64) breaker.State {
 	open := viewState(w) == breaker.Open
 	switch {
-	case open && b.now() < b.deadline.Load():
+	case (open || viewHeld(w)) && b.now() < b.deadline.Load():
 		return breaker.Open
 	case viewDown(w):
 		return b.local.State()
@@ -306,7 +348,7 @@ type Permit struct {
 // refuses the calls beyond them without asking.
 func (b *Breaker) Allow() (Permit, error) {
 	w := b.word.Load()
-	if w&(downBit|stMask) == 0 { // closed, Redis reachable
+	if w&(holdBit|downBit|stMask) == 0 { // closed, Redis reachable, not held
 		var start int64
 		if b.cfg.SlowCall > 0 {
 			start = b.now()
@@ -331,6 +373,12 @@ func (b *Breaker) allowSlow(w uint64) (admission, error) {
 		if d := b.deadline.Load(); now < d {
 			return admission{}, resilience.Refuse(breaker.ErrOpen, b.cfg.Name, ceilMillis(time.Duration(d-now)))
 		}
+	}
+	if viewHeld(w) {
+		if d := b.deadline.Load(); now < d {
+			return admission{}, resilience.Refuse(breaker.ErrOpen, b.cfg.Name, ceilMillis(time.Duration(d-now)))
+		}
+		w = b.release(w)
 	}
 	if viewDown(w) {
 		return b.allowLocal()
@@ -502,18 +550,30 @@ func (b *Breaker) outcome(ctx context.Context, err error) breaker.Outcome {
 var errPanicked = errors.New("resilienceredis: the call panicked")
 
 // record adds an outcome of a call admitted while closed with view w to
-// the batch, unless the view has changed since.
+// the batch, unless the view has since moved to a newer generation (or is
+// no longer closed): outcomes of an older generation are dropped, those of
+// a view that was only refreshed count in the view there is. An instance
+// that sees Threshold consecutive failures of its own holds its calls at
+// once (see hold) and sends its batch.
 func (b *Breaker) record(w uint64, failure, slow bool) {
 	q := &b.batch
 	q.mu.Lock()
-	if b.word.Load() != w {
+	cur := b.word.Load() &^ holdBit
+	if w &^= holdBit; cur != w && !carries(w, cur) {
 		q.dropped++
 		q.mu.Unlock()
 		return
 	}
-	if q.word != w {
-		q.reset(w, b.ep.Load())
+	if q.word != cur {
+		if carries(q.word, cur) {
+			q.word, q.ep = cur, b.ep.Load() // the batch counts in the view there is
+		} else {
+			q.dropped += uint64(q.n)
+			q.reset(cur, b.ep.Load())
+			q.streak = 0
+		}
 	}
+	trip := false
 	if failure {
 		q.fail++
 		q.cur++
@@ -521,9 +581,14 @@ func (b *Breaker) record(w uint64, failure, slow bool) {
 			q.lead = q.cur
 		}
 		q.run = max(q.run, q.cur)
+		if q.streak++; b.cfg.Threshold > 0 && q.streak >= b.cfg.Threshold {
+			q.streak = 0
+			trip = true
+		}
 	} else {
 		q.succ++
 		q.cur = 0
+		q.streak = 0
 	}
 	if slow {
 		q.slow++
@@ -531,12 +596,46 @@ func (b *Breaker) record(w uint64, failure, slow bool) {
 	q.n++
 	full := q.n >= b.cfg.MaxBatch
 	q.mu.Unlock()
-	if full {
+	if trip {
+		b.hold(cur)
+	}
+	if full || trip {
 		select {
 		case b.kick <- struct{}{}:
 		default:
 		}
 	}
+}
+
+// hold makes the instance refuse its calls for Cooldown, at once, if its
+// view is still w: it saw Threshold consecutive failures of its own. The
+// batch that holds them trips the fleet when it reaches Redis; the hold
+// ends with the Cooldown, or when the view moves to another generation or
+// epoch (the fleet's trip, a Reset).
+func (b *Breaker) hold(w uint64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cur := b.word.Load()
+	if cur&^holdBit != w {
+		return
+	}
+	b.deadline.Store(b.now() + int64(b.cfg.Cooldown))
+	b.word.Store(cur | holdBit)
+	b.seq++
+}
+
+// release ends the hold of view w, whose deadline has passed, and returns
+// the view.
+func (b *Breaker) release(w uint64) uint64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cur := b.word.Load()
+	if cur == w {
+		cur &^= holdBit
+		b.word.Store(cur)
+		b.seq++
+	}
+	return cur
 }
 
 func (q *outcomes) reset(w uint64, ep int64) {
@@ -549,6 +648,10 @@ type noCopy struct{}
 
 func (*noCopy) Lock()   {}
 func (*noCopy) Unlock() {}
+
+// newEpoch returns a random epoch, for a state this instance may create:
+// in [1, 2^53), exact in Lua's numbers too.
+func newEpoch() string { return strconv.FormatInt(mrand.Int64N(1<<53-1)+1, 10) }
 
 // shared is a script's reply: the shared state and the verdict.
 type shared struct {
@@ -563,60 +666,134 @@ type shared struct {
 // call runs script with the common arguments and extra ones, bounded by
 // Timeout, and adopts the state it replies.
 func (b *Breaker) call(ctx context.Context, s *redis.Script, extra ...any) (shared, error) {
-	args := make([]any, 0, 4+len(extra))
-	args = append(args, b.channel, b.cfg.Cooldown.Microseconds(), b.cfg.TrialTimeout.Microseconds(), b.shift.Load())
+	args := make([]any, 0, 7+len(extra))
+	horizon := 3 * (b.cfg.ProbeInterval + b.cfg.FlushInterval)
+	args = append(args, b.channel, b.cfg.Cooldown.Microseconds(), b.cfg.TrialTimeout.Microseconds(), b.shift.Load(),
+		newEpoch(), b.rules, horizon.Microseconds())
 	args = append(args, extra...)
+	b.mu.Lock()
+	seq := b.seq
+	b.mu.Unlock()
 	at := b.now()
 	v, err := b.rem.run(ctx, s, b.keys, args)
 	if err != nil {
 		return shared{}, err
 	}
 	r, ok := v.([]any)
-	if !ok || len(r) != 5 {
+	if !ok || len(r) != 6 {
 		return shared{}, fmt.Errorf("resilienceredis: unexpected reply %v", v)
 	}
 	var n [5]int64
 	for i := range n {
-		n[i], _ = r[i].(int64)
+		switch x := r[i].(type) {
+		case int64:
+			n[i] = x
+		case string:
+			n[i], _ = strconv.ParseInt(x, 10, 64)
+		}
 	}
+	rules, _ := r[5].(string)
+	b.noteRules(rules)
 	st := shared{ep: n[0], gen: uint64(n[1]), state: breaker.State(n[2]), remaining: time.Duration(n[3]) * time.Microsecond, verdict: n[4]}
-	st.word = b.adopt(st.ep, st.gen, st.state, st.remaining, at, true)
+	st.word = b.adopt(st.ep, st.gen, st.state, st.remaining, at, int64(seq))
 	return st, nil
 }
 
 // adopt makes the view the shared state (ep, gen, st), with remaining
 // left of a cooldown as of at, if it is newer than the view: a later
-// generation of the same epoch, or another epoch. up says that Redis has
-// just answered: an instance that was deciding locally goes back to the
-// shared state. It returns the view.
-func (b *Breaker) adopt(ep int64, gen uint64, st breaker.State, remaining time.Duration, at int64, up bool) uint64 {
+// generation of the same epoch, or another epoch. seq is the view's seq
+// when the round trip that replied this state started, or -1 for a state
+// published: a reply to a round trip started after the view was last
+// changed is the shared state as it is now, newer than anything the view
+// holds, and is taken whatever it says (the state may have gone back in
+// time: an older snapshot, a replica that was behind). A reply also ends
+// a decision alone (Redis answers again). It returns the view.
+func (b *Breaker) adopt(ep int64, gen uint64, st breaker.State, remaining time.Duration, at int64, seq int64) uint64 {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	w := b.word.Load()
+	up := seq >= 0
 	if up {
 		b.contact = b.now()
 	}
-	newer := ep != b.ep.Load() || gen > viewGen(w)
-	if !newer && !(up && viewDown(w)) {
-		b.mu.Unlock()
-		return w
-	}
-	from := b.reported(w)
-	if newer {
-		b.ep.Store(ep)
-		if st == breaker.Open {
-			b.deadline.Store(at + int64(remaining))
+	fresh := up && uint64(seq) == b.seq // nothing changed the view during the round trip
+	same := ep == b.ep.Load()
+	inc := viewInc(w)
+	switch {
+	case same && gen > viewGen(w): // a later generation
+	case !same && (fresh || !up || b.ep.Load() == 0): // another epoch
+		inc++
+	case same && fresh && (gen != viewGen(w) || st != viewState(w)): // the state went back
+		inc++
+	default:
+		if up && viewDown(w) {
+			b.setView(w, w&^downBit)
 		}
-	} else {
-		gen, st = viewGen(w), viewState(w)
+		return b.word.Load()
 	}
-	down := viewDown(w) && !up
-	nw := makeView(gen, st, down)
-	b.word.Store(nw)
-	if to := b.reported(nw); from != to && b.cfg.OnStateChange != nil {
-		b.emit(breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: gen, At: time.Now()})
+	b.ep.Store(ep)
+	if st == breaker.Open {
+		b.deadline.Store(at + int64(remaining))
 	}
-	b.mu.Unlock()
+	nw := makeView(gen, inc, st, viewDown(w) && !up)
+	b.setView(w, nw)
 	return nw
+}
+
+// setView changes the view from w to nw, under mu, and reports the
+// transition.
+func (b *Breaker) setView(w, nw uint64) {
+	from := b.reported(w)
+	b.word.Store(nw)
+	b.seq++
+	if to := b.reported(nw); from != to && b.cfg.OnStateChange != nil {
+		gen := viewGen(nw)
+		if viewDown(nw) {
+			gen = viewGen(w)
+		}
+		b.emit(event{t: breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: gen, At: time.Now()}})
+	}
+}
+
+// noteRules records the rules of another instance that a script reported
+// ("" for none), and reports a change to OnRulesMismatch.
+func (b *Breaker) noteRules(other string) {
+	b.mu.Lock()
+	changed := other != b.other
+	b.other = other
+	b.mu.Unlock()
+	if changed && other != "" && b.cfg.OnRulesMismatch != nil {
+		b.emit(event{mismatch: b.mismatchErr(other)})
+	}
+}
+
+// ErrRulesMismatch is the condition of instances that share a breaker's
+// state (the same Name and Prefix on one Redis) with different rules
+// (Threshold, ratios, SlowCall, window, MinCalls, Cooldown, TrialTimeout,
+// MaxTrials, SuccessThreshold). See [Breaker.RulesMismatch].
+var ErrRulesMismatch = errors.New("resilienceredis: instances share a breaker with different rules")
+
+func (b *Breaker) mismatchErr(other string) error {
+	return fmt.Errorf("%w: breaker %q: this instance's rules are [%s], another instance's [%s]", ErrRulesMismatch, b.cfg.Name, b.rules, other)
+}
+
+// RulesMismatch returns nil while every instance this one hears of through
+// Redis shares its rules, or an error matching [ErrRulesMismatch] that
+// names both sets of rules, when an instance with other rules has used the
+// shared state lately (within three times ProbeInterval plus
+// FlushInterval, as of this instance's last round trip). The instances
+// share one state whatever their rules: each applies its own rules to
+// what it sends (a batch trips on the Threshold of the instance that sent
+// it), so the fleet's behaviour is a mix of both. RulesMismatch is safe
+// for simultaneous use.
+func (b *Breaker) RulesMismatch() error {
+	b.mu.Lock()
+	other := b.other
+	b.mu.Unlock()
+	if other == "" {
+		return nil
+	}
+	return b.mismatchErr(other)
 }
 
 // goDown makes the instance decide locally: Redis did not answer. The
@@ -628,13 +805,8 @@ func (b *Breaker) goDown() {
 		b.mu.Unlock()
 		return
 	}
-	from := b.reported(w)
 	b.local.Reset()
-	nw := w | downBit
-	b.word.Store(nw)
-	if to := b.reported(nw); from != to && b.cfg.OnStateChange != nil {
-		b.emit(breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: viewGen(w), At: time.Now()})
-	}
+	b.setView(w, w|downBit)
 	b.mu.Unlock()
 	b.batch.mu.Lock()
 	b.batch.dropped += uint64(b.batch.n)
@@ -647,14 +819,21 @@ func (b *Breaker) goDown() {
 // due transitions), so it takes only the events' lock.
 func (b *Breaker) onLocalChange(t breaker.Transition) {
 	if viewDown(b.word.Load()) && b.cfg.OnStateChange != nil {
-		b.emit(t)
+		b.emit(event{t: t})
 	}
 }
 
-// emit queues t for OnStateChange.
-func (b *Breaker) emit(t breaker.Transition) {
+// event is a transition for OnStateChange, or a mismatch of rules for
+// OnRulesMismatch.
+type event struct {
+	t        breaker.Transition
+	mismatch error
+}
+
+// emit queues e for the deliverer.
+func (b *Breaker) emit(e event) {
 	b.eventsMu.Lock()
-	b.events = append(b.events, t)
+	b.events = append(b.events, e)
 	b.eventsMu.Unlock()
 	select {
 	case b.eventsC <- struct{}{}:
@@ -754,6 +933,10 @@ func (b *Breaker) sync() {
 }
 
 // flush sends the batch, if it holds anything, and reports whether it did.
+// A batch the script refuses because the state is not the one it was
+// counted for is sent again, once, for the state replied, if that state
+// is not a newer generation of the batch's (carries): the state vanished
+// and was created again, or went back in time.
 func (b *Breaker) flush() bool {
 	q := &b.batch
 	q.mu.Lock()
@@ -762,7 +945,7 @@ func (b *Breaker) flush() bool {
 		return false
 	}
 	w, ep := q.word, q.ep
-	args := []any{viewGen(w), ep, q.succ, q.fail, q.slow, q.lead, q.run, q.cur}
+	counts := []any{q.succ, q.fail, q.slow, q.lead, q.run, q.cur}
 	n := q.n
 	q.reset(w, ep)
 	q.flushes++
@@ -770,13 +953,28 @@ func (b *Breaker) flush() bool {
 	c := &b.cfg
 	threshold := max(c.Threshold, 0)
 	width := max(c.WindowDuration.Microseconds()/int64(c.WindowBuckets), 1)
-	args = append(args, threshold, c.FailureRatio, c.SlowCallRatio, c.MinCalls, width, c.WindowBuckets)
-	st, err := b.call(b.ctx, flushScript, args...)
+	rules := []any{threshold, c.FailureRatio, c.SlowCallRatio, c.MinCalls, width, c.WindowBuckets}
+	var verdict int64
+	var err error
+	for range 2 {
+		args := append(append([]any{viewGen(w), ep}, counts...), rules...)
+		var st shared
+		st, err = b.call(b.ctx, flushScript, args...)
+		if err != nil || st.verdict == 1 {
+			verdict = st.verdict
+			break
+		}
+		nw := b.word.Load() &^ holdBit
+		if nw == w || !carries(w, nw) {
+			break
+		}
+		w, ep = nw, b.ep.Load()
+	}
 	q.mu.Lock()
 	switch {
 	case err != nil:
 		q.dropped += uint64(n)
-	case st.verdict == 1:
+	case verdict == 1:
 		q.sent += uint64(n)
 	default:
 		q.bad += uint64(n)
@@ -848,7 +1046,7 @@ func (b *Breaker) receive(payload string) {
 			return
 		}
 	}
-	b.adopt(n[0], uint64(n[1]), breaker.State(n[2]), time.Duration(n[3])*time.Microsecond, b.now(), false)
+	b.adopt(n[0], uint64(n[1]), breaker.State(n[2]), time.Duration(n[3])*time.Microsecond, b.now(), -1)
 }
 
 func (b *Breaker) deliverLoop() {
@@ -863,8 +1061,12 @@ func (b *Breaker) deliverLoop() {
 		ev := b.events
 		b.events = nil
 		b.eventsMu.Unlock()
-		for _, t := range ev {
-			b.cfg.OnStateChange(t)
+		for _, e := range ev {
+			if e.mismatch != nil {
+				b.cfg.OnRulesMismatch(e.mismatch)
+			} else {
+				b.cfg.OnStateChange(e.t)
+			}
 		}
 	}
 }

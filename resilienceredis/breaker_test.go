@@ -92,10 +92,11 @@ func TestBreakerNoLostUpdate(t *testing.T) {
 // learns the newer state from the reply.
 func TestBreakerFencesStaleBatches(t *testing.T) {
 	addr, prefix := redistest.Addr(t), testPrefix(t)
-	a := manual(t, addr, prefix, WithThreshold(1), WithCooldown(time.Hour))
-	b := manual(t, addr, prefix, WithThreshold(1), WithCooldown(time.Hour))
+	a := manual(t, addr, prefix, WithThreshold(2), WithCooldown(time.Hour))
+	b := manual(t, addr, prefix, WithThreshold(2), WithCooldown(time.Hour))
 	a.sync()
 	b.sync()
+	fail(b)
 	if err := fail(b); err != nil {
 		t.Fatal(err)
 	}

@@ -202,6 +202,12 @@ type BreakerConfig struct {
 	// from Redis (the fleet's counts stay there), and At is when this
 	// instance learnt of the change. It must not block for long.
 	OnStateChange func(breaker.Transition)
+	// OnRulesMismatch, if not nil, is called with an error matching
+	// ErrRulesMismatch (see [Breaker.RulesMismatch]) when this instance
+	// learns that another instance uses the shared state with other rules,
+	// and again when those rules change; from the goroutine that calls
+	// OnStateChange, one call at a time. It must not block for long.
+	OnRulesMismatch func(error)
 
 	// Timeout bounds every Redis round trip: no call through the breaker
 	// waits on Redis longer than it (only calls that would be half-open
@@ -434,6 +440,12 @@ func WithClassify(f func(error) breaker.Outcome) BreakerOption {
 // change of state this instance sees.
 func WithOnStateChange(f func(breaker.Transition)) BreakerOption {
 	return breakerOption(func(c *BreakerConfig) { c.OnStateChange = f })
+}
+
+// WithOnRulesMismatch sets [BreakerConfig.OnRulesMismatch]: a callback for
+// another instance's rules that differ from this one's.
+func WithOnRulesMismatch(f func(error)) BreakerOption {
+	return breakerOption(func(c *BreakerConfig) { c.OnRulesMismatch = f })
 }
 
 // WithFlushInterval sets [BreakerConfig.FlushInterval]: the longest an

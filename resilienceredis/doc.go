@@ -57,13 +57,16 @@
 //
 // Breaker:
 //
-//   - The shared state (state, generation, counts over a shared window,
-//     trials out) changes only in scripts, atomically. Outcomes are added
-//     there, never written back from what an instance read, so no update
-//     is lost (A reads, B fails and writes, A fails and writes: the count
-//     is 2). Every transition starts a new generation, and an instance's
-//     batch is applied only to the generation it was counted in: a stale
-//     instance cannot write over a newer state.
+//   - The shared state (epoch, state, generation, trials out, counts over
+//     a shared window) changes only in scripts, atomically. Outcomes are
+//     added there, never written back from what an instance read, so no
+//     update is lost (A reads, B fails and writes, A fails and writes: the
+//     count is 2). Every transition starts a new generation, and an
+//     instance's batch is applied only to the generation and epoch it was
+//     counted in: a stale instance cannot write over a newer state.
+//     Outcomes are dropped only when the state has moved to a newer
+//     generation since their calls were admitted: an instance's first read
+//     of the state drops none.
 //   - The trip rules are policy/breaker's, over the fleet's outcomes:
 //     Threshold counts consecutive failures in the order the instances'
 //     batches reach Redis (a batch's run of failures counts whole); the
@@ -71,7 +74,12 @@
 //     checked once per batch on the window after it.
 //   - While closed, a call makes no Redis round trip and allocates
 //     nothing: its outcome joins the instance's batch, sent within
-//     FlushInterval (50ms) or at MaxBatch (100) outcomes. A trip is pushed
+//     FlushInterval (50ms) or at MaxBatch (100) outcomes. An instance that
+//     sees Threshold consecutive failures of its own refuses its calls at
+//     once (breaker.ErrOpen) and sends its batch; it holds its calls for
+//     Cooldown whatever the fleet makes of the batch, unless the shared
+//     state moves on first (the fleet's trip, a Reset), and then counts
+//     afresh. A trip is pushed
 //     to every instance by pub/sub; a message lost (a reconnection) is
 //     made good by a read within ProbeInterval. Between the call that trips
 //     the breaker and the moment an instance learns it, that instance's
@@ -93,9 +101,26 @@
 //     runs the batches queued before the stall when it continues, and then
 //     counts them, late); a trip of the local breaker stays local (the
 //     fleet is not told); a trial report that failed leaves its trial to
-//     expire. A server that crashes without persistence loses the shared
-//     state: it starts again, closed, and the instances take the new state
-//     (a new epoch) whatever generation they knew.
+//     expire.
+//   - The state lost (FLUSHALL, DEL, an eviction, a restart without
+//     persistence): the next script creates it again, closed, with a new
+//     random epoch, and publishes it; the instances take it whatever
+//     generation they knew, and a batch refused for its old epoch is sent
+//     again for the new state at once: the fleet counts again within one
+//     FlushInterval. The counts, an open state and the trials out are lost
+//     with it. The trials out are kept in the state's own hash: they are
+//     never lost without it, so MaxTrials holds.
+//   - The state older (a restart from an older snapshot, a failover to a
+//     replica that was behind): an instance takes the state its next round
+//     trip finds, even an older generation, unless its view changed during
+//     that round trip; batches counted for the lost generations are sent
+//     again if the older state is closed.
+//   - Instances of one breaker with different rules share its state, each
+//     applying its own rules to what it sends, and each reports the
+//     other's rules ([Breaker.RulesMismatch], [ErrRulesMismatch],
+//     BreakerConfig.OnRulesMismatch): the states are not kept apart, so
+//     that a rolling change of the rules does not split the fleet in two
+//     breakers for its length.
 //   - Not in the fleet form: a count-based window (WindowCalls), TripIf,
 //     CooldownBackoff, ForceOpen and ForceClosed ([Breaker.Reset] is
 //     there).
@@ -111,8 +136,9 @@
 // # Keys
 //
 // A limiter's bucket is Prefix+"rl:{name}" (a KeyedLimiter's,
-// Prefix+"rl:name:{key}"); a breaker's state is Prefix+"br:{name}",
-// Prefix+"br:{name}:trials" and Prefix+"br:{name}:window", and its channel
+// Prefix+"rl:name:{key}"); a breaker's state is Prefix+"br:{name}" and
+// Prefix+"br:{name}:window", the instances' rules Prefix+"br:{name}:rules"
+// (it expires when no instance uses the breaker), and its channel
 // Prefix+"br:{name}". The hash tags keep each script's keys in one slot of
 // a Redis Cluster. Prefix is "resilience:" by default.
 package resilienceredis

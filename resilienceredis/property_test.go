@@ -2,9 +2,11 @@ package resilienceredis
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,9 +21,21 @@ import (
 // virtual µs (the shift the test adds to the server's clock; the real
 // time that passes during a run is far below the 10s steps it takes).
 type sharedModel struct {
-	gen, st, streak, ok int
-	until               int64
-	trials              map[string]int64 // member: expiry
+	ep, gen, st, streak, ok int
+	until                   int64
+	trials                  map[string]int64 // member: expiry
+	trialEp                 map[string]int   // member: the epoch it was admitted in
+	lost                    bool             // the hash is gone: the next script creates it
+}
+
+// copy returns a deep copy of m (a snapshot of the shared state).
+func (m *sharedModel) copy() *sharedModel {
+	c := *m
+	c.trials = map[string]int64{}
+	for k, v := range m.trials {
+		c.trials[k] = v
+	}
+	return &c
 }
 
 const (
@@ -60,17 +74,38 @@ func (m *sharedModel) advance(now int64) {
 }
 
 type instModel struct {
-	gen, st int    // the view
-	batch   []bool // outcomes not sent (true: failure), for generation batchGen
-	batchG  int
-	held    []*Permit // trial permits not yet reported
+	ep, inc, gen, st int    // the view (inc: the jumps to a state the instance did not expect)
+	hold             bool   // Threshold failures of its own: calls refused until the view moves
+	streak           int    // the instance's consecutive failures in the view's generation
+	batch            []bool // outcomes not sent (true: failure), for the view (bInc, bGen) of epoch bEp
+	bInc, bGen, bEp  int
+	held             []*Permit // trial permits not yet reported
+}
+
+// adopt is an instance's view after a script replied m (a round trip
+// started after the view last changed: the state as it is).
+func (mi *instModel) adopt(m *sharedModel) {
+	switch {
+	case mi.ep == m.ep && m.gen > mi.gen:
+	case mi.ep != m.ep, m.gen != mi.gen || m.st != mi.st:
+		mi.inc++
+	default:
+		return
+	}
+	mi.ep, mi.gen, mi.st, mi.hold = m.ep, m.gen, m.st, false
+}
+
+// carries: outcomes of the batch's view count in the instance's view.
+func (mi *instModel) carries() bool {
+	return mi.st == 0 && (mi.bGen == 0 || mi.bInc != mi.inc || mi.bGen >= mi.gen)
 }
 
 // A rapid property over random interleavings of three instances'
-// outcomes, flushes, reads, trials and trial reports, resets and the
-// passing of time, on the real server: after every step the shared state
-// in Redis (generation, state, streak, successful trials, trials out) and
-// every instance's view equal the model's.
+// outcomes, flushes, reads, trials and trial reports, resets, the passing
+// of time, and faults of the shared state (the hash deleted, or put back
+// to an older snapshot), on the real server: after every step the shared
+// state in Redis (generation, state, streak, successful trials, trials
+// out) and every instance's view (and local hold) equal the model's.
 func TestPropertySharedStateMatchesModel(t *testing.T) {
 	// Long runs: a trial that expires needs a trip, a cooldown, a trial
 	// and time to pass, in that order.
@@ -97,23 +132,57 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 			defer b.Close()
 			inst = append(inst, b)
 		}
-		m := &sharedModel{gen: 1, trials: map[string]int64{}}
+		m := &sharedModel{lost: true, trials: map[string]int64{}, trialEp: map[string]int{}}
+		epochs := 0
+		var snapshot *sharedModel
+		var snapshotDump string
 		ms := make([]*instModel, len(inst))
 		var now int64
+		// touch is the prelude of a script: the state created if lost,
+		// then the transitions time has made due.
+		touch := func() {
+			if m.lost {
+				epochs++
+				m.ep, m.gen, m.st, m.streak, m.ok, m.until, m.lost = epochs, 1, 0, 0, 0, 0, false
+				m.trials = map[string]int64{}
+			}
+			m.advance(now)
+		}
 		for i, b := range inst {
 			b.sync()
-			ms[i] = &instModel{gen: 1}
+			touch()
+			ms[i] = &instModel{}
+			ms[i].adopt(m)
 		}
-		view := func(i int) { ms[i].gen, ms[i].st = m.gen, m.st }
+		view := func(i int) { ms[i].adopt(m) }
+		apply := func(batch []bool) {
+			for _, f := range batch {
+				if !f {
+					m.streak = 0
+					continue
+				}
+				if m.streak++; m.streak >= mThreshold {
+					m.set(1, now+mCooldown)
+					break
+				}
+			}
+		}
 		var outcome func(rt *rapid.T, i int, failure bool)
 		var flush, trial func(rt *rapid.T, i int)
 		var report func(rt *rapid.T, i, j int, o breaker.Outcome)
 
 		outcome = func(rt *rapid.T, i int, failure bool) {
-			if ms[i].st != 0 {
+			mi := ms[i]
+			if mi.st != 0 {
 				return // the instance's view is not closed
 			}
 			p, err := inst[i].Allow()
+			if mi.hold {
+				if !errors.Is(err, breaker.ErrOpen) {
+					rt.Fatalf("an instance holding its calls (%d failures of its own) admitted a call: %v", mThreshold, err)
+				}
+				return
+			}
 			if err != nil {
 				rt.Fatalf("a closed instance refused: %v", err)
 			}
@@ -122,10 +191,18 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 			} else {
 				p.Done(nil)
 			}
-			if ms[i].batchG != ms[i].gen {
-				ms[i].batch, ms[i].batchG = nil, ms[i].gen
+			if mi.bInc != mi.inc || mi.bGen != mi.gen {
+				if !mi.carries() {
+					mi.batch, mi.streak = nil, 0
+				}
+				mi.bInc, mi.bGen, mi.bEp = mi.inc, mi.gen, mi.ep
 			}
-			ms[i].batch = append(ms[i].batch, failure)
+			mi.batch = append(mi.batch, failure)
+			if !failure {
+				mi.streak = 0
+			} else if mi.streak++; mi.streak >= mThreshold {
+				mi.streak, mi.hold = 0, true
+			}
 		}
 		flush = func(rt *rapid.T, i int) {
 			inst[i].flush()
@@ -133,25 +210,21 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 			if len(mi.batch) == 0 {
 				return
 			}
-			m.advance(now)
-			if m.st == 0 && mi.batchG == m.gen {
-				for _, f := range mi.batch {
-					if !f {
-						m.streak = 0
-						continue
-					}
-					if m.streak++; m.streak >= mThreshold {
-						m.set(1, now+mCooldown)
-						break
-					}
-				}
+			touch()
+			applied := m.st == 0 && mi.bGen == m.gen && mi.bEp == m.ep
+			if applied {
+				apply(mi.batch)
+			}
+			view(i)
+			if !applied && (mi.bInc != mi.inc || mi.bGen != mi.gen) && mi.carries() {
+				apply(mi.batch) // sent again, for the state there is
+				view(i)
 			}
 			mi.batch = nil
-			view(i)
 		}
 		trial = func(rt *rapid.T, i int) {
 			inst[i].sync()
-			m.advance(now)
+			touch()
 			view(i)
 			if m.st == 0 {
 				return // a call would be a closed one: "outcome" covers it
@@ -166,6 +239,7 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 					rt.Fatalf("an admitted half-open call is not a trial")
 				}
 				m.trials[p.member] = now + mTrialTime
+				m.trialEp[p.member] = m.ep
 				ms[i].held = append(ms[i].held, &p)
 			}
 		}
@@ -174,8 +248,8 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 			ms[i].held = append(ms[i].held[:j], ms[i].held[j+1:]...)
 			p.Report(o)
 			inst[i].sendReport(<-inst[i].reports)
-			m.advance(now)
-			if _, out := m.trials[p.member]; out && m.st == 2 && int(viewGen(p.word)) == m.gen {
+			touch()
+			if _, out := m.trials[p.member]; out && m.st == 2 && int(viewGen(p.word)) == m.gen && m.trialEp[p.member] == m.ep {
 				delete(m.trials, p.member)
 				switch o {
 				case breaker.Failure:
@@ -226,15 +300,42 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 			"sync": func(rt *rapid.T) {
 				i := rapid.IntRange(0, 2).Draw(rt, "instance")
 				inst[i].sync()
-				m.advance(now)
+				touch()
 				view(i)
+			},
+			"state lost": func(rt *rapid.T) {
+				if err := rdb.Del(context.Background(), prefix+"br:{svc}", prefix+"br:{svc}:window").Err(); err != nil {
+					rt.Fatal(err)
+				}
+				m.lost = true
+			},
+			"snapshot": func(rt *rapid.T) {
+				if m.lost {
+					rt.Skip("no state to snapshot")
+				}
+				d, err := rdb.Dump(context.Background(), prefix+"br:{svc}").Result()
+				if err != nil {
+					rt.Fatal(err)
+				}
+				snapshot, snapshotDump = m.copy(), d
+			},
+			"state goes back to the snapshot": func(rt *rapid.T) {
+				if snapshot == nil {
+					rt.Skip("no snapshot")
+				}
+				if err := rdb.RestoreReplace(context.Background(), prefix+"br:{svc}", 0, snapshotDump).Err(); err != nil {
+					rt.Fatal(err)
+				}
+				trialEp := m.trialEp
+				m = snapshot.copy()
+				m.trialEp = trialEp
 			},
 			"reset": func(rt *rapid.T) {
 				i := rapid.IntRange(0, 2).Draw(rt, "instance")
 				if err := inst[i].Reset(context.Background()); err != nil {
 					rt.Fatal(err)
 				}
-				m.advance(now)
+				touch()
 				m.set(0, 0)
 				view(i)
 			},
@@ -249,9 +350,9 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 				if err != nil {
 					rt.Fatal(err)
 				}
-				trials, err := rdb.ZCard(context.Background(), prefix+"br:{svc}:trials").Result()
-				if err != nil {
-					rt.Fatal(err)
+				trials := len(strings.Fields(got["trials"])) / 2
+				if m.lost {
+					return // nothing to compare until a script creates the state again
 				}
 				want := fmt.Sprintf("gen %d st %d streak %d ok %d trials %d", m.gen, m.st, m.streak, m.ok, len(m.trials))
 				have := fmt.Sprintf("gen %s st %s streak %s ok %s trials %d", got["gen"], got["st"], got["streak"], got["ok"], trials)
@@ -260,8 +361,8 @@ func TestPropertySharedStateMatchesModel(t *testing.T) {
 				}
 				for i, b := range inst {
 					w := b.word.Load()
-					if g, s := int(viewGen(w)), int(viewState(w)); g != ms[i].gen || s != ms[i].st {
-						rt.Fatalf("instance %d's view: gen %d st %d, model gen %d st %d", i, g, s, ms[i].gen, ms[i].st)
+					if g, s, h := int(viewGen(w)), int(viewState(w)), viewHeld(w); g != ms[i].gen || s != ms[i].st || h != ms[i].hold {
+						rt.Fatalf("instance %d's view: gen %d st %d hold %v, model gen %d st %d hold %v", i, g, s, h, ms[i].gen, ms[i].st, ms[i].hold)
 					}
 				}
 			},
