@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resiliencegrpc/internal/refusal"
 	"github.com/f0b5b96b/resilience/resiliencegrpc/internal/serve"
-	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"

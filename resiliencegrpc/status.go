@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/resiliencegrpc/internal/refusal"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/resiliencegrpc/internal/refusal"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"

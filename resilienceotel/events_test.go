@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/resilienceotel"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )

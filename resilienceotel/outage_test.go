@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/resilienceotel"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

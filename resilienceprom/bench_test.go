@@ -6,8 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/resilienceprom"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

@@ -19,11 +19,11 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceprom"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

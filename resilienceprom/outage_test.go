@@ -7,8 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/resilienceprom"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 

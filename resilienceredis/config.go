@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/merge"
-	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 
 // Defaults of the fields whose zero means something else.
