@@ -52,7 +52,7 @@ local v = redis.call('GET', KEYS[1])
 if v then
 	local x = tonumber(v)
 	local ttl = redis.call('PTTL', KEYS[1])
-	if x and x >= now - 10000 and x - now <= 4503599627370496 and ttl > 0 and x - now <= ttl * 1000 + 10000 then
+	if x and x >= now - 10000 and x - now <= 4503599627370496 and ttl >= 0 and x - now <= ttl * 1000 + 10000 then
 		if x > now then tat = x end
 	else
 		tat, bad = now + tau, 1
