@@ -437,4 +437,3 @@ func TestLimiterCancelledWaitRefundsOnlyItsOwn(t *testing.T) {
 		t.Errorf("TAT after B's cancellation = %v, want %v (B's own token back, not A's)", got, afterA)
 	}
 }
-

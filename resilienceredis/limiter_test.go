@@ -87,7 +87,7 @@ func TestLimiterKeyExpiresWhenFull(t *testing.T) {
 	rdb := newClient(t)
 	prefix := testPrefix(t)
 	l := NewLimiter(rdb, "exp", 10, 5, WithPrefix(prefix)) // T = 100ms
-	key := prefix + "rl:{exp}:10/5" // the settings, rate/burst, in the key
+	key := prefix + "rl:{exp}:10/5"                        // the settings, rate/burst, in the key
 	if !l.Allow(ctx) {
 		t.Fatal("the first Allow of a full bucket was refused")
 	}
