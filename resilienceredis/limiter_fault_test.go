@@ -139,7 +139,7 @@ func TestLimiterACLDenied(t *testing.T) {
 	_, limited, _ := aclServer(t, "~*", "+@all", "-eval", "-evalsha")
 	ctx := ctxFor(t)
 	var rec eventlog.Recorder
-	l := NewLimiter(limited, "acl", slow, 2, WithObserver(&rec), WithProbeInterval(time.Millisecond))
+	l := NewLimiter(limited, "acl", slow, 2, WithObserver(&rec))
 	err := l.Check(ctx)
 	if !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), "NOPERM") {
 		t.Fatalf("Check() = %v, want ErrUnusable with the server's NOPERM", err)
@@ -148,7 +148,6 @@ func TestLimiterACLDenied(t *testing.T) {
 	var got []bool
 	for range 4 {
 		got = append(got, l.Allow(ctx))
-		time.Sleep(2 * time.Millisecond) // past ProbeInterval: Redis is asked again, and refuses again
 	}
 	if diff := cmp.Diff([]bool{true, true, false, false}, got); diff != "" {
 		t.Errorf("decisions mismatch (-want +got):\n%s", diff)
@@ -223,6 +222,38 @@ func TestLimiterPermanentErrors(t *testing.T) {
 			t.Errorf("decisions not the fleet's, or events %v", rec.All())
 		}
 	})
+}
+
+// noeviction keeps every bucket; when memory is full the server refuses
+// the scripts (OOM), a transient error: the fallback decides and says why.
+func TestLimiterNoEvictionOutOfMemory(t *testing.T) {
+	s := redistest.Start(t, "--maxmemory", "3mb", "--maxmemory-policy", "noeviction")
+	rdb := clientOf(t, s.Addr)
+	ctx := ctxFor(t)
+	// Fill it with small keys (a big value's own buffer would be what
+	// overflows, and is freed after), in pipelines of 100.
+	filler := strings.Repeat("x", 100)
+	full := false
+	for i := 0; i < 1000 && !full; i++ { // at most 100000 keys, 10MB
+		pipe := rdb.Pipeline()
+		for j := range 100 {
+			pipe.Set(ctx, "filler:"+strconv.Itoa(i*100+j), filler, 0)
+		}
+		_, err := pipe.Exec(ctx)
+		full = err != nil && strings.HasPrefix(err.Error(), "OOM")
+	}
+	if !full {
+		t.Fatal("the server never refused a write with OOM")
+	}
+	var rec eventlog.Recorder
+	l := NewLimiter(rdb, "oom", slow, 1, WithObserver(&rec))
+	if !l.Allow(ctx) {
+		t.Error("the fallback (the same limit, locally) refused the first call")
+	}
+	local := ofType(&rec, LimiterLocal)
+	if len(local) != 1 || !strings.HasPrefix(local[0].Err.Error(), "OOM") || errors.Is(local[0].Err, ErrUnusable) {
+		t.Errorf("events = %+v, want one %s with the server's OOM, not ErrUnusable", rec.All(), LimiterLocal)
+	}
 }
 
 // A network failure is not permanent: the reason reported does not match
