@@ -40,7 +40,9 @@ const (
 type LimiterConfig struct {
 	// Name is the limiter's shared identity: every instance built with the
 	// same Name, Prefix, Rate and Burst on the same Redis shares one
-	// bucket (one per key for a KeyedLimiter). It names the limiter in
+	// bucket (one per key for a KeyedLimiter); instances of the same Name
+	// and Prefix with another Rate or Burst have a bucket of their own,
+	// and are reported (ErrSettingsConflict). It names the limiter in
 	// errors and in the policy's layer, "ratelimit(Name)". It must not be
 	// empty nor hold '{' or '}'. The zero value means as given to New.
 	Name string

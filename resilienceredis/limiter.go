@@ -215,8 +215,12 @@ type Limiter struct {
 // NewLimiter returns the fleet-wide token bucket named name on rdb, which
 // refills at rate events per second up to burst. Every instance that
 // builds a limiter of the same name, prefix, rate and burst on the same
-// Redis shares its bucket. Its key is Prefix+"rl:{name}": a hash tag, so
-// a Redis Cluster keeps it on one node like any single key.
+// Redis shares its bucket. Its key is Prefix+"rl:{name}:rate/burst"
+// (e.g. "resilience:rl:{api}:100/20"): a hash tag, so a Redis Cluster
+// keeps it on one node like any single key; the settings in the key keep
+// instances of the same name with other settings (a rolling change of the
+// limit) in a bucket of their own, and [Limiter.Check] and the Observer
+// say so. NewLimiter asks Redis nothing: [Limiter.Check] does.
 //
 // NewLimiter panics if an option is nil or the configuration is invalid
 // (see [LimiterConfig.Validate]), with a message naming the field and the
@@ -229,8 +233,8 @@ func NewLimiter(rdb redis.UniversalClient, name string, rate float64, burst int,
 
 // KeyedLimiter is a fleet-wide token bucket per key (a tenant, a client),
 // all with the same configuration: [KeyedLimiter.Limiter] returns one
-// key's bucket. Each key is one Redis key, Prefix+"rl:"+Name+":{"+key+"}",
-// that expires when its bucket is full again, so idle keys cost Redis
+// key's bucket. Each key is one Redis key,
+// Prefix+"rl:"+Name+":rate/burst:{"+key+"}", that expires when its bucket is full again, so idle keys cost Redis
 // nothing and the number of keys is not bounded by the limiter. The key is
 // a hash tag, so a Redis Cluster spreads tenants over its nodes.
 //
@@ -414,7 +418,11 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 		go func() {
 			cctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
 			defer cancel()
-			p.checkServer(cctx)
+			if done, _ := p.checkServer(cctx); !done {
+				// Not answered: the next decision that Redis answers
+				// after ProbeInterval tries again.
+				p.nextCheck.Store(time.Now().UnixNano() + int64(p.remote.probe))
+			}
 		}()
 	}
 	return ok, wait, tat, nil
@@ -630,8 +638,10 @@ func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
 // It takes no token; a bucket that holds a value the limiter cannot have
 // written is repaired (set empty). The warnings are also given to the
 // Observer, as the checks a limiter makes by itself (at the first decision
-// Redis answers, then every minute, in the background) give them. Each
-// round trip waits at most Timeout. An infinite Rate never asks Redis:
+// Redis answers, then every minute, in the background) give them. The
+// bucket's round trip waits at most Timeout, the others as ctx allows
+// (and, with a client without ContextTimeoutEnabled, as the client's own
+// timeouts do). An infinite Rate never asks Redis:
 // Check returns nil. Check is safe to call at any time, from any
 // goroutine.
 func (l *Limiter) Check(ctx context.Context) error {
@@ -649,7 +659,8 @@ func (l *Limiter) Check(ctx context.Context) error {
 	if repaired {
 		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
 	}
-	return p.checkServer(ctx)
+	_, err = p.checkServer(ctx)
+	return err
 }
 
 // Check is [Limiter.Check] for every bucket of k: it asks Redis with a
@@ -659,19 +670,21 @@ func (k *KeyedLimiter) Check(ctx context.Context) error { return k.Limiter("").C
 // checkServer checks the server's eviction policy and records the
 // limiter's settings among those in use under its name; it reports what
 // it finds to the Observer and returns it, with the error of a round
-// trip that failed.
-func (p *limiterParams) checkServer(ctx context.Context) error {
+// trip that failed; done is false if the settings could not be recorded.
+// Its round trips wait as ctx allows: it runs in the background, or in
+// Check, not in a decision.
+func (p *limiterParams) checkServer(ctx context.Context) (done bool, err error) {
 	var errs []error
 	if err := p.checkEviction(ctx); err != nil {
 		p.observe(LimiterEvictionUnsafe, "", err)
 		errs = append(errs, err)
 	}
-	v, err := p.remote.run(ctx, settingsScript, p.setKey, []any{p.fp, strconv.FormatInt(settingsHorizon.Microseconds(), 10)})
+	v, err := settingsScript.Run(ctx, p.remote.rdb, p.setKey, p.fp, strconv.FormatInt(settingsHorizon.Microseconds(), 10)).Result()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			err = cerr
 		}
-		return errors.Join(append(errs, classify(err))...)
+		return false, errors.Join(append(errs, classify(err))...)
 	}
 	all, _ := v.([]any)
 	var others []string
@@ -686,7 +699,7 @@ func (p *limiterParams) checkServer(ctx context.Context) error {
 		p.observe(LimiterSettingsConflict, "", err)
 		errs = append(errs, err)
 	}
-	return errors.Join(errs...)
+	return true, errors.Join(errs...)
 }
 
 // checkEviction returns an error matching ErrEvictionPolicy if the server
@@ -695,9 +708,7 @@ func (p *limiterParams) checkServer(ctx context.Context) error {
 // policies evict them as the allkeys ones do). A server that does not let
 // the user run CONFIG GET, or does not answer, is not checked: nil.
 func (p *limiterParams) checkEviction(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(ctx, p.remote.timeout)
-	defer cancel()
-	conf, err := p.remote.rdb.ConfigGet(cctx, "maxmemory*").Result()
+	conf, err := p.remote.rdb.ConfigGet(ctx, "maxmemory*").Result()
 	if err != nil {
 		return nil
 	}
