@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Defaults of the fields whose zero means something else.
@@ -39,7 +40,9 @@ const (
 type LimiterConfig struct {
 	// Name is the limiter's shared identity: every instance built with the
 	// same Name, Prefix, Rate and Burst on the same Redis shares one
-	// bucket (one per key for a KeyedLimiter). It names the limiter in
+	// bucket (one per key for a KeyedLimiter); instances of the same Name
+	// and Prefix with another Rate or Burst have a bucket of their own,
+	// and are reported (ErrSettingsConflict). It names the limiter in
 	// errors and in the policy's layer, "ratelimit(Name)". It must not be
 	// empty nor hold '{' or '}'. The zero value means as given to New.
 	Name string
@@ -83,6 +86,15 @@ type LimiterConfig struct {
 	// otherwise in (0, 1e9], FallbackBurst in [0, 1<<40].
 	FallbackRate  float64
 	FallbackBurst int
+
+	// Observer, if not nil, receives the limiter's events: each decision
+	// its fallback makes and why (LimiterLocal), and the warnings of its
+	// checks (LimiterEvictionUnsafe, LimiterSettingsConflict,
+	// LimiterBucketRepaired); a decision Redis makes emits nothing. It is
+	// called from the deciding goroutine, or from the goroutine of a check
+	// in the background, so it must be safe for simultaneous use. It is
+	// not written to JSON. nil (the default) reports nothing.
+	Observer telemetry.Observer
 }
 
 // Validate reports the first invalid field of c, with the message New
@@ -357,6 +369,12 @@ func WithMaxWait(d time.Duration) LimiterOption {
 // instance's own limit while Redis is unreachable.
 func WithFallback(rate float64, burst int) LimiterOption {
 	return limiterOption(func(c *LimiterConfig) { c.FallbackRate, c.FallbackBurst = rate, burst })
+}
+
+// WithObserver sets [LimiterConfig.Observer]: where the limiter's events
+// go (nil: nowhere).
+func WithObserver(o telemetry.Observer) LimiterOption {
+	return limiterOption(func(c *LimiterConfig) { c.Observer = o })
 }
 
 // WithBreakerConfig sets the non-zero fields of c (so it never erases

@@ -55,6 +55,49 @@
 //   - Keys expire when their bucket is full again: an idle bucket costs
 //     Redis nothing, whatever the number of tenants.
 //
+// Rate limiter, under each fault (events go to LimiterConfig.Observer;
+// [Limiter.Check] asks Redis the same questions at start and returns the
+// answers as errors):
+//
+//   - Redis down, slow, out of memory (noeviction), loading, read-only,
+//     busy: the fallback decides as above; each of its decisions emits a
+//     LimiterLocal event whose Err is the failed round trip's error.
+//   - Redis refuses the limiter's commands (NOPERM: the user may not run
+//     EVALSHA, EVAL or the scripts' GET, PTTL, SET, ZADD on the keys;
+//     WRONGTYPE: a key of the limiter holds another type; no scripting):
+//     errors matching [ErrUnusable]. The fallback decides, each decision
+//     emits LimiterLocal with that error, Redis is asked again every
+//     ProbeInterval, and Check returns it: the fleet bound does not hold
+//     until the cause is mended, and it is never silent.
+//   - Eviction: every bucket key carries a TTL (it expires when the bucket
+//     is full again), so with maxmemory set, every maxmemory-policy but
+//     noeviction (the allkeys-* ones and the volatile-* ones alike) may
+//     evict buckets, and each eviction refills one: the fleet then admits
+//     more than the bound, with no error anywhere. Only noeviction (or no
+//     maxmemory) is safe. The limiter reads the policy (CONFIG GET, where
+//     the user may) at the first decision Redis answers and every minute
+//     after, in the background, and reports LimiterEvictionUnsafe (an
+//     error matching [ErrEvictionPolicy]); Check returns it.
+//   - A stored value the scripts cannot have written (not a number, NaN,
+//     infinite, without a TTL or with one that does not match it, in the
+//     past beyond its key's expiry, more than 142 years ahead): the
+//     script sets the bucket empty (it refills in Burst/Rate) and the
+//     decision goes on from there, emitting LimiterBucketRepaired. A
+//     refusal's RetryAfter is never 0 and, for buckets only Allow uses,
+//     at most Burst/Rate; a Wait's reservation extends it by the waits
+//     queued ahead.
+//   - Instances of one name and Prefix with different Rate or Burst (a
+//     rolling change of the limit): each setting has a bucket of its own
+//     (the settings are in the key), so each group of instances keeps its
+//     own limit and the name admits at most the sum of the limits in use.
+//     Sharing one bucket would hold every instance to whichever setting
+//     spent it last. The limiter records its settings under the name at
+//     its checks; one that finds others in use (recorded within 3
+//     minutes) reports LimiterSettingsConflict ([ErrSettingsConflict]),
+//     and Check returns it.
+//   - A cancelled Wait gives back its own tokens only, and only if no
+//     caller has reserved tokens behind them: never another's.
+//
 // Breaker:
 //
 //   - The shared state (epoch, state, generation, trials out, counts over
@@ -135,10 +178,12 @@
 //
 // # Keys
 //
-// A limiter's bucket is Prefix+"rl:{name}" (a KeyedLimiter's,
-// Prefix+"rl:name:{key}"); a breaker's state is Prefix+"br:{name}" and
-// Prefix+"br:{name}:window", the instances' rules Prefix+"br:{name}:rules"
-// (it expires when no instance uses the breaker), and its channel
+// A limiter's bucket is Prefix+"rl:{name}:rate/burst" (a KeyedLimiter's,
+// Prefix+"rl:name:rate/burst:{key}"), and the settings in use under its
+// name a sorted set, Prefix+"rl:{name}:settings" (Prefix+"rl:name:settings");
+// a breaker's state is Prefix+"br:{name}" and Prefix+"br:{name}:window",
+// the instances' rules Prefix+"br:{name}:rules" (it expires when no
+// instance uses the breaker), and its channel
 // Prefix+"br:{name}". The hash tags keep each script's keys in one slot of
 // a Redis Cluster. Prefix is "resilience:" by default.
 package resilienceredis

@@ -2,13 +2,17 @@ package resilienceredis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/telemetry"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,30 +26,54 @@ import (
 //
 //	max(TAT, now) + n·T - now - wait <= Burst·T   (T = 1e6/Rate µs)
 //
-// for the wait the caller accepts (0 for Allow), sets TAT to
+// for the wait the caller accepts (ARGV[4]; 0 for Allow), sets TAT to
 // max(TAT, now) + n·T, and makes the key expire when the bucket is full
-// again (PEXPIRE at TAT), so an idle tenant costs Redis nothing. It
-// returns {1, wait µs, TAT} or, refused, {0, the wait µs until the events
-// would pass}; the TAT only when ARGV[5] asks for it (a Wait, which may
-// give its tokens back). redis.Script runs it with EVALSHA and falls back to EVAL
-// when the server does not have it (NOSCRIPT).
+// again (PX: TAT - now), so an idle tenant costs Redis nothing. n = 0 (a
+// Check) reads the bucket and writes nothing.
+//
+// A stored value the scripts could not have written — not a number, NaN,
+// infinite, in the past beyond the key's own expiry, without a TTL, with
+// a TTL that does not match it (every write sets PX to TAT - now), or more
+// than 2^52 µs (142 years) ahead — is repaired first: the bucket is set
+// empty (TAT = now + Burst·T, which refuses for at most Burst·T) and the
+// reply says so. The 10ms slack covers the rounding of PX to milliseconds.
+//
+// It returns {1, wait µs, repaired, TAT} or, refused, {0, the wait µs until
+// the events would pass, repaired}; the TAT only when ARGV[5] asks for it
+// (a Wait, which may give its tokens back). redis.Script runs it with
+// EVALSHA and falls back to EVAL when the server does not have it
+// (NOSCRIPT).
 var gcraScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = (t[1] - 1704067200) * 1000000 + t[2]
-local tat = tonumber(redis.call('GET', KEYS[1]) or 0)
-if tat < now then tat = now end
-local new = tat + tonumber(ARGV[1]) * tonumber(ARGV[3])
-local wait = new - now - tonumber(ARGV[2])
+local T, tau, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tat, bad = now, 0
+local v = redis.call('GET', KEYS[1])
+if v then
+	local x = tonumber(v)
+	local ttl = redis.call('PTTL', KEYS[1])
+	if x and x >= now - 10000 and x - now <= 4503599627370496 and ttl >= 0 and x - now <= ttl * 1000 + 10000 then
+		if x > now then tat = x end
+	else
+		tat, bad = now + tau, 1
+		redis.call('SET', KEYS[1], string.format('%.17g', tat), 'PX', math.ceil(tau / 1000))
+	end
+end
+local new = tat + n * T
+local wait = new - now - tau
 if wait > tonumber(ARGV[4]) then
-	return {0, math.ceil(wait)}
+	return {0, math.ceil(wait), bad}
+end
+if n == 0 then
+	return {1, 0, bad}
 end
 if ARGV[5] then
 	local s = string.format('%.17g', new)
 	redis.call('SET', KEYS[1], s, 'PX', math.ceil((new - now) / 1000))
-	return {1, math.ceil(wait), s}
+	return {1, math.ceil(wait), bad, s}
 end
 redis.call('SET', KEYS[1], new, 'PX', math.ceil((new - now) / 1000))
-return {1, math.ceil(wait)}
+return {1, math.ceil(wait), bad}
 `)
 
 // refundScript gives back the n·T (ARGV[2]) µs of tokens that a Wait took
@@ -64,6 +92,75 @@ end
 return 1
 `)
 
+// settingsScript records the settings of a limiter (ARGV[1], "rate/burst")
+// in the sorted set KEYS[1], scored by the server's time (µs), forgets
+// the settings not recorded within ARGV[2] µs, and returns the settings
+// left: those in use in the fleet.
+var settingsScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = t[1] * 1000000 + t[2]
+local horizon = tonumber(ARGV[2])
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - horizon)
+redis.call('PEXPIRE', KEYS[1], math.ceil(horizon / 1000))
+return redis.call('ZRANGE', KEYS[1], 0, -1)
+`)
+
+// How often a limiter checks the server (its eviction policy, the
+// settings in use under its name), and for how long a recorded setting
+// counts as in use.
+const (
+	checkEvery      = time.Minute
+	settingsHorizon = 3 * checkEvery
+	checkTimeout    = time.Second // of a check in the background
+)
+
+// The events a [Limiter] or a [KeyedLimiter] gives its
+// [LimiterConfig.Observer], beside none for the decisions Redis makes:
+// their Kind is "ratelimit", their Name the limiter's, their Key the
+// tenant's for a KeyedLimiter's buckets ("" for the checks, which are of
+// the whole limiter).
+const (
+	// LimiterLocal: a decision was made by the instance's fallback, not
+	// by the fleet's bucket; one event per such decision. Err is why: the
+	// error of the round trip that failed last (one matching ErrUnusable
+	// when Redis refuses the limiter's commands, a network error, or the
+	// error of a round trip slower than Timeout).
+	LimiterLocal telemetry.Type = "ratelimit.local"
+	// LimiterEvictionUnsafe: the server may evict the limiter's keys (Err
+	// matches ErrEvictionPolicy and names the policy). Reported by Check
+	// and by each check of the server (at the first decision Redis answers,
+	// then every minute).
+	LimiterEvictionUnsafe telemetry.Type = "ratelimit.eviction_unsafe"
+	// LimiterSettingsConflict: limiters of this name (and Prefix) with
+	// other Rate or Burst are in use in the fleet (Err matches
+	// ErrSettingsConflict and lists them). Reported as
+	// LimiterEvictionUnsafe is.
+	LimiterSettingsConflict telemetry.Type = "ratelimit.settings_conflict"
+	// LimiterBucketRepaired: a bucket held a value the limiter cannot have
+	// written, and was set empty (Err is ErrBadBucket).
+	LimiterBucketRepaired telemetry.Type = "ratelimit.bucket_repaired"
+)
+
+var (
+	// ErrUnusable matches the errors of Redis that asking again will not
+	// mend: the user may not run EVALSHA, EVAL or the scripts' commands on
+	// the keys (NOPERM), a key of the limiter holds another type
+	// (WRONGTYPE), the server has no scripting (an unknown command), the
+	// client is not authenticated. The limiter's fallback then decides, and
+	// tries Redis again every ProbeInterval.
+	ErrUnusable = errors.New("resilienceredis: Redis refuses the limiter's commands")
+	// ErrEvictionPolicy matches the warning that the server may evict the
+	// limiter's keys: its maxmemory is set and its maxmemory-policy is not
+	// noeviction. Each key evicted refills a bucket.
+	ErrEvictionPolicy = errors.New("resilienceredis: Redis may evict the limiter's keys")
+	// ErrSettingsConflict matches the warning that limiters of one name
+	// and Prefix with different Rate or Burst are in use in the fleet.
+	ErrSettingsConflict = errors.New("resilienceredis: limiters of one name have different settings")
+	// ErrBadBucket is the error of a LimiterBucketRepaired event.
+	ErrBadBucket = errors.New("resilienceredis: a bucket held a value the limiter cannot have written; set empty")
+)
+
 // limiterParams is what every bucket of one limiter shares; immutable but
 // for the remote's health.
 type limiterParams struct {
@@ -71,11 +168,20 @@ type limiterParams struct {
 	inf     bool
 	layer   string
 	remote  remote
-	incUs   float64 // T, µs per event
-	argT    string  // T, as the script reads it
-	argTau  string  // Burst·T µs
-	prefix  string  // of the keys
-	oneArgs []any   // the arguments of Allow: one event, no wait
+	incUs   float64  // T, µs per event
+	argT    string   // T, as the script reads it
+	argTau  string   // Burst·T µs
+	prefix  string   // of the keys
+	fp      string   // the settings, "rate/burst", in every bucket's key
+	setKey  []string // the sorted set of the settings in use under the name
+	oneArgs []any    // the arguments of Allow: one event, no wait
+
+	// reason is why decisions are local: the error of the last round
+	// trip that failed.
+	reason atomic.Pointer[reason]
+	// nextCheck is when (UnixNano) a decision that Redis answered starts
+	// the next check of the server in the background; 0 before the first.
+	nextCheck atomic.Int64
 
 	// The fallback while Redis is unreachable: one bucket, or one per key;
 	// neither when it fails open or closed.
@@ -100,7 +206,8 @@ type limiterParams struct {
 // A Limiter is safe for simultaneous use by multiple goroutines. Create one
 // with [NewLimiter], or get one per key from a [KeyedLimiter].
 type Limiter struct {
-	p    *limiterParams
+	p *limiterParams
+
 	keys []string // the bucket's Redis key
 	key  string   // the tenant, for a KeyedLimiter's fallback
 }
@@ -108,21 +215,26 @@ type Limiter struct {
 // NewLimiter returns the fleet-wide token bucket named name on rdb, which
 // refills at rate events per second up to burst. Every instance that
 // builds a limiter of the same name, prefix, rate and burst on the same
-// Redis shares its bucket. Its key is Prefix+"rl:{name}": a hash tag, so
-// a Redis Cluster keeps it on one node like any single key.
+// Redis shares its bucket. Its key is Prefix+"rl:{name}:rate/burst"
+// (e.g. "resilience:rl:{api}:100/20"): a hash tag, so a Redis Cluster
+// keeps it on one node like any single key; the settings in the key keep
+// instances of the same name with other settings (a rolling change of the
+// limit) in a bucket of their own, and [Limiter.Check] and the Observer
+// say so. NewLimiter asks Redis nothing: [Limiter.Check] does.
 //
 // NewLimiter panics if an option is nil or the configuration is invalid
 // (see [LimiterConfig.Validate]), with a message naming the field and the
 // value, e.g. "resilienceredis: Burst must be in [1, 1<<40], got 0".
 func NewLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *Limiter {
 	p := newLimiterParams(rdb, name, rate, burst, opts, false)
-	return &Limiter{p: p, keys: []string{p.prefix + "{" + p.cfg.Name + "}"}}
+	p.setKey = []string{p.prefix + "{" + p.cfg.Name + "}:settings"}
+	return &Limiter{p: p, keys: []string{p.prefix + "{" + p.cfg.Name + "}:" + p.fp}}
 }
 
 // KeyedLimiter is a fleet-wide token bucket per key (a tenant, a client),
 // all with the same configuration: [KeyedLimiter.Limiter] returns one
-// key's bucket. Each key is one Redis key, Prefix+"rl:"+Name+":{"+key+"}",
-// that expires when its bucket is full again, so idle keys cost Redis
+// key's bucket. Each key is one Redis key,
+// Prefix+"rl:"+Name+":rate/burst:{"+key+"}", that expires when its bucket is full again, so idle keys cost Redis
 // nothing and the number of keys is not bounded by the limiter. The key is
 // a hash tag, so a Redis Cluster spreads tenants over its nodes.
 //
@@ -138,13 +250,15 @@ type KeyedLimiter struct {
 // in the instance (a ratelimit.Keyed, at most 8192 keys). It panics on an
 // invalid configuration, as NewLimiter does.
 func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *KeyedLimiter {
-	return &KeyedLimiter{p: newLimiterParams(rdb, name, rate, burst, opts, true)}
+	p := newLimiterParams(rdb, name, rate, burst, opts, true)
+	p.setKey = []string{p.prefix + p.cfg.Name + ":settings"}
+	return &KeyedLimiter{p: p}
 }
 
 // Limiter returns key's bucket. It costs one small allocation; the
 // Limiter may be kept and used for as long as needed.
 func (k *KeyedLimiter) Limiter(key string) *Limiter {
-	return &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":{" + key + "}"}, key: key}
+	return &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + key + "}"}, key: key}
 }
 
 // Allow reports whether one event for key may happen now, fleet-wide, and
@@ -179,6 +293,7 @@ func newLimiterParams(rdb redis.UniversalClient, name string, rate float64, burs
 		p.argT = strconv.FormatFloat(p.incUs, 'g', 17, 64)
 		p.argTau = strconv.FormatFloat(p.incUs*float64(cfg.Burst), 'g', 17, 64)
 		p.oneArgs = []any{p.argT, p.argTau, "1", "0"}
+		p.fp = strconv.FormatFloat(cfg.Rate, 'g', -1, 64) + "/" + strconv.Itoa(cfg.Burst)
 	}
 	fr, fb := cfg.FallbackRate, cfg.FallbackBurst
 	if fr == 0 {
@@ -247,6 +362,7 @@ func (l *Limiter) take(ctx context.Context, n int) error {
 	ok, wait, _, err := l.eval(ctx, args)
 	switch {
 	case err == errLocal:
+		p.observe(LimiterLocal, l.key, p.why())
 		if l.localAllow(n) {
 			return nil
 		}
@@ -263,39 +379,104 @@ func (l *Limiter) take(ctx context.Context, n int) error {
 // fallback decides.
 var errLocal = fmt.Errorf("resilienceredis: deciding locally")
 
+// reason is why a limiter's decisions are local: see limiterParams.reason.
+type reason struct{ err error }
+
+// why returns the reason decisions are local.
+func (p *limiterParams) why() error {
+	if r := p.reason.Load(); r != nil {
+		return r.err
+	}
+	return errLocal
+}
+
 // eval runs the GCRA script with args. It returns whether the events were
-// admitted, the wait (until they were or would be there), the TAT set, or
-// errLocal when Redis was not asked or failed, or ctx.Err().
+// admitted, the wait (until they were or would be there; at least 1µs when
+// refused), the TAT set, or errLocal when Redis was not asked or failed
+// (p.why() then says why), or ctx.Err().
 func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Duration, tat string, err error) {
-	r := &l.p.remote
+	p := l.p
+	r := &p.remote
 	now := time.Now().UnixNano()
 	if !r.usable(now) {
 		return false, 0, "", errLocal
 	}
-	v, err := r.run(ctx, gcraScript, l.keys, args)
+	ok, wait, tat, repaired, err := l.script(ctx, args)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return false, 0, "", cerr
 		}
+		p.reason.Store(&reason{err})
 		r.failed(now)
 		return false, 0, "", errLocal
 	}
 	r.answered()
+	if repaired {
+		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
+	}
+	if next := p.nextCheck.Load(); now >= next && p.nextCheck.CompareAndSwap(next, now+int64(checkEvery)) {
+		go func() {
+			cctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+			defer cancel()
+			if done, _ := p.checkServer(cctx); !done {
+				// Not answered: the next decision that Redis answers
+				// after ProbeInterval tries again.
+				p.nextCheck.Store(time.Now().UnixNano() + int64(p.remote.probe))
+			}
+		}()
+	}
+	return ok, wait, tat, nil
+}
+
+// script runs the GCRA script with args and reads its reply; an error is
+// the round trip's (errSlow, the client's) or, for an error that asking
+// again will not mend, one matching ErrUnusable.
+func (l *Limiter) script(ctx context.Context, args []any) (ok bool, wait time.Duration, tat string, repaired bool, err error) {
+	v, err := l.p.remote.run(ctx, gcraScript, l.keys, args)
+	if err != nil {
+		return false, 0, "", false, classify(err)
+	}
 	reply, _ := v.([]any)
-	if len(reply) < 2 {
-		r.failed(now)
-		return false, 0, "", errLocal
+	if len(reply) < 3 {
+		return false, 0, "", false, fmt.Errorf("%w: the script's reply %v is not {admitted, wait, repaired}", ErrUnusable, v)
 	}
 	admitted, _ := reply[0].(int64)
 	us, _ := reply[1].(int64)
+	fixed, _ := reply[2].(int64)
 	wait = time.Duration(max(us, 0)) * time.Microsecond
-	if admitted == 1 {
-		if len(reply) == 3 {
-			tat, _ = reply[2].(string)
-		}
-		return true, wait, tat, nil
+	if us > math.MaxInt64/int64(time.Microsecond) {
+		wait = math.MaxInt64
 	}
-	return false, wait, "", nil
+	if admitted == 1 {
+		if len(reply) == 4 {
+			tat, _ = reply[3].(string)
+		}
+		return true, wait, tat, fixed == 1, nil
+	}
+	return false, max(wait, time.Microsecond), "", fixed == 1, nil
+}
+
+// transient are the prefixes of the server's errors that say "not now":
+// out of memory under noeviction, loading, busy with a script, a replica
+// that lost its primary or is read-only (a failover), a cluster resharding
+// or down. Any other error reply (NOPERM, WRONGTYPE, an unknown command,
+// NOAUTH, a script error) says that asking again will not help.
+var transient = []string{"OOM", "LOADING", "BUSY", "MASTERDOWN", "READONLY", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS", "MOVED", "ASK"}
+
+// classify returns err, wrapped so that it matches ErrUnusable if it is an
+// error reply of the server that is not transient.
+func classify(err error) error {
+	var re redis.Error
+	if !errors.As(err, &re) || err == redis.Nil {
+		return err
+	}
+	code, _, _ := strings.Cut(re.Error(), " ")
+	for _, t := range transient {
+		if code == t {
+			return err
+		}
+	}
+	return fmt.Errorf("%w: %w", ErrUnusable, err)
 }
 
 // localAllow is the fallback's decision on n events.
@@ -357,6 +538,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	ok, wait, tat, err := l.eval(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
+		p.observe(LimiterLocal, l.key, p.why())
 		return l.localWait(ctx, n)
 	case err != nil:
 		return err
@@ -434,4 +616,106 @@ func WaitPolicy[T any](l *Limiter) resilience.Policy[T] {
 		}
 		return next.Call(ctx)
 	})
+}
+
+// observe gives o the event typ of key with err, if there is an Observer.
+func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
+	if o := p.cfg.Observer; o != nil {
+		o.Observe(telemetry.Event{Type: typ, Name: p.cfg.Name, Key: key, Err: err})
+	}
+}
+
+// Check asks Redis whether the limiter works there as its documentation
+// says, and returns nil if it does, or the errors found, joined:
+//   - one matching [ErrUnusable] when Redis refuses the limiter's
+//     commands (permissions, the key's type, scripting), or the client's
+//     error when Redis does not answer: decisions would be the fallback's;
+//   - one matching [ErrEvictionPolicy] when the server may evict the
+//     limiter's keys (only checked where the user may run CONFIG GET);
+//   - one matching [ErrSettingsConflict] when limiters of the same name
+//     with other Rate or Burst are in use: their buckets are apart.
+//
+// It takes no token; a bucket that holds a value the limiter cannot have
+// written is repaired (set empty). The warnings are also given to the
+// Observer, as the checks a limiter makes by itself (at the first decision
+// Redis answers, then every minute, in the background) give them. The
+// bucket's round trip waits at most Timeout, the others as ctx allows
+// (and, with a client without ContextTimeoutEnabled, as the client's own
+// timeouts do). An infinite Rate never asks Redis:
+// Check returns nil. Check is safe to call at any time, from any
+// goroutine.
+func (l *Limiter) Check(ctx context.Context) error {
+	p := l.p
+	if p.inf {
+		return nil
+	}
+	_, _, _, repaired, err := l.script(ctx, []any{p.argT, p.argTau, "0", "0"})
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	if repaired {
+		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
+	}
+	_, err = p.checkServer(ctx)
+	return err
+}
+
+// Check is [Limiter.Check] for every bucket of k: it asks Redis with a
+// bucket of its own (key ""), which it does not change.
+func (k *KeyedLimiter) Check(ctx context.Context) error { return k.Limiter("").Check(ctx) }
+
+// checkServer checks the server's eviction policy and records the
+// limiter's settings among those in use under its name; it reports what
+// it finds to the Observer and returns it, with the error of a round
+// trip that failed; done is false if the settings could not be recorded.
+// Its round trips wait as ctx allows: it runs in the background, or in
+// Check, not in a decision.
+func (p *limiterParams) checkServer(ctx context.Context) (done bool, err error) {
+	var errs []error
+	if err := p.checkEviction(ctx); err != nil {
+		p.observe(LimiterEvictionUnsafe, "", err)
+		errs = append(errs, err)
+	}
+	v, err := settingsScript.Run(ctx, p.remote.rdb, p.setKey, p.fp, strconv.FormatInt(settingsHorizon.Microseconds(), 10)).Result()
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			err = cerr
+		}
+		return false, errors.Join(append(errs, classify(err))...)
+	}
+	all, _ := v.([]any)
+	var others []string
+	for _, o := range all {
+		if o, _ := o.(string); o != p.fp {
+			others = append(others, o)
+		}
+	}
+	if len(others) > 0 {
+		err := fmt.Errorf("%w: %q (rate/burst) here, also %q in use within %v, each in a bucket of its own",
+			ErrSettingsConflict, p.fp, others, settingsHorizon)
+		p.observe(LimiterSettingsConflict, "", err)
+		errs = append(errs, err)
+	}
+	return true, errors.Join(errs...)
+}
+
+// checkEviction returns an error matching ErrEvictionPolicy if the server
+// may evict the limiter's keys: maxmemory set, and a maxmemory-policy
+// other than noeviction (every bucket key carries a TTL, so the volatile
+// policies evict them as the allkeys ones do). A server that does not let
+// the user run CONFIG GET, or does not answer, is not checked: nil.
+func (p *limiterParams) checkEviction(ctx context.Context) error {
+	conf, err := p.remote.rdb.ConfigGet(ctx, "maxmemory*").Result()
+	if err != nil {
+		return nil
+	}
+	policy, mem := conf["maxmemory-policy"], conf["maxmemory"]
+	if policy == "" || policy == "noeviction" || mem == "0" || mem == "" {
+		return nil
+	}
+	return fmt.Errorf("%w: maxmemory-policy %s with maxmemory %s evicts keys with a TTL, as every bucket's is: an evicted bucket is full again (set noeviction)",
+		ErrEvictionPolicy, policy, mem)
 }

@@ -94,17 +94,21 @@ func Addr(tb testing.TB) string {
 type Server struct {
 	Addr string // "127.0.0.1:port"
 
-	port int
-	dir  string
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
+	port   int
+	dir    string
+	config []string
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{} // closed when cmd has exited
 }
 
 // Start starts a private server for tb, stopped when tb ends. Its data
-// directory is tb.TempDir(). Without redis-server, Start fails tb when
-// CI=true and skips it otherwise.
-func Start(tb testing.TB) *Server {
+// directory is tb.TempDir(). config is more of the server's command-line
+// configuration, as pairs ("--maxmemory", "10mb", "--maxmemory-policy",
+// "allkeys-lru"), given after redistest's own (loopback, the port, no
+// persistence). Without redis-server, Start fails tb when CI=true and
+// skips it otherwise.
+func Start(tb testing.TB, config ...string) *Server {
 	tb.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -112,7 +116,7 @@ func Start(tb testing.TB) *Server {
 		}
 		tb.Skip("redistest: this test needs a real redis-server, which is not installed: " + Install)
 	}
-	s, err := start(tb.TempDir())
+	s, err := start(tb.TempDir(), config...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -138,14 +142,14 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func start(dir string) (*Server, error) {
+func start(dir string, config ...string) (*Server, error) {
 	var last error
 	for range 3 { // a port taken between freePort and the server's bind
 		port, err := freePort()
 		if err != nil {
 			return nil, fmt.Errorf("redistest: %w", err)
 		}
-		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), port: port, dir: dir}
+		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), port: port, dir: dir, config: config}
 		if last = s.launch(); last == nil {
 			return s, nil
 		}
@@ -155,9 +159,11 @@ func start(dir string) (*Server, error) {
 
 // launch starts the process on s.port and waits for PING.
 func (s *Server) launch() error {
-	cmd := exec.Command("redis-server",
+	args := append([]string{
 		"--bind", "127.0.0.1", "--port", strconv.Itoa(s.port), "--dir", s.dir,
-		"--save", "", "--appendonly", "no", "--protected-mode", "yes")
+		"--save", "", "--appendonly", "no", "--protected-mode", "yes",
+	}, s.config...)
+	cmd := exec.Command("redis-server", args...)
 	out := &strings.Builder{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = procAttr()
