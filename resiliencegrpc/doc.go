@@ -38,14 +38,16 @@
 // gets a permanent refusal for its further attempts, and a fallback that
 // answers for the handler an Internal status; those belong on the client
 // side. A refusal is answered with ResourceExhausted (a rate limit) or
-// Unavailable and a pushback ([RefusalStatus]). [KeyedLimit] limits each
+// Unavailable and a pushback ([RefusalStatus]), under a generic message that
+// names no guard unless [WithGuardNames] says so. [KeyedLimit] limits each
 // client apart, keyed by [PeerKey] or [MetadataKey].
 //
 // Turn gRPC's own retries off on a client whose policy retries
 // (grpc.WithDisableRetry()): see the README for how the two stack.
 //
 // Entry points: [UnaryClientInterceptor], [StreamClientInterceptor],
-// [WithClassify], [WithBreaker], [WithMethod], [UnaryServerInterceptor],
+// [WithClassify], [WithBreaker], [WithMethod], [WithGuardNames],
+// [UnaryServerInterceptor],
 // [StreamServerInterceptor], [InHandle], [RefusalStatus], [KeyedLimit],
 // [PeerKey], [MetadataKey], [IsFailure], [ParsePushback], [StatusError],
 // [PushbackKey], [ReplayLimit], [ErrNotReplayable].

@@ -214,7 +214,7 @@ func ExampleStreamServerInterceptor() {
 	}
 	_, err = s.Recv()
 	fmt.Printf("%v %q, pushback %q\n", status.Code(err), status.Convert(err).Message(), s.Trailer().Get(resiliencegrpc.PushbackKey))
-	// Output: Unavailable "breaker: forced open (db), retry never", pushback ["-1"]
+	// Output: Unavailable "unavailable: retry never", pushback ["-1"]
 }
 
 // A tap handle refuses over-limit calls before gRPC reads their message;
@@ -273,9 +273,14 @@ func ExampleMetadataKey() {
 }
 
 func ExampleRefusalStatus() {
-	st, trailer := resiliencegrpc.RefusalStatus(resilience.Refuse(ratelimit.ErrLimited, "api", 1500*time.Millisecond))
-	fmt.Println(st.Code(), st.Message(), trailer.Get(resiliencegrpc.PushbackKey))
-	// Output: ResourceExhausted ratelimit: limited (api), retry after 1.5s [1500]
+	refusal := resilience.Refuse(ratelimit.ErrLimited, "api", 1500*time.Millisecond)
+	st, trailer := resiliencegrpc.RefusalStatus(refusal)
+	fmt.Printf("%v %q %v\n", st.Code(), st.Message(), trailer.Get(resiliencegrpc.PushbackKey))
+	named, _ := resiliencegrpc.RefusalStatus(refusal, resiliencegrpc.WithGuardNames())
+	fmt.Printf("%q\n", named.Message())
+	// Output:
+	// ResourceExhausted "resource exhausted: retry after 1.5s" [1500]
+	// "ratelimit: limited (api): retry after 1.5s"
 }
 
 func ExampleParsePushback() {

@@ -60,6 +60,8 @@ type route struct {
 	policy   resilience.Policy[any]
 	classify func(*status.Status) bool // nil means IsFailure
 	breaker  *breaker.Breaker          // nil: committed streams' failures are not recorded
+
+	guardNames bool // server side: a refusal's message names its guard
 }
 
 func (r *route) isFailure(s *status.Status) bool {
@@ -82,6 +84,17 @@ func (r *route) isFailure(s *status.Status) bool {
 // not.
 func WithClassify(f func(*status.Status) bool) Option {
 	return option(func(c *config) { c.classify = f })
+}
+
+// WithGuardNames makes the server side's refusals (the interceptors',
+// [InHandle]'s, [RefusalStatus]) tell the remote client which guard refused
+// and why: the status message is the refusal's reason and guard name, such
+// as "ratelimit: limited (api): retry after 198ms", where by default it is
+// generic ("resource exhausted: retry after 198ms"). Guard names are the
+// server's own: turn this on only for clients that may see them. The client
+// interceptors ignore it.
+func WithGuardNames() Option {
+	return option(func(c *config) { c.guardNames = true })
 }
 
 // WithBreaker names the breaker inside the policy, for the stream
