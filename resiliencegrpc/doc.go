@@ -27,8 +27,11 @@
 // A stream is committed when the server's response headers arrive (with
 // its first message): before that a retry may open it again and replay what
 // the caller sent; after it, never (A6's rule), and its later failures are
-// recorded on the breaker given by [WithBreaker]. [WithMethod] gives a
-// method its own policy.
+// recorded on the breaker given by [WithBreaker]. A half-open trial of that
+// breaker made under a deadline waits for a ready connection
+// (grpc.WaitForReady), so that a connection still in gRPC's reconnect
+// backoff after the server came back does not fail it. [WithMethod] gives
+// a method its own policy.
 //
 // On the server side, [UnaryServerInterceptor] and [StreamServerInterceptor]
 // put guards (rate limiter, bulkhead, breaker) in front of the handlers,

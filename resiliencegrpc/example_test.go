@@ -123,11 +123,15 @@ func ExampleErrNotReplayable() {
 	// hedge: all 2 attempts failed: resiliencegrpc: Unavailable: flaky: Unavailable; resiliencegrpc: stream cannot be replayed (it sent too much, or a message that is not a proto.Message)
 }
 
-// WithBreaker: see the stream interceptor's example, which records a
-// committed stream's failure on the breaker.
+// WithBreaker names the breaker inside the policy: its half-open trials,
+// which the timeout bounds, wait for a ready connection, and a committed
+// stream's failure is recorded on it (see the stream interceptor's
+// example).
 func ExampleWithBreaker() {
 	deps := breaker.New(breaker.WithName("deps"))
-	_ = resiliencegrpc.StreamClientInterceptor(breaker.Policy[any](deps), resiliencegrpc.WithBreaker(deps))
+	p := resilience.Then(breaker.Policy[any](deps), timeout.New[any](2*time.Second))
+	_ = grpc.WithUnaryInterceptor(resiliencegrpc.UnaryClientInterceptor(p, resiliencegrpc.WithBreaker(deps)))
+	_ = grpc.WithStreamInterceptor(resiliencegrpc.StreamClientInterceptor(p, resiliencegrpc.WithBreaker(deps)))
 	fmt.Println(deps.Name())
 	// Output: deps
 }
