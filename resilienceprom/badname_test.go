@@ -54,3 +54,16 @@ func TestScrapeWithInvalidUTF8Name(t *testing.T) {
 		}
 	}
 }
+
+// Measure rejects a name that is not valid UTF-8, naming itself.
+func TestMeasureRejectsInvalidUTF8Name(t *testing.T) {
+	c := resilienceprom.New()
+	got := func() (msg any) {
+		defer func() { msg = recover() }()
+		resilienceprom.Measure[int](c, "db\xff", 1)
+		return nil
+	}()
+	if want := `resilienceprom: Measure("db\xff"): name must be valid UTF-8`; got != want {
+		t.Errorf("panic %v, want %q", got, want)
+	}
+}
