@@ -151,3 +151,16 @@ func TestStreamKeepsClientThatCatchesUp(t *testing.T) {
 		t.Errorf("%d writes tried, %d taken; want %d and %d", attempts, taken, len(waits), len(waits))
 	}
 }
+
+// Measure rejects a name that is not valid UTF-8, naming itself.
+func TestMeasureRejectsInvalidUTF8Name(t *testing.T) {
+	d := New(telemetry.NewRegistry(), nil)
+	got := func() (msg any) {
+		defer func() { msg = recover() }()
+		Measure[int](d, "db\xff")
+		return nil
+	}()
+	if want := `dashboard: Measure("db\xff"): name must be valid UTF-8`; got != want {
+		t.Errorf("panic %v, want %q", got, want)
+	}
+}
