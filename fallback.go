@@ -84,7 +84,9 @@ func (o fallbackOption) applyFallback(c *fallbackConfig) { o(c) }
 // WithFallbackName names the fallback: its layer is "fallback(name)" and
 // its events carry name as Event.Name. "" (the default) means no name: the
 // layer is "fallback".
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithFallbackName(name string) FallbackOption {
+	telemetry.CheckName("resilience: WithFallbackName", name)
 	return fallbackOption(func(c *fallbackConfig) { c.name = name })
 }
 

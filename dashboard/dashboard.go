@@ -59,6 +59,9 @@ type Dashboard struct {
 
 	mu sync.Mutex // guards the sampler's state below
 	sampler
+
+	writeTimeout time.Duration    // a stream's write budget: writeTimeout
+	wallNow      func() time.Time // the clock of connections' write deadlines: time.Now
 }
 
 // New returns a Dashboard of the guards and pipelines registered in reg,
@@ -80,6 +83,9 @@ func New(reg *telemetry.Registry, o *Options) *Dashboard {
 		counter: opt.Counter,
 		clock:   opt.Clock,
 		meters:  make(map[string]*meter),
+
+		writeTimeout: writeTimeout,
+		wallNow:      time.Now,
 	}
 	d.sampler.init()
 	return d

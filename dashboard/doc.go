@@ -53,7 +53,14 @@
 // with the snapshot's seq as id and its JSON on one line. A stream runs on
 // its request's goroutine and starts no other; it ends when the client
 // goes away (the request's context is done), when a write fails, or when
-// the client has read nothing for 10 s. http.Server.Shutdown does not end
+// the client has kept the stream's writes waiting for 10 s in all since it
+// last took one at once (within a second): a write that stays blocked for
+// 10 s, or several that wait less each, as a client that reads too slowly
+// makes them. A client that stops reading is seen only once the
+// connection's buffers (the kernel's, on both ends) are full and writes
+// wait: a stream of small snapshots may fill them only minutes after the
+// client stopped reading, and until then its writes succeed.
+// http.Server.Shutdown does not end
 // streams by itself: give the server a BaseContext that you cancel before
 // calling Shutdown, or call Close.
 //

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Measure returns a one-layer policy, named "measure(name)", that counts
@@ -33,7 +34,7 @@ import (
 // counters; no allocation (but for the histograms, ten in all, made on
 // first use and reused). Memory: about 9 KiB per name that has had
 // calls (the histograms of the last 10 s). Measure panics if d is nil or
-// name is "".
+// name is "" or not valid UTF-8 (see telemetry.CheckName).
 func Measure[T any](d *Dashboard, name string) resilience.Policy[T] {
 	if d == nil {
 		panic("dashboard: Measure dashboard must not be nil")
@@ -41,6 +42,7 @@ func Measure[T any](d *Dashboard, name string) resilience.Policy[T] {
 	if name == "" {
 		panic("dashboard: Measure name must not be empty")
 	}
+	telemetry.CheckName("dashboard: Measure", name)
 	m := d.meter(name)
 	clk := d.clock
 	return resilience.New("measure("+name+")", func(ctx context.Context, next resilience.Next[T]) (v T, err error) {

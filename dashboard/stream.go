@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// writeTimeout bounds each write to a stream's client: one that reads
-// nothing for this long is dropped, so it cannot hold its goroutine.
+// writeTimeout bounds the time a stream's writes may wait for the client
+// in all: a client that has kept them waiting this long since it last took
+// one at once is dropped, so it cannot hold its goroutine.
 const writeTimeout = 10 * time.Second
 
 // reconnectMillis is the reconnection delay the stream asks of the
@@ -27,7 +28,7 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		return
 	}
-	rc := http.NewResponseController(w)
+	out := streamWriter{rc: http.NewResponseController(w), w: w, timeout: d.writeTimeout, now: d.wallNow}
 	ctx := r.Context()
 
 	buf := []byte("retry: " + strconv.Itoa(reconnectMillis) + "\n")
@@ -36,7 +37,7 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 		seq = s
 		buf = appendEvent(buf, "snapshot", s, data)
 	})
-	if !send(rc, w, buf) {
+	if !out.send(buf) {
 		return
 	}
 	buf = nil // the history made it large; updates are smaller
@@ -57,7 +58,7 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 		})
 		timer.Reset(untilNext(now))
-		if fresh && !send(rc, w, buf) {
+		if fresh && !out.send(buf) {
 			return
 		}
 	}
@@ -75,14 +76,42 @@ func appendEvent(b []byte, event string, id uint64, data []byte) []byte {
 	return append(b, "\n\n"...)
 }
 
-// send writes one event and flushes it, within writeTimeout; it reports
-// whether the client took it.
-func send(rc *http.ResponseController, w http.ResponseWriter, ev []byte) bool {
-	if err := rc.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+// streamWriter writes a stream's events, and drops a client that keeps
+// its writes waiting: all its writes share one budget of timeout, counted
+// from the start of the first write that waited (took a tenth of timeout
+// or more) since the client last took one at once. A write that waits
+// only delays the next one's deadline by the time it took, as a deadline
+// renewed at each write would.
+type streamWriter struct {
+	rc      *http.ResponseController
+	w       http.ResponseWriter
+	timeout time.Duration
+	now     func() time.Time // the wall clock of the connection's deadlines
+	stalled time.Time        // the start of the first write that waited, since the client was caught up; zero if it is
+}
+
+// send writes one event and flushes it, by the stream's deadline; it
+// reports whether the client took it.
+func (s *streamWriter) send(ev []byte) bool {
+	start := s.now()
+	since := s.stalled
+	if since.IsZero() {
+		since = start
+	}
+	if err := s.rc.SetWriteDeadline(since.Add(s.timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return false
 	}
-	if _, err := w.Write(ev); err != nil {
+	if _, err := s.w.Write(ev); err != nil {
 		return false
 	}
-	return rc.Flush() == nil
+	if s.rc.Flush() != nil {
+		return false
+	}
+	switch {
+	case s.now().Sub(start) < s.timeout/10:
+		s.stalled = time.Time{} // taken at once: the client is caught up
+	case s.stalled.IsZero():
+		s.stalled = start
+	}
+	return true
 }

@@ -28,6 +28,9 @@ import (
 //   - any other status is the server's answer: a success for the policies
 //     (a breaker counts it as one, a retry stops), and the caller gets it
 //     as the invoker returned it;
+//   - an attempt made while the breaker given by [WithBreaker] is
+//     half-open (a trial), under a deadline, waits for a ready connection
+//     (grpc.WaitForReady(true)) up to that deadline;
 //   - an attempt whose own context has ended (the caller gave up, or a
 //     timeout or a hedge cut it short) fails with that context's cause, not
 //     a status: a breaker ignores the caller's cancellation and counts a
@@ -152,6 +155,9 @@ func (c *unaryCall) attempt(ctx context.Context) (any, error) {
 	} else {
 		trailer = new(metadata.MD)
 		opts = append(c.opts[:len(c.opts):len(c.opts)], grpc.Trailer(trailer))
+	}
+	if c.r.waitsForReady(ctx) {
+		opts = append(opts[:len(opts):len(opts)], waitForReady)
 	}
 	err := c.invoker(ctx, c.method, c.req, reply, c.cc, opts...)
 	switch {

@@ -27,8 +27,11 @@
 // A stream is committed when the server's response headers arrive (with
 // its first message): before that a retry may open it again and replay what
 // the caller sent; after it, never (A6's rule), and its later failures are
-// recorded on the breaker given by [WithBreaker]. [WithMethod] gives a
-// method its own policy.
+// recorded on the breaker given by [WithBreaker]. A half-open trial of that
+// breaker made under a deadline waits for a ready connection
+// (grpc.WaitForReady), so that a connection still in gRPC's reconnect
+// backoff after the server came back does not fail it. [WithMethod] gives
+// a method its own policy.
 //
 // On the server side, [UnaryServerInterceptor] and [StreamServerInterceptor]
 // put guards (rate limiter, bulkhead, breaker) in front of the handlers,
@@ -38,14 +41,16 @@
 // gets a permanent refusal for its further attempts, and a fallback that
 // answers for the handler an Internal status; those belong on the client
 // side. A refusal is answered with ResourceExhausted (a rate limit) or
-// Unavailable and a pushback ([RefusalStatus]). [KeyedLimit] limits each
+// Unavailable and a pushback ([RefusalStatus]), under a generic message that
+// names no guard unless [WithGuardNames] says so. [KeyedLimit] limits each
 // client apart, keyed by [PeerKey] or [MetadataKey].
 //
 // Turn gRPC's own retries off on a client whose policy retries
 // (grpc.WithDisableRetry()): see the README for how the two stack.
 //
 // Entry points: [UnaryClientInterceptor], [StreamClientInterceptor],
-// [WithClassify], [WithBreaker], [WithMethod], [UnaryServerInterceptor],
+// [WithClassify], [WithBreaker], [WithMethod], [WithGuardNames],
+// [UnaryServerInterceptor],
 // [StreamServerInterceptor], [InHandle], [RefusalStatus], [KeyedLimit],
 // [PeerKey], [MetadataKey], [IsFailure], [ParsePushback], [StatusError],
 // [PushbackKey], [ReplayLimit], [ErrNotReplayable].

@@ -123,11 +123,15 @@ func ExampleErrNotReplayable() {
 	// hedge: all 2 attempts failed: resiliencegrpc: Unavailable: flaky: Unavailable; resiliencegrpc: stream cannot be replayed (it sent too much, or a message that is not a proto.Message)
 }
 
-// WithBreaker: see the stream interceptor's example, which records a
-// committed stream's failure on the breaker.
+// WithBreaker names the breaker inside the policy: its half-open trials,
+// which the timeout bounds, wait for a ready connection, and a committed
+// stream's failure is recorded on it (see the stream interceptor's
+// example).
 func ExampleWithBreaker() {
 	deps := breaker.New(breaker.WithName("deps"))
-	_ = resiliencegrpc.StreamClientInterceptor(breaker.Policy[any](deps), resiliencegrpc.WithBreaker(deps))
+	p := resilience.Then(breaker.Policy[any](deps), timeout.New[any](2*time.Second))
+	_ = grpc.WithUnaryInterceptor(resiliencegrpc.UnaryClientInterceptor(p, resiliencegrpc.WithBreaker(deps)))
+	_ = grpc.WithStreamInterceptor(resiliencegrpc.StreamClientInterceptor(p, resiliencegrpc.WithBreaker(deps)))
 	fmt.Println(deps.Name())
 	// Output: deps
 }
@@ -214,7 +218,7 @@ func ExampleStreamServerInterceptor() {
 	}
 	_, err = s.Recv()
 	fmt.Printf("%v %q, pushback %q\n", status.Code(err), status.Convert(err).Message(), s.Trailer().Get(resiliencegrpc.PushbackKey))
-	// Output: Unavailable "breaker: forced open (db), retry never", pushback ["-1"]
+	// Output: Unavailable "unavailable: retry never", pushback ["-1"]
 }
 
 // A tap handle refuses over-limit calls before gRPC reads their message;
@@ -273,9 +277,14 @@ func ExampleMetadataKey() {
 }
 
 func ExampleRefusalStatus() {
-	st, trailer := resiliencegrpc.RefusalStatus(resilience.Refuse(ratelimit.ErrLimited, "api", 1500*time.Millisecond))
-	fmt.Println(st.Code(), st.Message(), trailer.Get(resiliencegrpc.PushbackKey))
-	// Output: ResourceExhausted ratelimit: limited (api), retry after 1.5s [1500]
+	refusal := resilience.Refuse(ratelimit.ErrLimited, "api", 1500*time.Millisecond)
+	st, trailer := resiliencegrpc.RefusalStatus(refusal)
+	fmt.Printf("%v %q %v\n", st.Code(), st.Message(), trailer.Get(resiliencegrpc.PushbackKey))
+	named, _ := resiliencegrpc.RefusalStatus(refusal, resiliencegrpc.WithGuardNames())
+	fmt.Printf("%q\n", named.Message())
+	// Output:
+	// ResourceExhausted "resource exhausted: retry after 1.5s" [1500]
+	// "ratelimit: limited (api): retry after 1.5s"
 }
 
 func ExampleParsePushback() {

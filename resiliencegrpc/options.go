@@ -1,11 +1,13 @@
 package resiliencegrpc
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 )
 
@@ -60,7 +62,25 @@ type route struct {
 	policy   resilience.Policy[any]
 	classify func(*status.Status) bool // nil means IsFailure
 	breaker  *breaker.Breaker          // nil: committed streams' failures are not recorded
+
+	guardNames bool // server side: a refusal's message names its guard
 }
+
+// waitsForReady reports whether an attempt under ctx is a half-open trial
+// of r's breaker made under a deadline: one that waits for a ready
+// connection (grpc.WaitForReady(true)) rather than failing at once while
+// the connection is in its reconnect backoff.
+func (r *route) waitsForReady(ctx context.Context) bool {
+	if r.breaker == nil || r.breaker.State() != breaker.HalfOpen {
+		return false
+	}
+	_, ok := ctx.Deadline()
+	return ok
+}
+
+// waitForReady is the call option of a trial that waits for a ready
+// connection.
+var waitForReady = grpc.WaitForReady(true)
 
 func (r *route) isFailure(s *status.Status) bool {
 	if r.classify != nil {
@@ -84,12 +104,36 @@ func WithClassify(f func(*status.Status) bool) Option {
 	return option(func(c *config) { c.classify = f })
 }
 
-// WithBreaker names the breaker inside the policy, for the stream
-// interceptor: a stream that fails after it was committed (see
+// WithGuardNames makes the server side's refusals (the interceptors',
+// [InHandle]'s, [RefusalStatus]) tell the remote client which guard refused
+// and why: the status message is the refusal's reason and guard name, such
+// as "ratelimit: limited (api): retry after 198ms", where by default it is
+// generic ("resource exhausted: retry after 198ms"). Guard names are the
+// server's own: turn this on only for clients that may see them. The client
+// interceptors ignore it.
+func WithGuardNames() Option {
+	return option(func(c *config) { c.guardNames = true })
+}
+
+// WithBreaker names the breaker inside the policy, for the client
+// interceptors. nil, the default, names none. The server side does not use
+// it.
+//
+// A stream that fails after it was committed (see
 // [StreamClientInterceptor]) is recorded on b as a failure with
 // (*breaker.Breaker).Record, out of band, since the policy has returned by
-// then. nil, the default, records nothing. The unary interceptors and the
-// server side do not use it.
+// then.
+//
+// An attempt made while b is half-open (a trial) under a deadline is made
+// with grpc.WaitForReady(true): a trial that finds the connection in gRPC's
+// reconnect backoff (TransientFailure, after the server was down) waits for
+// a ready connection, up to its deadline, instead of failing at once and
+// opening b for another cooldown although the server is back. Its deadline
+// bounds the wait: the caller's, or a timeout's in the policy. A trial
+// without a deadline is made as any call, failing at once on a connection
+// that is not ready, so that it never waits without bound while it holds
+// b's trial. The caller's own grpc.WaitForReady option is overridden on
+// trials only.
 func WithBreaker(b *breaker.Breaker) Option {
 	return option(func(c *config) { c.breaker = b })
 }

@@ -65,7 +65,7 @@ import (
 // ([UnaryClientInterceptor]), where a call can be made again.
 //
 // UnaryServerInterceptor panics if an option is nil or invalid; it uses
-// [WithClassify] and ignores the other options. The interceptor is safe
+// [WithClassify] and [WithGuardNames] and ignores the other options. The interceptor is safe
 // for simultaneous use.
 func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.UnaryServerInterceptor {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
@@ -78,7 +78,7 @@ func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.
 		case ran:
 			return c.resp, c.herr
 		case err != nil:
-			st, md := RefusalStatus(err)
+			st, md := r.refusalStatus(err)
 			_ = grpc.SetTrailer(ctx, md)
 			return nil, st.Err()
 		}
@@ -104,7 +104,7 @@ func StreamServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc
 		case ran:
 			return c.herr
 		case err != nil:
-			st, md := RefusalStatus(err)
+			st, md := r.refusalStatus(err)
 			ss.SetTrailer(md)
 			return st.Err()
 		}
@@ -201,11 +201,14 @@ func (r *route) guardErr(err error) error {
 // pushback travels as the status's google.rpc.RetryInfo detail, which the
 // client interceptors read as they read the trailer. The call's incoming
 // metadata and peer are in the context p gets ([MetadataKey], [PeerKey]).
-func InHandle(p resilience.Policy[struct{}]) tap.ServerInHandle {
+// InHandle uses [WithGuardNames] and ignores the other options; it panics
+// if an option is nil.
+func InHandle(p resilience.Policy[struct{}], opts ...Option) tap.ServerInHandle {
+	r, _ := newConfig(resilience.Policy[any]{}, opts)
 	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
 		_, err := p.Do(ctx, admit)
 		if err != nil {
-			st, _ := RefusalStatus(err)
+			st, _ := r.refusalStatus(err)
 			return ctx, st.Err()
 		}
 		return ctx, nil
@@ -220,21 +223,37 @@ func admit(context.Context) (struct{}, error) { return struct{}{}, nil }
 // The status is ResourceExhausted for a rate limit (ratelimit.ErrLimited),
 // the code of the context for a caller that has gone (Canceled,
 // DeadlineExceeded), Unavailable for any other refusal or error (a full
-// bulkhead, an open breaker). Its message is err's. The wait the refusal
-// asks for (its resilience.RetryAfter hint or, when it has none, 1 second,
-// rounded up to whole milliseconds) is the [PushbackKey] trailer and a
-// google.rpc.RetryInfo detail of the status; a hint of resilience.Never
-// (a rate limiter of rate 0) is a pushback of -1, "do not retry", and a
+// bulkhead, an open breaker). The wait the refusal asks for (its
+// resilience.RetryAfter hint or, when it has none, 1 second, rounded up to
+// whole milliseconds) is the [PushbackKey] trailer and a
+// google.rpc.RetryInfo detail of the status; a hint of resilience.Never (a
+// rate limiter of rate 0) is a pushback of -1, "do not retry", and a
 // negative RetryInfo delay.
-func RefusalStatus(err error) (*status.Status, metadata.MD) {
+//
+// The status goes to a remote client, so by default its message says
+// nothing of the server's guards: it is the code's name and the pushback,
+// such as "resource exhausted: retry after 198ms", "unavailable: retry
+// never" or "canceled". With [WithGuardNames] it is the refusal's own
+// reason and guard name instead of the code's name ("ratelimit: limited
+// (api): retry after 198ms"; err's message when err is not a
+// *resilience.RefusedError). Either way the message states the wait once,
+// as the pushback gives it; a [*StatusError] of the client interceptors
+// does not repeat it. RefusalStatus uses WithGuardNames and ignores the
+// other options; it panics if an option is nil.
+func RefusalStatus(err error, opts ...Option) (*status.Status, metadata.MD) {
+	r, _ := newConfig(resilience.Policy[any]{}, opts)
+	return r.refusalStatus(err)
+}
+
+func (r *route) refusalStatus(err error) (*status.Status, metadata.MD) {
 	code := codes.Unavailable
 	switch {
 	case errors.Is(err, ratelimit.ErrLimited):
 		code = codes.ResourceExhausted
 	case errors.Is(err, context.Canceled):
-		return status.New(codes.Canceled, err.Error()), nil
+		return status.New(codes.Canceled, r.refusalText(codes.Canceled, err)), nil
 	case errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, resilience.ErrRefused):
-		return status.New(codes.DeadlineExceeded, err.Error()), nil
+		return status.New(codes.DeadlineExceeded, r.refusalText(codes.DeadlineExceeded, err)), nil
 	}
 	after, ok := resilience.RetryAfter(err)
 	if !ok || after <= 0 {
@@ -246,9 +265,42 @@ func RefusalStatus(err error) (*status.Status, metadata.MD) {
 		ms = int64((after + time.Millisecond - 1) / time.Millisecond)
 		delay = time.Duration(ms) * time.Millisecond
 	}
-	st := status.New(code, err.Error())
+	st := status.New(code, r.refusalText(code, err)+": "+hintText(delay))
 	if ds, derr := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(delay)}); derr == nil {
 		st = ds
 	}
 	return st, metadata.Pairs(PushbackKey, strconv.FormatInt(ms, 10))
+}
+
+// refusalText returns what a refusal's status message says before its
+// hint: the code's name in words, or with WithGuardNames the refusal's
+// reason and guard name.
+func (r *route) refusalText(code codes.Code, err error) string {
+	if r.guardNames {
+		if re, ok := err.(*resilience.RefusedError); ok {
+			if re.Name() == "" {
+				return re.Reason().Error()
+			}
+			return re.Reason().Error() + " (" + re.Name() + ")"
+		}
+		return err.Error()
+	}
+	switch code {
+	case codes.ResourceExhausted:
+		return "resource exhausted"
+	case codes.Canceled:
+		return "canceled"
+	case codes.DeadlineExceeded:
+		return "deadline exceeded"
+	}
+	return "unavailable"
+}
+
+// hintText returns how a message states a pushback of d: "retry after
+// 198ms", or "retry never" for a negative d.
+func hintText(d time.Duration) string {
+	if d < 0 || d == resilience.Never {
+		return "retry never"
+	}
+	return "retry after " + d.String()
 }

@@ -446,7 +446,7 @@ func TestServerInterceptorOpCalledAfterReturnIsRefused(t *testing.T) {
 			calls.Add(1)
 			return "late", nil
 		})
-		if diff := cmp.Diff([]any{codes.Unavailable, "bulkhead: full (late)"}, []any{status.Code(err), status.Convert(err).Message()}); diff != "" {
+		if diff := cmp.Diff([]any{codes.Unavailable, "unavailable: retry after 1s"}, []any{status.Code(err), status.Convert(err).Message()}); diff != "" {
 			t.Errorf("the interceptor's code, message mismatch (-want +got):\n%s", diff)
 		}
 		close(start)

@@ -42,19 +42,29 @@ type StatusError struct {
 }
 
 // Error returns e.g. "resiliencegrpc: Unavailable: overloaded (retry after
-// 2s)", or "(retry never)" when the server said not to retry.
+// 2s)", or "(retry never)" when the server said not to retry. The wait is
+// not repeated when the status message already ends with it, as the
+// refusals of this package's server side do ("resiliencegrpc:
+// ResourceExhausted: resource exhausted: retry after 198ms").
 func (e *StatusError) Error() string {
 	msg := "resiliencegrpc: " + e.Status.Code().String()
-	if m := e.Status.Message(); m != "" {
+	m := e.Status.Message()
+	if m != "" {
 		msg += ": " + m
 	}
+	var hint string
 	switch {
 	case e.After == resilience.Never:
-		msg += " (retry never)"
+		hint = "retry never"
 	case e.After > 0:
-		msg += " (retry after " + e.After.String() + ")"
+		hint = "retry after " + e.After.String()
+	default:
+		return msg
 	}
-	return msg
+	if strings.HasSuffix(m, hint) {
+		return msg
+	}
+	return msg + " (" + hint + ")"
 }
 
 // GRPCStatus returns the call's status, so that status.Code(err) and

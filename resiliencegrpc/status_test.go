@@ -70,6 +70,9 @@ func TestStatusError(t *testing.T) {
 		{&resiliencegrpc.StatusError{Status: status.New(codes.Unavailable, "down")}, "resiliencegrpc: Unavailable: down"},
 		{&resiliencegrpc.StatusError{Status: status.New(codes.Internal, ""), After: 2 * time.Second}, "resiliencegrpc: Internal (retry after 2s)"},
 		{&resiliencegrpc.StatusError{Status: status.New(codes.ResourceExhausted, "busy"), After: resilience.Never}, "resiliencegrpc: ResourceExhausted: busy (retry never)"},
+		{&resiliencegrpc.StatusError{Status: status.New(codes.ResourceExhausted, "resource exhausted: retry after 198ms"), After: 198 * time.Millisecond}, "resiliencegrpc: ResourceExhausted: resource exhausted: retry after 198ms"},
+		{&resiliencegrpc.StatusError{Status: status.New(codes.Unavailable, "unavailable: retry never"), After: resilience.Never}, "resiliencegrpc: Unavailable: unavailable: retry never"},
+		{&resiliencegrpc.StatusError{Status: status.New(codes.Unavailable, "down: retry after 1s"), After: 2 * time.Second}, "resiliencegrpc: Unavailable: down: retry after 1s (retry after 2s)"},
 	}
 	for _, tt := range tests {
 		wrapped := fmt.Errorf("outer: %w", tt.err)
@@ -84,31 +87,39 @@ func TestStatusError(t *testing.T) {
 func TestRefusalStatus(t *testing.T) {
 	type result struct {
 		Code     codes.Code
+		Message  string
 		Pushback []string
 		Delay    time.Duration
 		HasDelay bool
 	}
 	tests := []struct {
-		name string
-		err  error
-		want result
+		name  string
+		err   error
+		want  result
+		named string // the message WithGuardNames
 	}{
-		{"rate limit", resilience.Refuse(ratelimit.ErrLimited, "api", 1500*time.Millisecond), result{codes.ResourceExhausted, []string{"1500"}, 1500 * time.Millisecond, true}},
-		{"rounded up", resilience.Refuse(ratelimit.ErrLimited, "", 1200*time.Microsecond), result{codes.ResourceExhausted, []string{"2"}, 2 * time.Millisecond, true}},
-		{"never", resilience.Refuse(ratelimit.ErrLimited, "", resilience.Never), result{codes.ResourceExhausted, []string{"-1"}, -time.Millisecond, true}},
-		{"no hint", resilience.Refuse(bulkhead.ErrFull, "db", -1), result{codes.Unavailable, []string{"1000"}, time.Second, true}},
-		{"other error", errors.New("boom"), result{codes.Unavailable, []string{"1000"}, time.Second, true}},
-		{"caller gone", context.Canceled, result{codes.Canceled, nil, 0, false}},
-		{"caller's deadline", context.DeadlineExceeded, result{codes.DeadlineExceeded, nil, 0, false}},
+		{"rate limit", resilience.Refuse(ratelimit.ErrLimited, "api", 1500*time.Millisecond),
+			result{codes.ResourceExhausted, "resource exhausted: retry after 1.5s", []string{"1500"}, 1500 * time.Millisecond, true}, "ratelimit: limited (api): retry after 1.5s"},
+		{"rounded up", resilience.Refuse(ratelimit.ErrLimited, "", 1200*time.Microsecond),
+			result{codes.ResourceExhausted, "resource exhausted: retry after 2ms", []string{"2"}, 2 * time.Millisecond, true}, "ratelimit: limited: retry after 2ms"},
+		{"never", resilience.Refuse(ratelimit.ErrLimited, "", resilience.Never),
+			result{codes.ResourceExhausted, "resource exhausted: retry never", []string{"-1"}, -time.Millisecond, true}, "ratelimit: limited: retry never"},
+		{"no hint", resilience.Refuse(bulkhead.ErrFull, "db", -1),
+			result{codes.Unavailable, "unavailable: retry after 1s", []string{"1000"}, time.Second, true}, "bulkhead: full (db): retry after 1s"},
+		{"other error", errors.New("boom"),
+			result{codes.Unavailable, "unavailable: retry after 1s", []string{"1000"}, time.Second, true}, "boom: retry after 1s"},
+		{"caller gone", context.Canceled, result{codes.Canceled, "canceled", nil, 0, false}, "context canceled"},
+		{"caller's deadline", context.DeadlineExceeded, result{codes.DeadlineExceeded, "deadline exceeded", nil, 0, false}, "context deadline exceeded"},
 	}
 	for _, tt := range tests {
 		st, md := resiliencegrpc.RefusalStatus(tt.err)
 		delay, ok := retryDelay(st.Err())
-		if diff := cmp.Diff(tt.want, result{st.Code(), md.Get(resiliencegrpc.PushbackKey), delay, ok}); diff != "" {
+		if diff := cmp.Diff(tt.want, result{st.Code(), st.Message(), md.Get(resiliencegrpc.PushbackKey), delay, ok}); diff != "" {
 			t.Errorf("%s: mismatch (-want +got):\n%s", tt.name, diff)
 		}
-		if st.Message() != tt.err.Error() {
-			t.Errorf("%s: message %q, want %q", tt.name, st.Message(), tt.err.Error())
+		named, _ := resiliencegrpc.RefusalStatus(tt.err, resiliencegrpc.WithGuardNames())
+		if diff := cmp.Diff([]any{tt.want.Code, tt.named}, []any{named.Code(), named.Message()}); diff != "" {
+			t.Errorf("%s WithGuardNames: code, message mismatch (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }

@@ -53,7 +53,9 @@ var ErrNotReplayable error = refusal.New("resiliencegrpc: stream cannot be repla
 // (RecvMsg returns an error that the classification calls a failure, while
 // the caller's context has not ended), the failure is recorded on the
 // breaker given by [WithBreaker], if any, with (*breaker.Breaker).Record:
-// once per stream, out of band, since the policies are done with it.
+// once per stream, out of band, since the policies are done with it. An
+// attempt made while that breaker is half-open waits for a ready
+// connection, as at [UnaryClientInterceptor].
 //
 // The interceptor returns the stream once its first attempt has opened a
 // stream, or the error the policies gave up with (an open breaker's
@@ -178,7 +180,11 @@ func (cs *clientStream) attempt(ctx context.Context) (any, error) {
 	// governs it until it is committed.
 	sctx, cancel := context.WithCancel(cs.ctx)
 	stop := context.AfterFunc(ctx, cancel)
-	s, err := cs.streamer(sctx, cs.desc, cs.cc, cs.method, cs.opts...)
+	opts := cs.opts
+	if cs.r.waitsForReady(ctx) {
+		opts = append(opts[:len(opts):len(opts)], waitForReady)
+	}
+	s, err := cs.streamer(sctx, cs.desc, cs.cc, cs.method, opts...)
 	if err != nil {
 		stop()
 		cancel()

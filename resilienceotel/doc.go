@@ -28,6 +28,7 @@
 //	resilience.attempt.duration           histogram           s            resilience.policy.name, resilience.attempt, resilience.outcome, error.type
 //	resilience.wait.duration              histogram           s            resilience.policy.type, resilience.policy.name, event.name, resilience.key
 //	resilience.guard.refused              counter (async)     {call}       resilience.policy.type, resilience.policy.name
+//	resilience.exporter.sanitized         counter (async)     {name}       none
 //	resilience.circuit_breaker.state      gauge               1            resilience.policy.name, resilience.circuit_breaker.state
 //	resilience.circuit_breaker.*          gauges              see below    resilience.policy.name
 //	resilience.bulkhead.*                 gauges              {call}       resilience.policy.name
@@ -85,6 +86,16 @@
 // name; WithKeys(n) turns it on (today only a breaker.Keyed's events carry
 // a key: a ratelimit.Keyed's leave it empty) with at most n keys per guard, the later ones
 // reading "_OTHER", so hostile keys cannot grow the series without bound.
+//
+// No name breaks an export. OTLP sends attribute values as protobuf
+// strings, which must be valid UTF-8, and one bad value fails the export
+// of the whole batch. The policies' WithName options, Measure and the
+// registry reject a name that is not valid UTF-8, but a guard or event
+// source of one's own may still report one, and a breaker.Keyed's keys
+// are the caller's: a name or key that is not valid UTF-8 is reported with
+// its invalid bytes replaced by U+FFFD, and counted in
+// resilience.exporter.sanitized (once per event, and per guard snapshot
+// read at a collection).
 //
 // # Cost
 //

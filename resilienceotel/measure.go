@@ -10,6 +10,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Layers are the two layers of a [Measure]: Call times and counts each
@@ -40,7 +41,8 @@ type Layers[T any] struct {
 //
 // A call through Layers.Call allocates one small context (the attempts'
 // count); the durations cost two readings of m's clock each and one
-// histogram record. Measure panics if m is nil, name is "" or attempts < 1.
+// histogram record. Measure panics if m is nil, name is "" or not valid
+// UTF-8 (see telemetry.CheckName), or attempts < 1.
 func Measure[T any](m *Metrics, name string, attempts int) Layers[T] {
 	switch {
 	case m == nil:
@@ -50,6 +52,7 @@ func Measure[T any](m *Metrics, name string, attempts int) Layers[T] {
 	case attempts < 1:
 		panic(fmt.Sprintf("resilienceotel: Measure attempts must be >= 1, got %d", attempts))
 	}
+	telemetry.CheckName("resilienceotel: Measure", name)
 	ms := &measure{m: m, name: name}
 	call, attempt := export.Measure[T](m.clock, name, attempts, ms)
 	return Layers[T]{Call: call, Attempt: attempt}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -53,6 +55,8 @@ type Metrics struct {
 	errs  bound[struct{}]
 
 	calls, events, refused metric.Int64ObservableCounter
+	sanitizedCount         metric.Int64ObservableCounter
+	sanitized              countCell // names and keys clean replaced
 	callDur, attemptDur    metric.Float64Histogram
 	waitDur                metric.Float64Histogram
 	state                  metric.Int64ObservableGauge
@@ -124,7 +128,10 @@ func New(opts ...Option) (*Metrics, error) {
 		metric.WithDescription("Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token"),
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	add(err)
-	observables := []metric.Observable{m.calls, m.events}
+	m.sanitizedCount, err = meter.Int64ObservableCounter("resilience.exporter.sanitized", metric.WithUnit("{name}"),
+		metric.WithDescription("Names and keys that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection"))
+	add(err)
+	observables := []metric.Observable{m.calls, m.events, m.sanitizedCount}
 	if c.registry != nil {
 		m.refused, err = meter.Int64ObservableCounter("resilience.guard.refused", metric.WithUnit("{call}"),
 			metric.WithDescription("Calls a registered guard has refused since it was made, from its snapshot"))
@@ -165,9 +172,9 @@ func (m *Metrics) Close() error { return m.registration.Unregister() }
 // documentation) counts in resilience.calls too, and an event with a wait
 // records it in resilience.wait.duration.
 func (m *Metrics) Observe(e telemetry.Event) {
-	k := eventKey{typ: e.Type, name: e.Name}
+	k := eventKey{typ: e.Type, name: m.clean(e.Name)}
 	if m.keys.max > 0 && e.Key != "" {
-		k.key = m.keys.of(policyID{e.Type.Kind(), e.Name}, e.Key)
+		k.key = m.keys.of(policyID{e.Type.Kind(), k.name}, m.clean(e.Key))
 	}
 	if e.Err != nil {
 		k.errT = m.errs.of(struct{}{}, export.ErrorType(e.Err))
@@ -200,6 +207,19 @@ func newEventSeries(k eventKey) *eventSeries {
 	return s
 }
 
+// clean returns s as an attribute value: s if it is valid UTF-8, else s
+// with its invalid bytes replaced by U+FFFD, counted in
+// resilience.exporter.sanitized. OTLP sends attribute values as protobuf
+// strings, which must be valid UTF-8: one bad value would fail the export
+// of every metric of the batch.
+func (m *Metrics) clean(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	m.sanitized.add()
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
 // collect reports the counts and reads the registry's snapshots.
 func (m *Metrics) collect(_ context.Context, o metric.Observer) error {
 	m.eventSeries.Each(func(_ eventKey, s *eventSeries) {
@@ -212,11 +232,12 @@ func (m *Metrics) collect(_ context.Context, o metric.Observer) error {
 	m.callSeries.Each(func(_ callKey, s *callSeries) {
 		o.ObserveInt64(m.calls, s.n.load(), s.obs)
 	})
+	defer func() { o.ObserveInt64(m.sanitizedCount, m.sanitized.load()) }()
 	if m.registry == nil {
 		return nil
 	}
 	for _, snap := range m.registry.Snapshots() {
-		name := attrPolicyName.String(snap.Name)
+		name := attrPolicyName.String(m.clean(snap.Name))
 		o.ObserveInt64(m.refused, int64(snap.Refused), metric.WithAttributes(attrPolicyType.String(string(snap.Kind)), name))
 		if snap.Kind == telemetry.Breaker {
 			for _, st := range breakerStates {

@@ -22,11 +22,12 @@ import (
 // documentation's table gives, and the gauges exist only with a registry.
 func TestInstruments(t *testing.T) {
 	events := map[string]string{
-		"resilience.calls":            "{call}",
-		"resilience.events":           "{event}",
-		"resilience.call.duration":    "s",
-		"resilience.attempt.duration": "s",
-		"resilience.wait.duration":    "s",
+		"resilience.calls":              "{call}",
+		"resilience.events":             "{event}",
+		"resilience.call.duration":      "s",
+		"resilience.attempt.duration":   "s",
+		"resilience.wait.duration":      "s",
+		"resilience.exporter.sanitized": "{name}",
 	}
 	gauges := map[string]string{
 		"resilience.guard.refused":                         "{call}",

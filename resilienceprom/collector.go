@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -77,6 +79,7 @@ type Collector struct {
 
 	callsDesc, eventsDesc, refusedDesc, stateDesc *prometheus.Desc
 	callDurDesc, attemptDurDesc, waitDurDesc      *prometheus.Desc
+	sanitizedDesc, droppedDesc                    *prometheus.Desc
 	gauges                                        []gauge
 }
 
@@ -98,6 +101,8 @@ func New(opts ...Option) *Collector {
 		waitDurDesc:    prometheus.NewDesc("resilience_wait_duration_seconds", "Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.", []string{"policy", "name", "event"}, nil),
 		refusedDesc:    prometheus.NewDesc("resilience_guard_refused_total", "Calls a registered guard has refused since it was made, from its snapshot.", []string{"policy", "name"}, nil),
 		stateDesc:      prometheus.NewDesc("resilience_circuit_breaker_state", "1 for the breaker's state (closed, open, half-open), 0 for the others.", []string{"name", "state"}, nil),
+		sanitizedDesc:  prometheus.NewDesc("resilience_exporter_sanitized_series", "Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.", nil, nil),
+		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read, once their name was sanitised, as a series sent before.", nil, nil),
 		gauges:         newGauges(),
 	}
 	for _, o := range opts {
@@ -125,7 +130,7 @@ func (c *Collector) newCallSeries(callKey) *callSeries {
 // Describe sends the descriptions of every metric the Collector may
 // collect.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.callsDesc, c.eventsDesc, c.callDurDesc, c.attemptDurDesc, c.waitDurDesc, c.refusedDesc, c.stateDesc} {
+	for _, d := range []*prometheus.Desc{c.callsDesc, c.eventsDesc, c.callDurDesc, c.attemptDurDesc, c.waitDurDesc, c.refusedDesc, c.stateDesc, c.sanitizedDesc, c.droppedDesc} {
 		ch <- d
 	}
 	for _, g := range c.gauges {
@@ -136,43 +141,137 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // Collect sends the counts of the observed events and of the Measure
 // layers, the histograms, and the gauges of the registered guards' snapshots
 // taken now.
+//
+// A name is a label value, which Prometheus requires to be valid UTF-8. The
+// policies' WithName options and the registry reject names that are not,
+// but a guard or an event source of one's own may still report one: its
+// series are sent with the invalid bytes replaced by U+FFFD
+// (strings.ToValidUTF8), and counted in
+// resilience_exporter_sanitized_series. A series that cannot be sent (one
+// that reads, once sanitised, as a series sent before in the collection)
+// is left out and counted in resilience_exporter_dropped_series. So no
+// name makes a scrape fail: the other series, of this Collector and of
+// the rest of the registry, are served.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	e := emitter{ch: ch}
 	for _, n := range c.events.Counts() {
 		kind := string(n.Type.Kind())
-		ch <- prometheus.MustNewConstMetric(c.eventsDesc, prometheus.CounterValue, float64(n.N), kind, n.Name, string(n.Type))
+		name := e.name(n.Name)
+		e.counter(c.eventsDesc, float64(n.N), kind, name, string(n.Type))
 		if o, ok := eventOutcomes[n.Type]; ok {
-			ch <- prometheus.MustNewConstMetric(c.callsDesc, prometheus.CounterValue, float64(n.N), kind, n.Name, o)
+			e.counter(c.callsDesc, float64(n.N), kind, name, o)
 		}
 	}
 	c.waits.Each(func(k waitKey, h *histogram) {
-		ch <- h.metric(c.waitDurDesc, string(k.typ.Kind()), k.name, string(k.typ))
+		e.histogram(h, c.waitDurDesc, string(k.typ.Kind()), e.name(k.name), string(k.typ))
 	})
 	c.calls.Each(func(k callKey, s *callSeries) {
-		ch <- prometheus.MustNewConstMetric(c.callsDesc, prometheus.CounterValue, float64(s.n.Load()), export.PipelineType, k.name, k.outcome)
-		ch <- s.dur.metric(c.callDurDesc, k.name, k.outcome)
+		name := e.name(k.name)
+		e.counter(c.callsDesc, float64(s.n.Load()), export.PipelineType, name, k.outcome)
+		e.histogram(s.dur, c.callDurDesc, name, k.outcome)
 	})
 	c.attempts.Each(func(k attemptKey, h *histogram) {
 		attempt := ""
 		if k.attempt > 0 {
 			attempt = strconv.Itoa(k.attempt)
 		}
-		ch <- h.metric(c.attemptDurDesc, k.name, attempt, k.outcome)
+		e.histogram(h, c.attemptDurDesc, e.name(k.name), attempt, k.outcome)
 	})
-	if c.registry == nil {
+	if c.registry != nil {
+		for _, s := range c.registry.Snapshots() {
+			name := e.name(s.Name)
+			e.counter(c.refusedDesc, float64(s.Refused), string(s.Kind), name)
+			if s.Kind == telemetry.Breaker {
+				for _, st := range breakerStates {
+					e.gauge(c.stateDesc, b2f(s.Breaker.State == st), name, st)
+				}
+			}
+			for _, g := range c.gauges {
+				if g.kind == s.Kind {
+					e.gauge(g.desc, g.value(s), name)
+				}
+			}
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(c.sanitizedDesc, prometheus.GaugeValue, float64(e.sanitized))
+	ch <- prometheus.MustNewConstMetric(c.droppedDesc, prometheus.GaugeValue, float64(e.dropped))
+}
+
+// emitter sends the series of one collection, sanitising names that are
+// not valid UTF-8 and leaving out the series it cannot send.
+type emitter struct {
+	ch                 chan<- prometheus.Metric
+	sanitized, dropped int
+	bad                bool                // the name last given to name was sanitised
+	seen               map[string]struct{} // the series sent whose name holds U+FFFD
+}
+
+// name returns n as a label value: n if it is valid UTF-8, else n with
+// its invalid bytes replaced by U+FFFD. It holds for the series sent until
+// the next call.
+func (e *emitter) name(n string) string {
+	e.bad = !utf8.ValidString(n)
+	if e.bad {
+		return strings.ToValidUTF8(n, "\uFFFD")
+	}
+	return n
+}
+
+// admit reports whether the series of desc with labels (the first of
+// which, after desc's own, holds the last name given to name) may be
+// sent: not if it reads as one sent before, which only a name holding
+// U+FFFD can. It counts a sanitised series sent and a series left out.
+func (e *emitter) admit(desc *prometheus.Desc, labels []string) bool {
+	if e.bad || containsReplacement(labels) {
+		key := desc.String() + "\x00" + strings.Join(labels, "\x00")
+		if _, dup := e.seen[key]; dup {
+			e.dropped++
+			return false
+		}
+		if e.seen == nil {
+			e.seen = make(map[string]struct{})
+		}
+		e.seen[key] = struct{}{}
+	}
+	if e.bad {
+		e.sanitized++
+	}
+	return true
+}
+
+func containsReplacement(labels []string) bool {
+	for _, l := range labels {
+		if strings.ContainsRune(l, utf8.RuneError) {
+			return true
+		}
+	}
+	return false
+}
+
+// send sends m, or counts it dropped if it could not be made.
+func (e *emitter) send(m prometheus.Metric, err error) {
+	if err != nil {
+		e.dropped++
 		return
 	}
-	for _, s := range c.registry.Snapshots() {
-		ch <- prometheus.MustNewConstMetric(c.refusedDesc, prometheus.CounterValue, float64(s.Refused), string(s.Kind), s.Name)
-		if s.Kind == telemetry.Breaker {
-			for _, st := range breakerStates {
-				ch <- prometheus.MustNewConstMetric(c.stateDesc, prometheus.GaugeValue, b2f(s.Breaker.State == st), s.Name, st)
-			}
-		}
-		for _, g := range c.gauges {
-			if g.kind == s.Kind {
-				ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, g.value(s), s.Name)
-			}
-		}
+	e.ch <- m
+}
+
+func (e *emitter) counter(desc *prometheus.Desc, v float64, labels ...string) {
+	if e.admit(desc, labels) {
+		e.send(prometheus.NewConstMetric(desc, prometheus.CounterValue, v, labels...))
+	}
+}
+
+func (e *emitter) gauge(desc *prometheus.Desc, v float64, labels ...string) {
+	if e.admit(desc, labels) {
+		e.send(prometheus.NewConstMetric(desc, prometheus.GaugeValue, v, labels...))
+	}
+}
+
+func (e *emitter) histogram(h *histogram, desc *prometheus.Desc, labels ...string) {
+	if e.admit(desc, labels) {
+		e.send(h.metric(desc, labels...))
 	}
 }
 

@@ -126,6 +126,8 @@ func TestPedantic(t *testing.T) {
 		"resilience_circuit_breaker_window_slow",
 		"resilience_circuit_breaker_window_successes",
 		"resilience_events_total",
+		"resilience_exporter_dropped_series",
+		"resilience_exporter_sanitized_series",
 		"resilience_guard_refused_total",
 		"resilience_rate_limiter_burst",
 		"resilience_rate_limiter_rate",

@@ -29,6 +29,8 @@
 //	resilience_circuit_breaker_*            gauges     name
 //	resilience_bulkhead_*                   gauges     name
 //	resilience_rate_limiter_*               gauges     name
+//	resilience_exporter_sanitized_series    gauge
+//	resilience_exporter_dropped_series      gauge
 //
 // policy is the policy's kind ("breaker", "retry", "bulkhead", "ratelimit",
 // ...; "pipeline" for Measure), name its name (Config.Name, or the name
@@ -61,6 +63,13 @@
 // _queued; for a rate limiter, resilience_rate_limiter_rate (tokens per
 // second), _burst and _tokens. resilience_guard_refused_total is each
 // guard's Refused.
+//
+// No name loses a scrape: a name that is not valid UTF-8 (which WithName
+// options and the registry reject, but a guard or event source of one's
+// own may report) is sent with its invalid bytes replaced by U+FFFD, and
+// counted in resilience_exporter_sanitized_series; a series that reads,
+// once sanitised, as one sent before is left out, and counted in
+// resilience_exporter_dropped_series (both of the last collection).
 //
 // # Cost
 //

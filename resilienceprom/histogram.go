@@ -25,10 +25,11 @@ func (h *histogram) observe(d time.Duration) {
 	h.sum.Add(int64(d))
 }
 
-// metric is h as a Prometheus histogram. Its count is the sum of its
+// metric is h as a Prometheus histogram, or the error of a label value
+// Prometheus does not accept. Its count is the sum of its
 // buckets, so the two agree; a collection during an observation may read
 // the sum of an observation whose bucket it has not read yet.
-func (h *histogram) metric(desc *prometheus.Desc, labels ...string) prometheus.Metric {
+func (h *histogram) metric(desc *prometheus.Desc, labels ...string) (prometheus.Metric, error) {
 	buckets := make(map[float64]uint64, len(h.bounds))
 	var n uint64
 	for i, b := range h.bounds {
@@ -36,5 +37,5 @@ func (h *histogram) metric(desc *prometheus.Desc, labels ...string) prometheus.M
 		buckets[b] = n
 	}
 	n += h.counts[len(h.bounds)].Load()
-	return prometheus.MustNewConstHistogram(desc, n, time.Duration(h.sum.Load()).Seconds(), buckets, labels...)
+	return prometheus.NewConstHistogram(desc, n, time.Duration(h.sum.Load()).Seconds(), buckets, labels...)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/resilienceprom/internal/export"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Layers are the two layers of a [Measure]: Call times and counts each
@@ -39,7 +40,8 @@ type Layers[T any] struct {
 //
 // A call through Layers.Call allocates one small context (the attempts'
 // count); the durations cost two readings of c's clock each and a few
-// atomic adds. Measure panics if c is nil, name is "" or attempts < 1.
+// atomic adds. Measure panics if c is nil, name is "" or not valid UTF-8
+// (see telemetry.CheckName), or attempts < 1.
 func Measure[T any](c *Collector, name string, attempts int) Layers[T] {
 	switch {
 	case c == nil:
@@ -49,6 +51,7 @@ func Measure[T any](c *Collector, name string, attempts int) Layers[T] {
 	case attempts < 1:
 		panic(fmt.Sprintf("resilienceprom: Measure attempts must be >= 1, got %d", attempts))
 	}
+	telemetry.CheckName("resilienceprom: Measure", name)
 	call, attempt := export.Measure[T](c.clock, name, attempts, &measure{c: c, name: name})
 	return Layers[T]{Call: call, Attempt: attempt}
 }

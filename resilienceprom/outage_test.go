@@ -76,6 +76,13 @@ resilience_events_total{event="retry.waiting",name="prices",policy="retry"} 1
 # TYPE resilience_wait_duration_seconds histogram
 ` +
 	histogram("resilience_wait_duration_seconds", `event="retry.waiting",name="prices",policy="retry"`, outageBuckets, 0) +
+	`# HELP resilience_exporter_dropped_series Series of the last collection left out: they read, once their name was sanitised, as a series sent before.
+# TYPE resilience_exporter_dropped_series gauge
+resilience_exporter_dropped_series 0
+# HELP resilience_exporter_sanitized_series Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.
+# TYPE resilience_exporter_sanitized_series gauge
+resilience_exporter_sanitized_series 0
+` +
 	`# HELP resilience_guard_refused_total Calls a registered guard has refused since it was made, from its snapshot.
 # TYPE resilience_guard_refused_total counter
 resilience_guard_refused_total{name="prices",policy="breaker"} 1

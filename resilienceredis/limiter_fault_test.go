@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
-	"github.com/f0b5b96b/resilience/internal/eventlog"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/eventlog"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
 	"github.com/f0b5b96b/resilience/telemetry"
 	"github.com/google/go-cmp/cmp"

@@ -20,12 +20,13 @@
 //   - [Event], [Type], [Kind]: what happened, and in which policy
 //   - [Observer], [ObserverFunc], [Multi]: who receives events
 //   - [Counter]: counts per policy and event type, for exporters
+//   - [CheckName]: the check of a name given to a policy (valid UTF-8)
 //   - [Slog], [NewSlog], [SlogOptions], [Level]: events as log lines
 //   - [Guard], [Snapshot], [BreakerStats], [BulkheadStats],
 //     [LimiterStats]: a guard's live state in one shape
-//   - [Registry], [NewRegistry], [ErrDuplicate], [ErrNoName]: guards and
-//     pipelines by name; [Registry.OpenBreakers] answers "which breakers
-//     are open now?"
+//   - [Registry], [NewRegistry], [ErrDuplicate], [ErrNoName],
+//     [ErrInvalidName]: guards and pipelines by name;
+//     [Registry.OpenBreakers] answers "which breakers are open now?"
 //
 // # Events
 //

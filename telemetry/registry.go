@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"unicode/utf8"
 )
 
 // ErrDuplicate is matched by the error of a registration under a name
@@ -59,7 +60,8 @@ type guardKey struct {
 func NewRegistry() *Registry { return &Registry{} }
 
 // Register adds g under the kind and name of its snapshot. It returns an
-// error matching [ErrNoName] if the name is "", and one matching
+// error matching [ErrNoName] if the name is "", one matching
+// [ErrInvalidName] if it is not valid UTF-8, and one matching
 // [ErrDuplicate] (naming the kind and name) if a guard of that kind and
 // name is registered already; g is then not added. Register panics if g is
 // nil.
@@ -70,6 +72,9 @@ func (r *Registry) Register(g Guard) error {
 	s := g.Snapshot()
 	if s.Name == "" {
 		return fmt.Errorf("%w: a %s without a Name", ErrNoName, kindOrGuard(s.Kind))
+	}
+	if !utf8.ValidString(s.Name) {
+		return fmt.Errorf("%w: %s %q", ErrInvalidName, kindOrGuard(s.Kind), s.Name)
 	}
 	k := guardKey{s.Name, s.Kind}
 	r.mu.Lock()
@@ -97,7 +102,8 @@ func kindOrGuard(k Kind) string {
 // p.String() names it (for a resilience.Policy, e.g. "fallback > retry >
 // breaker(payments) > timeout(2s)"; policies are immutable, so the chain
 // is read once, here). It returns an error matching [ErrNoName] if name
-// is "", and one matching [ErrDuplicate] if a pipeline named name is
+// is "", one matching [ErrInvalidName] if it is not valid UTF-8, and one
+// matching [ErrDuplicate] if a pipeline named name is
 // registered already. RegisterPipeline panics if p is nil.
 func (r *Registry) RegisterPipeline(name string, p fmt.Stringer) error {
 	if p == nil {
@@ -105,6 +111,9 @@ func (r *Registry) RegisterPipeline(name string, p fmt.Stringer) error {
 	}
 	if name == "" {
 		return fmt.Errorf("%w: a pipeline named \"\"", ErrNoName)
+	}
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("%w: pipeline %q", ErrInvalidName, name)
 	}
 	chain := p.String()
 	r.mu.Lock()

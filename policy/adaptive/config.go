@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the whole configuration of a [Limiter], one field per
@@ -250,7 +251,11 @@ func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.Max
 func WithReserve(share float64) Option { return option(func(c *Config) { c.Reserve = share }) }
 
 // WithName sets [Config.Name].
-func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) Option {
+	telemetry.CheckName("adaptive: WithName", name)
+	return option(func(c *Config) { c.Name = name })
+}
 
 // WithClock sets [Config.Clock], the source of time.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }

@@ -325,7 +325,11 @@ func clearRivals(d *Config, set Config) {
 }
 
 // WithName sets Config.Name.
-func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) Option {
+	telemetry.CheckName("breaker: WithName", name)
+	return option(func(c *Config) { c.Name = name })
+}
 
 // WithThreshold sets Config.Threshold: n consecutive failures trip the
 // breaker. 0 means the default (5 when no other trip rule is set, else no

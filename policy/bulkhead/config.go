@@ -118,7 +118,11 @@ func WithMaxQueue(n int) Option { return option(func(c *Config) { c.MaxQueue = n
 func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
 
 // WithName sets [Config.Name].
-func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) Option {
+	telemetry.CheckName("bulkhead: WithName", name)
+	return option(func(c *Config) { c.Name = name })
+}
 
 // WithObserver sets [Config.Observer]: where the bulkhead's events go (nil:
 // nowhere, the default).

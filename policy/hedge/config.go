@@ -204,7 +204,11 @@ func WithBudget(fraction float64) AnyOption { return func(s *settings) { s.budge
 
 // WithName sets [Config.Name]: the policy's name in its events ("" =
 // none).
-func WithName(name string) AnyOption { return func(s *settings) { s.name = name } }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) AnyOption {
+	telemetry.CheckName("hedge: WithName", name)
+	return func(s *settings) { s.name = name }
+}
 
 // WithObserver sets [Config.Observer]: where the policy's events go (nil =
 // nowhere).

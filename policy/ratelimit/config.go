@@ -165,7 +165,11 @@ func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.Max
 func WithMaxKeys(n int) Option { return option(func(c *Config) { c.MaxKeys = n }) }
 
 // WithName sets [Config.Name].
-func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) Option {
+	telemetry.CheckName("ratelimit: WithName", name)
+	return option(func(c *Config) { c.Name = name })
+}
 
 // WithObserver sets [Config.Observer]: where the limiter's events go (nil:
 // nowhere, the default).

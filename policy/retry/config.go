@@ -186,7 +186,11 @@ func (o option) apply(c *Config) { o(c) }
 
 // WithName sets [Config.Name]: the policy's name, in its layer name and
 // its events ("" = none, the default).
-func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) Option {
+	telemetry.CheckName("retry: WithName", name)
+	return option(func(c *Config) { c.Name = name })
+}
 
 // WithObserver sets [Config.Observer]: where the policy's events go (nil =
 // nowhere, the default).

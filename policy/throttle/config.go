@@ -8,6 +8,7 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Config is the whole configuration of a [Throttler], one field per
@@ -102,7 +103,11 @@ func WithK(k float64) Option { return option(func(c *Config) { c.K = k }) }
 func WithWindow(d time.Duration) Option { return option(func(c *Config) { c.Window = d }) }
 
 // WithName sets [Config.Name].
-func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) Option {
+	telemetry.CheckName("throttle: WithName", name)
+	return option(func(c *Config) { c.Name = name })
+}
 
 // WithClock sets [Config.Clock], the source of time.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }

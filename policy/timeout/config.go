@@ -88,7 +88,11 @@ func WithAbandon(abandon bool) Option { return option(func(c *Config) { c.Abando
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
 
 // WithName sets [Config.Name]: the policy's name in its events ("" = none).
-func WithName(name string) Option { return option(func(c *Config) { c.Name = name }) }
+// It panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) Option {
+	telemetry.CheckName("timeout: WithName", name)
+	return option(func(c *Config) { c.Name = name })
+}
 
 // WithObserver sets [Config.Observer]: where the policy's events go (nil =
 // nowhere).

@@ -1,0 +1,93 @@
+package resilienceotel_test
+
+import (
+	"testing"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/f0b5b96b/resilience/resilienceotel"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// attrSets returns the attribute sets of every data point of m.
+func attrSets(m metricdata.Metrics) []attribute.Set {
+	var out []attribute.Set
+	switch d := m.Data.(type) {
+	case metricdata.Sum[int64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Gauge[int64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Gauge[float64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Histogram[float64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	}
+	return out
+}
+
+// A name or key that is not valid UTF-8 (from a guard or event source of
+// one's own, which no WithName checked) must not break an export: OTLP
+// sends attribute values as protobuf strings, which must be valid UTF-8,
+// and one bad value fails the whole batch. Every attribute value the
+// Metrics reports is valid UTF-8: a bad one is sent with U+FFFD for its
+// invalid bytes, counted in resilience.exporter.sanitized.
+func TestInvalidUTF8NameIsSanitised(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	guard := &exporttest.FakeGuard{S: telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "h"}}
+	if err := reg.Register(guard); err != nil {
+		t.Fatal(err)
+	}
+	guard.S.Name = "h\xff" // a guard whose name changed after it was registered
+	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg), resilienceotel.WithKeys(4))
+	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "db\xff"})
+	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "keyed", Key: "k\xfe"})
+	m.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "r\xff", Wait: 1})
+	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "ok"})
+
+	got := collect(t, reader)
+	seen := make(map[string]bool)
+	for name, metric := range got {
+		for _, set := range attrSets(metric) {
+			for _, kv := range set.ToSlice() {
+				v := kv.Value.Emit()
+				if !utf8.ValidString(v) {
+					t.Errorf("%s: attribute %s = %q is not valid UTF-8", name, kv.Key, v)
+				}
+				seen[string(kv.Key)+"="+v] = true
+			}
+		}
+	}
+	for _, want := range []string{
+		"resilience.policy.name=db\uFFFD", "resilience.key=k\uFFFD", "resilience.policy.name=r\uFFFD",
+		"resilience.policy.name=h\uFFFD", "resilience.policy.name=ok",
+	} {
+		if !seen[want] {
+			t.Errorf("no series with %s", want)
+		}
+	}
+	assertData(t, got, "resilience.exporter.sanitized", counter(pt[int64](4)))
+}
+
+// Measure rejects a name that is not valid UTF-8, naming itself.
+func TestMeasureRejectsInvalidUTF8Name(t *testing.T) {
+	c, _ := newMetrics(t)
+	got := func() (msg any) {
+		defer func() { msg = recover() }()
+		resilienceotel.Measure[int](c, "db\xff", 1)
+		return nil
+	}()
+	if want := `resilienceotel: Measure("db\xff"): name must be valid UTF-8`; got != want {
+		t.Errorf("panic %v, want %q", got, want)
+	}
+}
