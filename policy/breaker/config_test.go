@@ -200,7 +200,7 @@ func TestThresholdZeroIsTheDefault(t *testing.T) {
 	for _, opts := range [][]breaker.Option{
 		nil,
 		{breaker.WithConfig(breaker.Config{Threshold: 0})},
-		{breaker.WithSlowCall(time.Second)},                  // SlowCall alone is no rule
+		{breaker.WithSlowCall(time.Second)}, // SlowCall alone is no rule
 	} {
 		b, f := newFake(opts...)
 		fail(t, b, f, 4)
