@@ -66,19 +66,23 @@ const (
 
 // New returns a token bucket that refills at rate events per second (see
 // [Every] for one event per duration) and holds at most burst events; it
-// starts full. A rate of +Inf admits every event (burst may then be 0); a
-// rate of 0 or resilience.Off switches the refill off: the bucket admits
-// burst events in all. Options apply in order; a [Config] given with
-// [WithConfig] replaces rate and burst only where its fields are set.
+// starts full. A rate of +Inf admits every event (burst may then be 0);
+// resilience.Off switches the refill off: the bucket admits burst events
+// in all (golang.org/x/time/rate's NewLimiter(0, burst)). Options apply in
+// order; a [Config] given with [WithConfig] replaces rate and burst only
+// where its fields are set.
 //
-// New panics if an option is nil or the configuration it builds is invalid
-// (see [Config.Validate]): a NaN rate or a negative one other than Off, a
-// rate above 1e9 other than +Inf, or burst < 1 with a finite rate, with a
+// New panics if rate is 0 and no Config replaces it ("ratelimit: New(0,
+// 5): the rate must be > 0 events per second, +Inf for no limit, or
+// resilience.Off for no refill": a 0 would silently mean "no refill"), if
+// an option is nil, or if the configuration it builds is invalid (see
+// [Config.Validate]): a NaN rate or a negative one other than Off, a rate
+// above 1e9 other than +Inf, or burst < 1 with a finite rate, with a
 // message naming the field and the value, e.g.
 // "ratelimit: Burst must be >= 1 with a finite Rate, got 0".
 func New(rate float64, burst int, opts ...Option) *Limiter {
 	l := &Limiter{}
-	l.init(newParams(build(rate, burst, opts)))
+	l.init(newParams(build("New", rate, burst, opts)))
 	return l
 }
 

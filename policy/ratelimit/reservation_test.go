@@ -47,7 +47,7 @@ func TestReserveDelays(t *testing.T) {
 func TestReserveNotOK(t *testing.T) {
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(time.Second), 2, ratelimit.WithClock(fake))
-	empty := ratelimit.New(0, 1, ratelimit.WithClock(fake))
+	empty := ratelimit.New(resilience.Off, 1, ratelimit.WithClock(fake))
 	empty.Allow()
 	for name, r := range map[string]*ratelimit.Reservation{
 		"beyond the burst": l.ReserveN(3),

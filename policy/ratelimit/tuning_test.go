@@ -128,10 +128,10 @@ func TestSetRateInfAndNoRefill(t *testing.T) {
 		t.Fatalf("Tokens() back from +Inf = %v, want a full bucket of 3", got)
 	}
 	l.AllowN(2)
-	for _, off := range []float64{0, resilience.Off} {
-		l.SetRate(off)
+	for range 2 {
+		l.SetRate(resilience.Off)
 		if r := l.Rate(); r != 0 {
-			t.Fatalf("Rate() after SetRate(%v) = %v, want 0", off, r)
+			t.Fatalf("Rate() after SetRate(Off) = %v, want 0", r)
 		}
 		fake.Advance(time.Hour)
 		if got := l.Tokens(); got != 1 {

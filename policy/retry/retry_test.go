@@ -579,7 +579,7 @@ func TestNeverHintStopsAtOnce(t *testing.T) {
 		t.Errorf("Do = %d, %v after %d calls and waits %v; want 1 and the error itself after 1 call, no wait", v, err, s.calls, clk.slept)
 	}
 	// A real one: the limiter admits one call in all.
-	lim := ratelimit.New(0, 1, ratelimit.WithClock(clk))
+	lim := ratelimit.New(resilience.Off, 1, ratelimit.WithClock(clk))
 	calls := 0
 	p := resilience.Then(retry.New[int](retry.WithClock(clk), retry.WithAttempts(5)), ratelimit.Policy[int](lim))
 	op := func(context.Context) (int, error) { calls++; return 0, errBoom }
