@@ -212,17 +212,22 @@ func (b *bucket) admit(lo, hi, need, maxWait int64) (wait, tat int64, outcome in
 }
 
 // giveBack gives back the need units of tokens taken by the step that set
-// the TAT to tat, as far as later steps allow (golang.org/x/time/rate's
-// rule): the tokens that steps taken since then reserved behind them stay
+// the TAT to tat, at ns since the origin, as far as later steps allow
+// (golang.org/x/time/rate's rule): the tokens that steps taken since then
+// reserved behind it — whose time to act is later than its own — stay
 // spent, since those steps' times were reckoned with these tokens gone.
-// Nothing is given back once the bucket has been replaced.
-func (b *bucket) giveBack(tat, need int64) {
+// The step acted at the later of tat - tau and its own time, so a later
+// step's TAT counts only beyond tau after that: steps that took tokens
+// that were there at the same instant reserved nothing behind a step that
+// did not wait. Nothing is given back once the bucket has been replaced.
+func (b *bucket) giveBack(tat, need, ns int64) {
+	floor := max(tat, b.p.units(ns)+b.p.tau) // the TAT of a step acting when this one did
 	for {
 		cur := b.tat.Load()
 		if cur == sealed {
 			return
 		}
-		back := need - max(cur-tat, 0) // units reserved since stay spent
+		back := need - max(cur-floor, 0) // units reserved behind it stay spent
 		if back <= 0 || b.tat.CompareAndSwap(cur, cur-back) {
 			return
 		}
@@ -280,7 +285,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	}
 	d := b.p.waitFor(at, wait)
 	if err := p.clk.Sleep(ctx, d); err != nil {
-		b.giveBack(tat, int64(n)*b.p.inc)
+		b.giveBack(tat, int64(n)*b.p.inc, at)
 		return err
 	}
 	if o := b.p.cfg.Observer; o != nil {

@@ -19,6 +19,7 @@ type Reservation struct {
 	b    *bucket // nil when nothing was taken: n = 0 or Rate +Inf
 	tat  int64   // the TAT the reservation set, in b's units
 	need int64   // units taken
+	at   int64   // when the tokens were taken, ns since the origin
 	act  int64   // when the holder may act, ns since the origin
 	done atomic.Bool
 }
@@ -53,7 +54,7 @@ func (l *Limiter) ReserveN(n int) *Reservation {
 	case n == 0 || b.p.inf:
 		return &Reservation{ok: true}
 	}
-	r := &Reservation{ok: true, b: b, tat: tat, need: int64(n) * b.p.inc, act: at}
+	r := &Reservation{ok: true, b: b, tat: tat, need: int64(n) * b.p.inc, at: at, act: at}
 	if wait > 0 {
 		r.act += int64(b.p.waitFor(at, wait))
 	}
@@ -94,5 +95,5 @@ func (r *Reservation) Cancel() {
 	if r.b.p.elapsed() > r.act {
 		return // acted
 	}
-	r.b.giveBack(r.tat, r.need)
+	r.b.giveBack(r.tat, r.need, r.at)
 }

@@ -155,6 +155,15 @@ func convert(p, q *params, tat, ns int64) int64 {
 	// never below the exact one. A deficit that outlasts the limiter's
 	// time (see maxElapsed) is clamped there, so that the TAT stays in
 	// range: either way no token comes back before time stops.
+	if q.k == 0 {
+		// No refill: time does not pass in q's units (hi is 0), and a
+		// debt stays a debt, carried on to a later change of rate. One
+		// beyond 2^61 units is clamped there: it would never be repaid.
+		if !fits || c < -maxTau {
+			return q.tau + maxTau
+		}
+		return q.tau - c
+	}
 	end := q.units(maxElapsed) + q.tau
 	if !fits || c < q.tau-(end-hi) {
 		return end
