@@ -75,8 +75,13 @@ type Config struct {
 
 	// Clock is the source of time. nil (the default) means clock.Real(),
 	// read through the runtime's monotonic clock directly (time.Since),
-	// which is about twice as fast as a call to time.Now. It is not
-	// written to or read from JSON.
+	// which is about twice as fast as a call to time.Now. Another clock
+	// may be stepped back (a clock.Fake set back, a wall clock): a step
+	// back is not charged as tokens spent, as with golang.org/x/time/rate.
+	// The limiter's time never goes back: it stands still at the latest
+	// reading until the clock passes it, so the tokens neither decrease
+	// nor refill meanwhile (x/time/rate refills from the earlier time at
+	// once). It is not written to or read from JSON.
 	Clock clock.Clock
 }
 

@@ -82,8 +82,10 @@ func (r *Reservation) Delay() time.Duration {
 // Cancel says the holder will not act: it gives the reservation's tokens
 // back to the limiter, as golang.org/x/time/rate's Cancel does, "as much as
 // possible, considering that other reservations may have already been
-// made": the tokens that callers who came after it took ahead stay spent,
-// since their times were reckoned with these tokens gone. It gives nothing
+// made": the tokens that callers who came after it reserved behind it
+// (due later than it) stay spent, since their times were reckoned with
+// these tokens gone; tokens that callers took at the instant it was due,
+// from what was there then, do not count against it. It gives nothing
 // back once the time to act has passed (Delay had reached 0 before this
 // instant), when the reservation is not OK, or after a change of the
 // limiter's rate or burst. Only the first call does anything; it allocates
