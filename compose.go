@@ -51,11 +51,30 @@ type Next[T any] struct {
 	op Op[T]
 }
 
-// Call runs the rest of the chain under ctx and returns its result.
+// Call runs the rest of the chain under ctx and returns its result. It
+// panics on the zero Next ("resilience: Next.Call on a zero Next").
 func (n Next[T]) Call(ctx context.Context) (T, error) {
 	// One indirect call, small enough to be inlined into the layer that
 	// calls it: the end of the chain is a link too.
+	if n.l == nil {
+		zeroNext()
+	}
 	return n.l.run(ctx, Next[T]{l: n.l.next, op: n.op})
+}
+
+// zeroNext panics for Call on the zero Next; a call, not a panic in Call
+// itself, so that Call stays small enough to inline.
+//
+//go:noinline
+func zeroNext() {
+	panic("resilience: Next.Call on a zero Next: a layer gets its Next from the chain (see New); the zero Next has no op")
+}
+
+// nilContext panics for a call with a nil context, naming the method.
+//
+//go:noinline
+func nilContext(method string) {
+	panic("resilience: " + method + " called with a nil context (use context.Background())")
 }
 
 // New returns a one-layer policy named name. run is called once per call
@@ -133,10 +152,13 @@ func Then[T any](ps ...Policy[T]) Policy[T] {
 
 // Do runs op through p under ctx and returns its result. Do allocates
 // nothing of its own: with built-in policies that succeed, a call costs no
-// allocation beyond what op does. Do panics if op is nil.
+// allocation beyond what op does. Do panics if ctx or op is nil.
 func (p Policy[T]) Do(ctx context.Context, op Op[T]) (T, error) {
 	if op == nil {
 		panic("resilience: Do op must not be nil")
+	}
+	if ctx == nil {
+		nilContext("Do")
 	}
 	if p.first == nil {
 		return op(ctx)
@@ -146,16 +168,27 @@ func (p Policy[T]) Do(ctx context.Context, op Op[T]) (T, error) {
 
 // Wrap returns op guarded by p, as an Op to keep and call many times: the
 // chain is composed once, here. Calling the returned Op is the same as
-// p.Do(ctx, op) and allocates nothing of its own. Wrap panics if op is nil.
+// p.Do(ctx, op) and allocates nothing of its own, and panics, as Do does,
+// if ctx is nil. Wrap panics if op is nil.
 func (p Policy[T]) Wrap(op Op[T]) Op[T] {
 	if op == nil {
 		panic("resilience: Wrap op must not be nil")
 	}
 	if p.first == nil {
-		return op
+		return func(ctx context.Context) (T, error) {
+			if ctx == nil {
+				nilContext("a wrapped Op")
+			}
+			return op(ctx)
+		}
 	}
 	run, next := p.first.run, Next[T]{l: p.first.next, op: op}
-	return func(ctx context.Context) (T, error) { return run(ctx, next) }
+	return func(ctx context.Context) (T, error) {
+		if ctx == nil {
+			nilContext("a wrapped Op")
+		}
+		return run(ctx, next)
+	}
 }
 
 // String names the chain, outermost first, e.g.

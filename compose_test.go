@@ -430,3 +430,45 @@ func TestFallbackFunctionFormMatchesMethod(t *testing.T) {
 		t.Errorf("function form differs from method (-method +function):\n%s", diff)
 	}
 }
+
+// Regression: p.Do(nil, op) and a zero Next's Call failed with a bare nil
+// dereference, far from the mistake. Each panics with a message that says
+// what was nil, whatever the chain.
+func TestNilContextAndZeroNextPanicSayingWhat(t *testing.T) {
+	op := func(ctx context.Context) (int, error) { return 1, ctx.Err() }
+	const doNil = "resilience: Do called with a nil context (use context.Background())"
+	const wrapNil = "resilience: a wrapped Op called with a nil context (use context.Background())"
+	const zero = "resilience: Next.Call on a zero Next: a layer gets its Next from the chain (see New); the zero Next has no op"
+	two := resilience.Then(passThrough("a"), passThrough("b"))
+	var nilCtx context.Context
+	for _, tt := range []struct {
+		name, want string
+		f          func()
+	}{
+		{"identity Do", doNil, func() { _, _ = resilience.Policy[int]{}.Do(nilCtx, op) }},
+		{"chain Do", doNil, func() { _, _ = two.Do(nilCtx, op) }},
+		{"identity Wrap", wrapNil, func() { _, _ = resilience.Policy[int]{}.Wrap(op)(nilCtx) }},
+		{"chain Wrap", wrapNil, func() { _, _ = two.Wrap(op)(nilCtx) }},
+		{"Guard", doNil, func() {
+			_, _ = resilience.Guard(two, func(ctx context.Context, s string) (int, error) { return len(s), nil })(nilCtx, "x")
+		}},
+		{"zero Next", zero, func() { _, _ = resilience.Next[int]{}.Call(context.Background()) }},
+		{"a layer's zero Next", zero, func() {
+			p := resilience.New("bad", func(ctx context.Context, _ resilience.Next[int]) (int, error) {
+				var n resilience.Next[int]
+				return n.Call(ctx)
+			})
+			_, _ = p.Do(context.Background(), op)
+		}},
+	} {
+		if got := panicMessage(tt.f); got != tt.want {
+			t.Errorf("%s: panic = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// The checks cost no allocation.
+	ctx := context.Background()
+	wrapped := two.Wrap(op)
+	if n := testing.AllocsPerRun(100, func() { _, _ = two.Do(ctx, op); _, _ = wrapped(ctx) }); n != 0 {
+		t.Errorf("Do and a wrapped Op allocated %v times per call, want 0", n)
+	}
+}

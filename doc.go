@@ -79,6 +79,11 @@
 //     its default.
 //   - A setting that can be switched off says so, and is switched off by
 //     [Off] (-1), in the option and in the field alike.
+//   - An option, or a constructor's argument, states its value: given 0
+//     where 0 would silently mean something else (the default, "none",
+//     "no refill"), it panics naming itself and the value, as
+//     retry.WithAttempts(0) and ratelimit.New(0, 10) do. Leave an option
+//     out for its default, and give [Off] to switch a setting off.
 //   - WithConfig(c) sets the fields of c that are not zero, so it never
 //     erases New's arguments, an earlier option, or a default: given
 //     bulkhead.New(5, bulkhead.WithConfig(bulkhead.Config{MaxQueue: 1})),
@@ -96,7 +101,7 @@
 //     sets both is invalid.
 //   - c.Validate() reports the first invalid field by name and value, the
 //     message New panics with (a duration as JSON spells it: Off as
-//     "off"). Invalid options panic in New.
+//     "off"). Invalid options panic when made, or in New.
 //   - Config values round-trip through encoding/json: durations are Go
 //     duration strings ("250ms", "30s", "off"), fields that cannot be
 //     serialised (functions, clocks, shared objects) are left out when

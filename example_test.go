@@ -294,9 +294,10 @@ func (c instantClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 func ExampleOff() {
-	// A zero setting means its default (retry.WithAttempts(0): 3 attempts);
-	// Off switches off a setting that is on by default: here the limit on
-	// attempts, so the retry goes on until MaxElapsed.
+	// A zero Config field means its default (Config{Attempts: 0}: 3
+	// attempts; an option given 0 panics); Off switches off a setting that
+	// is on by default: here the limit on attempts, so the retry goes on
+	// until MaxElapsed.
 	clk := instantClock{clock.NewFake()}
 	start := clk.Now()
 	p := retry.New[string](

@@ -79,6 +79,9 @@ func Linear(base, step, max time.Duration) Schedule {
 	if base == 0 && step == 0 && max > 0 {
 		panic(fmt.Sprintf("backoff: Linear step must be > 0 when base is 0 and max > 0, got %v (max %v)", step, max))
 	}
+	if max == 0 {
+		step = 0 // every delay is 0: the step says nothing
+	}
 	return Schedule{kind: kindLinear, base: base, step: step, max: max}
 }
 

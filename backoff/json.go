@@ -49,6 +49,20 @@ func (s Schedule) MarshalJSON() ([]byte, error) {
 // schedule with the same constructor and so the same checks: an invalid
 // schedule is an error with the constructor's message. null leaves s as it
 // is. The random source is the default one.
+//
+// Kind is required. A field that is absent (or zero) means its default,
+// as in every Config of this module:
+//
+//	field       default (absent or 0)
+//	Base        0: the first delay is 0
+//	Step        0: no growth (linear)
+//	Multiplier  2 (exponential)
+//	Max         linear and exponential: the larger of Base and 10s, or 0
+//	            for a schedule that can only give 0 (Base 0 exponential,
+//	            Base and Step 0 linear); constant: Base
+//	Jitter      "none"
+//
+// So {"Kind":"exponential","Base":"100ms"} is Exponential(100ms, 2, 10s).
 func (s *Schedule) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
@@ -85,6 +99,12 @@ func parseJitter(name string) (Jitter, error) {
 	return None, fmt.Errorf("backoff: Schedule Jitter must be \"none\", \"full\", \"equal\" or \"decorrelated\", got %q", name)
 }
 
+// The defaults of a schedule's JSON fields that are absent (or zero).
+const (
+	defaultJSONMultiplier = 2
+	defaultJSONMax        = 10 * time.Second
+)
+
 // fromJSON calls the constructor j names, turning its panic into an error.
 func fromJSON(j scheduleJSON, jitter Jitter) (s Schedule, err error) {
 	defer func() {
@@ -109,9 +129,18 @@ func fromJSON(j scheduleJSON, jitter Jitter) (s Schedule, err error) {
 		s = Constant(j.Base)
 	case "linear":
 		extra("Multiplier", j.Multiplier != 0)
+		if j.Max == 0 && (j.Base > 0 || j.Step > 0) {
+			j.Max = max(j.Base, defaultJSONMax)
+		}
 		s = Linear(j.Base, j.Step, j.Max)
 	case "exponential":
 		extra("Step", j.Step != 0)
+		if j.Multiplier == 0 {
+			j.Multiplier = defaultJSONMultiplier
+		}
+		if j.Max == 0 && j.Base > 0 {
+			j.Max = max(j.Base, defaultJSONMax)
+		}
 		s = Exponential(j.Base, j.Multiplier, j.Max)
 	default:
 		return Schedule{}, fmt.Errorf("backoff: Schedule Kind must be \"constant\", \"linear\" or \"exponential\", got %q", j.Kind)

@@ -68,3 +68,50 @@ func TestScheduleJSONErrors(t *testing.T) {
 		}
 	}
 }
+
+// Regression: a schedule's JSON without Multiplier failed ("multiplier
+// must be >= 1, got 0"), though an absent field means its default as in
+// every Config. Each field absent (or 0) means its default; each default
+// is a valid schedule, and what MarshalJSON writes still reads back as it
+// was.
+func TestScheduleJSONAbsentFieldsAreDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want backoff.Schedule
+	}{
+		{`{"Kind":"exponential","Base":"100ms","Max":"10s"}`, backoff.Exponential(100*time.Millisecond, 2, 10*time.Second)},
+		{`{"Kind":"exponential","Base":"100ms","Multiplier":0,"Max":"10s"}`, backoff.Exponential(100*time.Millisecond, 2, 10*time.Second)},
+		{`{"Kind":"exponential","Base":"100ms"}`, backoff.Exponential(100*time.Millisecond, 2, 10*time.Second)},
+		{`{"Kind":"exponential","Base":"30s","Multiplier":3}`, backoff.Exponential(30*time.Second, 3, 30*time.Second)},
+		{`{"Kind":"exponential"}`, backoff.Exponential(0, 2, 0)},
+		{`{"Kind":"linear","Base":"1s","Step":"1s"}`, backoff.Linear(time.Second, time.Second, 10*time.Second)},
+		{`{"Kind":"linear","Step":"1s"}`, backoff.Linear(0, time.Second, 10*time.Second)},
+		{`{"Kind":"linear","Base":"1s"}`, backoff.Linear(time.Second, 0, 10*time.Second)},
+		{`{"Kind":"linear"}`, backoff.Linear(0, 0, 0)},
+		{`{"Kind":"constant"}`, backoff.Constant(0)},
+		{`{"Kind":"constant","Jitter":"full"}`, backoff.Constant(0).WithJitter(backoff.Full)},
+	} {
+		var got backoff.Schedule
+		if err := json.Unmarshal([]byte(tt.in), &got); err != nil {
+			t.Errorf("Unmarshal(%s): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("Unmarshal(%s) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+	// Schedules whose zero fields MarshalJSON leaves out read back equal.
+	for _, s := range []backoff.Schedule{
+		backoff.Exponential(0, 3, 0), backoff.Linear(0, time.Second, 0), backoff.Linear(0, 0, 0),
+		backoff.Linear(time.Second, 0, time.Second), backoff.Exponential(time.Second, 1, time.Second),
+	} {
+		data, err := json.Marshal(s)
+		if err != nil {
+			t.Fatalf("Marshal(%v): %v", s, err)
+		}
+		var back backoff.Schedule
+		if err := json.Unmarshal(data, &back); err != nil || back != s {
+			t.Errorf("round trip of %v through %s gave %v, %v", s, data, back, err)
+		}
+	}
+}

@@ -59,20 +59,23 @@ var tripRules = []func(breaker.Counts) bool{
 	func(c breaker.Counts) bool { return c.Successes < c.Failures },
 }
 
+// drawConfig draws a configuration; settings that may be 0 (the default)
+// go through WithConfig, whose zero fields are the defaults (an option
+// given 0 panics).
 func drawConfig(t *rapid.T) bConfig {
 	var c bConfig
 	add := func(o breaker.Option) { c.opts = append(c.opts, o) }
 	add(breaker.WithName(rapid.SampledFrom([]string{"", "dep"}).Draw(t, "name")))
 
 	threshold := rapid.IntRange(resilience.Off, 5).Draw(t, "threshold") // Off: no consecutive rule
-	add(breaker.WithThreshold(threshold))
+	add(breaker.WithConfig(breaker.Config{Threshold: threshold}))
 	c.failureRatio = rapid.SampledFrom([]float64{0, 0, 0.25, 0.5, 0.75, 1}).Draw(t, "failureRatio")
-	add(breaker.WithFailureRatio(c.failureRatio))
+	add(breaker.WithConfig(breaker.Config{FailureRatio: c.failureRatio}))
 	c.slowCall = rapid.SampledFrom([]time.Duration{0, time.Second, 3 * time.Second}).Draw(t, "slowCall")
-	add(breaker.WithSlowCall(c.slowCall))
+	add(breaker.WithConfig(breaker.Config{SlowCall: c.slowCall}))
 	if c.slowCall > 0 {
 		c.slowRatio = rapid.SampledFrom([]float64{0, 0.5, 1}).Draw(t, "slowRatio")
-		add(breaker.WithSlowCallRatio(c.slowRatio))
+		add(breaker.WithConfig(breaker.Config{SlowCallRatio: c.slowRatio}))
 	}
 	c.tripIf = tripRules[rapid.IntRange(0, len(tripRules)-1).Draw(t, "tripIf")]
 	add(breaker.WithTripIf(c.tripIf))
@@ -92,7 +95,7 @@ func drawConfig(t *rapid.T) bConfig {
 		d := rapid.SampledFrom([]time.Duration{4 * time.Second, 10 * time.Second}).Draw(t, "windowDuration")
 		buckets := rapid.SampledFrom([]int{0, 1, 2, 4}).Draw(t, "windowBuckets")
 		add(breaker.WithWindowDuration(d))
-		add(breaker.WithWindowBuckets(buckets))
+		add(breaker.WithConfig(breaker.Config{WindowBuckets: buckets}))
 		if buckets == 0 {
 			buckets = 10
 		}
@@ -108,7 +111,7 @@ func drawConfig(t *rapid.T) bConfig {
 		maxMin = min(maxMin, c.windowCalls)
 	}
 	minCalls := rapid.IntRange(0, maxMin).Draw(t, "minCalls")
-	add(breaker.WithMinCalls(minCalls))
+	add(breaker.WithConfig(breaker.Config{MinCalls: minCalls}))
 	c.minCalls = uint64(minCalls)
 	if minCalls == 0 {
 		c.minCalls = 10
@@ -128,7 +131,7 @@ func drawConfig(t *rapid.T) bConfig {
 		c.longest = 8 * time.Second
 	} else {
 		c.cooldown = rapid.SampledFrom([]time.Duration{0, time.Second, 5 * time.Second}).Draw(t, "cooldown")
-		add(breaker.WithCooldown(c.cooldown))
+		add(breaker.WithConfig(breaker.Config{Cooldown: c.cooldown}))
 		if c.cooldown == 0 {
 			c.cooldown = 30 * time.Second
 		}
@@ -137,17 +140,17 @@ func drawConfig(t *rapid.T) bConfig {
 	}
 
 	c.trialTimeout = rapid.SampledFrom([]time.Duration{0, 0, 500 * time.Millisecond, 2 * time.Second, 12 * time.Second}).Draw(t, "trialTimeout")
-	add(breaker.WithTrialTimeout(c.trialTimeout))
+	add(breaker.WithConfig(breaker.Config{TrialTimeout: c.trialTimeout}))
 	c.trialTTL = c.trialTimeout
 	if c.trialTTL == 0 {
 		c.trialTTL = c.longest
 	}
 
 	maxTrials := rapid.IntRange(0, 3).Draw(t, "maxTrials")
-	add(breaker.WithMaxTrials(maxTrials))
+	add(breaker.WithConfig(breaker.Config{MaxTrials: maxTrials}))
 	c.maxTrials = max(maxTrials, 1)
 	successThreshold := rapid.IntRange(0, 3).Draw(t, "successThreshold")
-	add(breaker.WithSuccessThreshold(successThreshold))
+	add(breaker.WithConfig(breaker.Config{SuccessThreshold: successThreshold}))
 	c.successThreshold = uint64(max(successThreshold, 1))
 	return c
 }

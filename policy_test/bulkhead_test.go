@@ -66,7 +66,7 @@ func newBhMachine(t *rapid.T) *bhMachine {
 	if m.maxQueue > 0 && rapid.Bool().Draw(t, "withMaxWait") {
 		m.maxWait = time.Duration(rapid.IntRange(1, 3).Draw(t, "maxWaitSeconds")) * time.Second
 	}
-	m.b = bulkhead.New(m.max, bulkhead.WithMaxQueue(m.maxQueue), bulkhead.WithMaxWait(m.maxWait),
+	m.b = bulkhead.New(m.max, bulkhead.WithConfig(bulkhead.Config{MaxQueue: m.maxQueue, MaxWait: m.maxWait}), // 0: no queue, no limit
 		bulkhead.WithClock(m.fake), bulkhead.WithName("model"), bulkhead.WithObserver(m.events))
 	return m
 }

@@ -121,7 +121,7 @@ func runHedge(t *testing.T, c hedgeCase) hedgeRun {
 		if c.CancelAt > 0 {
 			time.AfterFunc(c.CancelAt, cancel)
 		}
-		p := hedge.New[int](c.Delay, hedge.WithMaxHedges(c.MaxHedges), hedge.WithMaxWait(c.MaxWait))
+		p := hedge.New[int](c.Delay, hedge.WithConfig(hedge.Config[int]{MaxHedges: c.MaxHedges, MaxWait: c.MaxWait})) // MaxWait 0: the default
 		r.V, r.Err = p.Do(ctx, func(ctx context.Context) (int, error) {
 			mu.Lock()
 			i := len(r.Starts)

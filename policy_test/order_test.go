@@ -80,3 +80,67 @@ func TestRecommendedOrderFailsFastBehindAnOpenBreaker(t *testing.T) {
 		}
 	})
 }
+
+// Regression: in the recommended order retry > breaker > timeout, with a
+// 1s cooldown and the retry's defaults, every call while the breaker was
+// open waited out the rest of the cooldown (870-1001ms) and then ran the
+// trial: the retry took the refusal's Retry-After hint for a server's and
+// waited for it. A refusal whose hint is longer than the retry's
+// MaxRefusalWait comes back at once: callers fail fast while the breaker
+// is open, and the first call after the cooldown is its trial and
+// recovers.
+func TestRetryOutsideBreakerFailsFastWhileOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := breaker.New(breaker.WithCooldown(time.Second), breaker.WithThreshold(3))
+		p := resilience.Then(
+			retry.New[int](),
+			breaker.Policy[int](b),
+			timeout.New[int](200*time.Millisecond))
+		var calls atomic.Int32
+		var down atomic.Bool
+		down.Store(true)
+		op := func(ctx context.Context) (int, error) {
+			calls.Add(1)
+			if down.Load() {
+				return 0, errOp
+			}
+			return 42, nil
+		}
+
+		// Three attempts of one call trip the breaker.
+		if _, err := p.Do(context.Background(), op); !errors.Is(err, errOp) || b.State() != breaker.Open {
+			t.Fatalf("first call: err %v, breaker %v; want the op's error and an open breaker", err, b.State())
+		}
+		// While it is open, calls fail fast with the refusal, and the op
+		// is not called: not at once after it opened, not mid-cooldown,
+		// not 200ms before its end.
+		calls.Store(0)
+		for _, at := range []time.Duration{0, 500 * time.Millisecond, 300 * time.Millisecond} {
+			time.Sleep(at)
+			start := time.Now()
+			_, err := p.Do(context.Background(), op)
+			if took := time.Since(start); took != 0 || !errors.Is(err, breaker.ErrOpen) {
+				t.Errorf("a call while open: err %v after %v; want breaker.ErrOpen at once", err, took)
+			}
+			var re *resilience.RefusedError
+			if !errors.As(err, &re) || re.RetryAfter() <= 0 {
+				t.Errorf("a call while open: err %v, want a RefusedError with the rest of the cooldown", err)
+			}
+		}
+		if calls.Load() != 0 {
+			t.Errorf("the op was called %d times while the breaker was open, want 0", calls.Load())
+		}
+
+		// After the cooldown the dependency is back: the next call is the
+		// trial, succeeds, and closes the breaker.
+		time.Sleep(200 * time.Millisecond)
+		down.Store(false)
+		start := time.Now()
+		if v, err := p.Do(context.Background(), op); v != 42 || err != nil || time.Since(start) != 0 {
+			t.Errorf("after the cooldown: Do = %d, %v after %v; want 42, nil at once", v, err, time.Since(start))
+		}
+		if b.State() != breaker.Closed || calls.Load() != 1 {
+			t.Errorf("after the cooldown: breaker %v, %d op calls; want closed after 1 call", b.State(), calls.Load())
+		}
+	})
+}

@@ -201,6 +201,7 @@ type rlReservation struct {
 	r         *ratelimit.Reservation
 	n         int
 	end       int64 // the end of the schedule (the bucket's TAT) it set, ns
+	floor     int64 // the TAT of a step acting when it does: max(end, act + Burst·T); later TAT beyond it was reserved behind it
 	act       int64 // when it may act, ns
 	seg       int   // the Seg it was made in
 	cancelled bool  // cancelled before its time to act: it does not act
@@ -292,7 +293,8 @@ func rateLimitEveryMatchesBucket(t *rapid.T, progress func(), cov *struct{ reser
 				}
 				if wantOK && n > 0 {
 					credit -= int64(n) * d
-					reservations = append(reservations, &rlReservation{r: res, n: n, end: now + full() - credit, act: now + int64(wantDelay), seg: seg})
+					end := now + full() - credit
+					reservations = append(reservations, &rlReservation{r: res, n: n, end: end, floor: max(end, now+int64(wantDelay)+full()), act: now + int64(wantDelay), seg: seg})
 					if wantDelay > 0 {
 						cov.reservedAhead++
 					}
@@ -307,7 +309,10 @@ func rateLimitEveryMatchesBucket(t *rapid.T, progress func(), cov *struct{ reser
 				if !c.cancelled && now <= c.act {
 					c.cancelled = true
 					if c.seg == seg {
-						behind := max(now+full()-credit-c.end, 0)
+						// Tokens that later steps reserved behind it (due after
+						// it) stay spent; those taken at its time to act, from
+						// what was there, do not (x/time/rate's rule).
+						behind := max(now+full()-credit-c.floor, 0)
 						switch back := int64(c.n)*d - behind; {
 						case back <= 0:
 							cov.keptSpent++

@@ -201,10 +201,9 @@ func runRetry(c retryCase) (retryTrace, int) {
 	defer cancel()
 	tl.cancel = cancel
 	p := retry.New[int](
-		retry.WithAttempts(c.Attempts),
-		retry.WithMaxElapsed(c.MaxElapsed),
-		retry.WithMaxWait(c.MaxWait),
-		retry.WithBackoff(c.Backoff.WithRand(rand.New(rand.NewPCG(c.Seed, 0)))),
+		// A Config's zero fields are the defaults (an option's 0 panics).
+		retry.WithConfig(retry.Config{Attempts: c.Attempts, MaxElapsed: c.MaxElapsed, MaxWait: c.MaxWait,
+			Backoff: c.Backoff.WithRand(rand.New(rand.NewPCG(c.Seed, 0)))}),
 		retry.WithClock(tl),
 		retry.WithOnRetry(func(_ int, _ error, d time.Duration) { tr.Hooks = append(tr.Hooks, d) }),
 	)

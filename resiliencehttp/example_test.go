@@ -375,7 +375,7 @@ func ExampleHostBreaker() {
 func ExampleRequest() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	perPath := ratelimit.NewKeyed[string](0, 1) // one request per path, never refilled
+	perPath := ratelimit.NewKeyed[string](resilience.Off, 1) // one request per path, never refilled
 	limit := resilience.New("per-path", func(ctx context.Context, next resilience.Next[*http.Response]) (*http.Response, error) {
 		if !perPath.Allow(resiliencehttp.Request(ctx).URL.Path) {
 			return nil, errors.New("per-path limit")

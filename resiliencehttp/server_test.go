@@ -133,7 +133,7 @@ func TestMiddlewareHandlerSeesTheGuardsContext(t *testing.T) {
 func TestMiddlewareOmitsRetryAfterWhenTheHintIsNever(t *testing.T) {
 	// A limiter of rate 0 never refills: its refusal's hint is the largest
 	// time.Duration, "never", which no Retry-After can say.
-	lim := ratelimit.New(0, 1)
+	lim := ratelimit.New(resilience.Off, 1)
 	h := resiliencehttp.Middleware(ratelimit.Policy[struct{}](lim))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	if resp := get(t, h); resp.StatusCode != 200 {
 		t.Fatalf("first request: %d, want 200", resp.StatusCode)

@@ -35,15 +35,16 @@ func Example() {
 		fmt.Printf("%q, refused %v; %d calls reached it; breaker %v\n", v, errors.Is(err, resilience.ErrRefused), dep.Calls(), b.State())
 		fake.Advance(20 * time.Second)
 	}
-	// The second call trips the breaker; the third, refused, waits out the
-	// cooldown left (the refusal's Retry-After) and its trial fails; the
-	// fourth comes after the outage.
+	// The second call trips the breaker; the third, refused, fails fast
+	// (the retry does not wait out the cooldown left, the refusal's
+	// Retry-After); the fourth, after the cooldown and the outage, is the
+	// trial and closes the breaker.
 
 	// Output:
 	// "", refused false; 2 calls reached it; breaker closed
 	// "", refused true; 3 calls reached it; breaker open
-	// "", refused false; 4 calls reached it; breaker open
-	// "ok", refused false; 5 calls reached it; breaker closed
+	// "", refused true; 3 calls reached it; breaker open
+	// "ok", refused false; 4 calls reached it; breaker closed
 }
 
 func ExampleNewDependency() {

@@ -76,7 +76,9 @@ func collapseLike(seed uint64) (Scenario, PolicySet[int]) {
 		env.Watch(b)
 		budget := retry.NewBudget(retry.BudgetConfig{Ratio: 0.2, MinPerSecond: 5, Window: 5 * time.Second, Clock: clk})
 		return resilience.Then(
-			retry.New[int](retry.WithAttempts(3), retry.WithBudget(budget), retry.WithClock(clk),
+			// WithMaxRefusalWait(Off): the retry waits out the breaker's
+			// cooldown, so that some calls fail after it (every outcome).
+			retry.New[int](retry.WithAttempts(3), retry.WithBudget(budget), retry.WithClock(clk), retry.WithMaxRefusalWait(resilience.Off),
 				retry.WithBackoff(backoff.Exponential(20*time.Millisecond, 2, time.Second).WithJitter(backoff.Decorrelated).WithRand(env.Rand()))),
 			breaker.Policy[int](b),
 			ratelimit.WaitPolicy[int](ratelimit.New(500, 20, ratelimit.WithClock(clk), ratelimit.WithMaxWait(50*time.Millisecond))),

@@ -1,6 +1,8 @@
 // Quickstart is the README's quick start as a program: a price lookup
 // guarded by fallback > retry > breaker > timeout, against a pricing service
-// that is down. Run it with
+// that is down. The third call fails fast: the breaker is open, and the
+// retry returns its refusal at once rather than wait out the cooldown, so
+// the fallback answers without calling pricing. Run it with
 //
 //	go run ./examples/quickstart
 package main
@@ -22,7 +24,7 @@ import (
 
 func run(w io.Writer) {
 	// One breaker per dependency, shared by every call to it.
-	pricing := breaker.New(breaker.WithName("pricing"))
+	pricing := breaker.New(breaker.WithName("pricing"), breaker.WithCooldown(time.Second))
 
 	// One pipeline, composed once, outermost first.
 	pricePolicy := resilience.Then(
@@ -30,7 +32,7 @@ func run(w io.Writer) {
 			return 9.99, nil // the last known price, when all else failed
 		}),
 		retry.New[float64](retry.WithMaxElapsed(2*time.Second)), // 3 attempts, backoff with full jitter, 2 s in all
-		breaker.Policy[float64](pricing),                        // trips after 5 failures in a row
+		breaker.Policy[float64](pricing),                        // trips after 5 failures in a row, open for 1 s
 		timeout.New[float64](200*time.Millisecond),              // each attempt
 	)
 

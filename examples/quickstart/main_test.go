@@ -47,7 +47,14 @@ func TestRun(t *testing.T) {
 	defer watchdog.Stop()
 	synctest.Test(t, func(t *testing.T) {
 		var out strings.Builder
+		start := time.Now()
 		run(&out)
+		// The retry's backoff waits of the first two calls are at most
+		// 100ms and 200ms each; the third call, while the breaker is
+		// open, fails fast instead of waiting out its 1s cooldown.
+		if took := time.Since(start); took >= 600*time.Millisecond {
+			t.Errorf("run took %v, want under 600ms: a call waited for the open breaker", took)
+		}
 		if diff := cmp.Diff(want, out.String()); diff != "" {
 			t.Errorf("output mismatch (-want +got):\n%s", diff)
 		}

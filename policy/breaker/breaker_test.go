@@ -617,3 +617,48 @@ func TestRealClock(t *testing.T) {
 		wantState(t, b, breaker.HalfOpen)
 	})
 }
+
+// A time-based window reuses its buckets: the bucket of an instant is the
+// bucket of the same instant one window length earlier, and must be reset
+// before it counts again. Pinned over three windows (no other test runs
+// past one): counts hold only the current window's calls, and a ratio
+// rule trips on them in the second and third windows alike.
+func TestTimeWindowBucketReusedAfterOneWindowIsReset(t *testing.T) {
+	for _, ratioIn := range []int{2, 3} { // the window in which the ratio is reached
+		f := clock.NewFake()
+		b := breaker.New(breaker.WithClock(f), breaker.WithFailureRatio(0.5), breaker.WithMinCalls(4),
+			breaker.WithWindowDuration(10*time.Second), breaker.WithWindowBuckets(10))
+		do := func(o breaker.Outcome, n int) {
+			t.Helper()
+			for range n {
+				p, err := b.Allow()
+				if err != nil {
+					t.Fatalf("window %d: Allow = %v, want admitted", ratioIn, err)
+				}
+				p.Report(o)
+			}
+		}
+		f.Advance(500 * time.Millisecond) // mid-bucket 0
+		for w := 1; w <= 3; w++ {
+			if w > 1 {
+				f.Advance(10 * time.Second) // bucket 0 again, one window later
+			}
+			if got := b.Counts().Calls; got != 0 {
+				t.Fatalf("window %d, before any call: Counts().Calls = %d, want 0 (the last window's calls have left)", w, got)
+			}
+			if w == ratioIn {
+				do(breaker.Success, 2)
+				do(breaker.Failure, 2) // 2 of 4: the ratio
+				if b.State() != breaker.Open {
+					t.Fatalf("window %d: State() = %v after 2 failures of 4 calls, want open; counts %+v", w, b.State(), b.Counts())
+				}
+				break
+			}
+			do(breaker.Success, 100)
+			do(breaker.Failure, 1)
+			if c := b.Counts(); c.Calls != 101 || c.Failures != 1 || b.State() != breaker.Closed {
+				t.Fatalf("window %d: counts %+v, state %v; want 101 calls, 1 failure, closed", w, c, b.State())
+			}
+		}
+	}
+}

@@ -324,6 +324,16 @@ func clearRivals(d *Config, set Config) {
 	}
 }
 
+// notZero panics, naming the option and its value, when an option is
+// given the zero value (zero is true): in a Config a zero field means its
+// default, but an option given 0 states a value, which 0 is not.
+// Negative and other invalid values are left to Validate, in New.
+func notZero(option string, zero bool, value, why string) {
+	if zero {
+		panic("breaker: " + option + "(" + value + "): " + why)
+	}
+}
+
 // WithName sets Config.Name.
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
@@ -332,19 +342,32 @@ func WithName(name string) Option {
 }
 
 // WithThreshold sets Config.Threshold: n consecutive failures trip the
-// breaker. 0 means the default (5 when no other trip rule is set, else no
-// consecutive-failures rule); [resilience.Off] switches the rule off. New
-// panics if n is otherwise negative or above 4294967295.
-func WithThreshold(n int) Option { return option(func(c *Config) { c.Threshold = n }) }
+// breaker; [resilience.Off] switches the rule off. Without it, the default
+// (5 when no other trip rule is set, else no consecutive-failures rule).
+// It panics if n is 0, and New panics if n is otherwise negative or above
+// 4294967295.
+func WithThreshold(n int) Option {
+	notZero("WithThreshold", n == 0, "0", "the threshold must be >= 1, or resilience.Off for no consecutive-failures rule; leave the option out for the default")
+	return option(func(c *Config) { c.Threshold = n })
+}
 
 // WithFailureRatio sets Config.FailureRatio, in [0, 1].
-func WithFailureRatio(r float64) Option { return option(func(c *Config) { c.FailureRatio = r }) }
+func WithFailureRatio(r float64) Option {
+	notZero("WithFailureRatio", r == 0, "0", "the ratio must be in (0, 1]; leave the option out for no failure-ratio rule")
+	return option(func(c *Config) { c.FailureRatio = r })
+}
 
 // WithSlowCallRatio sets Config.SlowCallRatio, in [0, 1].
-func WithSlowCallRatio(r float64) Option { return option(func(c *Config) { c.SlowCallRatio = r }) }
+func WithSlowCallRatio(r float64) Option {
+	notZero("WithSlowCallRatio", r == 0, "0", "the ratio must be in (0, 1]; leave the option out for no slow-call-ratio rule")
+	return option(func(c *Config) { c.SlowCallRatio = r })
+}
 
 // WithSlowCall sets Config.SlowCall: the duration above which a call is slow.
-func WithSlowCall(d time.Duration) Option { return option(func(c *Config) { c.SlowCall = d }) }
+func WithSlowCall(d time.Duration) Option {
+	notZero("WithSlowCall", d == 0, "0s", "the duration must be > 0; leave the option out for no slow calls")
+	return option(func(c *Config) { c.SlowCall = d })
+}
 
 // WithTripIf sets Config.TripIf: a custom trip rule.
 func WithTripIf(f func(Counts) bool) Option { return option(func(c *Config) { c.TripIf = f }) }
@@ -353,25 +376,34 @@ func WithTripIf(f func(Counts) bool) Option { return option(func(c *Config) { c.
 // calls. n != 0 clears WindowDuration and WindowBuckets (the pair is
 // exclusive: the later setting wins).
 func WithWindowCalls(n int) Option {
+	notZero("WithWindowCalls", n == 0, "0", "the window must be >= 1 call; leave the option out for the default")
 	return option(func(c *Config) { c.WindowCalls = n; clearRivals(c, Config{WindowCalls: n}) })
 }
 
 // WithWindowDuration sets Config.WindowDuration: a time-based window. d != 0
 // clears WindowCalls (the pair is exclusive: the later setting wins).
 func WithWindowDuration(d time.Duration) Option {
+	notZero("WithWindowDuration", d == 0, "0s", "the window must be > 0; leave the option out for no time-based window")
 	return option(func(c *Config) { c.WindowDuration = d; clearRivals(c, Config{WindowDuration: d}) })
 }
 
 // WithWindowBuckets sets Config.WindowBuckets: the buckets of a time-based window.
-func WithWindowBuckets(n int) Option { return option(func(c *Config) { c.WindowBuckets = n }) }
+func WithWindowBuckets(n int) Option {
+	notZero("WithWindowBuckets", n == 0, "0", "the buckets must be >= 1; leave the option out for the default, 10")
+	return option(func(c *Config) { c.WindowBuckets = n })
+}
 
 // WithMinCalls sets Config.MinCalls: calls in the window before a ratio rule applies.
-func WithMinCalls(n int) Option { return option(func(c *Config) { c.MinCalls = n }) }
+func WithMinCalls(n int) Option {
+	notZero("WithMinCalls", n == 0, "0", "the minimum must be >= 1 call; leave the option out for the default")
+	return option(func(c *Config) { c.MinCalls = n })
+}
 
 // WithCooldown sets Config.Cooldown: how long the breaker stays open.
 // d != 0 clears CooldownBackoff (the pair is exclusive: the later setting
 // wins).
 func WithCooldown(d time.Duration) Option {
+	notZero("WithCooldown", d == 0, "0s", "the cooldown must be > 0; leave the option out for the default, 30s")
 	return option(func(c *Config) { c.Cooldown = d; clearRivals(c, Config{Cooldown: d}) })
 }
 
@@ -379,6 +411,7 @@ func WithCooldown(d time.Duration) Option {
 // zero Schedule (not set) means the fixed Cooldown; any other clears
 // Cooldown (the pair is exclusive: the later setting wins).
 func WithCooldownBackoff(s backoff.Schedule) Option {
+	notZero("WithCooldownBackoff", s.IsZero(), "backoff.Schedule{}", "the zero Schedule is not set; leave the option out for the fixed Cooldown")
 	return option(func(c *Config) { c.CooldownBackoff = s; clearRivals(c, Config{CooldownBackoff: s}) })
 }
 
@@ -387,14 +420,21 @@ func WithCooldownBackoff(s backoff.Schedule) Option {
 // (Cooldown, or CooldownBackoff's Max). A dependency slower than d can
 // never close the breaker. New panics if d < 0.
 func WithTrialTimeout(d time.Duration) Option {
+	notZero("WithTrialTimeout", d == 0, "0s", "the timeout must be > 0; leave the option out for the default, the longest cooldown")
 	return option(func(c *Config) { c.TrialTimeout = d })
 }
 
 // WithMaxTrials sets Config.MaxTrials: concurrent trial calls in half-open.
-func WithMaxTrials(n int) Option { return option(func(c *Config) { c.MaxTrials = n }) }
+func WithMaxTrials(n int) Option {
+	notZero("WithMaxTrials", n == 0, "0", "the trials must be >= 1; leave the option out for the default, 1")
+	return option(func(c *Config) { c.MaxTrials = n })
+}
 
 // WithSuccessThreshold sets Config.SuccessThreshold: successful trials that close.
-func WithSuccessThreshold(n int) Option { return option(func(c *Config) { c.SuccessThreshold = n }) }
+func WithSuccessThreshold(n int) Option {
+	notZero("WithSuccessThreshold", n == 0, "0", "the threshold must be >= 1; leave the option out for the default, 1")
+	return option(func(c *Config) { c.SuccessThreshold = n })
+}
 
 // WithClassify sets Config.Classify: what an error says about the dependency.
 func WithClassify(f func(err error) Outcome) Option {

@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -160,13 +161,46 @@ func TestThresholdOff(t *testing.T) {
 	})
 }
 
+// An option states its value: one given 0, where 0 would silently mean
+// the default or "no such rule", panics when it is made, naming the
+// option and the value.
+func TestOptionsPanicOnZero(t *testing.T) {
+	for _, tc := range []struct {
+		opt  func() breaker.Option
+		want string
+	}{
+		{func() breaker.Option { return breaker.WithThreshold(0) }, "breaker: WithThreshold(0): the threshold must be >= 1, or resilience.Off for no consecutive-failures rule; leave the option out for the default"},
+		{func() breaker.Option { return breaker.WithFailureRatio(0) }, "breaker: WithFailureRatio(0): the ratio must be in (0, 1]; leave the option out for no failure-ratio rule"},
+		{func() breaker.Option { return breaker.WithSlowCallRatio(0) }, "breaker: WithSlowCallRatio(0): the ratio must be in (0, 1]; leave the option out for no slow-call-ratio rule"},
+		{func() breaker.Option { return breaker.WithSlowCall(0) }, "breaker: WithSlowCall(0s): the duration must be > 0; leave the option out for no slow calls"},
+		{func() breaker.Option { return breaker.WithWindowCalls(0) }, "breaker: WithWindowCalls(0): the window must be >= 1 call; leave the option out for the default"},
+		{func() breaker.Option { return breaker.WithWindowDuration(0) }, "breaker: WithWindowDuration(0s): the window must be > 0; leave the option out for no time-based window"},
+		{func() breaker.Option { return breaker.WithWindowBuckets(0) }, "breaker: WithWindowBuckets(0): the buckets must be >= 1; leave the option out for the default, 10"},
+		{func() breaker.Option { return breaker.WithMinCalls(0) }, "breaker: WithMinCalls(0): the minimum must be >= 1 call; leave the option out for the default"},
+		{func() breaker.Option { return breaker.WithCooldown(0) }, "breaker: WithCooldown(0s): the cooldown must be > 0; leave the option out for the default, 30s"},
+		{func() breaker.Option { return breaker.WithCooldownBackoff(backoff.Schedule{}) }, "breaker: WithCooldownBackoff(backoff.Schedule{}): the zero Schedule is not set; leave the option out for the fixed Cooldown"},
+		{func() breaker.Option { return breaker.WithTrialTimeout(0) }, "breaker: WithTrialTimeout(0s): the timeout must be > 0; leave the option out for the default, the longest cooldown"},
+		{func() breaker.Option { return breaker.WithMaxTrials(0) }, "breaker: WithMaxTrials(0): the trials must be >= 1; leave the option out for the default, 1"},
+		{func() breaker.Option { return breaker.WithSuccessThreshold(0) }, "breaker: WithSuccessThreshold(0): the threshold must be >= 1; leave the option out for the default, 1"},
+		{func() breaker.Option { return breaker.WithMaxKeys(0) }, "breaker: WithMaxKeys(0): the keys must be >= 1; leave the option out for the default, 8192"},
+	} {
+		got := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			tc.opt()
+			return "no panic"
+		}()
+		if got != tc.want {
+			t.Errorf("panicked with %q, want %q", got, tc.want)
+		}
+	}
+}
+
 func TestThresholdZeroIsTheDefault(t *testing.T) {
 	// 0 means 5 when no other trip rule is set ...
 	for _, opts := range [][]breaker.Option{
 		nil,
-		{breaker.WithThreshold(0)},
-		{breaker.WithThreshold(3), breaker.WithThreshold(0)}, // an explicit 0 restores the default
-		{breaker.WithSlowCall(time.Second)},                  // SlowCall alone is no rule
+		{breaker.WithConfig(breaker.Config{Threshold: 0})},
+		{breaker.WithSlowCall(time.Second)}, // SlowCall alone is no rule
 	} {
 		b, f := newFake(opts...)
 		fail(t, b, f, 4)
@@ -223,8 +257,8 @@ func TestZeroCooldownBackoffMeansTheFixedCooldown(t *testing.T) {
 		opts []breaker.Option
 		want time.Duration
 	}{
-		{[]breaker.Option{breaker.WithCooldownBackoff(backoff.Schedule{})}, 30 * time.Second},
-		{[]breaker.Option{breaker.WithCooldown(5 * time.Second), breaker.WithCooldownBackoff(backoff.Schedule{})}, 5 * time.Second},
+		{[]breaker.Option{breaker.WithConfig(breaker.Config{CooldownBackoff: backoff.Schedule{}})}, 30 * time.Second},
+		{[]breaker.Option{breaker.WithCooldown(5 * time.Second), breaker.WithConfig(breaker.Config{CooldownBackoff: backoff.Schedule{}})}, 5 * time.Second},
 	} {
 		b, f := newFake(append(c.opts, breaker.WithThreshold(1))...)
 		for range 3 { // the trip, then failed trials: the cooldown does not grow
@@ -256,7 +290,7 @@ func TestExclusiveFieldsLaterSourceWins(t *testing.T) {
 		{"backoff option then Config", []breaker.Option{breaker.WithCooldownBackoff(exp), breaker.WithConfig(breaker.Config{Cooldown: time.Second})}, time.Second},
 		{"option then option", []breaker.Option{breaker.WithCooldown(time.Second), breaker.WithCooldownBackoff(exp)}, 3 * time.Second},
 		{"Config then Config", []breaker.Option{breaker.WithConfig(breaker.Config{Cooldown: time.Second}), breaker.WithConfig(breaker.Config{CooldownBackoff: exp})}, 3 * time.Second},
-		{"a zero clears nothing", []breaker.Option{breaker.WithCooldownBackoff(exp), breaker.WithCooldown(0)}, 3 * time.Second},
+		{"a zero clears nothing", []breaker.Option{breaker.WithCooldownBackoff(exp), breaker.WithConfig(breaker.Config{Cooldown: 0})}, 3 * time.Second},
 	} {
 		t.Run("cooldown: "+c.name, func(t *testing.T) {
 			b, f := newFake(append(c.opts, breaker.WithThreshold(1))...)
@@ -277,7 +311,7 @@ func TestExclusiveFieldsLaterSourceWins(t *testing.T) {
 		{"Config then option", []breaker.Option{breaker.WithConfig(breaker.Config{WindowDuration: time.Minute, WindowBuckets: 20}), breaker.WithWindowCalls(2)}, 2},
 		{"options then Config", []breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithWindowBuckets(20), breaker.WithConfig(breaker.Config{WindowCalls: 2})}, 2},
 		{"option then option", []breaker.Option{breaker.WithWindowCalls(2), breaker.WithWindowDuration(time.Minute)}, 3},
-		{"a zero clears nothing", []breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithWindowCalls(0)}, 3},
+		{"a zero clears nothing", []breaker.Option{breaker.WithWindowDuration(time.Minute), breaker.WithConfig(breaker.Config{WindowCalls: 0})}, 3},
 	} {
 		t.Run("window: "+c.name, func(t *testing.T) {
 			b, f := newFake(c.opts...)

@@ -109,9 +109,12 @@ func entryOf[K comparable](b *Breaker) *lru.Entry[K, Breaker] {
 	return (*lru.Entry[K, Breaker])(unsafe.Pointer(b))
 }
 
-// WithMaxKeys sets Config.MaxKeys: the most keys a [Keyed] tracks; 0 means
-// 8192. New panics if n < 0.
-func WithMaxKeys(n int) Option { return option(func(c *Config) { c.MaxKeys = n }) }
+// WithMaxKeys sets Config.MaxKeys: the most keys a [Keyed] tracks (without
+// it, 8192). It panics if n is 0; New panics if n < 0.
+func WithMaxKeys(n int) Option {
+	notZero("WithMaxKeys", n == 0, "0", "the keys must be >= 1; leave the option out for the default, 8192")
+	return option(func(c *Config) { c.MaxKeys = n })
+}
 
 // keyString returns how keys of type K are said in events: a string key
 // as it is, any other with fmt.Sprint.

@@ -113,9 +113,15 @@ func (o option) apply(c *Config) { o(c) }
 // for a slot (0: no queue, the default).
 func WithMaxQueue(n int) Option { return option(func(c *Config) { c.MaxQueue = n }) }
 
-// WithMaxWait sets [Config.MaxWait]: the longest wait in the queue (0: no
-// limit, the default).
-func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
+// WithMaxWait sets [Config.MaxWait]: the longest wait in the queue
+// (without it, no limit but the context's deadline). It panics if d is 0:
+// leave the option out for no limit.
+func WithMaxWait(d time.Duration) Option {
+	if d == 0 {
+		panic("bulkhead: WithMaxWait(0s): the wait must be > 0; leave the option out for no limit but the context's deadline")
+	}
+	return option(func(c *Config) { c.MaxWait = d })
+}
 
 // WithName sets [Config.Name].
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).

@@ -104,18 +104,31 @@ func TestNewValidatesWhatItBuilds(t *testing.T) {
 	}
 }
 
+// WithMaxWait(0) silently meant "no limit": it panics naming the value.
+func TestWithMaxWaitZeroPanics(t *testing.T) {
+	want := "bulkhead: WithMaxWait(0s): the wait must be > 0; leave the option out for no limit but the context's deadline"
+	got := func() (msg string) {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		bulkhead.WithMaxWait(0)
+		return "no panic"
+	}()
+	if got != want {
+		t.Errorf("WithMaxWait(0) panicked with %q, want %q", got, want)
+	}
+}
+
 func TestOptionsApplyInOrder(t *testing.T) {
 	fake := clock.NewFake()
-	base := bulkhead.Config{MaxConcurrent: 2, MaxQueue: 7, MaxWait: time.Minute, Name: "cfg", Clock: fake}
+	base := bulkhead.Config{MaxConcurrent: 2, MaxQueue: 7, Name: "cfg", Clock: fake}
 	tests := []struct {
 		name string
 		opts []bulkhead.Option
 		want string // refusal after the first two slots are taken
 	}{
 		{"name", []bulkhead.Option{bulkhead.WithName("a"), bulkhead.WithName("b")}, "bulkhead: full (b)"},
-		{"config then option", []bulkhead.Option{bulkhead.WithConfig(base), bulkhead.WithName("late"), bulkhead.WithMaxQueue(0), bulkhead.WithMaxWait(0)},
+		{"config then option", []bulkhead.Option{bulkhead.WithConfig(base), bulkhead.WithName("late"), bulkhead.WithMaxQueue(0)},
 			"bulkhead: full (late)"},
-		{"option then config", []bulkhead.Option{bulkhead.WithName("early"), bulkhead.WithConfig(base), bulkhead.WithMaxQueue(0), bulkhead.WithMaxWait(0)},
+		{"option then config", []bulkhead.Option{bulkhead.WithName("early"), bulkhead.WithConfig(base), bulkhead.WithMaxQueue(0)},
 			"bulkhead: full (cfg)"},
 		{"a Config without a name keeps the option's", []bulkhead.Option{bulkhead.WithName("early"), bulkhead.WithConfig(bulkhead.Config{MaxConcurrent: 2})},
 			"bulkhead: full (early)"},

@@ -67,7 +67,7 @@ func uniform(seed uint64, scale time.Duration) func() time.Duration {
 // dependency's latency.
 func TestQuantileDelayFollowsTheLatency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := hedge.New[int](time.Second, hedge.WithQuantile(0.95, 0, 0))
+		p := hedge.New[int](time.Second, hedge.WithQuantile(0.95, 0, resilience.Off))
 		if got := delayOf(t, p); got != time.Second {
 			t.Fatalf("before any attempt: delay %v, want New's 1s", got)
 		}
@@ -104,7 +104,7 @@ func TestQuantileDelayBounds(t *testing.T) {
 			min, max, want time.Duration
 		}{
 			{0, 50 * time.Millisecond, 50 * time.Millisecond},
-			{200 * time.Millisecond, 0, 200 * time.Millisecond},
+			{200 * time.Millisecond, resilience.Off, 200 * time.Millisecond},
 			{200 * time.Millisecond, 300 * time.Millisecond, 200 * time.Millisecond},
 		} {
 			p := hedge.New[int](time.Second, hedge.WithQuantile(0.95, tc.min, tc.max))
@@ -157,7 +157,7 @@ func TestBudgetCapsHedges(t *testing.T) {
 
 func TestQuantileName(t *testing.T) {
 	for q, want := range map[float64]string{0.95: "hedge(p95)", 0.5: "hedge(p50)", 0.999: "hedge(p99.9)"} {
-		if got := fmt.Sprint(hedge.New[int](time.Second, hedge.WithQuantile(q, 0, 0))); got != want {
+		if got := fmt.Sprint(hedge.New[int](time.Second, hedge.WithQuantile(q, 0, resilience.Off))); got != want {
 			t.Errorf("WithQuantile(%v): %s, want %s", q, got, want)
 		}
 	}

@@ -37,8 +37,9 @@ type Config[T any] struct {
 
 	// MaxHedges is the most attempts started in addition to the first: a
 	// call makes at most 1+MaxHedges attempts. 0 means 1; else it must be
-	// >= 1 (math.MaxInt is fine: no call ever holds a record per possible
-	// attempt).
+	// in [1, MaxHedgesLimit] (10): attempts that fail at once start the
+	// next one at once, so a large MaxHedges multiplies one call into as
+	// many calls of a failing dependency, within a millisecond.
 	MaxHedges int
 
 	// MaxWait is the longest Retry-After hint that an attempt's failure
@@ -107,6 +108,11 @@ type Config[T any] struct {
 	Observer telemetry.Observer
 }
 
+// MaxHedgesLimit is the largest MaxHedges: a call makes at most 11
+// attempts. Hedging pays for a tail latency with load; past a few hedges
+// it only adds load (gRPC's hedging policy caps a call at 5 attempts).
+const MaxHedgesLimit = 10
+
 // Validate reports whether c is a valid configuration: nil if it is, else
 // an error naming the first field at fault and its value, the same message
 // [New] panics with. Zero fields are valid: each means its default.
@@ -114,8 +120,8 @@ func (c Config[T]) Validate() error {
 	switch {
 	case c.Delay < 0:
 		return fmt.Errorf("hedge: Delay must be > 0, or 0 for New's delay, got %s", jsonconf.Duration(c.Delay))
-	case c.MaxHedges < 0:
-		return fmt.Errorf("hedge: MaxHedges must be >= 1, or 0 for the default 1, got %d", c.MaxHedges)
+	case c.MaxHedges < 0 || c.MaxHedges > MaxHedgesLimit:
+		return fmt.Errorf("hedge: MaxHedges must be in [1, %d], or 0 for the default 1, got %d", MaxHedgesLimit, c.MaxHedges)
 	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
 		return fmt.Errorf("hedge: MaxWait must be > 0, 0 for the Delay or Off (-1) for no cap, got %v", c.MaxWait)
 	case c.Quantile != 0 && !(c.Quantile > 0 && c.Quantile < 1):
@@ -178,13 +184,25 @@ type settings struct {
 }
 
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
-// first one (0 = the default, 1).
-func WithMaxHedges(n int) AnyOption { return func(s *settings) { s.maxHedges = n } }
+// first one, in [1, MaxHedgesLimit] (without it, 1). It panics if n is
+// out of that range, 0 included, naming the value.
+func WithMaxHedges(n int) AnyOption {
+	if n < 1 || n > MaxHedgesLimit {
+		panic(fmt.Sprintf("hedge: WithMaxHedges(%d): the hedges must be in [1, %d]; leave the option out for the default, 1", n, MaxHedgesLimit))
+	}
+	return func(s *settings) { s.maxHedges = n }
+}
 
 // WithMaxWait sets [Config.MaxWait]: the longest Retry-After hint that
-// the next attempt waits for; a longer one starts no more attempts (0 = the
-// default, the Delay; resilience.Off = no cap).
-func WithMaxWait(d time.Duration) AnyOption { return func(s *settings) { s.maxWait = d } }
+// the next attempt waits for; a longer one starts no more attempts
+// (resilience.Off = no cap). Without it, the Delay. It panics if d is 0 or
+// negative other than Off.
+func WithMaxWait(d time.Duration) AnyOption {
+	if d <= 0 && d != resilience.Off {
+		panic(fmt.Sprintf("hedge: WithMaxWait(%v): the wait must be > 0, or resilience.Off for no cap; leave the option out for the default, the Delay", d))
+	}
+	return func(s *settings) { s.maxWait = d }
+}
 
 // WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
 func WithClock(c clock.Clock) AnyOption { return func(s *settings) { s.clock = c } }
@@ -192,15 +210,31 @@ func WithClock(c clock.Clock) AnyOption { return func(s *settings) { s.clock = c
 // WithQuantile sets [Config.Quantile], [Config.MinDelay] and
 // [Config.MaxDelay]: the delay becomes the q-quantile of the policy's own
 // attempts' latencies (WithQuantile(0.95, 10*time.Millisecond, time.Second):
-// their 95th percentile, between 10ms and 1s). q 0 means a fixed delay;
-// min 0 no lower bound, max 0 no upper bound.
+// their 95th percentile, between 10ms and 1s). q is in (0, 1); min >= 0
+// is the lower bound (0: none); max is the upper bound, > 0, or
+// resilience.Off for none. It panics if q is 0 (leave the option out for
+// a fixed delay) or max is 0, naming the value; New panics on other
+// invalid values.
 func WithQuantile(q float64, min, max time.Duration) AnyOption {
+	switch {
+	case q == 0:
+		panic("hedge: WithQuantile(0, ...): the quantile must be in (0, 1); leave the option out for a fixed delay")
+	case max == 0:
+		panic(fmt.Sprintf("hedge: WithQuantile(%v, %v, 0s): the max must be > 0, or resilience.Off for no upper bound", q, min))
+	case max == resilience.Off:
+		max = 0 // Config.MaxDelay 0: no upper bound
+	}
 	return func(s *settings) { s.quantile, s.minDelay, s.maxDelay = q, min, max }
 }
 
-// WithBudget sets [Config.Budget]: hedges at most fraction of the calls
-// (0: no budget, the default).
-func WithBudget(fraction float64) AnyOption { return func(s *settings) { s.budget = fraction } }
+// WithBudget sets [Config.Budget]: hedges at most fraction of the calls,
+// finite and > 0 (without it, no budget). It panics if fraction is 0.
+func WithBudget(fraction float64) AnyOption {
+	if fraction == 0 {
+		panic("hedge: WithBudget(0): the fraction must be finite and > 0; leave the option out for no budget")
+	}
+	return func(s *settings) { s.budget = fraction }
+}
 
 // WithName sets [Config.Name]: the policy's name in its events ("" =
 // none).

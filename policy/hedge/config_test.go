@@ -47,7 +47,9 @@ func TestZeroFieldsAreDefaults(t *testing.T) {
 		want []time.Duration
 	}{
 		{"no options", func() resilience.Policy[int] { return hedge.New[int](50 * ms) }, []time.Duration{0, 50 * ms}},
-		{"MaxHedges 0", func() resilience.Policy[int] { return hedge.New[int](50*ms, hedge.WithMaxHedges(0)) }, []time.Duration{0, 50 * ms}},
+		{"MaxHedges 0", func() resilience.Policy[int] {
+			return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{MaxHedges: 0}))
+		}, []time.Duration{0, 50 * ms}},
 		{"Config{}", func() resilience.Policy[int] { return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{})) }, []time.Duration{0, 50 * ms}},
 		{"Config keeps New's delay", func() resilience.Policy[int] {
 			return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}))
@@ -59,7 +61,7 @@ func TestZeroFieldsAreDefaults(t *testing.T) {
 			return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{Delay: 20 * ms, MaxHedges: 3}), hedge.WithMaxHedges(1))
 		}, []time.Duration{0, 20 * ms}},
 		{"Config keeps an earlier quantile's bounds", func() resilience.Policy[int] {
-			return hedge.New[int](50*ms, hedge.WithQuantile(0.95, 70*ms, 0), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}))
+			return hedge.New[int](50*ms, hedge.WithQuantile(0.95, 70*ms, resilience.Off), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}))
 		}, []time.Duration{0, 70 * ms, 140 * ms}},
 		{"a budget of one hedge", func() resilience.Policy[int] {
 			return hedge.New[int](50*ms, hedge.WithMaxHedges(3), hedge.WithBudget(0.1))
@@ -90,10 +92,12 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		{hedge.Config[int]{}, ""},
-		{hedge.Config[int]{Delay: ms, MaxHedges: 1 << 40}, ""},
+		{hedge.Config[int]{Delay: ms, MaxHedges: hedge.MaxHedgesLimit}, ""},
+		{hedge.Config[int]{Delay: ms, MaxHedges: hedge.MaxHedgesLimit + 1}, "hedge: MaxHedges must be in [1, 10], or 0 for the default 1, got 11"},
+		{hedge.Config[int]{Delay: ms, MaxHedges: 1 << 40}, "hedge: MaxHedges must be in [1, 10], or 0 for the default 1, got 1099511627776"},
 		{hedge.Config[int]{Delay: -ms}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
 		{hedge.Config[int]{Delay: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got off"}, // "off" in JSON
-		{hedge.Config[int]{MaxHedges: -1}, "hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1"},
+		{hedge.Config[int]{MaxHedges: -1}, "hedge: MaxHedges must be in [1, 10], or 0 for the default 1, got -1"},
 		{hedge.Config[int]{Delay: -ms, MaxHedges: -1}, "hedge: Delay must be > 0, or 0 for New's delay, got -1ms"},
 		{hedge.Config[int]{MaxWait: resilience.Off}, ""},
 		{hedge.Config[int]{MaxWait: resilience.Never}, ""},

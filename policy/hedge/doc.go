@@ -30,14 +30,18 @@
 //
 // # Defaults
 //
-// A zero value, in an option or a Config field, means the default:
+// A zero Config field means the default; an option states its value, and
+// given 0 (where 0 would silently mean the default or "none") it panics
+// naming the option and the value: leave the option out for the default.
 //
 //	option, field               default                            unit
 //	(delay), Delay              New's argument, > 0                time.Duration
-//	WithMaxHedges, MaxHedges    1 (at most 2 attempts per call)    attempts
+//	WithMaxHedges, MaxHedges    1 (at most 2 attempts per call);   attempts
+//	                            at most MaxHedgesLimit, 10
 //	WithMaxWait, MaxWait        the Delay; Off: no cap             time.Duration
 //	WithQuantile, Quantile      0: a fixed delay                   in (0, 1)
-//	  MinDelay, MaxDelay        0: no bound                        time.Duration
+//	  MinDelay, MaxDelay        0: no bound (WithQuantile's max:   time.Duration
+//	                            Off)
 //	WithBudget, Budget          0: no budget                       hedges per call
 //	WithAccept, Accept          nil: accept a result iff its error is nil
 //	WithClock, Clock            clock.Real()

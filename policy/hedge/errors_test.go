@@ -16,12 +16,13 @@ import (
 )
 
 // Regression: the error of a call whose attempts all failed held and
-// printed every attempt's error: a huge MaxHedges and an op that fails at
-// once built a 4 MB message in 200 ms. It now keeps the first three and
+// printed every attempt's error: a huge MaxHedges (now bounded by
+// MaxHedgesLimit) and an op that fails at once built a 4 MB message in
+// 200 ms. It now keeps the first three and
 // the last three, in start order, and says how many it left out.
 func TestAllFailedErrorIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		const hedges = 10_000
+		const hedges = hedge.MaxHedgesLimit
 		errs := make([]error, 0, hedges+1)
 		p := hedge.New[int](time.Hour, hedge.WithMaxHedges(hedges), hedge.WithClock(clock.NewFake()))
 		v, err := p.Do(context.Background(), func(context.Context) (int, error) {
@@ -32,7 +33,7 @@ func TestAllFailedErrorIsBounded(t *testing.T) {
 		if len(errs) != hedges+1 || v != hedges {
 			t.Fatalf("Do = %d after %d attempts, want %d after %d", v, len(errs), hedges, hedges+1)
 		}
-		want := "hedge: all 10001 attempts failed: attempt 0 failed; attempt 1 failed; attempt 2 failed; (9995 more); attempt 9998 failed; attempt 9999 failed; attempt 10000 failed"
+		want := "hedge: all 11 attempts failed: attempt 0 failed; attempt 1 failed; attempt 2 failed; (5 more); attempt 8 failed; attempt 9 failed; attempt 10 failed"
 		if err == nil || err.Error() != want {
 			t.Errorf("err = %.300v\nwant %q", err, want)
 		}
@@ -60,16 +61,16 @@ func TestAllFailedErrorIsBounded(t *testing.T) {
 		_, err = p.Do(ctx, func(context.Context) (int, error) {
 			i := len(errs)
 			errs = append(errs, fmt.Errorf("attempt %d failed", i))
-			if i == 99 {
+			if i == 9 {
 				cancel()
 			}
 			return i, errs[i]
 		})
-		want = "hedge: context canceled after 100 attempts: attempt 0 failed; attempt 1 failed; attempt 2 failed; (94 more); attempt 97 failed; attempt 98 failed; attempt 99 failed"
+		want = "hedge: context canceled after 10 attempts: attempt 0 failed; attempt 1 failed; attempt 2 failed; (4 more); attempt 7 failed; attempt 8 failed; attempt 9 failed"
 		if err == nil || err.Error() != want {
 			t.Errorf("err = %.300v\nwant %q", err, want)
 		}
-		if !errors.Is(err, context.Canceled) || !errors.Is(err, errs[99]) {
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, errs[9]) {
 			t.Errorf("err = %v, want it to match context.Canceled and the last attempt's error", err)
 		}
 	})

@@ -265,7 +265,7 @@ func ExampleConfig_Validate() {
 	fmt.Println(hedge.Config[int]{MaxHedges: -1}.Validate())
 	// Output:
 	// <nil>
-	// hedge: MaxHedges must be >= 1, or 0 for the default 1, got -1
+	// hedge: MaxHedges must be in [1, 10], or 0 for the default 1, got -1
 }
 
 // The delay follows the policy's own latencies: after 100 attempts it is

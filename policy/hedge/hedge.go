@@ -83,8 +83,7 @@ import (
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
 // no hedge allocates a cancellable context, a timer and a small record of
 // the race; each hedge adds a goroutine. A call that fails keeps at most
-// six attempt errors, however many attempts it starts: any MaxHedges up to
-// math.MaxInt is fine. With no observer, reporting costs nothing; an
+// six attempt errors, however many attempts it starts. With no observer, reporting costs nothing; an
 // observer adds no allocation (its events are passed by value), and the
 // events of a call that hedges are reported as the package documentation
 // says ("Events").
@@ -115,7 +114,7 @@ func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 // state its calls share: the quantile estimator and the budget.
 type policy[T any] struct {
 	delay     time.Duration
-	maxHedges int           // attempts after the first; never added to (it may be math.MaxInt)
+	maxHedges int           // attempts after the first, at most MaxHedgesLimit
 	maxWait   time.Duration // the longest hint waited for; 0: the delay; resilience.Off: no cap
 	accept    func(T, error) bool
 	clock     clock.Clock

@@ -68,7 +68,7 @@ func TestObserverEvents(t *testing.T) {
 func TestWithNameKeepsTheLayerName(t *testing.T) {
 	for want, p := range map[string]resilience.Policy[int]{
 		"hedge(50ms)": hedge.New[int](50*ms, hedge.WithName("quotes")),
-		"hedge(p95)":  hedge.New[int](50*ms, hedge.WithName("quotes"), hedge.WithQuantile(0.95, 0, 0)),
+		"hedge(p95)":  hedge.New[int](50*ms, hedge.WithName("quotes"), hedge.WithQuantile(0.95, 0, resilience.Off)),
 	} {
 		if got := p.String(); got != want {
 			t.Errorf("String() = %q, want %q", got, want)

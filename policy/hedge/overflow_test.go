@@ -3,8 +3,8 @@ package hedge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
-	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -30,54 +30,32 @@ func failFirst(n int, calls *int, then func()) func(context.Context) (int, error
 	}
 }
 
-// Regression: the policy kept 1+MaxHedges attempts, which overflows at
-// MaxHedges = math.MaxInt, and the first failure made an error slice of
-// that length: makeslice panicked while holding the race's lock.
-func TestMaxHedgesMaxIntDoesNotOverflow(t *testing.T) {
+// Regression: WithMaxHedges(1000) turned one call to a dependency that
+// fails at once into 1001 calls within a millisecond (each failure starts
+// the next attempt at once). MaxHedges is bounded by MaxHedgesLimit: a call
+// makes at most 11 attempts, and a larger MaxHedges is refused, by the
+// option and by Validate alike.
+func TestMaxHedgesIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := hedge.New[int](time.Hour, hedge.WithMaxHedges(math.MaxInt), hedge.WithClock(clock.NewFake()))
+		p := hedge.New[int](time.Hour, hedge.WithMaxHedges(hedge.MaxHedgesLimit), hedge.WithClock(clock.NewFake()))
 		calls := 0
-		v, err := func() (v int, err error) {
-			defer func() {
-				if r := recover(); r != nil {
-					t.Fatalf("Do panicked: %v", r)
-				}
-			}()
-			return p.Do(context.Background(), failFirst(5, &calls, nil))
+		v, err := p.Do(context.Background(), failFirst(100, &calls, nil))
+		if calls != hedge.MaxHedgesLimit+1 || err == nil || v != 0 {
+			t.Errorf("Do = %d, %v after %d attempts; want an error after %d", v, err, calls, hedge.MaxHedgesLimit+1)
+		}
+		if !errors.Is(err, errA) {
+			t.Errorf("err = %v, want it to match the attempts' error", err)
+		}
+	})
+	for _, n := range []int{hedge.MaxHedgesLimit + 1, 1000, math.MaxInt} {
+		want := fmt.Sprintf("hedge: WithMaxHedges(%d): the hedges must be in [1, 10]; leave the option out for the default, 1", n)
+		got := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			hedge.WithMaxHedges(n)
+			return "no panic"
 		}()
-		if v != 5 || err != nil || calls != 6 {
-			t.Errorf("Do = %d, %v after %d attempts; want 5, nil after 6", v, err, calls)
+		if got != want {
+			t.Errorf("WithMaxHedges(%d) panicked with %q, want %q", n, got, want)
 		}
-
-		// Every attempt fails; the caller gives up during the third.
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		calls = 0
-		_, err = p.Do(ctx, failFirst(3, &calls, cancel))
-		if want := "hedge: context canceled after 3 attempts: a failed; a failed; a failed"; err == nil || err.Error() != want {
-			t.Errorf("err = %v, want %q", err, want)
-		}
-		if !errors.Is(err, context.Canceled) || !errors.Is(err, errA) {
-			t.Errorf("err = %v, want it to match context.Canceled and the attempts' error", err)
-		}
-	})
-}
-
-// Regression: every failing call made an error slice of 1+MaxHedges
-// entries, 16 MB at MaxHedges = 1<<20, however few attempts it started.
-func TestFailureAllocatesByAttemptsStarted(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		p := hedge.New[int](time.Hour, hedge.WithMaxHedges(1<<20), hedge.WithClock(clock.NewFake()))
-		calls := 0
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		v, err := p.Do(context.Background(), failFirst(2, &calls, nil))
-		runtime.ReadMemStats(&after)
-		if v != 2 || err != nil {
-			t.Errorf("Do = %d, %v; want 2, nil", v, err)
-		}
-		if got := after.TotalAlloc - before.TotalAlloc; got > 64<<10 {
-			t.Errorf("a call of 3 attempts allocated %d bytes, want at most 64 KiB", got)
-		}
-	})
+	}
 }

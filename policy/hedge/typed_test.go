@@ -69,7 +69,7 @@ func TestOptionOfAnotherResultTypeDoesNotCompile(t *testing.T) {
 		want      []string // in the compiler's message; nil: it compiles
 	}{
 		{"same_type", `var _ = hedge.New[int](time.Second,
-	hedge.WithMaxHedges(2), hedge.WithClock(nil), hedge.WithQuantile(0.95, 0, 0), hedge.WithBudget(0.1),
+	hedge.WithMaxHedges(2), hedge.WithClock(nil), hedge.WithQuantile(0.95, 0, resilience.Off), hedge.WithBudget(0.1),
 	hedge.WithAccept(func(v int, err error) bool { return err == nil }),
 	hedge.WithConfig(hedge.Config[int]{MaxHedges: 3}))
 var _ = hedge.New[string](time.Second, hedge.WithMaxHedges(2))

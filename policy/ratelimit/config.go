@@ -28,9 +28,9 @@ type Config struct {
 	// per nanosecond, the resolution of time); or +Inf ("+Inf" in JSON),
 	// which admits every event; or resilience.Off (-1, in JSON too), which
 	// switches the refill off: the bucket gives Burst events in all, then
-	// refuses for ever. (New's rate argument may also be 0 for no refill,
-	// as with golang.org/x/time/rate; in a Config, where 0 means New's
-	// rate, no refill is Off.) Use [Every] to give it as one event per
+	// refuses for ever. (golang.org/x/time/rate's rate 0, no refill, is
+	// Off here, in New's argument as in a Config, where 0 means New's
+	// rate; New and SetRate given 0 panic.) Use [Every] to give it as one event per
 	// duration: a Rate whose interval 1e9/Rate is within a relative 2^-50
 	// (float64 rounding) of a whole number of nanoseconds is taken as
 	// exactly that interval. [Limiter.SetRate] and [Keyed.SetRate] change
@@ -75,8 +75,13 @@ type Config struct {
 
 	// Clock is the source of time. nil (the default) means clock.Real(),
 	// read through the runtime's monotonic clock directly (time.Since),
-	// which is about twice as fast as a call to time.Now. It is not
-	// written to or read from JSON.
+	// which is about twice as fast as a call to time.Now. Another clock
+	// may be stepped back (a clock.Fake set back, a wall clock): a step
+	// back is not charged as tokens spent, as with golang.org/x/time/rate.
+	// The limiter's time never goes back: it stands still at the latest
+	// reading until the clock passes it, so the tokens neither decrease
+	// nor refill meanwhile (x/time/rate refills from the earlier time at
+	// once). It is not written to or read from JSON.
 	Clock clock.Clock
 }
 
@@ -158,11 +163,24 @@ type option func(*Config)
 
 func (o option) apply(c *Config) { o(c) }
 
-// WithMaxWait sets [Config.MaxWait]: the longest Wait waits for a token.
-func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
+// WithMaxWait sets [Config.MaxWait]: the longest Wait waits for a token
+// (without it, no limit but the context's deadline). It panics if d is 0:
+// leave the option out for no limit.
+func WithMaxWait(d time.Duration) Option {
+	if d == 0 {
+		panic("ratelimit: WithMaxWait(0s): the wait must be > 0; leave the option out for no limit but the context's deadline")
+	}
+	return option(func(c *Config) { c.MaxWait = d })
+}
 
-// WithMaxKeys sets [Config.MaxKeys]: the most keys a Keyed tracks.
-func WithMaxKeys(n int) Option { return option(func(c *Config) { c.MaxKeys = n }) }
+// WithMaxKeys sets [Config.MaxKeys]: the most keys a Keyed tracks (without
+// it, 8192). It panics if n is 0.
+func WithMaxKeys(n int) Option {
+	if n == 0 {
+		panic("ratelimit: WithMaxKeys(0): the keys must be >= 1; leave the option out for the default, 8192")
+	}
+	return option(func(c *Config) { c.MaxKeys = n })
+}
 
 // WithName sets [Config.Name].
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
@@ -187,15 +205,20 @@ func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clo
 // it change single fields again.
 func WithConfig(c Config) Option { return option(func(cfg *Config) { merge.NonZero(cfg, c) }) }
 
-// build applies opts over rate and burst, and panics with Validate's
-// message if the configuration it builds is invalid.
-func build(rate float64, burst int, opts []Option) Config {
+// build applies opts over rate and burst, given to the constructor named
+// ctor, and panics with Validate's message if the configuration it builds
+// is invalid, or naming ctor if the rate is New's 0 (a Config's Rate 0 is
+// New's; a Config with a Rate replaces it).
+func build(ctor string, rate float64, burst int, opts []Option) Config {
 	cfg := Config{Rate: rate, Burst: burst}
 	for _, o := range opts {
 		if o == nil {
 			panic("ratelimit: option must not be nil")
 		}
 		o.apply(&cfg)
+	}
+	if cfg.Rate == 0 {
+		panic(fmt.Sprintf("ratelimit: %s(0, %d): the rate must be > 0 events per second, +Inf for no limit, or resilience.Off for no refill", ctor, burst))
 	}
 	if err := cfg.validate(true); err != nil {
 		panic(err.Error())

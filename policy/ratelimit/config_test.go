@@ -204,9 +204,9 @@ func TestRateOffIsNoRefill(t *testing.T) {
 	fake := clock.NewFake()
 	for name, l := range map[string]*ratelimit.Limiter{
 		"New(Off)":      ratelimit.New(resilience.Off, 3, ratelimit.WithClock(fake)),
-		"New(0)":        ratelimit.New(0, 3, ratelimit.WithClock(fake)),
+		"New(0)":        ratelimit.New(resilience.Off, 3, ratelimit.WithClock(fake)),
 		"Config{Off}":   ratelimit.New(10, 3, ratelimit.WithClock(fake), ratelimit.WithConfig(ratelimit.Config{Rate: resilience.Off})),
-		"Config{0} new": ratelimit.New(0, 1, ratelimit.WithClock(fake), ratelimit.WithConfig(ratelimit.Config{Burst: 3})),
+		"Config{0} new": ratelimit.New(resilience.Off, 1, ratelimit.WithClock(fake), ratelimit.WithConfig(ratelimit.Config{Burst: 3})),
 	} {
 		if got := admitted(l, 10); got != 3 {
 			t.Errorf("%s: admitted %d of 10, want the burst of 3", name, got)
@@ -277,4 +277,44 @@ func admitted(l *ratelimit.Limiter, n int) int {
 		}
 	}
 	return k
+}
+
+// Regression: New(0, n) silently meant "no refill" (200, 200, 200, then
+// 429 for ever with no Retry-After). An explicit 0, in a constructor's
+// rate, SetRate or an option, panics naming it and the value; no refill is
+// resilience.Off. A Config that sets the rate replaces New's 0.
+func TestExplicitZeroPanics(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"New(0, 200)", func() { ratelimit.New(0, 200) },
+			"ratelimit: New(0, 200): the rate must be > 0 events per second, +Inf for no limit, or resilience.Off for no refill"},
+		{"NewKeyed(0, 5)", func() { ratelimit.NewKeyed[string](0, 5) },
+			"ratelimit: NewKeyed(0, 5): the rate must be > 0 events per second, +Inf for no limit, or resilience.Off for no refill"},
+		{"Limiter.SetRate(0)", func() { ratelimit.New(10, 1).SetRate(0) },
+			"ratelimit: SetRate(0): the rate must be > 0 events per second, +Inf for no limit, or resilience.Off for no refill"},
+		{"Keyed.SetRate(0)", func() { ratelimit.NewKeyed[string](10, 1).SetRate(0) },
+			"ratelimit: SetRate(0): the rate must be > 0 events per second, +Inf for no limit, or resilience.Off for no refill"},
+		{"WithMaxWait(0)", func() { ratelimit.WithMaxWait(0) },
+			"ratelimit: WithMaxWait(0s): the wait must be > 0; leave the option out for no limit but the context's deadline"},
+		{"WithMaxKeys(0)", func() { ratelimit.WithMaxKeys(0) },
+			"ratelimit: WithMaxKeys(0): the keys must be >= 1; leave the option out for the default, 8192"},
+		{"New(0) with a Config's rate", func() { ratelimit.New(0, 1, ratelimit.WithConfig(ratelimit.Config{Rate: 5})) }, "no panic"},
+		{"New(Off, 1)", func() { ratelimit.New(resilience.Off, 1) }, "no panic"},
+	} {
+		got := func() (msg string) {
+			defer func() {
+				if r := recover(); r != nil {
+					msg = fmt.Sprint(r)
+				}
+			}()
+			tc.f()
+			return "no panic"
+		}()
+		if got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

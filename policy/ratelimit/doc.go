@@ -99,7 +99,8 @@
 // # Units
 //
 // Rates are events per second (a float64; at most 1e9, or +Inf for no
-// limit, or 0 or Off for no refill); bursts and n are counts of events;
+// limit, or resilience.Off for no refill; 0 panics in New and SetRate);
+// bursts and n are counts of events;
 // durations are [time.Duration] values (nanoseconds).
 //
 // # Precision

@@ -13,7 +13,7 @@ import (
 // with the limiter's name and, as RetryAfter, how long from the refusal
 // until the tokens asked for would be there if nobody else took them: the
 // shortest wait after which the same call would pass (resilience.Never
-// with no refill: Rate 0 or Off).
+// with no refill: Rate Off).
 var ErrLimited error = refusal.New("ratelimit: limited", nil)
 
 // ErrExceedsBurst is matched, through errors.Is, by the error of

@@ -174,7 +174,7 @@ func ExampleKeyed_Limiter() {
 }
 
 func ExampleKeyed_Allow() {
-	k := ratelimit.NewKeyed[string](0, 1) // one event per key, ever
+	k := ratelimit.NewKeyed[string](resilience.Off, 1) // one event per key, ever
 	fmt.Println(k.Allow("a"), k.Allow("a"), k.Allow("b"))
 	// Output: true false true
 }
@@ -295,7 +295,7 @@ func ExampleWithConfig() {
 // A Keyed tracks at most MaxKeys keys: the least recently used is
 // forgotten, and its bucket starts full if it comes back.
 func ExampleWithMaxKeys() {
-	k := ratelimit.NewKeyed[string](0, 1, ratelimit.WithMaxKeys(2)) // one event per key while tracked
+	k := ratelimit.NewKeyed[string](resilience.Off, 1, ratelimit.WithMaxKeys(2)) // one event per key while tracked
 	fmt.Println(k.Allow("a"), k.Allow("a"))
 	k.Allow("b")
 	k.Allow("c") // "a" is forgotten
@@ -329,7 +329,7 @@ func ExampleWithMaxWait() {
 
 // The name appears in the policy layer's name and in refusals.
 func ExampleWithName() {
-	for _, l := range []*ratelimit.Limiter{ratelimit.New(0, 1), ratelimit.New(0, 1, ratelimit.WithName("export"))} {
+	for _, l := range []*ratelimit.Limiter{ratelimit.New(resilience.Off, 1), ratelimit.New(resilience.Off, 1, ratelimit.WithName("export"))} {
 		p := ratelimit.Policy[int](l)
 		op := func(context.Context) (int, error) { return 1, nil }
 		_, _ = p.Do(context.Background(), op)
@@ -416,7 +416,7 @@ func ExampleLimiter_Tokens() {
 func ExampleLimiter_Rate() {
 	l := ratelimit.New(ratelimit.Every(100*time.Millisecond), 1)
 	fmt.Println(l.Rate())
-	l.SetRate(0) // no refill
+	l.SetRate(resilience.Off) // no refill
 	fmt.Println(l.Rate())
 	// Output:
 	// 10

@@ -1,11 +1,13 @@
 package ratelimit
 
 import (
-	"github.com/f0b5b96b/resilience"
 	"math"
 	"math/big"
 	"math/bits"
+	"sync/atomic"
 	"time"
+
+	"github.com/f0b5b96b/resilience"
 
 	"github.com/f0b5b96b/resilience/clock"
 )
@@ -64,14 +66,15 @@ type params struct {
 	k      uint64 // units per nanosecond (inc/T), times 1<<kShift, rounded down; 0 when Rate is 0
 	kUp    uint64 // 1 if k was rounded, else 0: k+kUp is inc/T rounded up
 	origin time.Time
-	clk    clock.Clock // never nil
-	fast   bool        // clk is the real clock: read it with time.Since
+	clk    clock.Clock   // never nil
+	fast   bool          // clk is the real clock: read it with time.Since
+	last   *atomic.Int64 // the latest time read from clk (not fast), ns since origin; shared by retuned params
 	cfg    Config
 	layer  string // the policy's layer name
 }
 
 func newParams(cfg Config) *params {
-	p := &params{layer: "ratelimit", clk: cfg.Clock}
+	p := &params{layer: "ratelimit", clk: cfg.Clock, last: new(atomic.Int64)}
 	if cfg.Name != "" {
 		p.layer += "(" + cfg.Name + ")"
 	}
@@ -87,8 +90,16 @@ func newParams(cfg Config) *params {
 // retuned returns params for cfg, whose Rate and Burst may differ from p's,
 // on p's origin and clock.
 func (p *params) retuned(cfg Config) *params {
-	q := &params{origin: p.origin, clk: p.clk, fast: p.fast, layer: p.layer}
+	q := &params{origin: p.origin, clk: p.clk, fast: p.fast, last: p.last, layer: p.layer}
 	q.tune(cfg)
+	if q.k == 0 && !q.inf && !p.inf && p.inc > 1 {
+		// No refill: keep p's units per token, so that the tokens carry
+		// over with their fractions rather than rounded down to whole
+		// ones (a bucket that does not refill has no interval to take
+		// its units from).
+		q.inc = min(p.inc, maxTau/q.burst)
+		q.tau = q.inc * q.burst
+	}
 	return q
 }
 
@@ -143,14 +154,24 @@ func ceil(t *big.Rat) int64 {
 }
 
 // elapsed returns the nanoseconds since the origin, within [0, maxElapsed].
+// It never goes back: a clock other than the real one (whose monotonic
+// reading cannot) may be stepped back, and the limiter's time then stands
+// still at the latest time read until the clock passes it, so that a step
+// back is not charged as tokens spent.
 func (p *params) elapsed() int64 {
-	var d time.Duration
 	if p.fast {
-		d = time.Since(p.origin)
-	} else {
-		d = p.clk.Now().Sub(p.origin)
+		return min(max(int64(time.Since(p.origin)), 0), maxElapsed)
 	}
-	return min(max(int64(d), 0), maxElapsed)
+	e := min(max(int64(p.clk.Now().Sub(p.origin)), 0), maxElapsed)
+	for {
+		l := p.last.Load()
+		if e <= l {
+			return l
+		}
+		if p.last.CompareAndSwap(l, e) {
+			return e
+		}
+	}
 }
 
 // nameSuffix returns " (Name)", or "" when the limiter has no name.

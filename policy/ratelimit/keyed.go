@@ -53,7 +53,7 @@ type entry[K comparable] struct {
 // limit does not hold at all (with MaxKeys 4 and 6 keys in turn, 160 000
 // of 160 000 calls are allowed).
 func NewKeyed[K comparable](rate float64, burst int, opts ...Option) *Keyed[K] {
-	cfg := build(rate, burst, opts)
+	cfg := build("NewKeyed", rate, burst, opts)
 	k := &Keyed[K]{p: newParams(cfg), maxKeys: cfg.MaxKeys, keys: make(map[K]*entry[K])}
 	if k.maxKeys == 0 {
 		k.maxKeys = defaultMaxKeys
@@ -130,6 +130,7 @@ func (e *entry[K]) unlink() {
 // allocates a new bucket per key. It panics on a rate [Limiter.SetRate]
 // refuses.
 func (k *Keyed[K]) SetRate(rate float64) {
+	noZeroRate(rate)
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	cfg := k.p.cfg

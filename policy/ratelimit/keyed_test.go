@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 )
@@ -126,18 +127,18 @@ func TestKeyedKeysNotEqualToThemselves(t *testing.T) {
 		}
 	}
 	opts := []ratelimit.Option{ratelimit.WithMaxKeys(3), ratelimit.WithClock(clock.NewFake())}
-	f := ratelimit.NewKeyed[float64](0, 1, opts...)
+	f := ratelimit.NewKeyed[float64](resilience.Off, 1, opts...)
 	check(t, "float64", func(int) bool { return f.Allow(nan) }, f.Len, func(i int) { f.Allow(float64(i % 2)) })
-	a := ratelimit.NewKeyed[any](0, 1, opts...)
+	a := ratelimit.NewKeyed[any](resilience.Off, 1, opts...)
 	check(t, "any", func(i int) bool { return a.Allow(any(nan)) }, a.Len, func(i int) { a.Allow(i % 2) })
-	s := ratelimit.NewKeyed[pair](0, 1, opts...)
+	s := ratelimit.NewKeyed[pair](resilience.Off, 1, opts...)
 	check(t, "struct", func(i int) bool { return s.Allow(pair{"alice", nan}) }, s.Len, func(i int) { s.Allow(pair{"bob", float64(i % 2)}) })
 	// Struct keys holding NaN share one bucket whatever their other fields.
 	if s.Allow(pair{"carol", nan}) {
 		t.Error("struct: a key holding NaN got a fresh bucket")
 	}
 	// The shared bucket is evicted like any other and comes back full.
-	f2 := ratelimit.NewKeyed[float64](0, 1, opts...)
+	f2 := ratelimit.NewKeyed[float64](resilience.Off, 1, opts...)
 	f2.Allow(nan)
 	for i := range 3 {
 		f2.Allow(float64(i))

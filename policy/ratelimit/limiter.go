@@ -66,19 +66,23 @@ const (
 
 // New returns a token bucket that refills at rate events per second (see
 // [Every] for one event per duration) and holds at most burst events; it
-// starts full. A rate of +Inf admits every event (burst may then be 0); a
-// rate of 0 or resilience.Off switches the refill off: the bucket admits
-// burst events in all. Options apply in order; a [Config] given with
-// [WithConfig] replaces rate and burst only where its fields are set.
+// starts full. A rate of +Inf admits every event (burst may then be 0);
+// resilience.Off switches the refill off: the bucket admits burst events
+// in all (golang.org/x/time/rate's NewLimiter(0, burst)). Options apply in
+// order; a [Config] given with [WithConfig] replaces rate and burst only
+// where its fields are set.
 //
-// New panics if an option is nil or the configuration it builds is invalid
-// (see [Config.Validate]): a NaN rate or a negative one other than Off, a
-// rate above 1e9 other than +Inf, or burst < 1 with a finite rate, with a
+// New panics if rate is 0 and no Config replaces it ("ratelimit: New(0,
+// 5): the rate must be > 0 events per second, +Inf for no limit, or
+// resilience.Off for no refill": a 0 would silently mean "no refill"), if
+// an option is nil, or if the configuration it builds is invalid (see
+// [Config.Validate]): a NaN rate or a negative one other than Off, a rate
+// above 1e9 other than +Inf, or burst < 1 with a finite rate, with a
 // message naming the field and the value, e.g.
 // "ratelimit: Burst must be >= 1 with a finite Rate, got 0".
 func New(rate float64, burst int, opts ...Option) *Limiter {
 	l := &Limiter{}
-	l.init(newParams(build(rate, burst, opts)))
+	l.init(newParams(build("New", rate, burst, opts)))
 	return l
 }
 
@@ -208,17 +212,22 @@ func (b *bucket) admit(lo, hi, need, maxWait int64) (wait, tat int64, outcome in
 }
 
 // giveBack gives back the need units of tokens taken by the step that set
-// the TAT to tat, as far as later steps allow (golang.org/x/time/rate's
-// rule): the tokens that steps taken since then reserved behind them stay
+// the TAT to tat, at ns since the origin, as far as later steps allow
+// (golang.org/x/time/rate's rule): the tokens that steps taken since then
+// reserved behind it — whose time to act is later than its own — stay
 // spent, since those steps' times were reckoned with these tokens gone.
-// Nothing is given back once the bucket has been replaced.
-func (b *bucket) giveBack(tat, need int64) {
+// The step acted at the later of tat - tau and its own time, so a later
+// step's TAT counts only beyond tau after that: steps that took tokens
+// that were there at the same instant reserved nothing behind a step that
+// did not wait. Nothing is given back once the bucket has been replaced.
+func (b *bucket) giveBack(tat, need, ns int64) {
+	floor := max(tat, b.p.units(ns)+b.p.tau) // the TAT of a step acting when this one did
 	for {
 		cur := b.tat.Load()
 		if cur == sealed {
 			return
 		}
-		back := need - max(cur-tat, 0) // units reserved since stay spent
+		back := need - max(cur-floor, 0) // units reserved behind it stay spent
 		if back <= 0 || b.tat.CompareAndSwap(cur, cur-back) {
 			return
 		}
@@ -276,7 +285,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	}
 	d := b.p.waitFor(at, wait)
 	if err := p.clk.Sleep(ctx, d); err != nil {
-		b.giveBack(tat, int64(n)*b.p.inc)
+		b.giveBack(tat, int64(n)*b.p.inc, at)
 		return err
 	}
 	if o := b.p.cfg.Observer; o != nil {

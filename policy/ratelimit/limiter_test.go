@@ -95,7 +95,7 @@ func TestInfiniteRateAdmitsEverything(t *testing.T) {
 
 func TestZeroRateGivesTheBurstOnly(t *testing.T) {
 	fake := clock.NewFake()
-	l := ratelimit.New(0, 2, ratelimit.WithClock(fake), ratelimit.WithName("once"))
+	l := ratelimit.New(resilience.Off, 2, ratelimit.WithClock(fake), ratelimit.WithName("once"))
 	if got := admitted(l, 5); got != 2 {
 		t.Fatalf("admitted %d, want 2", got)
 	}
@@ -460,7 +460,7 @@ func TestZeroAllocs(t *testing.T) {
 	p := ratelimit.Policy[int](l)
 	wp := ratelimit.WaitPolicy[int](l)
 	k := ratelimit.NewKeyed[string](1e9, 1<<40)
-	empty := ratelimit.New(0, 1)
+	empty := ratelimit.New(resilience.Off, 1)
 	empty.Allow()
 	op := func(context.Context) (int, error) { return 1, nil }
 	for name, f := range map[string]func(){

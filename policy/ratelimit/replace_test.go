@@ -22,7 +22,7 @@ func TestStepOnAReplacedBucket(t *testing.T) {
 	if _, _, r := old.admit(lo, hi, old.p.inc, 0); r != replaced {
 		t.Fatalf("a step on the replaced bucket: outcome %d, want replaced", r)
 	}
-	old.giveBack(old.p.tau, old.p.inc)
+	old.giveBack(old.p.tau, old.p.inc, 0)
 	if got := l.Tokens(); got != 2 {
 		t.Fatalf("Tokens() = %v, want the 2 the bucket had", got)
 	}

@@ -19,6 +19,7 @@ type Reservation struct {
 	b    *bucket // nil when nothing was taken: n = 0 or Rate +Inf
 	tat  int64   // the TAT the reservation set, in b's units
 	need int64   // units taken
+	at   int64   // when the tokens were taken, ns since the origin
 	act  int64   // when the holder may act, ns since the origin
 	done atomic.Bool
 }
@@ -53,7 +54,7 @@ func (l *Limiter) ReserveN(n int) *Reservation {
 	case n == 0 || b.p.inf:
 		return &Reservation{ok: true}
 	}
-	r := &Reservation{ok: true, b: b, tat: tat, need: int64(n) * b.p.inc, act: at}
+	r := &Reservation{ok: true, b: b, tat: tat, need: int64(n) * b.p.inc, at: at, act: at}
 	if wait > 0 {
 		r.act += int64(b.p.waitFor(at, wait))
 	}
@@ -81,8 +82,10 @@ func (r *Reservation) Delay() time.Duration {
 // Cancel says the holder will not act: it gives the reservation's tokens
 // back to the limiter, as golang.org/x/time/rate's Cancel does, "as much as
 // possible, considering that other reservations may have already been
-// made": the tokens that callers who came after it took ahead stay spent,
-// since their times were reckoned with these tokens gone. It gives nothing
+// made": the tokens that callers who came after it reserved behind it
+// (due later than it) stay spent, since their times were reckoned with
+// these tokens gone; tokens that callers took at the instant it was due,
+// from what was there then, do not count against it. It gives nothing
 // back once the time to act has passed (Delay had reached 0 before this
 // instant), when the reservation is not OK, or after a change of the
 // limiter's rate or burst. Only the first call does anything; it allocates
@@ -94,5 +97,5 @@ func (r *Reservation) Cancel() {
 	if r.b.p.elapsed() > r.act {
 		return // acted
 	}
-	r.b.giveBack(r.tat, r.need)
+	r.b.giveBack(r.tat, r.need, r.at)
 }

@@ -47,7 +47,7 @@ func TestReserveDelays(t *testing.T) {
 func TestReserveNotOK(t *testing.T) {
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(time.Second), 2, ratelimit.WithClock(fake))
-	empty := ratelimit.New(0, 1, ratelimit.WithClock(fake))
+	empty := ratelimit.New(resilience.Off, 1, ratelimit.WithClock(fake))
 	empty.Allow()
 	for name, r := range map[string]*ratelimit.Reservation{
 		"beyond the burst": l.ReserveN(3),
@@ -130,11 +130,26 @@ func TestReservationCancel(t *testing.T) {
 			l.SetRate(ratelimit.Every(time.Second))
 			r.Cancel()
 		}, 0},
-		{"with an Allow behind it", func(fake *clock.Fake, l *ratelimit.Limiter) {
+		// Regression: the Allow took the token that was there, at the
+		// instant the reservation acts, not one reserved behind it; yet
+		// the reservation's 2 tokens stayed spent, though nobody took
+		// them (golang.org/x/time/rate gives them back).
+		{"with an Allow at the same instant", func(fake *clock.Fake, l *ratelimit.Limiter) {
 			r := l.ReserveN(2)
-			l.Allow() // 1 left, taken now: behind it in the schedule
+			l.Allow() // 1 left, taken now: it acts when r does
+			r.Cancel()
+		}, 2},
+		{"with a zero-delay reservation at the same instant", func(fake *clock.Fake, l *ratelimit.Limiter) {
+			r := l.Reserve()
+			l.ReserveN(2) // the 2 left, taken now
 			r.Cancel()
 		}, 1},
+		{"with a zero-delay and a waiting reservation behind it", func(fake *clock.Fake, l *ratelimit.Limiter) {
+			r := l.Reserve()
+			l.ReserveN(2) // the 2 left, at once
+			l.Reserve()   // due at 1s: reckoned with r's token gone
+			r.Cancel()
+		}, -1},
 	}
 	for _, c := range cases {
 		fake := clock.NewFake()

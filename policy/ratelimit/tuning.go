@@ -15,7 +15,7 @@ import (
 // documentation then holds for the new rate from this instant: in any
 // interval of length w after it, the events admitted after it are at most
 // Burst + rate·w. The rate takes the values New's does: more than 0 and up
-// to 1e9, +Inf (admit every event), or 0 or resilience.Off (no refill); a
+// to 1e9, +Inf (admit every event), or resilience.Off (no refill); a
 // change from +Inf starts from a full bucket.
 //
 // Waits in progress ([Limiter.Wait]) and [Reservation]s made before the
@@ -27,11 +27,13 @@ import (
 // SetRate is safe to call at any time, from any goroutine. It takes a
 // short lock that only other changes of this limiter wait on; a call of
 // Allow at that instant waits for it to finish, the others do not notice.
-// It allocates. It panics, naming the value, if rate is NaN, negative
-// other than Off, or above 1e9 other than +Inf, or if rate is finite and
+// It allocates. It panics, naming the value, if rate is 0 (use
+// resilience.Off for no refill), NaN, negative other than Off, or above
+// 1e9 other than +Inf, or if rate is finite and
 // the burst is 0 (a limiter made with +Inf and burst 0: set the burst
 // first).
 func (l *Limiter) SetRate(rate float64) {
+	noZeroRate(rate)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b := l.cur.Load()
@@ -60,8 +62,8 @@ func (l *Limiter) SetBurst(burst int) {
 }
 
 // Rate returns the rate at which the bucket refills, in events per second:
-// the one given to New or SetRate, with 0 for no refill however it was
-// given (0 or Off), and +Inf for no limit.
+// the one given to New or SetRate, with 0 for no refill (Off), and +Inf
+// for no limit.
 func (l *Limiter) Rate() float64 {
 	if r := l.cur.Load().p.cfg.Rate; r != resilience.Off {
 		return r
@@ -93,6 +95,14 @@ func (l *Limiter) Tokens() float64 {
 			return float64(p.tau-(max(tat, lo)-lo)) / float64(p.inc)
 		}
 		l.awaitChange()
+	}
+}
+
+// noZeroRate panics if rate is 0, which SetRate does not take: it would
+// silently mean "no refill", which is resilience.Off.
+func noZeroRate(rate float64) {
+	if rate == 0 {
+		panic("ratelimit: SetRate(0): the rate must be > 0 events per second, +Inf for no limit, or resilience.Off for no refill")
 	}
 }
 
@@ -145,6 +155,15 @@ func convert(p, q *params, tat, ns int64) int64 {
 	// never below the exact one. A deficit that outlasts the limiter's
 	// time (see maxElapsed) is clamped there, so that the TAT stays in
 	// range: either way no token comes back before time stops.
+	if q.k == 0 {
+		// No refill: time does not pass in q's units (hi is 0), and a
+		// debt stays a debt, carried on to a later change of rate. One
+		// beyond 2^61 units is clamped there: it would never be repaid.
+		if !fits || c < -maxTau {
+			return q.tau + maxTau
+		}
+		return q.tau - c
+	}
 	end := q.units(maxElapsed) + q.tau
 	if !fits || c < q.tau-(end-hi) {
 		return end

@@ -128,10 +128,10 @@ func TestSetRateInfAndNoRefill(t *testing.T) {
 		t.Fatalf("Tokens() back from +Inf = %v, want a full bucket of 3", got)
 	}
 	l.AllowN(2)
-	for _, off := range []float64{0, resilience.Off} {
-		l.SetRate(off)
+	for range 2 {
+		l.SetRate(resilience.Off)
 		if r := l.Rate(); r != 0 {
-			t.Fatalf("Rate() after SetRate(%v) = %v, want 0", off, r)
+			t.Fatalf("Rate() after SetRate(Off) = %v, want 0", r)
 		}
 		fake.Advance(time.Hour)
 		if got := l.Tokens(); got != 1 {
@@ -336,5 +336,91 @@ func TestZeroAllocsAfterSetRate(t *testing.T) {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
 			t.Errorf("%s: %v allocs, want 0", name, n)
 		}
+	}
+}
+
+// Regression: SetRate(Off) rounded the tokens down to whole ones (a bucket
+// with no refill counted whole tokens only), though the tokens stay: half
+// a token refilled before the change is still there after it, and refills
+// on when the rate comes back.
+func TestSetRateOffKeepsFractionalTokens(t *testing.T) {
+	for _, rate := range []float64{ratelimit.Every(time.Second), 3} { // exact units, and units under a nanosecond
+		fake := clock.NewFake()
+		l := ratelimit.New(rate, 2, ratelimit.WithClock(fake))
+		l.AllowN(2)
+		fake.Advance(time.Duration(float64(time.Second) / rate / 2)) // half a token
+		before := l.Tokens()
+		l.SetRate(resilience.Off)
+		fake.Advance(time.Hour)
+		if got := l.Tokens(); math.Abs(got-0.5) > 1e-6 || got > before {
+			t.Errorf("rate %v: Tokens() after SetRate(Off) = %v, want the %v there before", rate, got, before)
+		}
+		l.SetRate(rate)
+		fake.Advance(time.Duration(float64(time.Second)/rate/2) + 10) // rounding against the caller: a few ns per change
+		if !l.Allow() {
+			t.Errorf("rate %v: no token half an interval after the rate came back with half a token", rate)
+		}
+	}
+}
+
+// Regression: SetRate(Off) forgave the tokens a pending reservation owed
+// (the bucket went from -1 token to 0), though they carry over as a debt;
+// and the debt stays through a later change back to a refilling rate.
+func TestSetRateOffCarriesReservationDebt(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+	l.Allow()
+	if r := l.Reserve(); r.Delay() != time.Second {
+		t.Fatalf("Reserve().Delay() = %v, want 1s", r.Delay())
+	}
+	l.SetRate(resilience.Off)
+	if got := l.Tokens(); got != -1 {
+		t.Fatalf("Tokens() after SetRate(Off) = %v, want the debt of -1", got)
+	}
+	if l.Allow() {
+		t.Fatal("Allow passed with a debt and no refill")
+	}
+	l.SetRate(ratelimit.Every(time.Second))
+	if got := l.Tokens(); got != -1 {
+		t.Fatalf("Tokens() after the rate came back = %v, want the debt of -1", got)
+	}
+	fake.Advance(time.Second)
+	if l.Allow() {
+		t.Fatal("Allow passed 1s after a debt of 1 token, with 0 tokens")
+	}
+	fake.Advance(time.Second)
+	if !l.Allow() {
+		t.Fatal("Allow refused 2s after a debt of 1 token at 1 a second")
+	}
+}
+
+// A clock stepped back is not charged as tokens spent (as with
+// golang.org/x/time/rate): the limiter's time stands still at the latest
+// time it read until the clock passes it. Before, stepping a fake clock
+// back an hour took 3600 tokens.
+func TestClockSteppedBackIsForgiven(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 2, ratelimit.WithClock(fake))
+	fake.Advance(2 * time.Hour)
+	l.Allow() // 1 left
+	fake.Set(fake.Now().Add(-time.Hour))
+	if got := l.Tokens(); got != 1 {
+		t.Fatalf("Tokens() after the clock stepped back 1h = %v, want the 1 left", got)
+	}
+	if !l.Allow() || l.Allow() {
+		t.Fatal("want the token left, then none")
+	}
+	if r := l.Reserve(); r.Delay() != time.Second {
+		t.Errorf("Reserve().Delay() after the step back = %v, want 1s", r.Delay())
+	}
+	// Time stands still until the clock is back where it was: then it
+	// refills again.
+	fake.Advance(time.Hour)
+	if got := l.Tokens(); got != -1 {
+		t.Fatalf("Tokens() when the clock is back = %v, want -1 (the reservation's debt)", got)
+	}
+	fake.Advance(2 * time.Second)
+	if got := l.Tokens(); got != 1 {
+		t.Fatalf("Tokens() 2s later = %v, want 1", got)
 	}
 }

@@ -64,6 +64,23 @@ type Config struct {
 	// long it is, within MaxElapsed and the context's deadline.
 	MaxWait time.Duration
 
+	// MaxRefusalWait is the longest Retry-After hint of an inner guard's
+	// refusal (an error matching resilience.ErrRefused) that the policy
+	// waits for. A refusal whose hint is longer comes back at once, as it
+	// is, whatever the attempts left: behind an open breaker (whose hint
+	// is the rest of its cooldown) or a half-open one with its trials
+	// taken, a call fails fast instead of holding its caller for the
+	// cooldown. A refusal with a hint of at most MaxRefusalWait (a rate
+	// limiter's pushback, a cooldown about to end) is retried after at
+	// least its hint, as an error with a hint is, and a refusal with no
+	// hint (a full bulkhead) after the backoff. 0 means 100 ms.
+	// resilience.Off switches the bound off: a refusal's hint is waited
+	// for as any hint is, up to MaxWait (the policy then waits out an open
+	// breaker's cooldown when it fits MaxWait and MaxElapsed). It bounds
+	// hints of refusals only: a server's hint (an HTTP 429 or 503 with
+	// Retry-After) is bounded by MaxWait alone.
+	MaxRefusalWait time.Duration
+
 	// RetryIf reports whether an attempt's error is worth another attempt.
 	// It is consulted for every failed attempt whose error is not marked
 	// resilience.Permanent, even when the caller's context is done (an
@@ -103,6 +120,8 @@ type Config struct {
 const (
 	defaultAttempts = 3
 	defaultMaxWait  = 10 * time.Second // the least default; defaultBackoff's Max
+
+	defaultMaxRefusalWait = 100 * time.Millisecond
 )
 
 var defaultBackoff = backoff.Exponential(100*time.Millisecond, 2, 10*time.Second).WithJitter(backoff.Full)
@@ -116,8 +135,8 @@ func (c *Config) backoff() backoff.Schedule {
 }
 
 // resolved returns c with every default filled in, as the policy runs
-// it: Attempts Off (no limit) stays Off, MaxWait Off becomes
-// resilience.Never (no hint is longer).
+// it: Attempts Off (no limit) stays Off, MaxWait and MaxRefusalWait Off
+// become resilience.Never (no hint is longer).
 func (c Config) resolved() Config {
 	if c.Attempts == 0 {
 		c.Attempts = defaultAttempts
@@ -128,6 +147,12 @@ func (c Config) resolved() Config {
 		c.MaxWait = max(c.Backoff.Max(), defaultMaxWait)
 	case resilience.Off:
 		c.MaxWait = resilience.Never
+	}
+	switch c.MaxRefusalWait {
+	case 0:
+		c.MaxRefusalWait = defaultMaxRefusalWait
+	case resilience.Off:
+		c.MaxRefusalWait = resilience.Never
 	}
 	if c.Clock == nil {
 		c.Clock = clock.Real()
@@ -146,6 +171,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("retry: MaxElapsed must be >= 0 (0: no bound), got %s", jsonconf.Duration(c.MaxElapsed))
 	case c.MaxWait < 0 && c.MaxWait != resilience.Off:
 		return fmt.Errorf("retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got %v", c.MaxWait)
+	case c.MaxRefusalWait < 0 && c.MaxRefusalWait != resilience.Off:
+		return fmt.Errorf("retry: MaxRefusalWait must be > 0, 0 (the default, 100ms) or Off (no bound), got %v", c.MaxRefusalWait)
 	case c.Attempts == resilience.Off && c.MaxElapsed == 0:
 		return fmt.Errorf("retry: Attempts Off (no limit) needs a MaxElapsed > 0, got %v", c.MaxElapsed)
 	case c.Attempts == resilience.Off && c.backoff().Max() == 0:
@@ -197,24 +224,58 @@ func WithName(name string) Option {
 func WithObserver(o telemetry.Observer) Option { return option(func(c *Config) { c.Observer = o }) }
 
 // WithAttempts sets [Config.Attempts]: the most calls of the op, the first
-// included (1 = no retry; 0 = the default, 3; resilience.Off = no limit,
-// which needs WithMaxElapsed).
-func WithAttempts(n int) Option { return option(func(c *Config) { c.Attempts = n }) }
+// included (1 = no retry; resilience.Off = no limit, which needs
+// WithMaxElapsed). Without it, 3. It panics if n is 0 or below 1 other
+// than Off: an explicit 0 would silently mean the default.
+func WithAttempts(n int) Option {
+	if n < 1 && n != resilience.Off {
+		panic(fmt.Sprintf("retry: WithAttempts(%d): attempts must be >= 1 (1 = no retry), or resilience.Off for no limit; leave the option out for the default, 3", n))
+	}
+	return option(func(c *Config) { c.Attempts = n })
+}
 
 // WithMaxElapsed sets [Config.MaxElapsed]: the bound on one execution's time,
-// waits included (0 = no bound, the default).
+// waits included. Without it, no bound. It panics if d <= 0.
 func WithMaxElapsed(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("retry: WithMaxElapsed(%v): the bound must be > 0; leave the option out for no bound", d))
+	}
 	return option(func(c *Config) { c.MaxElapsed = d })
 }
 
-// WithBackoff sets [Config.Backoff]: the schedule of waits between attempts
-// (the zero Schedule = the default, exponential with full jitter).
-func WithBackoff(s backoff.Schedule) Option { return option(func(c *Config) { c.Backoff = s }) }
+// WithBackoff sets [Config.Backoff]: the schedule of waits between attempts.
+// Without it, exponential with full jitter (see Config.Backoff). It panics
+// if s is the zero Schedule (not set): backoff.Constant(0) is no wait.
+func WithBackoff(s backoff.Schedule) Option {
+	if s.IsZero() {
+		panic("retry: WithBackoff(backoff.Schedule{}): the zero Schedule is not set; use backoff.Constant(0) for no wait, or leave the option out for the default")
+	}
+	return option(func(c *Config) { c.Backoff = s })
+}
 
 // WithMaxWait sets [Config.MaxWait]: the longest single wait; a Retry-After
-// hint beyond it ends the execution (0 = the default, the larger of the
-// Backoff's Max and 10 s; resilience.Off = no cap).
-func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
+// hint beyond it ends the execution (resilience.Off = no cap). Without it,
+// the larger of the Backoff's Max and 10 s. It panics if d is 0 or
+// negative other than Off.
+func WithMaxWait(d time.Duration) Option {
+	if d <= 0 && d != resilience.Off {
+		panic(fmt.Sprintf("retry: WithMaxWait(%v): the wait must be > 0, or resilience.Off for no cap; leave the option out for the default", d))
+	}
+	return option(func(c *Config) { c.MaxWait = d })
+}
+
+// WithMaxRefusalWait sets [Config.MaxRefusalWait]: the longest Retry-After
+// hint of an inner guard's refusal that the policy waits for; a refusal
+// with a longer hint (an open breaker's) comes back at once, as it is.
+// resilience.Off waits for refusals' hints as for any other, up to
+// MaxWait. It panics if d is 0 or negative other than Off (the default,
+// 100 ms, is what not giving the option means).
+func WithMaxRefusalWait(d time.Duration) Option {
+	if d <= 0 && d != resilience.Off {
+		panic(fmt.Sprintf("retry: WithMaxRefusalWait(%v): the wait must be > 0, or resilience.Off for no bound", d))
+	}
+	return option(func(c *Config) { c.MaxRefusalWait = d })
+}
 
 // WithRetryIf sets [Config.RetryIf]: which errors are worth another attempt
 // (nil = all but the built-in exceptions).

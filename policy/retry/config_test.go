@@ -52,17 +52,39 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// The options say the same as the fields, values and messages alike.
-func TestOptionsPanicAsValidate(t *testing.T) {
+// An option states its value: one given 0, where 0 would silently mean
+// the default (WithAttempts(0) was 3 attempts), or a value out of range,
+// panics when it is made, naming the option and the value.
+func TestOptionsPanicOnZeroAndInvalidValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  func() retry.Option
+		want string
+	}{
+		{"WithAttempts(0)", func() retry.Option { return retry.WithAttempts(0) },
+			"retry: WithAttempts(0): attempts must be >= 1 (1 = no retry), or resilience.Off for no limit; leave the option out for the default, 3"},
+		{"WithAttempts(-2)", func() retry.Option { return retry.WithAttempts(-2) },
+			"retry: WithAttempts(-2): attempts must be >= 1 (1 = no retry), or resilience.Off for no limit; leave the option out for the default, 3"},
+		{"WithMaxElapsed(0)", func() retry.Option { return retry.WithMaxElapsed(0) },
+			"retry: WithMaxElapsed(0s): the bound must be > 0; leave the option out for no bound"},
+		{"WithMaxElapsed(-1s)", func() retry.Option { return retry.WithMaxElapsed(-time.Second) },
+			"retry: WithMaxElapsed(-1s): the bound must be > 0; leave the option out for no bound"},
+		{"WithMaxWait(0)", func() retry.Option { return retry.WithMaxWait(0) },
+			"retry: WithMaxWait(0s): the wait must be > 0, or resilience.Off for no cap; leave the option out for the default"},
+		{"WithMaxRefusalWait(0)", func() retry.Option { return retry.WithMaxRefusalWait(0) },
+			"retry: WithMaxRefusalWait(0s): the wait must be > 0, or resilience.Off for no bound"},
+		{"WithBackoff(zero)", func() retry.Option { return retry.WithBackoff(backoff.Schedule{}) },
+			"retry: WithBackoff(backoff.Schedule{}): the zero Schedule is not set; use backoff.Constant(0) for no wait, or leave the option out for the default"},
+	} {
+		if got := panicString(func() { tc.opt() }); got != tc.want {
+			t.Errorf("%s panicked with %q, want %q", tc.name, got, tc.want)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		opts []retry.Option
 		want string
 	}{
-		{"WithAttempts(-2)", []retry.Option{retry.WithAttempts(-2)},
-			"retry: Attempts must be >= 1, 0 (the default, 3) or Off (-1, no limit), got -2"},
-		{"WithMaxElapsed(-1s)", []retry.Option{retry.WithMaxElapsed(-time.Second)},
-			"retry: MaxElapsed must be >= 0 (0: no bound), got -1s"},
 		{"WithAttempts(Off) alone", []retry.Option{retry.WithAttempts(resilience.Off)},
 			"retry: Attempts Off (no limit) needs a MaxElapsed > 0, got 0s"},
 		{"nil option", []retry.Option{nil}, "retry: New option must not be nil"},
@@ -71,6 +93,9 @@ func TestOptionsPanicAsValidate(t *testing.T) {
 			t.Errorf("%s: New panicked with %q, want %q", tc.name, got, tc.want)
 		}
 	}
+	// The options that switch a setting off take Off.
+	_ = retry.New[int](retry.WithAttempts(resilience.Off), retry.WithMaxElapsed(time.Second),
+		retry.WithMaxWait(resilience.Off), retry.WithMaxRefusalWait(resilience.Off))
 }
 
 func TestZeroBudgetIsRejected(t *testing.T) {
@@ -117,7 +142,6 @@ func checkDefaultWaits(t *testing.T, name string, opts ...retry.Option) {
 func TestZeroConfigIsTheDefault(t *testing.T) {
 	checkDefaultWaits(t, "New()")
 	checkDefaultWaits(t, "WithConfig(Config{})", retry.WithConfig(retry.Config{}))
-	checkDefaultWaits(t, "WithAttempts(0), WithBackoff(zero)", retry.WithAttempts(0), retry.WithBackoff(backoff.Schedule{}))
 }
 
 // Regression: WithConfig replaced the defaults, so a Config
@@ -155,7 +179,6 @@ func TestWithConfigSetsOnlyItsNonZeroFields(t *testing.T) {
 	}{
 		{"WithAttempts(2), WithConfig(4 attempts)", []retry.Option{retry.WithAttempts(2), retry.WithConfig(c)}, 4},
 		{"WithConfig(4 attempts), WithAttempts(2)", []retry.Option{retry.WithConfig(c), retry.WithAttempts(2)}, 2},
-		{"WithConfig(4 attempts), WithAttempts(0)", []retry.Option{retry.WithConfig(c), retry.WithAttempts(0)}, 3},
 	} {
 		s := &script{errs: fails(10, errBoom)}
 		_, _ = retry.New[int](tc.opts...).Do(context.Background(), s.op)

@@ -11,7 +11,7 @@
 //
 //   - [New]: the policy, a resilience.Policy[T], configured by options:
 //     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithMaxWait],
-//     [WithRetryIf], [WithOnRetry], [WithName], [WithObserver],
+//     [WithMaxRefusalWait], [WithRetryIf], [WithOnRetry], [WithName], [WithObserver],
 //     [WithClock], [WithBudget], [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time (JSON included); Config{} is the
@@ -25,38 +25,60 @@
 //
 // # Defaults
 //
-// A zero setting, in an option or a [Config] field, means its default;
-// resilience.Off switches off the settings that are on by default and can
-// be off: the limit on attempts and the cap on a single wait.
+// A zero [Config] field means its default; resilience.Off switches off the
+// settings that are on by default and can be off: the limit on attempts,
+// the cap on a single wait, the bound on waits for refusals. An option
+// states its value: given 0 (or the zero Schedule), where 0 would silently
+// mean the default, it panics naming the option and the value; leave the
+// option out for the default.
 //
-//	option            default (0 or not set)                   unit
-//	WithAttempts      3 (calls in total; 1 = no retry;         calls
-//	                  Off = no limit, needs WithMaxElapsed)
-//	WithMaxElapsed    no bound                                 time.Duration
-//	WithBackoff       exponential: 100 ms, ×2, capped at 10 s, time.Duration
-//	                  full jitter (delays uniform in [0, d])
-//	WithMaxWait       the larger of the Backoff's Max and 10 s time.Duration
-//	                  (Off = no cap)
-//	WithRetryIf       nil: every error but the exceptions below
-//	WithOnRetry       nil (no hook)
-//	WithName          "" (no name; the layer is "retry")
-//	WithObserver      nil (no events: retry.attempt_failed,
-//	                  retry.waiting, retry.gave_up; see package
-//	                  telemetry)
-//	WithClock         clock.Real()
-//	WithBudget        nil (no budget)
+//	option              default (not given)                    unit
+//	WithAttempts        3 (calls in total; 1 = no retry;       calls
+//	                    Off = no limit, needs WithMaxElapsed)
+//	WithMaxElapsed      no bound                               time.Duration
+//	WithBackoff         exponential: 100 ms, ×2, capped at     time.Duration
+//	                    10 s, full jitter (delays uniform in
+//	                    [0, d])
+//	WithMaxWait         the larger of the Backoff's Max and    time.Duration
+//	                    10 s (Off = no cap)
+//	WithMaxRefusalWait  100 ms (Off = no bound but MaxWait)    time.Duration
+//	WithRetryIf         nil: every error but the exceptions below
+//	WithOnRetry         nil (no hook)
+//	WithName            "" (no name; the layer is "retry")
+//	WithObserver        nil (no events: retry.attempt_failed,
+//	                    retry.waiting, retry.gave_up; see package
+//	                    telemetry)
+//	WithClock           clock.Real()
+//	WithBudget          nil (no budget)
 //
 // Never retried, whatever the options: the caller's own context errors (a
 // call whose context is already done returns ctx.Err() without running the
 // op; the policy stops as soon as the caller's context is done, without
 // waiting any further, and does not start a wait that would not end before
 // the context's deadline) and errors marked resilience.Permanent. A server's
-// hint, an error with a method RetryAfter() time.Duration (an open breaker,
-// an HTTP 429 or 503 with a Retry-After header), makes the next wait at
-// least that long; a hint longer than MaxWait, or that would pass
-// MaxElapsed or the deadline, ends the execution at once, and a hint of
-// resilience.Never ("never") comes back as it is. So a retry never sleeps
-// longer than MaxWait at a time: 10 s by default.
+// hint, an error with a method RetryAfter() time.Duration (an HTTP 429 or
+// 503 with a Retry-After header), makes the next wait at least that long;
+// a hint longer than MaxWait, or that would pass MaxElapsed or the
+// deadline, ends the execution at once, and a hint of resilience.Never
+// ("never") comes back as it is. So a retry never sleeps longer than
+// MaxWait at a time: 10 s by default.
+//
+// # Refusals fail fast
+//
+// Put the retry outside the breaker (retry > breaker > timeout, the order
+// resilience.Then recommends) and each attempt is counted by the breaker;
+// once it opens, its refusals (breaker.ErrOpen, an *resilience.RefusedError
+// whose hint is the rest of the cooldown) end the retry at once: a refusal
+// of an inner guard whose hint is longer than MaxRefusalWait (100 ms by
+// default) comes back as it is, without a wait and whatever the attempts
+// left, so callers fail fast while the breaker is open and the first call
+// after the cooldown is its trial. A refusal with a short hint, such as a
+// rate limiter's pushback of a few milliseconds, is waited for and retried;
+// raise the bound with WithMaxRefusalWait to wait for longer pushback, or
+// give resilience.Off to wait for every refusal as for any hint (up to
+// MaxWait: the retry then waits out a cooldown that fits MaxWait and
+// MaxElapsed). A refusal without a hint (a full bulkhead) is retried after
+// the backoff.
 //
 // A policy is an immutable value, safe for simultaneous use by multiple
 // goroutines; a [Budget] is shared, and safe for simultaneous use too.

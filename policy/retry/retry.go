@@ -2,6 +2,7 @@ package retry
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -20,9 +21,11 @@ import (
 //
 //  1. If the error is marked resilience.Permanent, or [Config.RetryIf]
 //     rejects it, or its Retry-After hint (see resilience.RetryAfter) is
-//     resilience.Never (a rate limiter of rate 0 refuses so), return it as
-//     it is: no retry could help, so the policy adds nothing, whatever the
-//     state of the caller's context.
+//     resilience.Never (a rate limiter of rate 0 refuses so), or it is an
+//     inner guard's refusal (it matches resilience.ErrRefused) whose hint
+//     is longer than [Config.MaxRefusalWait] (an open breaker's rest of
+//     the cooldown), return it as it is: no retry could help soon, so the
+//     policy adds nothing, whatever the state of the caller's context.
 //  2. If the caller's context is done, stop: the error matches both the
 //     context's error and the attempt's error.
 //  3. If the attempts are used up, stop with an [Error] matching
@@ -43,11 +46,14 @@ import (
 //
 // When the policy gives up, it returns the last attempt's result along with
 // the error; [Error.Reason] says which step stopped the execution. A
-// refusal of an inner guard (an error matching resilience.ErrRefused, such
-// as an open breaker) is an error like any other: it is retried, after at
-// least its Retry-After hint, within MaxWait and MaxElapsed; use
-// [WithRetryIf] to treat refusals otherwise. A panic in the op is not
-// retried: it goes on up to the caller.
+// refusal of an inner guard (an error matching resilience.ErrRefused)
+// fails fast: one whose hint is longer than MaxRefusalWait (100 ms by
+// default: an open breaker's cooldown, a full trial set) comes back at
+// once, as it is; one with a shorter hint (a rate limiter's pushback) is
+// retried after at least that hint, and one with no hint (a full
+// bulkhead) after the backoff, as any other error. [WithMaxRefusalWait]
+// changes the bound, [WithRetryIf] can reject refusals altogether. A panic
+// in the op is not retried: it goes on up to the caller.
 //
 // An execution whose first attempt succeeds costs no allocation and reads
 // no clock unless MaxElapsed or a Budget is set (then one clock reading).
@@ -100,7 +106,7 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 			return v, err
 		}
 		hint, hinted := resilience.RetryAfter(err)
-		if hint == resilience.Never {
+		if hint == resilience.Never || hinted && hint > c.MaxRefusalWait && errors.Is(err, resilience.ErrRefused) {
 			return v, err
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {

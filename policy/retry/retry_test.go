@@ -269,16 +269,50 @@ func (r refusal) Error() string             { return "breaker: open" }
 func (r refusal) Is(target error) bool      { return target == resilience.ErrRefused }
 func (r refusal) RetryAfter() time.Duration { return r.d }
 
-func TestRefusalIsRetriedAfterItsHint(t *testing.T) {
-	clk := newSleeper()
-	s := &script{errs: []error{refusal{5 * time.Second}}}
-	p := retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(time.Minute))
-	v, err := p.Do(context.Background(), s.op)
-	if v != 102 || err != nil {
-		t.Fatalf("Do = %d, %v; want 102, nil", v, err)
-	}
-	if diff := cmp.Diff([]time.Duration{5 * time.Second}, clk.slept); diff != "" {
-		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+// An inner guard's refusal fails fast: one whose hint is longer than
+// MaxRefusalWait (100 ms by default), such as an open breaker's rest of
+// the cooldown, comes back at once and as it is, on any attempt; one with
+// a short hint (a rate limiter's pushback) is waited for and retried, and
+// so is any refusal with WithMaxRefusalWait(Off), within MaxWait.
+func TestRefusalFailsFastUnlessItsHintIsShort(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  []retry.Option
+		errs  []error
+		want  error // nil: success after the waits
+		waits []time.Duration
+		calls int
+	}{
+		{"open breaker", nil, []error{refusal{time.Second}}, refusal{time.Second}, nil, 1},
+		{"opened by the second attempt", []retry.Option{retry.WithBackoff(backoff.Constant(time.Millisecond))},
+			[]error{errBoom, refusal{5 * time.Second}}, refusal{5 * time.Second}, []time.Duration{time.Millisecond}, 2},
+		{"hint just above the default bound", nil, []error{refusal{100*time.Millisecond + 1}}, refusal{100*time.Millisecond + 1}, nil, 1},
+		{"pushback of 10ms", []retry.Option{retry.WithBackoff(backoff.Constant(time.Millisecond))},
+			[]error{refusal{10 * time.Millisecond}}, nil, []time.Duration{10 * time.Millisecond}, 2},
+		{"hint of the default bound", []retry.Option{retry.WithBackoff(backoff.Constant(time.Millisecond))},
+			[]error{refusal{100 * time.Millisecond}}, nil, []time.Duration{100 * time.Millisecond}, 2},
+		{"raised bound", []retry.Option{retry.WithMaxRefusalWait(2 * time.Second)},
+			[]error{refusal{time.Second}}, nil, []time.Duration{time.Second}, 2},
+		{"bound off", []retry.Option{retry.WithMaxRefusalWait(resilience.Off), retry.WithMaxElapsed(time.Minute)},
+			[]error{refusal{5 * time.Second}}, nil, []time.Duration{5 * time.Second}, 2},
+		// A server's hint is not a refusal: MaxRefusalWait does not bound it.
+		{"server hint", nil, []error{hinted{5 * time.Second}}, nil, []time.Duration{5 * time.Second}, 2},
+	} {
+		clk := newSleeper()
+		s := &script{errs: tc.errs}
+		v, err := retry.New[int](append([]retry.Option{retry.WithClock(clk)}, tc.opts...)...).Do(context.Background(), s.op)
+		if tc.want == nil && (err != nil || v != 100+tc.calls) {
+			t.Errorf("%s: Do = %d, %v; want %d, nil", tc.name, v, err, 100+tc.calls)
+		}
+		if tc.want != nil && err != tc.want {
+			t.Errorf("%s: Do = %d, %v; want the refusal itself, %v", tc.name, v, err, tc.want)
+		}
+		if diff := cmp.Diff(tc.waits, clk.slept); diff != "" {
+			t.Errorf("%s: waits mismatch (-want +got):\n%s", tc.name, diff)
+		}
+		if s.calls != tc.calls {
+			t.Errorf("%s: %d calls, want %d", tc.name, s.calls, tc.calls)
+		}
 	}
 }
 
@@ -545,7 +579,7 @@ func TestNeverHintStopsAtOnce(t *testing.T) {
 		t.Errorf("Do = %d, %v after %d calls and waits %v; want 1 and the error itself after 1 call, no wait", v, err, s.calls, clk.slept)
 	}
 	// A real one: the limiter admits one call in all.
-	lim := ratelimit.New(0, 1, ratelimit.WithClock(clk))
+	lim := ratelimit.New(resilience.Off, 1, ratelimit.WithClock(clk))
 	calls := 0
 	p := resilience.Then(retry.New[int](retry.WithClock(clk), retry.WithAttempts(5)), ratelimit.Policy[int](lim))
 	op := func(context.Context) (int, error) { calls++; return 0, errBoom }
@@ -682,7 +716,7 @@ func TestMaxWaitDefault(t *testing.T) {
 		for _, hint := range []time.Duration{tc.want, tc.want + 1} {
 			clk := newSleeper()
 			s := &script{errs: []error{hinted{hint}}}
-			_, err := retry.New[int](retry.WithClock(clk), retry.WithBackoff(tc.backoff)).Do(context.Background(), s.op)
+			_, err := retry.New[int](retry.WithClock(clk), retry.WithConfig(retry.Config{Backoff: tc.backoff})).Do(context.Background(), s.op)
 			if hint == tc.want && (err != nil || len(clk.slept) != 1 || clk.slept[0] != hint) {
 				t.Errorf("%s: hint %v: err %v, waits %v; want the hint waited for, then success", tc.name, hint, err, clk.slept)
 			}
@@ -726,8 +760,8 @@ func TestWithMaxWait(t *testing.T) {
 		}
 	}
 	want := "retry: MaxWait must be > 0, 0 (the default) or Off (no cap), got -2s"
-	if got := panicString(func() { retry.New[int](retry.WithMaxWait(-2 * time.Second)) }); got != want {
-		t.Errorf("WithMaxWait(-2s): New panicked with %q, want %q", got, want)
+	if got, want := panicString(func() { retry.WithMaxWait(-2 * time.Second) }), "retry: WithMaxWait(-2s): the wait must be > 0, or resilience.Off for no cap; leave the option out for the default"; got != want {
+		t.Errorf("WithMaxWait(-2s) panicked with %q, want %q", got, want)
 	}
 	if got := errString(retry.Config{MaxWait: -2 * time.Second}.Validate()); got != want {
 		t.Errorf("Config{MaxWait: -2s}.Validate() = %q, want %q", got, want)

@@ -95,12 +95,23 @@ type option func(*Config)
 func (o option) apply(c *Config) { o(c) }
 
 // WithK sets [Config.K]: the requests let through per accepted request
-// (0: 2, the default).
-func WithK(k float64) Option { return option(func(c *Config) { c.K = k }) }
+// (without it, 2). It panics if k is 0: leave the option out for the
+// default.
+func WithK(k float64) Option {
+	if k == 0 {
+		panic("throttle: WithK(0): K must be finite and >= 1; leave the option out for the default, 2")
+	}
+	return option(func(c *Config) { c.K = k })
+}
 
 // WithWindow sets [Config.Window]: how long requests and accepts are
-// remembered (0: 2 minutes, the default).
-func WithWindow(d time.Duration) Option { return option(func(c *Config) { c.Window = d }) }
+// remembered (without it, 2 minutes). It panics if d is 0.
+func WithWindow(d time.Duration) Option {
+	if d == 0 {
+		panic("throttle: WithWindow(0s): the window must be > 0; leave the option out for the default, 2m0s")
+	}
+	return option(func(c *Config) { c.Window = d })
+}
 
 // WithName sets [Config.Name].
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).

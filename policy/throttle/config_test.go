@@ -113,3 +113,24 @@ func panicOf(f func()) (msg string) {
 	f()
 	return ""
 }
+
+// WithK(0) and WithWindow(0) silently meant the defaults: they panic
+// naming the value.
+func TestOptionsPanicOnZero(t *testing.T) {
+	for _, tc := range []struct {
+		f    func()
+		want string
+	}{
+		{func() { throttle.WithK(0) }, "throttle: WithK(0): K must be finite and >= 1; leave the option out for the default, 2"},
+		{func() { throttle.WithWindow(0) }, "throttle: WithWindow(0s): the window must be > 0; leave the option out for the default, 2m0s"},
+	} {
+		got := func() (msg string) {
+			defer func() { msg = fmt.Sprint(recover()) }()
+			tc.f()
+			return "no panic"
+		}()
+		if got != tc.want {
+			t.Errorf("panicked with %q, want %q", got, tc.want)
+		}
+	}
+}
