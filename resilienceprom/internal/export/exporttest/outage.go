@@ -34,7 +34,8 @@ func Outage(t testing.TB, clk *clock.Fake, reg *telemetry.Registry, obs telemetr
 	p := resilience.Then(
 		call,
 		retry.New[string](retry.WithName("prices"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)),
-			retry.WithMaxWait(time.Second), retry.WithClock(clk), retry.WithObserver(obs)),
+			retry.WithMaxWait(time.Second), retry.WithClock(clk), retry.WithObserver(obs),
+			retry.WithMaxRefusalWait(resilience.Off)), // a refusal's hint is bounded by MaxWait alone: a gave_up
 		attempt,
 		breaker.Policy[string](b),
 	)
