@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
@@ -211,30 +212,51 @@ func (o option) apply(c *Config) { o(c) }
 // WithAlgorithm sets [Config.Algorithm] (nil: Gradient2{}, the default).
 func WithAlgorithm(a Algorithm) Option { return option(func(c *Config) { c.Algorithm = a }) }
 
-// WithLimits sets [Config.Min] and [Config.Max], the bounds of the limit
-// (0: the defaults, 1 and 1000).
+// WithLimits sets [Config.Min] and [Config.Max], the bounds of the limit.
+// Without it they are 1 and 1000. It panics unless 1 <= min <= max; to set
+// one bound only, use WithConfig(Config{Min: n}) or Config{Max: n}.
 func WithLimits(min, max int) Option {
+	if min < 1 || max < min || max > maxCount {
+		panic(fmt.Sprintf("adaptive: WithLimits(%d, %d): the bounds must satisfy 1 <= min <= max <= %d; to set one bound only, use WithConfig", min, max, maxCount))
+	}
 	return option(func(c *Config) { c.Min, c.Max = min, max })
 }
 
 // WithInitial sets [Config.Initial], the limit before the first window
-// ends (0: 20, within the bounds).
-func WithInitial(n int) Option { return option(func(c *Config) { c.Initial = n }) }
+// ends. Without it, 20 (within the bounds). It panics if n < 1.
+func WithInitial(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("adaptive: WithInitial(%d): the initial limit must be >= 1; leave the option out for the default, 20", n))
+	}
+	return option(func(c *Config) { c.Initial = n })
+}
 
 // WithWindow sets [Config.Window] and [Config.MinSamples]: the shortest
-// sampling window and the calls it needs to end (0: 1s and 10).
+// sampling window and the calls it needs to end. Without it, 1s and 10. It
+// panics unless d > 0 and minSamples >= 1.
 func WithWindow(d time.Duration, minSamples int) Option {
+	if d <= 0 || minSamples < 1 {
+		panic(fmt.Sprintf("adaptive: WithWindow(%v, %d): the window must be > 0 and need >= 1 calls; leave the option out for the defaults, 1s and 10", d, minSamples))
+	}
 	return option(func(c *Config) { c.Window, c.MinSamples = d, minSamples })
 }
 
 // WithMaxLatency sets [Config.MaxLatency], the highest latency that can
-// be healthy (0: none, the default).
-func WithMaxLatency(d time.Duration) Option { return option(func(c *Config) { c.MaxLatency = d }) }
+// be healthy. Without it, none. It panics if d <= 0.
+func WithMaxLatency(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("adaptive: WithMaxLatency(%v): the latency must be > 0; leave the option out for none", d))
+	}
+	return option(func(c *Config) { c.MaxLatency = d })
+}
 
 // WithBaselineMemory sets [Config.BaselineMemory], how long a window's
-// latency stays a candidate baseline (0: 10 minutes; resilience.Off: for
-// ever).
+// latency stays a candidate baseline (resilience.Off: for ever). Without
+// it, 10 minutes. It panics if d is 0 or negative other than Off.
 func WithBaselineMemory(d time.Duration) Option {
+	if d <= 0 && d != resilience.Off {
+		panic(fmt.Sprintf("adaptive: WithBaselineMemory(%v): the memory must be > 0, or resilience.Off for ever; leave the option out for the default, 10m", d))
+	}
 	return option(func(c *Config) { c.BaselineMemory = d })
 }
 
@@ -242,9 +264,14 @@ func WithBaselineMemory(d time.Duration) Option {
 // admission (0: no queue, the default).
 func WithMaxQueue(n int) Option { return option(func(c *Config) { c.MaxQueue = n }) }
 
-// WithMaxWait sets [Config.MaxWait]: the longest wait in the queue (0: no
-// limit, the default).
-func WithMaxWait(d time.Duration) Option { return option(func(c *Config) { c.MaxWait = d }) }
+// WithMaxWait sets [Config.MaxWait]: the longest wait in the queue.
+// Without it, no limit. It panics if d <= 0.
+func WithMaxWait(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("adaptive: WithMaxWait(%v): the wait must be > 0; leave the option out for no limit", d))
+	}
+	return option(func(c *Config) { c.MaxWait = d })
+}
 
 // WithReserve sets [Config.Reserve]: the share of the limit kept for calls
 // of higher priority (0: none, the default).

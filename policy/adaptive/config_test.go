@@ -70,7 +70,7 @@ func TestNewPanics(t *testing.T) {
 	if diff := cmp.Diff("adaptive: New option must not be nil", panicOf(func() { adaptive.New(nil) })); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff("adaptive: Max must be >= Min, got Max 5 and Min 10", panicOf(func() { adaptive.New(adaptive.WithLimits(10, 5)) })); diff != "" {
+	if diff := cmp.Diff("adaptive: Max must be >= Min, got Max 5 and Min 10", panicOf(func() { adaptive.New(adaptive.WithConfig(adaptive.Config{Min: 10, Max: 5})) })); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -81,9 +81,9 @@ func TestDefaults(t *testing.T) {
 		want int // the initial limit
 	}{
 		{nil, 20},
-		{[]adaptive.Option{adaptive.WithLimits(30, 0)}, 30},
-		{[]adaptive.Option{adaptive.WithLimits(0, 8)}, 8},
-		{[]adaptive.Option{adaptive.WithLimits(5000, 0)}, 5000},
+		{[]adaptive.Option{adaptive.WithConfig(adaptive.Config{Min: 30})}, 30},
+		{[]adaptive.Option{adaptive.WithConfig(adaptive.Config{Max: 8})}, 8},
+		{[]adaptive.Option{adaptive.WithConfig(adaptive.Config{Min: 5000})}, 5000},
 		{[]adaptive.Option{adaptive.WithInitial(7)}, 7},
 	}
 	for _, tt := range tests {
@@ -164,5 +164,41 @@ func TestConfigJSONErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Unmarshal(%s): %v, want %q", in, err, want)
 		}
+	}
+}
+
+// An option given 0 (or a value 0 would stand for) panics naming itself and
+// the value: a zero means "the default" only in a Config.
+func TestOptionsPanicOnZero(t *testing.T) {
+	tests := []struct {
+		f    func()
+		want string
+	}{
+		{func() { adaptive.WithLimits(0, 8) }, "adaptive: WithLimits(0, 8): the bounds must satisfy 1 <= min <= max"},
+		{func() { adaptive.WithLimits(30, 0) }, "adaptive: WithLimits(30, 0): the bounds must satisfy 1 <= min <= max"},
+		{func() { adaptive.WithLimits(9, 8) }, "adaptive: WithLimits(9, 8): the bounds must satisfy 1 <= min <= max"},
+		{func() { adaptive.WithInitial(0) }, "adaptive: WithInitial(0): the initial limit must be >= 1"},
+		{func() { adaptive.WithWindow(0, 10) }, "adaptive: WithWindow(0s, 10): the window must be > 0"},
+		{func() { adaptive.WithWindow(time.Second, 0) }, "adaptive: WithWindow(1s, 0): the window must be > 0 and need >= 1 calls"},
+		{func() { adaptive.WithMaxLatency(0) }, "adaptive: WithMaxLatency(0s): the latency must be > 0"},
+		{func() { adaptive.WithBaselineMemory(0) }, "adaptive: WithBaselineMemory(0s): the memory must be > 0, or resilience.Off"},
+		{func() { adaptive.WithBaselineMemory(-2) }, "adaptive: WithBaselineMemory(-2ns)"},
+		{func() { adaptive.WithMaxWait(0) }, "adaptive: WithMaxWait(0s): the wait must be > 0"},
+	}
+	for _, tt := range tests {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.HasPrefix(msg, tt.want) {
+					t.Errorf("panic %q, want one starting %q", msg, tt.want)
+				}
+			}()
+			tt.f()
+		}()
+	}
+	// The values they state are taken.
+	l := adaptive.New(adaptive.WithLimits(2, 9), adaptive.WithInitial(3), adaptive.WithBaselineMemory(resilience.Off))
+	if got := l.Stats().Limit; got != 3 {
+		t.Errorf("initial limit %d, want 3", got)
 	}
 }
