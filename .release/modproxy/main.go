@@ -7,8 +7,11 @@
 //
 //	go run . -tree DIR -version VERSION -out PROXYDIR
 //
-// DIR is a tree of this repository (for example from git archive);
-// .release/modules in it lists the public modules.
+// DIR is a tree of this repository holding only the files to publish, as
+// `git archive` of a commit gives (.release/check packs one): every file
+// in it goes into the zips, untracked and ignored ones included.
+// .release/modules in it lists the public modules. A version already in
+// PROXYDIR is replaced; the others stay listed.
 package main
 
 import (
@@ -118,5 +121,22 @@ func write(out string, m module.Version, dir string, gomod []byte) error {
 	if err := os.WriteFile(filepath.Join(base, m.Version+".info"), info, 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(base, "list"), []byte(m.Version+"\n"), 0o644)
+	return addToList(filepath.Join(base, "list"), m.Version)
+}
+
+// addToList adds version to the proxy's list of versions, keeping the ones
+// listed before, sorted by semver.
+func addToList(name, version string) error {
+	old, err := os.ReadFile(name)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	versions := []string{version}
+	for _, v := range strings.Fields(string(old)) {
+		if v != version {
+			versions = append(versions, v)
+		}
+	}
+	semver.Sort(versions)
+	return os.WriteFile(name, []byte(strings.Join(versions, "\n")+"\n"), 0o644)
 }
