@@ -20,8 +20,8 @@ import (
 // burst of 1 at the place that where says (the interceptor or the tap),
 // takes its token, and moves its clock 2.7ms on: the next call is refused
 // with a hint of 197.3ms, a pushback of 198ms. It returns the refused
-// call's error and trailer, made by a client with the dial options given.
-func refusedOnce(t *testing.T, where string, sopts []resiliencegrpc.Option, dopts ...grpc.DialOption) (error, metadata.MD) {
+// call's trailer and error, made by a client with the dial options given.
+func refusedOnce(t *testing.T, where string, sopts []resiliencegrpc.Option, dopts ...grpc.DialOption) (metadata.MD, error) {
 	t.Helper()
 	fk := clock.NewFake()
 	lim := ratelimit.New(5, 1, ratelimit.WithClock(fk), ratelimit.WithName("api"))
@@ -40,7 +40,7 @@ func refusedOnce(t *testing.T, where string, sopts []resiliencegrpc.Option, dopt
 	fk.Advance(2700 * time.Microsecond)
 	var trailer metadata.MD
 	_, err := c.UnaryCall(bounded(t), req("x"), grpc.Trailer(&trailer))
-	return err, trailer
+	return trailer, err
 }
 
 // A remote client gets a generic message, which states the pushback once,
@@ -48,14 +48,14 @@ func refusedOnce(t *testing.T, where string, sopts []resiliencegrpc.Option, dopt
 func TestServerRefusalMessageIsGeneric(t *testing.T) {
 	for _, where := range []string{"interceptor", "tap"} {
 		t.Run(where, func(t *testing.T) {
-			err, _ := refusedOnce(t, where, nil)
+			_, err := refusedOnce(t, where, nil)
 			delay, _ := retryDelay(err)
 			if diff := cmp.Diff([]any{codes.ResourceExhausted, "resource exhausted: retry after 198ms", 198 * time.Millisecond},
 				[]any{status.Code(err), status.Convert(err).Message(), delay}); diff != "" {
 				t.Errorf("code, message, RetryInfo seen by a plain client mismatch (-want +got):\n%s", diff)
 			}
 
-			err, _ = refusedOnce(t, where, nil, grpc.WithUnaryInterceptor(resiliencegrpc.UnaryClientInterceptor(resilience.Policy[any]{})))
+			_, err = refusedOnce(t, where, nil, grpc.WithUnaryInterceptor(resiliencegrpc.UnaryClientInterceptor(resilience.Policy[any]{})))
 			if diff := cmp.Diff("resiliencegrpc: ResourceExhausted: resource exhausted: retry after 198ms", err.Error()); diff != "" {
 				t.Errorf("the client interceptor's error mismatch (-want +got):\n%s", diff)
 			}
@@ -68,7 +68,7 @@ func TestServerRefusalMessageIsGeneric(t *testing.T) {
 
 // The interceptor sends the pushback trailer with the generic message.
 func TestServerRefusalPushbackTrailer(t *testing.T) {
-	err, trailer := refusedOnce(t, "interceptor", nil)
+	trailer, err := refusedOnce(t, "interceptor", nil)
 	if diff := cmp.Diff([]any{codes.ResourceExhausted, []string{"198"}}, []any{status.Code(err), trailer.Get(resiliencegrpc.PushbackKey)}); diff != "" {
 		t.Errorf("code, pushback mismatch (-want +got):\n%s", diff)
 	}
@@ -79,7 +79,7 @@ func TestServerRefusalPushbackTrailer(t *testing.T) {
 func TestServerRefusalWithGuardNames(t *testing.T) {
 	for _, where := range []string{"interceptor", "tap"} {
 		t.Run(where, func(t *testing.T) {
-			err, _ := refusedOnce(t, where, []resiliencegrpc.Option{resiliencegrpc.WithGuardNames()})
+			_, err := refusedOnce(t, where, []resiliencegrpc.Option{resiliencegrpc.WithGuardNames()})
 			if diff := cmp.Diff([]any{codes.ResourceExhausted, "ratelimit: limited (api): retry after 198ms"},
 				[]any{status.Code(err), status.Convert(err).Message()}); diff != "" {
 				t.Errorf("code, message mismatch (-want +got):\n%s", diff)

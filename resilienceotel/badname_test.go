@@ -60,7 +60,7 @@ func TestInvalidUTF8NameIsSanitised(t *testing.T) {
 	for name, metric := range got {
 		for _, set := range attrSets(metric) {
 			for _, kv := range set.ToSlice() {
-				v := kv.Value.Emit()
+				v := kv.Value.String()
 				if !utf8.ValidString(v) {
 					t.Errorf("%s: attribute %s = %q is not valid UTF-8", name, kv.Key, v)
 				}
