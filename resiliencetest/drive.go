@@ -36,8 +36,10 @@ const DriveTimeout = 10 * time.Second
 // earliest deadline, moving the clock exactly to that deadline (with
 // [clock.Fake.AdvanceNext]); timers with equal deadlines fire one at a
 // time, in the order they were armed, with the pipeline quiescent again
-// before each. Drive returns as soon as call has returned, without moving
-// the clock further. So with the same inputs (the same faults and seeds,
+// before each. Once call has returned, Drive moves the clock no further;
+// it waits until the goroutines of the pipeline left behind (an attempt a
+// hedge gave up on, say) are blocked or gone, for at most [DriveTimeout],
+// and returns. So with the same inputs (the same faults and seeds,
 // the same pipeline, the same fake), a driven call returns the same
 // outcome at the same instant of fake on every run, whatever the goroutine
 // schedule and GOMAXPROCS, however the timers of the op, of the policies
@@ -47,20 +49,25 @@ const DriveTimeout = 10 * time.Second
 // goroutine created since Drive began by it, by the goroutine calling
 // Drive (which runs fake's AfterFunc callbacks), or by one of those, at any
 // depth; a goroutine whose creator exited before Drive saw it is counted
-// in. Goroutines that existed before Drive began (a server the test
-// started, a goroutine a previous call abandoned) are not waited for:
-// what they do when a timer wakes them races with the pipeline. Drive reads
+// in; so is a goroutine that an earlier Drive on the same fake counted in
+// and that was still alive when that Drive returned (an op a timeout
+// abandoned, asleep on fake). Other goroutines that existed before Drive
+// began (a server the test started) are not waited for: what they do
+// when a timer wakes them races with the pipeline. Drive reads
 // the goroutines' states from runtime.Stack with all goroutines, which
 // stops the world for a few microseconds per goroutine; it works the same
 // inside and outside a testing/synctest bubble.
 //
-// Two limits remain. Timers armed at the same instant for the same
-// deadline by goroutines running at the same time (two hedged attempts,
-// say) fire in the order the schedule armed them. And a pipeline that
-// also waits on something else than fake (the real clock, the network)
+// Drive fixes when time moves, not how goroutines race between two moves.
+// Limits: goroutines of the pipeline that run at the same time race as
+// the schedule decides (an attempt a hedge starts, or a bulkhead slot
+// hands on, just as the winner returns may or may not reach the
+// dependency before the hedge cancels it); timers they arm for the same
+// deadline fire in the order the schedule armed them; and a pipeline that
+// also waits on something other than fake (the real clock, the network)
 // is quiescent whenever it waits there, so fake may move meanwhile.
 //
-// step no longer decides how far the clock moves: each move goes straight
+// step does not decide how far the clock moves: each move goes straight
 // to the next deadline, so the outcome is the same for every step; step
 // must still be > 0 and Drive panics otherwise.
 //
@@ -77,7 +84,7 @@ func Drive(fake *clock.Fake, step time.Duration, call func()) error {
 	if step <= 0 {
 		panic(fmt.Sprintf("resiliencetest: Drive step must be > 0, got %v", step))
 	}
-	p := newPipeline()
+	p := newPipeline(fake)
 	done := make(chan struct{})
 	var panicked bool
 	var panicVal any
@@ -92,7 +99,23 @@ func Drive(fake *clock.Fake, step time.Duration, call func()) error {
 		call()
 		panicked = false
 	}()
+	guard := time.NewTimer(DriveTimeout)
+	defer guard.Stop()
+	// finish lets the goroutines the call left behind settle, then hands
+	// back the call's panic or Goexit, if any.
 	finish := func() error {
+		guard.Reset(DriveTimeout)
+		var w waiter
+		for !p.quiescent() {
+			select {
+			case <-guard.C:
+				p.save(fake)
+				return nil // call returned; what it left behind keeps running
+			default:
+			}
+			w.wait(time.Millisecond)
+		}
+		p.save(fake)
 		switch {
 		case panicked && panicVal == nil:
 			runtime.Goexit() // call called runtime.Goexit (t.FailNow, say)
@@ -101,14 +124,13 @@ func Drive(fake *clock.Fake, step time.Duration, call func()) error {
 		}
 		return nil
 	}
-	guard := time.NewTimer(DriveTimeout)
-	defer guard.Stop()
 	var w waiter
 	for {
 		select {
 		case <-done:
 			return finish()
 		case <-guard.C:
+			p.save(fake)
 			return ErrStuck
 		default:
 		}

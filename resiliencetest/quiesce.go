@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"runtime"
 	"strconv"
+	"strings"
+	"sync"
+	"weak"
+
+	"github.com/f0b5b96b/resilience/clock"
 )
 
 // pipeline tells when the goroutines of a driven call are all blocked.
@@ -37,15 +42,57 @@ type gstate struct {
 	blocked    bool
 }
 
-func newPipeline() *pipeline {
+// members remembers, for each fake, the goroutines that earlier Drive calls
+// counted in the pipeline and that were alive when the last one returned:
+// an attempt a hedge left behind, an op a timeout abandoned, blocked on the
+// fake, is still of the pipeline in the next Drive on that fake. An entry
+// goes when its fake is garbage collected.
+var members sync.Map // weak.Pointer[clock.Fake] -> map[uint64]bool
+
+// newPipeline snapshots the goroutines alive as Drive begins on fake: those
+// that earlier Drive calls on fake counted in stay in, the others are left
+// out.
+func newPipeline(fake *clock.Fake) *pipeline {
 	p := &pipeline{old: map[uint64]bool{}, in: map[uint64]bool{}, out: map[uint64]bool{}, buf: make([]byte, 64<<10)}
 	p.drive = currentGoroutine()
+	var before map[uint64]bool
+	if v, ok := members.Load(weak.Make(fake)); ok {
+		before = v.(map[uint64]bool)
+	}
 	for _, g := range p.snapshot() {
-		if g.id != p.drive {
+		switch {
+		case g.id == p.drive:
+		case before[g.id]:
+			p.in[g.id] = true
+		default:
 			p.old[g.id] = true
 		}
 	}
 	return p
+}
+
+// save remembers the goroutines of the pipeline still alive, for the next
+// Drive on fake.
+func (p *pipeline) save(fake *clock.Fake) {
+	alive := map[uint64]bool{}
+	gs := p.snapshot()
+	byID := make(map[uint64]*gstate, len(gs))
+	for i := range gs {
+		byID[gs[i].id] = &gs[i]
+	}
+	for i := range gs {
+		if id := gs[i].id; id != p.drive && p.member(id, byID, 0) {
+			alive[id] = true
+		}
+	}
+	wp := weak.Make(fake)
+	if len(alive) == 0 {
+		members.Delete(wp)
+		return
+	}
+	if _, loaded := members.Swap(wp, alive); !loaded {
+		runtime.AddCleanup(fake, func(wp weak.Pointer[clock.Fake]) { members.Delete(wp) }, wp)
+	}
 }
 
 // quiescent reports whether every goroutine of the pipeline alive now is
@@ -165,9 +212,12 @@ func parseGoroutines(b []byte, gs []gstate) []gstate {
 // (which its holder, running, will release) is not blocked: it moves on by
 // itself.
 func blockedStatus(s string) bool {
-	for _, suffix := range []string{" (durable)", " (scan)", " (leaked)"} {
-		if len(s) > len(suffix) && s[len(s)-len(suffix):] == suffix {
-			s = s[:len(s)-len(suffix)]
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, suffix := range []string{" (durable)", " (scan)", " (leaked)"} {
+			if t, ok := strings.CutSuffix(s, suffix); ok {
+				s, trimmed = t, true
+			}
 		}
 	}
 	switch s {
