@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -239,4 +240,38 @@ func TestDriveKeepsEarlierCallsGoroutines(t *testing.T) {
 			t.Fatalf("wake-up order mismatch (-want +got):\n%s", diff)
 		}
 	}
+}
+
+// The caller's context, cancelled by a timer of the fake armed before the
+// call, ends at the same instant as the timeout and the op's delay: the
+// caller's timer, armed first, fires first, on every run.
+func TestDriveCallersContextTimerFiresInArmingOrder(t *testing.T) {
+	const runs = 300
+	seen := driveMany(t, runs, time.Millisecond, func(fake *clock.Fake) func() error {
+		ctx, cancel := context.WithCancel(context.Background())
+		fake.AfterFunc(50*time.Millisecond, cancel)
+		p := timeout.New[struct{}](50*time.Millisecond, timeout.WithClock(fake))
+		op := resiliencetest.NewDependency(struct{}{}, resiliencetest.Delay(fake, resiliencetest.Fixed(50*time.Millisecond)))
+		return func() error { _, err := p.Do(ctx, op.Call); return err }
+	})
+	want := map[outcome]int{{Err: "context canceled", Elapsed: 50 * time.Millisecond}: runs}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Fatalf("outcomes over %d runs mismatch (-want +got):\n%s", runs, diff)
+	}
+}
+
+// Inside a testing/synctest bubble Drive works the same.
+func TestDriveInsideBubbleIsDeterministic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const runs = 100
+		seen := driveMany(t, runs, 50*time.Millisecond, func(fake *clock.Fake) func() error {
+			p := timeout.New[struct{}](200*time.Millisecond, timeout.WithClock(fake))
+			op := resiliencetest.NewDependency(struct{}{}, resiliencetest.Delay(fake, resiliencetest.Fixed(50*time.Millisecond)))
+			return func() error { _, err := p.Do(context.Background(), op.Call); return err }
+		})
+		want := map[outcome]int{{Err: "", Elapsed: 50 * time.Millisecond}: runs}
+		if diff := cmp.Diff(want, seen); diff != "" {
+			t.Fatalf("outcomes over %d runs mismatch (-want +got):\n%s", runs, diff)
+		}
+	})
 }
