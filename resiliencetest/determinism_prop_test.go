@@ -3,6 +3,7 @@ package resiliencetest_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -22,12 +23,14 @@ import (
 	"github.com/f0b5b96b/resilience/resiliencetest"
 )
 
-// pipelineCase is a small pipeline (retry, breaker, timeout, hedge,
-// bulkhead, outermost first, each optional) over a dependency with a
-// fault, called a few times in a row with a pause between calls.
+// pipelineCase is a small pipeline (retry, with seeded jitter or none,
+// breaker, timeout, hedge, bulkhead, outermost first, each optional) over a
+// dependency with a fault, called a few times in a row with a pause between
+// calls.
 type pipelineCase struct {
 	Attempts     int           // retry; 0: none
 	RetryWait    time.Duration // retry's constant backoff
+	JitterSeed   uint64        // full jitter drawn with WithRand from this seed; 0: no jitter
 	Threshold    int           // breaker; 0: none
 	Cooldown     time.Duration
 	Timeout      time.Duration // 0: none
@@ -106,6 +109,9 @@ func drawPipelineCase(t *rapid.T) pipelineCase {
 	if rapid.Bool().Draw(t, "retry") {
 		c.Attempts = rapid.IntRange(1, 4).Draw(t, "attempts")
 		c.RetryWait = drawMillis(t, 1, 100, "retryWait")
+		if rapid.Bool().Draw(t, "jitter") {
+			c.JitterSeed = rapid.Uint64Min(1).Draw(t, "jitterSeed")
+		}
 	}
 	if rapid.Bool().Draw(t, "breaker") {
 		c.Threshold = rapid.IntRange(1, 3).Draw(t, "threshold")
@@ -156,7 +162,12 @@ func (c pipelineCase) run() ([]callOutcome, error) {
 	start := fake.Now()
 	var layers []resilience.Policy[int]
 	if c.Attempts > 0 {
-		layers = append(layers, retry.New[int](retry.WithAttempts(c.Attempts), retry.WithBackoff(backoff.Constant(c.RetryWait)), retry.WithClock(fake)))
+		opts := []retry.Option{retry.WithAttempts(c.Attempts), retry.WithBackoff(backoff.Constant(c.RetryWait)), retry.WithClock(fake)}
+		if c.JitterSeed != 0 {
+			opts = append(opts, retry.WithBackoff(backoff.Constant(c.RetryWait).WithJitter(backoff.Full)),
+				retry.WithRand(rand.New(rand.NewPCG(c.JitterSeed, 0))))
+		}
+		layers = append(layers, retry.New[int](opts...))
 	}
 	if c.Threshold > 0 {
 		b := breaker.New(breaker.WithThreshold(c.Threshold), breaker.WithCooldown(c.Cooldown), breaker.WithClock(fake))
