@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/f0b5b96b/resilience/internal/lockedrand"
 )
 
 // kind is the growth rule of a Schedule. The zero kind is unset, so the
@@ -34,8 +36,8 @@ const (
 //
 // A Schedule is an immutable value: it is safe to copy and to share, and
 // methods such as [Schedule.WithJitter] return a modified copy. It is safe
-// for simultaneous use by multiple goroutines as long as its random source
-// is; the default source is (see [Schedule.WithRand]).
+// for simultaneous use by multiple goroutines, with the default random
+// source and with one given to [Schedule.WithRand].
 type Schedule struct {
 	kind   kind
 	jitter Jitter
@@ -180,16 +182,19 @@ func (s Schedule) WithJitter(j Jitter) Schedule {
 }
 
 // WithRand returns a copy of s that draws its jitter from r. A nil r selects
-// the default source, the top-level functions of math/rand/v2, which are safe
-// for simultaneous use. A seeded r makes the delays reproducible, which is
-// useful in tests.
+// the default source, the top-level functions of math/rand/v2. A seeded r
+// makes the delays reproducible: the same seed gives the same delays, draw
+// for draw, which is useful in tests.
 //
-// A [rand.Rand] is not safe for simultaneous use, and the returned schedule
-// and every [Sequence] started from it share r: with a non-nil r, the caller
-// must not use the schedule's sequences (or its [Schedule.Delays]) from more
-// than one goroutine at a time.
+// Concurrency: a [rand.Rand] is not safe for simultaneous use, so the
+// returned schedule draws from r under a mutex of its own; the schedule and
+// the sequences started from it (each used by one goroutine at a time, as
+// any [Sequence]) may then run on many goroutines at once. Sequences that
+// draw at the same time take r's numbers in the order they reach the mutex.
+// r must not be used elsewhere (by another WithRand, say) while the schedule
+// is in use. WithRand allocates once; a draw does not.
 func (s Schedule) WithRand(r *rand.Rand) Schedule {
-	s.rnd = r
+	s.rnd = lockedrand.New(r)
 	return s
 }
 

@@ -482,3 +482,31 @@ func BenchmarkSequenceNext(b *testing.B) {
 		})
 	}
 }
+
+// A schedule with a seeded source may run sequences on many goroutines at
+// once (under -race, a bare *rand.Rand would race), and between them they
+// draw the seed's numbers: the same multiset of delays as one goroutine
+// drawing them all.
+func TestWithRandIsSafeForSimultaneousSequences(t *testing.T) {
+	const goroutines, per = 8, 50
+	s := backoff.Constant(time.Second).WithJitter(backoff.Full)
+	shared := s.WithRand(seeded(7))
+	var mu sync.Mutex
+	var got []time.Duration
+	var wg sync.WaitGroup
+	for range goroutines {
+		wg.Go(func() {
+			ds := next(shared, per)
+			mu.Lock()
+			got = append(got, ds...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	want := next(s.WithRand(seeded(7)), goroutines*per)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatal("sequences drawing at once did not share out the seed's delays")
+	}
+}

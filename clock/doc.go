@@ -8,7 +8,8 @@
 //   - [Real] returns the Clock backed by the time package; use it in
 //     production.
 //   - [NewFake] returns a [Fake], a manual clock for tests. Time stands still
-//     until the test calls [Fake.Advance] or [Fake.Set]; [Fake.Waiters] and
+//     until the test calls [Fake.Advance] or [Fake.Set], or fires the next
+//     timer alone with [Fake.AdvanceNext]; [Fake.Waiters] and
 //     [Fake.BlockUntil] let a test wait until the code under test has armed
 //     its timers, without sleeping.
 //

@@ -98,10 +98,10 @@ func (f *Fake) NewTimer(d time.Duration) Timer {
 // now+d. C() of the returned Timer is nil. A d <= 0 makes the timer due at
 // the current time, so it fires on the next Advance (Advance(0) suffices).
 //
-// fn runs synchronously in the goroutine calling Advance or Set, with the
-// Fake unlocked: it may call any method of the Fake or of its Timers
-// (Now, NewTimer, AfterFunc, Stop, Reset, Waiters, ...) except Advance,
-// Set and a Sleep that would block: time cannot move until fn returns, so
+// fn runs synchronously in the goroutine calling Advance, AdvanceNext or
+// Set, with the Fake unlocked: it may call any method of the Fake or of its
+// Timers (Now, NewTimer, AfterFunc, Stop, Reset, Waiters, ...) except
+// Advance, AdvanceNext, Set and a Sleep that would block: time cannot move until fn returns, so
 // those panic rather than wait for ever. fn must not block waiting for the
 // Fake's time to move in any other way either (a goroutine of its own that
 // sleeps, say), which would hang. AfterFunc panics if fn is nil.
@@ -199,6 +199,47 @@ func (f *Fake) Set(t time.Time) {
 	}
 	f.mu.Unlock()
 	f.advanceTo(t)
+}
+
+// AdvanceNext fires the next armed timer alone: the one with the earliest
+// deadline, equal deadlines in arming order (created or Reset). It first
+// moves the Fake's time to that deadline if it is later than the current
+// time (it never moves time back), then sends on the timer's channel or
+// runs its AfterFunc callback synchronously, in the calling goroutine, with
+// the Fake unlocked. It reports whether a timer fired; with no timer armed
+// it does nothing and reports false.
+//
+// Unlike Advance, which fires every due timer in one call, AdvanceNext lets
+// the caller wait between two firings at the same instant until the code
+// woken by the first has reacted; resiliencetest.Drive uses it so that
+// timers that coincide take effect one after the other, in a fixed order.
+//
+// Concurrent calls to AdvanceNext, Advance and Set are serialised. Called
+// from an AfterFunc callback of the same Fake, AdvanceNext panics, as
+// Advance does.
+func (f *Fake) AdvanceNext() bool {
+	f.lockAdvance("AdvanceNext")
+	defer f.advMu.Unlock()
+	f.lock()
+	if len(f.timers) == 0 {
+		f.mu.Unlock()
+		return false
+	}
+	t := heap.Pop(&f.timers).(*fakeTimer)
+	if t.when.After(f.now) {
+		f.now = t.when
+	}
+	if t.c != nil {
+		f.sendLocked(t)
+	}
+	f.notifyLocked()
+	f.mu.Unlock()
+	if t.fn != nil {
+		f.firing.Store(goid(&f.stack))
+		defer f.firing.Store(0)
+		t.fn()
+	}
+	return true
 }
 
 // lockAdvance locks f.advMu for op (Advance or Set). When it is held, it

@@ -74,6 +74,45 @@ func TestFakeFiresInDeadlineThenArmingOrder(t *testing.T) {
 	}
 }
 
+// AdvanceNext fires one timer per call, in the order Advance would, moving
+// the time to each deadline, and reports false once none is armed.
+func TestFakeAdvanceNextFiresOneTimerAtATime(t *testing.T) {
+	f := clock.NewFake()
+	var got []string
+	add := func(name string, d time.Duration) clock.Timer {
+		return f.AfterFunc(d, func() { got = append(got, fmt.Sprintf("%s@%v", name, f.Now().Sub(epoch))) })
+	}
+	add("a", 3*time.Second)
+	add("b", time.Second)
+	c := add("c", 2*time.Second)
+	ch := f.NewTimer(time.Second)
+	add("e", 2*time.Second)
+	c.Reset(2 * time.Second)
+	want := []string{"b@1s", "ch@1s", "e@2s", "c@2s", "a@3s"}
+	for i, w := range want {
+		if !f.AdvanceNext() {
+			t.Fatalf("AdvanceNext #%d = false, want true", i+1)
+		}
+		if v, ok := received(ch.C()); ok {
+			got = append(got, fmt.Sprintf("ch@%v", v.Sub(epoch)))
+		}
+		if diff := cmp.Diff(want[:i+1], got); diff != "" {
+			t.Fatalf("after AdvanceNext #%d (%s): firings mismatch (-want +got):\n%s", i+1, w, diff)
+		}
+	}
+	if f.AdvanceNext() {
+		t.Fatal("AdvanceNext with no timer armed = true, want false")
+	}
+	if got, want := f.Now(), epoch.Add(3*time.Second); !got.Equal(want) {
+		t.Fatalf("Now() = %v, want %v (the last deadline: AdvanceNext moves no further)", got, want)
+	}
+	// A timer due now fires without moving the time.
+	f.AfterFunc(0, func() {})
+	if !f.AdvanceNext() || !f.Now().Equal(epoch.Add(3*time.Second)) {
+		t.Fatalf("AdvanceNext of a timer due now: Now() = %v, want epoch+3s", f.Now())
+	}
+}
+
 func TestFakeChannelTimersFireInOrderWithDeadlineValues(t *testing.T) {
 	f := clock.NewFake()
 	t1 := f.NewTimer(2 * time.Second)
@@ -696,6 +735,7 @@ var moves = []struct {
 }{
 	{"Advance", func(f *clock.Fake) { f.Advance(time.Second) }},
 	{"Set", func(f *clock.Fake) { f.Set(f.Now().Add(time.Second)) }},
+	{"AdvanceNext", func(f *clock.Fake) { f.AdvanceNext() }},
 }
 
 // Advance, Set or a Sleep that would block, called from an AfterFunc

@@ -30,6 +30,11 @@
 // Time comes from a clock.Clock: give the faults and the pipeline the same
 // clock.Fake, and step both with [Drive], so that a test of backoffs,
 // cooldowns and timeouts of minutes runs in microseconds and never sleeps.
+// Drive moves the fake only when every goroutine of the pipeline is
+// blocked, and then to the earliest deadline, one timer at a time: a driven
+// call with the same inputs returns the same outcome at the same virtual
+// instant on every run, whatever the goroutine schedule (see [Drive] for
+// the rule and its limits).
 //
 // Random faults and latencies take a seed: a test that calls them in the
 // same order gets the same faults. Everything in the package is safe for

@@ -16,7 +16,9 @@
 // an on/off switch, both changeable at run time from any goroutine, shared
 // by any number of chaos policies. While the injector is off (or its rate
 // is 0) a chaos policy costs one atomic load and no allocation: leave it
-// in the production pipeline, and switch it on for an experiment.
+// in the production pipeline, and switch it on for an experiment. In a
+// test, seed it with [WithRand] so that the same calls get chaos on every
+// run.
 //
 // Put chaos policies innermost, next to the dependency, so that the other
 // policies see an injected fault as one of the dependency's:

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+
+	"github.com/f0b5b96b/resilience/internal/lockedrand"
 )
 
 // Injector decides which calls get chaos: each call that reaches a chaos
@@ -32,16 +34,52 @@ type Injector struct {
 // share of calls that get chaos (0 none, 1 all). random draws a number in
 // [0, 1) for each call when the rate is strictly between 0 and 1; it must
 // be safe for simultaneous use. nil means the top-level Float64 of
-// math/rand/v2. Pass a seeded function (behind a lock) to make a test's
-// chaos repeatable. NewInjector panics if rate is not in [0, 1].
-func NewInjector(rate float64, random func() float64) *Injector {
+// math/rand/v2. To make a test's chaos repeatable, give a seeded source
+// with [WithRand] (and random nil), or a seeded function of your own
+// behind a lock. NewInjector panics if rate is not in [0, 1], if an option
+// is nil, and if both random and WithRand are given.
+func NewInjector(rate float64, random func() float64, opts ...InjectorOption) *Injector {
 	checkRate(rate)
+	var o injectorOptions
+	for _, opt := range opts {
+		if opt == nil {
+			panic("chaos: NewInjector option must not be nil")
+		}
+		opt(&o)
+	}
+	if o.random != nil {
+		if random != nil {
+			panic("chaos: NewInjector: both random and WithRand given; give one source")
+		}
+		random = o.random
+	}
 	if random == nil {
 		random = rand.Float64
 	}
 	in := &Injector{rate: rate, enabled: true, random: random}
 	in.p.Store(math.Float64bits(rate))
 	return in
+}
+
+// InjectorOption configures an [Injector] in [NewInjector].
+type InjectorOption func(*injectorOptions)
+
+type injectorOptions struct {
+	random func() float64
+}
+
+// WithRand makes the injector draw from r's Float64, under a mutex of the
+// injector's: a seeded r makes the chaos repeatable (the same seed and the
+// same order of calls give chaos to the same calls), and calls on many
+// goroutines may share it, taking r's numbers in the order they reach the
+// mutex. r must not be used elsewhere while the injector is in use. It
+// panics if r is nil: leave the option out for the default source.
+func WithRand(r *rand.Rand) InjectorOption {
+	if r == nil {
+		panic("chaos: WithRand(nil): the source must not be nil; leave the option out for math/rand/v2's Float64")
+	}
+	f := lockedrand.Float64(r)
+	return func(o *injectorOptions) { o.random = f }
 }
 
 func checkRate(rate float64) {

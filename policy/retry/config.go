@@ -2,6 +2,7 @@ package retry
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -25,8 +26,8 @@ import (
 // switches it off.
 //
 // A Config reads and writes JSON ([Config.MarshalJSON]) with durations as
-// Go duration strings; RetryIf, OnRetry, Observer, Clock and Budget are
-// not serialised.
+// Go duration strings; RetryIf, OnRetry, Observer, Clock, Budget and Rand
+// are not serialised.
 type Config struct {
 	// Name identifies the policy in its layer name ("retry(prices)") and
 	// its events. "" (the default): no name, the layer is "retry".
@@ -114,6 +115,16 @@ type Config struct {
 	// that calls the same dependency: each execution is counted in it, and
 	// each retry needs its permission. nil means no budget.
 	Budget *Budget
+
+	// Rand, if not nil, is the random source of the Backoff's jitter, in
+	// place of the Backoff's own (see backoff.Schedule.WithRand): a seeded
+	// one makes the waits repeatable, the same seed giving the same waits
+	// draw for draw. The policy draws from it under a mutex, so executions
+	// on many goroutines may share it; Rand must not be used elsewhere
+	// while the policy is in use. nil (the default) keeps the Backoff's
+	// source (math/rand/v2's top-level functions unless the Backoff has
+	// one). It is not written to or read from JSON.
+	Rand *rand.Rand
 }
 
 // The defaults of the fields whose zero value means one.
@@ -142,6 +153,9 @@ func (c Config) resolved() Config {
 		c.Attempts = defaultAttempts
 	}
 	c.Backoff = c.backoff()
+	if c.Rand != nil {
+		c.Backoff = c.Backoff.WithRand(c.Rand)
+	}
 	switch c.MaxWait {
 	case 0:
 		c.MaxWait = max(c.Backoff.Max(), defaultMaxWait)
@@ -187,7 +201,7 @@ func (c Config) Validate() error {
 // names: durations as Go duration strings ("250ms"; MaxWait Off as
 // "off"), Attempts Off as -1, Backoff as [backoff.Schedule.MarshalJSON]
 // writes it.
-// RetryIf, OnRetry, Observer, Clock and Budget are left out.
+// RetryIf, OnRetry, Observer, Clock, Budget and Rand are left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
@@ -290,6 +304,18 @@ func WithOnRetry(f func(attempt int, err error, delay time.Duration)) Option {
 
 // WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+
+// WithRand sets [Config.Rand]: the Backoff's jitter draws from r, under a
+// mutex of the policy's, so that a seeded r makes the waits repeatable and
+// executions on many goroutines may share it; r must not be used elsewhere
+// while the policy is in use. It panics if r is nil: leave the option out
+// for the default source.
+func WithRand(r *rand.Rand) Option {
+	if r == nil {
+		panic("retry: WithRand(nil): the source must not be nil; leave the option out for the Backoff's own (math/rand/v2's by default)")
+	}
+	return option(func(c *Config) { c.Rand = r })
+}
 
 // WithBudget sets [Config.Budget]: a retry budget shared per dependency
 // (nil = no budget).

@@ -12,7 +12,7 @@
 //   - [New]: the policy, a resilience.Policy[T], configured by options:
 //     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithMaxWait],
 //     [WithMaxRefusalWait], [WithRetryIf], [WithOnRetry], [WithName], [WithObserver],
-//     [WithClock], [WithBudget], [WithConfig].
+//     [WithClock], [WithBudget], [WithRand], [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time (JSON included); Config{} is the
 //     default configuration.
@@ -50,6 +50,8 @@
 //	                    telemetry)
 //	WithClock           clock.Real()
 //	WithBudget          nil (no budget)
+//	WithRand            the Backoff's own source (math/rand/v2's
+//	                    top-level functions by default)
 //
 // Never retried, whatever the options: the caller's own context errors (a
 // call whose context is already done returns ctx.Err() without running the

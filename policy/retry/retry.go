@@ -61,7 +61,7 @@ import (
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
 // if the configuration is invalid. The policy is safe for simultaneous use
-// by multiple goroutines if its hooks and backoff's random source are.
+// by multiple goroutines if its hooks are.
 func New[T any](opts ...Option) resilience.Policy[T] {
 	var c Config
 	for _, o := range opts {

@@ -3,10 +3,12 @@ package throttle
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
+	"github.com/f0b5b96b/resilience/internal/lockedrand"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -124,8 +126,23 @@ func WithName(name string) Option {
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
 
 // WithRandom sets [Config.Random], the source of the refusals' draws (nil:
-// math/rand/v2's Float64).
+// math/rand/v2's Float64). f must be safe for simultaneous use; for a
+// seeded *rand.Rand, use [WithRand].
 func WithRandom(f func() float64) Option { return option(func(c *Config) { c.Random = f }) }
+
+// WithRand sets [Config.Random] to draw from r's Float64 under a mutex of
+// the throttler's: a seeded r makes the refusals repeatable (the same seed
+// and the same order of requests give the same refusals), and requests on
+// many goroutines may share it, taking r's numbers in the order they reach
+// the mutex. r must not be used elsewhere while the throttler is in use.
+// It panics if r is nil: leave the option out for the default source.
+func WithRand(r *rand.Rand) Option {
+	if r == nil {
+		panic("throttle: WithRand(nil): the source must not be nil; leave the option out for math/rand/v2's Float64")
+	}
+	f := lockedrand.Float64(r)
+	return option(func(c *Config) { c.Random = f })
+}
 
 // WithConfig sets the fields of c that are not zero, and only those, so
 // it never erases an earlier option or a default. Options after it change

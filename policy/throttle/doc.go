@@ -25,8 +25,8 @@
 // # Entry points
 //
 //   - [New] creates a Throttler; [Option]s configure it: [WithK],
-//     [WithWindow], [WithName], [WithClock], [WithRandom]. A [Config]
-//     read at run time (it reads and writes JSON) is checked with
+//     [WithWindow], [WithName], [WithClock], [WithRandom], [WithRand]. A
+//     [Config] read at run time (it reads and writes JSON) is checked with
 //     [Config.Validate] and given with [WithConfig], which sets its
 //     non-zero fields only.
 //   - [Throttler.Allow] lets a request through, or refuses it; the
@@ -43,6 +43,7 @@
 //	WithName, Name         unnamed
 //	WithClock, Clock       clock.Real()
 //	WithRandom, Random     math/rand/v2's Float64       in [0, 1)
+//	WithRand, Random       (a seeded *rand.Rand, locked)
 //
 // # Errors
 //

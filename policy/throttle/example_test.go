@@ -17,7 +17,7 @@ import (
 // the first failures it refuses most requests itself.
 func ExampleNew() {
 	rng := rand.New(rand.NewPCG(1, 2)) // seeded, so the example's count repeats
-	th := throttle.New(throttle.WithName("payments"), throttle.WithClock(clock.NewFake()), throttle.WithRandom(rng.Float64))
+	th := throttle.New(throttle.WithName("payments"), throttle.WithClock(clock.NewFake()), throttle.WithRand(rng))
 	sent := 0
 	for range 1000 {
 		p, err := th.Allow()
