@@ -20,4 +20,9 @@
 // delay(fixed(30ms)))" or "retry{Attempts: 3, Backoff: constant(100ms)}", so
 // a failing case reads at a glance; rapid shrinks it towards fewer steps,
 // earlier times, healthier faults and smaller settings.
+//
+// Pipelines built on the real clock (clock.Real(), the default, or the time
+// package) are property-tested with [CheckInBubble] instead of rapid.Check:
+// each run of the property is in a testing/synctest bubble of its own, so
+// backoffs, cooldowns and deadlines take bubble time, not real time.
 package rapidgen
