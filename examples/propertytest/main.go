@@ -1,10 +1,12 @@
-// Command propertytest is a service's own pipeline, with the property test
-// that proves it: see pipeline_test.go. The test drives the pipeline with
-// pgregory.net/rapid against a fake dependency of the fault kit
-// (resiliencetest) whose outage follows a random timeline
-// (resiliencetest/rapidgen), with random pauses between calls, on a
-// clock.Fake, so it runs in milliseconds however long the backoffs and
-// cooldowns are.
+// Command propertytest is a service's own pipeline, with the property tests
+// that prove it: see pipeline_test.go. The tests run the pipeline with
+// pgregory.net/rapid against fake dependencies of the fault kit
+// (resiliencetest), with random pauses between calls, drawn with the
+// generators of resiliencetest/rapidgen, and take no real time however long
+// the backoffs, cooldowns and deadlines are. TestInventoryPolicy runs the
+// pipeline on the real clock, each check in a testing/synctest bubble
+// (rapidgen.CheckInBubble); TestInventoryBreaker runs it on a clock.Fake
+// that resiliencetest.Drive moves.
 //
 // It is a module of its own, as a service using the library would be: it
 // needs rapid and the rapidgen module, which the core module does not.
