@@ -23,7 +23,6 @@ var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 func TestCheckInBubbleTimeIsVirtual(t *testing.T) {
 	var runs atomic.Int64
 	var slept atomic.Int64
-	wall := time.Now()
 	CheckInBubble(t, func(t *rapid.T) {
 		runs.Add(1)
 		if now := time.Now(); !now.Equal(epoch) {
@@ -42,8 +41,8 @@ func TestCheckInBubbleTimeIsVirtual(t *testing.T) {
 	if runs.Load() == 0 {
 		t.Fatal("the property never ran")
 	}
-	if took, virtual := time.Since(wall), time.Duration(slept.Load()); took > time.Minute || virtual < time.Hour {
-		t.Errorf("%d runs slept %v of bubble time in %v of real time", runs.Load(), virtual, took)
+	if slept := time.Duration(slept.Load()); slept < time.Hour {
+		t.Errorf("%d runs slept %v of bubble time in all, want hours", runs.Load(), slept)
 	}
 }
 
