@@ -96,12 +96,18 @@ func TestFailingProperty(t *testing.T) {
 }
 
 // runFailing runs TestFailingProperty in a child process and returns its
-// output; the child must fail.
+// output; the child must fail, within 2 minutes.
 func runFailing(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestFailingProperty$", "-test.count=1", "-rapid.nofailfile"}, args...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	args = append([]string{"-test.run=^TestFailingProperty$", "-test.count=1", "-rapid.nofailfile"}, args...)
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "RAPIDGEN_FAILING="+name)
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("%s: the child process still running after 2m0s:\n%s", name, out)
+	}
 	if _, failed := err.(*exec.ExitError); !failed {
 		t.Fatalf("%s: the child process did not fail (%v):\n%s", name, err, out)
 	}
