@@ -249,24 +249,26 @@ func (c BreakerConfig) withDefaults() BreakerConfig {
 	return c
 }
 
-// localOptions are the options of the local breaker: the same rules.
+// localOptions are the options of the local breaker: the same rules. They
+// go through a breaker.Config, whose zero fields mean policy/breaker's
+// defaults, as they do in BreakerConfig (an option given 0 panics).
 func localOptions(c BreakerConfig, onChange func(breaker.Transition)) []breaker.Option {
-	return []breaker.Option{
-		breaker.WithName(c.Name),
-		breaker.WithThreshold(c.Threshold), // 0 (the default rule) and Off mean the same as in policy/breaker
-		breaker.WithFailureRatio(c.FailureRatio),
-		breaker.WithSlowCallRatio(c.SlowCallRatio),
-		breaker.WithSlowCall(c.SlowCall),
-		breaker.WithWindowDuration(c.WindowDuration),
-		breaker.WithWindowBuckets(c.WindowBuckets),
-		breaker.WithMinCalls(c.MinCalls),
-		breaker.WithCooldown(c.Cooldown),
-		breaker.WithTrialTimeout(c.TrialTimeout),
-		breaker.WithMaxTrials(c.MaxTrials),
-		breaker.WithSuccessThreshold(c.SuccessThreshold),
-		breaker.WithClassify(c.Classify),
-		breaker.WithOnStateChange(onChange),
-	}
+	return []breaker.Option{breaker.WithConfig(breaker.Config{
+		Name:             c.Name,
+		Threshold:        c.Threshold, // 0 (the default rule) and Off mean the same as in policy/breaker
+		FailureRatio:     c.FailureRatio,
+		SlowCallRatio:    c.SlowCallRatio,
+		SlowCall:         c.SlowCall,
+		WindowDuration:   c.WindowDuration,
+		WindowBuckets:    c.WindowBuckets,
+		MinCalls:         c.MinCalls,
+		Cooldown:         c.Cooldown,
+		TrialTimeout:     c.TrialTimeout,
+		MaxTrials:        c.MaxTrials,
+		SuccessThreshold: c.SuccessThreshold,
+		Classify:         c.Classify,
+		OnStateChange:    onChange,
+	})}
 }
 
 // Name returns the breaker's name.
