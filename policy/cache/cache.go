@@ -283,21 +283,23 @@ func (c *Cache[T]) refresh(ctx context.Context, key string, load func(context.Co
 	go c.fly(ctx, key, sh, f, load, true)
 }
 
-// miss answers a call of key that hit found nothing for: it waits for the
-// load in flight, or starts one.
-func (c *Cache[T]) miss(ctx context.Context, key string, load func(context.Context) (T, error)) (v T, err error) {
+// join answers a call of key that hit found nothing for, if a load just
+// stored a fresh entry (done); otherwise it returns the flight to wait
+// for: one in progress (Coalesced), or a new one (Miss) that the caller
+// must start with launch. A caller whose ctx is done gets ctx.Err().
+func (c *Cache[T]) join(ctx context.Context, key string) (f *flight[T], o Outcome, v T, err error, done bool) {
 	if err = ctx.Err(); err != nil {
-		return v, err // the caller gave up: no load starts
+		return nil, 0, v, err, true // the caller gave up: no load starts
 	}
 	sh := c.shard(key)
 	sh.mu.Lock()
-	if f := sh.flights[key]; f != nil {
+	if f = sh.flights[key]; f != nil {
 		sh.mu.Unlock()
 		sh.coalesced.Add(1)
 		if c.obs != nil {
 			c.obs.Observe(telemetry.Event{Type: EventCoalesced, Name: c.name, Key: key})
 		}
-		return c.wait(ctx, key, f, Coalesced)
+		return f, Coalesced, v, nil, false
 	}
 	// A load that ended since hit looked stored its result before it left
 	// the flights, under this lock.
@@ -311,17 +313,16 @@ func (c *Cache[T]) miss(ctx context.Context, key string, load func(context.Conte
 		if c.obs != nil {
 			c.obs.Observe(telemetry.Event{Type: EventHit, Name: c.name, Key: key, Err: e.Err})
 		}
-		return e.Value, e.Err
+		return nil, Hit, e.Value, e.Err, true
 	}
-	f := &flight[T]{done: make(chan struct{})}
+	f = &flight[T]{done: make(chan struct{})}
 	sh.flights[key] = f
 	sh.mu.Unlock()
 	sh.misses.Add(1)
 	if c.obs != nil {
 		c.obs.Observe(telemetry.Event{Type: EventMiss, Name: c.name, Key: key})
 	}
-	go c.fly(ctx, key, sh, f, load, false)
-	return c.wait(ctx, key, f, Miss)
+	return f, Miss, v, nil, false
 }
 
 // wait waits for f, or for ctx to end, and answers the call.
@@ -519,7 +520,14 @@ func (c *Cache[T]) Policy() resilience.Policy[T] {
 			c.refresh(ctx, key, next.Call)
 			return v, err
 		}
-		return c.miss(ctx, key, next.Call)
+		f, o, v, err, done := c.join(ctx, key)
+		if done {
+			return v, err
+		}
+		if o == Miss {
+			go c.fly(ctx, key, c.shard(key), f, next.Call, false)
+		}
+		return c.wait(ctx, key, f, o)
 	})
 }
 
@@ -529,7 +537,8 @@ func (c *Cache[T]) Policy() resilience.Policy[T] {
 // resilience.Guard(pipeline, fn) as fn: StaleIfError then covers the
 // pipeline's failures and refusals.
 //
-// A hit allocates nothing; a miss allocates the closure of fn and a. It
+// A hit, and a call that waits for another's load, allocate nothing; a
+// call that starts a load allocates the closure of fn and a, and the load. It
 // panics if c, key or fn is nil, and, when called, if ctx is nil.
 func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A) (T, error)) func(context.Context, A) (T, error) {
 	switch {
@@ -559,7 +568,14 @@ func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A
 			c.refresh(ctx, k, func(ctx context.Context) (T, error) { return fn(ctx, a) })
 			return v, err
 		}
-		return c.miss(ctx, k, func(ctx context.Context) (T, error) { return fn(ctx, a) })
+		f, o, v, err, done := c.join(ctx, k)
+		if done {
+			return v, err
+		}
+		if o == Miss {
+			go c.fly(ctx, k, c.shard(k), f, func(ctx context.Context) (T, error) { return fn(ctx, a) }, false)
+		}
+		return c.wait(ctx, k, f, o)
 	}
 }
 
