@@ -225,12 +225,12 @@ const (
 )
 
 // hit answers a call of key from the store if it can.
-func (c *Cache[T]) hit(ctx context.Context, key string) (v T, err error, r hitResult) {
+func (c *Cache[T]) hit(ctx context.Context, key string) (v T, r hitResult, err error) {
 	now := c.clock.Now()
 	sh := c.shard(key)
 	e, ok := c.lookup(sh, key, now)
 	if !ok {
-		return v, nil, notFound
+		return v, notFound, nil
 	}
 	if now.Before(e.Expires) {
 		sh.hits.Add(1)
@@ -240,7 +240,7 @@ func (c *Cache[T]) hit(ctx context.Context, key string) (v T, err error, r hitRe
 		if c.obs != nil {
 			c.obs.Observe(telemetry.Event{Type: EventHit, Name: c.name, Key: key, Err: e.Err})
 		}
-		return e.Value, e.Err, fresh
+		return e.Value, fresh, e.Err
 	}
 	if e.Err == nil && now.Before(e.Expires.Add(c.swr)) {
 		age := now.Sub(e.Expires)
@@ -252,9 +252,9 @@ func (c *Cache[T]) hit(ctx context.Context, key string) (v T, err error, r hitRe
 		if c.obs != nil {
 			c.obs.Observe(telemetry.Event{Type: EventStale, Name: c.name, Key: key, Elapsed: age})
 		}
-		return e.Value, nil, staleSWR
+		return e.Value, staleSWR, nil
 	}
-	return v, nil, notFound
+	return v, notFound, nil
 }
 
 // refresh starts a background load of key, unless one is in flight or
@@ -512,7 +512,7 @@ func (c *Cache[T]) Policy() resilience.Policy[T] {
 			}
 			return next.Call(ctx)
 		}
-		v, err, r := c.hit(ctx, key)
+		v, r, err := c.hit(ctx, key)
 		switch r {
 		case fresh:
 			return v, err
@@ -560,7 +560,7 @@ func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A
 			}
 			return fn(ctx, a)
 		}
-		v, err, r := c.hit(ctx, k)
+		v, r, err := c.hit(ctx, k)
 		switch r {
 		case fresh:
 			return v, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
@@ -19,6 +20,8 @@ import (
 	"github.com/f0b5b96b/resilience/policy/cache"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var errDown = errors.New("dependency down")
 
@@ -73,11 +76,11 @@ func (r *recorder) take() []string {
 }
 
 // get calls p under key k and returns what it returned, with the Info.
-func get(t *testing.T, p resilience.Policy[string], op resilience.Op[string], k string) (string, error, cache.Info) {
+func get(t *testing.T, p resilience.Policy[string], op resilience.Op[string], k string) (string, cache.Info, error) {
 	t.Helper()
 	ctx, info := cache.WithInfo(cache.Key(context.Background(), k))
 	v, err := p.Do(ctx, op)
-	return v, err, *info
+	return v, *info, err
 }
 
 func want(t *testing.T, gotV string, gotErr error, wantV string, wantErr error) {
@@ -92,22 +95,22 @@ func TestHitWithinTTLMissAfter(t *testing.T) {
 		clk := clock.NewFake()
 		c := cache.New[string](time.Minute, cache.WithClock(clk))
 		p, dep := c.Policy(), &counter{}
-		v, err, info := get(t, p, dep.op, "a")
+		v, info, err := get(t, p, dep.op, "a")
 		want(t, v, err, "v1", nil)
 		if info.Outcome != cache.Miss {
 			t.Fatalf("first call: outcome %v, want miss", info.Outcome)
 		}
 		synctest.Wait()
 		clk.Advance(time.Minute - 1)
-		v, err, info = get(t, p, dep.op, "a")
+		v, info, err = get(t, p, dep.op, "a")
 		want(t, v, err, "v1", nil)
 		if diff := cmp.Diff(cache.Info{Outcome: cache.Hit}, info); diff != "" {
 			t.Fatalf("hit info mismatch (-want +got):\n%s", diff)
 		}
 		clk.Advance(1)
-		v, err, _ = get(t, p, dep.op, "a")
+		v, _, err = get(t, p, dep.op, "a")
 		want(t, v, err, "v2", nil)
-		v, err, _ = get(t, p, dep.op, "b")
+		v, _, err = get(t, p, dep.op, "b")
 		want(t, v, err, "v3", nil)
 		synctest.Wait()
 		s := c.Stats()
@@ -121,7 +124,7 @@ func TestEmptyKeyBypasses(t *testing.T) {
 	c := cache.New[string](time.Minute)
 	p, dep := c.Policy(), &counter{}
 	for i := 1; i <= 2; i++ {
-		v, err, info := get(t, p, dep.op, "")
+		v, info, err := get(t, p, dep.op, "")
 		want(t, v, err, fmt.Sprintf("v%d", i), nil)
 		if info.Outcome != cache.Bypassed {
 			t.Fatalf("outcome %v, want bypassed", info.Outcome)
@@ -179,7 +182,7 @@ func TestTooLargeValueReturnedNotStored(t *testing.T) {
 		if s := c.Stats(); s.Entries != 0 || s.Bytes != 0 {
 			t.Fatalf("a value larger than MaxBytes was stored: %+v", s)
 		}
-		v, err, info := get(t, p, small, "k")
+		v, info, err := get(t, p, small, "k")
 		want(t, v, err, "ok", nil)
 		if info.Outcome != cache.Miss {
 			t.Fatalf("outcome %v after a too-large value, want miss", info.Outcome)
@@ -225,11 +228,11 @@ func TestMaxEntriesEvictsLeastRecentlyUsed(t *testing.T) {
 		if got := dep.calls.Load(); got != 3 {
 			t.Fatalf("%d loads, want 3", got)
 		}
-		_, _, info := get(t, p, dep.op, "a")
+		_, info, _ := get(t, p, dep.op, "a")
 		if info.Outcome != cache.Hit {
 			t.Fatalf("a: %v, want hit", info.Outcome)
 		}
-		_, _, info = get(t, p, dep.op, "b")
+		_, info, _ = get(t, p, dep.op, "b")
 		if info.Outcome != cache.Miss {
 			t.Fatalf("b: %v, want miss (evicted)", info.Outcome)
 		}
@@ -390,7 +393,7 @@ func TestStaleWhileRevalidate(t *testing.T) {
 		synctest.Wait()
 		clk.Advance(time.Second + 5*time.Millisecond)
 		for range 3 {
-			v, err, info := get(t, p, op, "k")
+			v, info, err := get(t, p, op, "k")
 			want(t, v, err, "v1", nil)
 			if diff := cmp.Diff(cache.Info{Outcome: cache.Hit, Stale: true, Age: 5 * time.Millisecond}, info); diff != "" {
 				t.Fatalf("stale hit info mismatch (-want +got):\n%s", diff)
@@ -402,13 +405,13 @@ func TestStaleWhileRevalidate(t *testing.T) {
 		}
 		close(release)
 		synctest.Wait()
-		v, err, info := get(t, p, op, "k")
+		v, info, err := get(t, p, op, "k")
 		want(t, v, err, "v2", nil)
 		if info.Outcome != cache.Hit || info.Stale {
 			t.Fatalf("after the refresh: %+v, want a fresh hit", info)
 		}
 		clk.Advance(time.Second + time.Minute) // past the window: a miss
-		v, err, info = get(t, p, op, "k")
+		v, info, err = get(t, p, op, "k")
 		want(t, v, err, "v3", nil)
 		if info.Outcome != cache.Miss {
 			t.Fatalf("past the window: %+v, want a miss", info)
@@ -465,10 +468,10 @@ func TestRefreshFailureKeepsStaleValue(t *testing.T) {
 		synctest.Wait()
 		dep.fail(errDown)
 		clk.Advance(2 * time.Second)
-		v, err, _ := get(t, p, dep.op, "k")
+		v, _, err := get(t, p, dep.op, "k")
 		want(t, v, err, "v1", nil)
 		synctest.Wait()
-		v, err, info := get(t, p, dep.op, "k")
+		v, info, err := get(t, p, dep.op, "k")
 		want(t, v, err, "v1", nil)
 		if !info.Stale {
 			t.Fatalf("info %+v: want stale", info)
@@ -506,7 +509,7 @@ func TestStaleIfError(t *testing.T) {
 			t.Fatalf("info mismatch (-want +got):\n%s", diff)
 		}
 		clk.Advance(1) // MaxStale reached: the error comes through
-		v, err, info2 := get(t, p, dep.op, "k")
+		v, info2, err := get(t, p, dep.op, "k")
 		want(t, v, err, "", errDown)
 		if info2.Stale {
 			t.Fatal("an error marked stale")
@@ -531,7 +534,7 @@ func TestStaleIfErrorCoversGuardRefusal(t *testing.T) {
 		synctest.Wait()
 		open = true
 		clk.Advance(2 * time.Second)
-		v, err, info := get(t, p, dep.op, "k")
+		v, info, err := get(t, p, dep.op, "k")
 		want(t, v, err, "v1", nil)
 		if !info.Stale || !errors.Is(info.Err, resilience.ErrRefused) {
 			t.Fatalf("info %+v: want stale, with the refusal", info)
@@ -550,10 +553,10 @@ func TestStaleIfChoosesErrors(t *testing.T) {
 		synctest.Wait()
 		clk.Advance(2 * time.Second)
 		dep.fail(errBad)
-		v, err, _ := get(t, p, dep.op, "k")
+		v, _, err := get(t, p, dep.op, "k")
 		want(t, v, err, "", errBad)
 		dep.fail(errDown)
-		v, err, _ = get(t, p, dep.op, "k")
+		v, _, err = get(t, p, dep.op, "k")
 		want(t, v, err, "v1", nil)
 	})
 }
@@ -566,10 +569,10 @@ func TestNegativeCaching(t *testing.T) {
 			cache.WithNegative(time.Second, func(err error) bool { return errors.Is(err, errNotFound) }))
 		p, dep := c.Policy(), &counter{}
 		dep.fail(errNotFound)
-		_, err, _ := get(t, p, dep.op, "k")
+		_, _, err := get(t, p, dep.op, "k")
 		want(t, "", err, "", errNotFound)
 		synctest.Wait()
-		_, err, info := get(t, p, dep.op, "k")
+		_, info, err := get(t, p, dep.op, "k")
 		want(t, "", err, "", errNotFound)
 		if info.Outcome != cache.Hit || dep.calls.Load() != 1 {
 			t.Fatalf("%+v after %d calls: want the error cached", info, dep.calls.Load())
@@ -642,7 +645,7 @@ func TestPurge(t *testing.T) {
 		if s := c.Stats(); s.Entries != 0 {
 			t.Fatalf("%d entries after Purge", s.Entries)
 		}
-		_, _, info := get(t, p, dep.op, "a")
+		_, info, _ := get(t, p, dep.op, "a")
 		if info.Outcome != cache.Miss {
 			t.Fatalf("after Purge: %v, want miss", info.Outcome)
 		}
@@ -755,7 +758,7 @@ func TestSharedStore(t *testing.T) {
 		dep := &counter{}
 		_, _, _ = get(t, a.Policy(), dep.op, "k")
 		synctest.Wait()
-		v, _, info := get(t, b.Policy(), dep.op, "k")
+		v, info, _ := get(t, b.Policy(), dep.op, "k")
 		if v != "v1" || info.Outcome != cache.Hit {
 			t.Fatalf("the second cache got %q (%v), want the first's v1 as a hit", v, info.Outcome)
 		}
@@ -857,7 +860,7 @@ func TestWithConfigKeepsTTL(t *testing.T) {
 		_, _, _ = get(t, p, dep.op, "k")
 		synctest.Wait()
 		clk.Advance(time.Minute - 1)
-		if _, _, info := get(t, p, dep.op, "k"); info.Outcome != cache.Hit {
+		if _, info, _ := get(t, p, dep.op, "k"); info.Outcome != cache.Hit {
 			t.Fatalf("WithConfig without TTL changed New's TTL: %v", info.Outcome)
 		}
 	})
