@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -864,4 +865,47 @@ func TestWithConfigKeepsTTL(t *testing.T) {
 			t.Fatalf("WithConfig without TTL changed New's TTL: %v", info.Outcome)
 		}
 	})
+}
+
+func TestShardedCacheStaysWithinMaxEntries(t *testing.T) {
+	testwait.Bubble(t, func(t *testing.T) {
+		const max = 1024 // 16 shards of 64
+		c := cache.New[string](time.Minute, cache.WithMaxEntries(max))
+		get := cache.Guard(c, func(k string) string { return k }, func(_ context.Context, k string) (string, error) { return k, nil })
+		for i := range 4 * max {
+			k := strconv.Itoa(i)
+			if v, _ := get(context.Background(), k); v != k {
+				t.Fatalf("got %q for key %q", v, k)
+			}
+		}
+		synctest.Wait()
+		s := c.Stats()
+		if s.Entries > max || s.Entries < max/2 || s.Evictions != uint64(4*max-s.Entries) {
+			t.Fatalf("stats %+v: want at most %d entries, the rest evicted", s, max)
+		}
+		if v, _ := get(context.Background(), strconv.Itoa(4*max-1)); v != strconv.Itoa(4*max-1) {
+			t.Fatal("the last key is not served")
+		}
+	})
+}
+
+func TestGuardNilContextPanics(t *testing.T) {
+	get := cache.Guard(cache.New[string](time.Minute), func(k string) string { return k }, func(context.Context, string) (string, error) { return "", nil })
+	defer func() {
+		if r, _ := recover().(string); !strings.HasPrefix(r, "cache: a guarded function called with a nil context") {
+			t.Fatalf("panic %q", r)
+		}
+	}()
+	var ctx context.Context
+	_, _ = get(ctx, "k")
+}
+
+func TestDoneContextStartsNoLoad(t *testing.T) {
+	c := cache.New[string](time.Minute)
+	dep := &counter{}
+	ctx, cancel := context.WithCancel(cache.Key(context.Background(), "k"))
+	cancel()
+	if _, err := c.Policy().Do(ctx, dep.op); !errors.Is(err, context.Canceled) || dep.calls.Load() != 0 {
+		t.Fatalf("got %v after %d calls: want context.Canceled and no load", err, dep.calls.Load())
+	}
 }

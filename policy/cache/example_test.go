@@ -185,3 +185,15 @@ func ExampleConfig() {
 	fmt.Println(cfg.MaxEntries, cfg.StaleIfError, cfg.LoadTimeout == resilience.Off, c)
 	// Output: 500 10m0s true cache
 }
+
+// Two caches share one store: what one loads, the other serves.
+func ExampleWithStore() {
+	shared := &mapStore{m: map[string]cache.Entry[string]{}}
+	a := cache.New[string](time.Minute, cache.WithStore[string](shared))
+	b := cache.New[string](time.Minute, cache.WithStore[string](shared))
+	_, _ = a.Policy().Do(cache.Key(context.Background(), "k"), func(context.Context) (string, error) { return "from a", nil })
+	ctx, info := cache.WithInfo(cache.Key(context.Background(), "k"))
+	v, _ := b.Policy().Do(ctx, func(context.Context) (string, error) { return "from b", nil })
+	fmt.Println(v, info.Outcome)
+	// Output: from a hit
+}
