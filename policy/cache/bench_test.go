@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -53,21 +54,26 @@ func BenchmarkHitParallel(b *testing.B) {
 	})
 }
 
-// BenchmarkCoalescedMiss measures a miss shared by 8 callers: one load,
-// 7 waiters. Allocations are per caller.
+// BenchmarkCoalescedMiss measures a miss of one key by n callers at once:
+// one load, n-1 waiters. B/op and allocs/op are per miss, the callers'
+// goroutines included (one closure each); the difference between n=1 and
+// n=16, over 15, is the cost of a waiter.
 func BenchmarkCoalescedMiss(b *testing.B) {
-	const waiters = 8
-	c := cache.New[int](time.Hour)
-	get := cache.Guard(c, func(k string) string { return k }, func(ctx context.Context, k string) (int, error) { return 1, nil })
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	b.ReportAllocs()
-	for b.Loop() {
-		c.Purge()
-		wg.Add(waiters)
-		for range waiters {
-			go func() { _, _ = get(ctx, "k"); wg.Done() }()
-		}
-		wg.Wait()
+	for _, n := range []int{1, 16} {
+		b.Run(fmt.Sprintf("callers=%d", n), func(b *testing.B) {
+			c := cache.New[int](time.Hour)
+			get := cache.Guard(c, func(k string) string { return k }, func(ctx context.Context, k string) (int, error) { return 1, nil })
+			ctx := context.Background()
+			var wg sync.WaitGroup
+			b.ReportAllocs()
+			for b.Loop() {
+				c.Purge()
+				wg.Add(n)
+				for range n {
+					go func() { _, _ = get(ctx, "k"); wg.Done() }()
+				}
+				wg.Wait()
+			}
+		})
 	}
 }
