@@ -69,14 +69,24 @@ type Cache[T any] struct {
 // flight, and counters.
 type shard[T any] struct {
 	mu      sync.Mutex
-	index   lru.Index[string, Entry[T]]
-	list    lru.List[string, Entry[T]]
+	index   lru.Index[string, *record[T]]
+	list    lru.List[string, *record[T]]
 	bytes   int64
 	flights map[string]*flight[T]
 
 	hits, misses, coalesced, stale, evictions, refreshes, refreshFailed atomic.Uint64
 
 	_ [64]byte
+}
+
+// record is an entry of the in-memory store. fresh is true until a timer
+// of the cache's clock, armed when the entry is stored, fires at its
+// Expires: a hit reads the flag, not the clock. A record is never reused:
+// a new value of the key gets a new record.
+type record[T any] struct {
+	e     Entry[T]
+	fresh atomic.Bool
+	timer clock.Timer
 }
 
 // flight is one load in progress. v, err, negative and panicked are
@@ -191,12 +201,12 @@ func (c *Cache[T]) lookupLocked(sh *shard[T], key string, now time.Time) (Entry[
 	if le == nil {
 		return Entry[T]{}, false
 	}
-	if !now.Before(le.Value.Discard) {
+	if !now.Before(le.Value.e.Discard) {
 		sh.remove(le)
 		return Entry[T]{}, false
 	}
 	sh.list.PushFront(le)
-	return le.Value, true
+	return le.Value.e, true
 }
 
 func (c *Cache[T]) lookup(sh *shard[T], key string, now time.Time) (Entry[T], bool) {
@@ -209,10 +219,11 @@ func (c *Cache[T]) lookup(sh *shard[T], key string, now time.Time) (Entry[T], bo
 	return e, ok
 }
 
-func (sh *shard[T]) remove(le *lru.Entry[string, Entry[T]]) {
+func (sh *shard[T]) remove(le *lru.Entry[string, *record[T]]) {
 	le.Remove()
 	sh.index.Delete(le)
-	sh.bytes -= le.Value.Size
+	sh.bytes -= le.Value.e.Size
+	le.Value.timer.Stop()
 }
 
 // hitResult is what [Cache.hit] found.
@@ -226,20 +237,31 @@ const (
 
 // hit answers a call of key from the store if it can.
 func (c *Cache[T]) hit(ctx context.Context, key string) (v T, r hitResult, err error) {
-	now := c.clock.Now()
 	sh := c.shard(key)
+	if c.store == nil {
+		// A fresh record needs no clock.
+		sh.mu.Lock()
+		le := sh.index.Get(key)
+		if le == nil {
+			sh.mu.Unlock()
+			return v, notFound, nil
+		}
+		if rec := le.Value; rec.fresh.Load() {
+			sh.list.PushFront(le)
+			v, err = rec.e.Value, rec.e.Err
+			sh.mu.Unlock()
+			c.hitFresh(ctx, sh, key, err)
+			return v, fresh, err
+		}
+		sh.mu.Unlock()
+	}
+	now := c.clock.Now()
 	e, ok := c.lookup(sh, key, now)
 	if !ok {
 		return v, notFound, nil
 	}
 	if now.Before(e.Expires) {
-		sh.hits.Add(1)
-		if info := infoOf(ctx); info != nil {
-			*info = Info{Outcome: Hit}
-		}
-		if c.obs != nil {
-			c.obs.Observe(telemetry.Event{Type: EventHit, Name: c.name, Key: key, Err: e.Err})
-		}
+		c.hitFresh(ctx, sh, key, e.Err)
 		return e.Value, fresh, e.Err
 	}
 	if e.Err == nil && now.Before(e.Expires.Add(c.swr)) {
@@ -255,6 +277,17 @@ func (c *Cache[T]) hit(ctx context.Context, key string) (v T, r hitResult, err e
 		return e.Value, staleSWR, nil
 	}
 	return v, notFound, nil
+}
+
+// hitFresh counts and reports a fresh hit.
+func (c *Cache[T]) hitFresh(ctx context.Context, sh *shard[T], key string, err error) {
+	sh.hits.Add(1)
+	if info := infoOf(ctx); info != nil {
+		*info = Info{Outcome: Hit}
+	}
+	if c.obs != nil {
+		c.obs.Observe(telemetry.Event{Type: EventHit, Name: c.name, Key: key, Err: err})
+	}
 }
 
 // refresh starts a background load of key, unless one is in flight or
@@ -306,13 +339,7 @@ func (c *Cache[T]) join(ctx context.Context, key string) (f *flight[T], o Outcom
 	now := c.clock.Now()
 	if e, ok := c.lookupLocked(sh, key, now); ok && now.Before(e.Expires) {
 		sh.mu.Unlock()
-		sh.hits.Add(1)
-		if info := infoOf(ctx); info != nil {
-			*info = Info{Outcome: Hit}
-		}
-		if c.obs != nil {
-			c.obs.Observe(telemetry.Event{Type: EventHit, Name: c.name, Key: key, Err: e.Err})
-		}
+		c.hitFresh(ctx, sh, key, e.Err)
 		return nil, Hit, e.Value, e.Err, true
 	}
 	f = &flight[T]{done: make(chan struct{})}
@@ -406,8 +433,9 @@ func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], refresh bool) {
 	var e Entry[T]
 	store := false
 	tooLarge := false
+	var now time.Time
 	if !f.panicked {
-		now := c.clock.Now()
+		now = c.clock.Now()
 		switch {
 		case f.err == nil:
 			e = Entry[T]{Value: f.v, Expires: now.Add(c.ttl), Discard: now.Add(c.ttl + c.keep)}
@@ -427,7 +455,7 @@ func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], refresh bool) {
 	if !f.detached {
 		switch {
 		case store:
-			evicted = c.setLocked(sh, key, e)
+			evicted = c.setLocked(sh, key, e, now)
 		case tooLarge:
 			c.deleteLocked(sh, key) // the stored value is older than the one returned
 		}
@@ -455,17 +483,21 @@ func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], refresh bool) {
 
 // setLocked stores e under key and evicts what the bounds require; it
 // returns the keys evicted if there is an observer.
-func (c *Cache[T]) setLocked(sh *shard[T], key string, e Entry[T]) (evicted []string) {
+func (c *Cache[T]) setLocked(sh *shard[T], key string, e Entry[T], now time.Time) (evicted []string) {
 	if c.store != nil {
 		c.store.Set(key, e)
 		return nil
 	}
+	rec := &record[T]{e: e}
+	rec.fresh.Store(true)
+	rec.timer = c.clock.AfterFunc(e.Expires.Sub(now), func() { rec.fresh.Store(false) })
 	le := sh.index.Get(key)
 	if le != nil {
-		sh.bytes -= le.Value.Size
-		le.Value = e
+		sh.bytes -= le.Value.e.Size
+		le.Value.timer.Stop()
+		le.Value = rec
 	} else {
-		le = &lru.Entry[string, Entry[T]]{Value: e}
+		le = &lru.Entry[string, *record[T]]{Value: rec}
 		sh.index.Add(key, le)
 	}
 	sh.bytes += e.Size

@@ -105,10 +105,16 @@
 //
 // # Cost and concurrency
 //
-// A Cache is safe for simultaneous use by multiple goroutines. A hit takes
-// one clock reading, one lock of its shard and no allocation; a call that
-// waits for another's load allocates nothing; a call that starts a load
-// allocates the load (its flight, context, timer and goroutine). The
+// A Cache is safe for simultaneous use by multiple goroutines. A hit of
+// the in-memory store takes one lock of its shard, reads no clock and
+// allocates nothing: each entry has a timer of the cache's clock, armed
+// when it is stored, that marks it stale at its TTL. With clock.Real the
+// mark comes when the runtime runs the timer, which can be a little after
+// the TTL (the runtime's timer latency, microseconds on an idle machine);
+// with a clock.Fake it comes exactly at the TTL. A hit through a [Store]
+// reads the clock instead. A call that waits for another's load allocates
+// nothing; a call that starts a load allocates the load (its flight,
+// context, timers and goroutine) and the entry it stores. The
 // observer is called from the calling goroutine, or the load's, never
 // with a lock held.
 package cache
