@@ -410,6 +410,7 @@ func (c *Cache[T]) fly(parent context.Context, key string, sh *shard[T], f *flig
 	if c.loadTimeout > 0 {
 		t = c.clock.AfterFunc(c.loadTimeout, cancel)
 	}
+	var r result[T]
 	returned := false
 	defer func() {
 		if !returned {
@@ -417,46 +418,58 @@ func (c *Cache[T]) fly(parent context.Context, key string, sh *shard[T], f *flig
 			if f.panicVal = recover(); f.panicVal == nil {
 				f.panicVal = errGoexit
 			}
+			r = result[T]{}
 		}
 		if t != nil {
 			t.Stop()
 		}
 		cancel()
-		c.land(key, sh, f, refresh)
+		c.land(key, sh, f, r, refresh)
 	}()
 	f.v, f.err = load(ctx)
+	// The hooks run here too, so that a panic in one reaches the callers
+	// as a panic of the load does.
+	r = c.resultOf(f)
 	returned = true
 }
 
-// land stores the result of f, ends the flight and reports.
-func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], refresh bool) {
-	var e Entry[T]
-	store := false
-	tooLarge := false
-	var now time.Time
-	if !f.panicked {
-		now = c.clock.Now()
-		switch {
-		case f.err == nil:
-			e = Entry[T]{Value: f.v, Expires: now.Add(c.ttl), Discard: now.Add(c.ttl + c.keep)}
-			if c.size != nil {
-				e.Size = c.size(f.v)
-			}
-			tooLarge = e.Size < 0 || c.maxBytes > 0 && e.Size > c.maxBytes
-			store = !tooLarge
-		case c.negIf != nil && c.negIf(f.err):
-			f.negative = true
-			e = Entry[T]{Err: f.err, Expires: now.Add(c.negTTL), Discard: now.Add(c.negTTL)}
-			store = true
+// result is what a load leaves to store.
+type result[T any] struct {
+	e        Entry[T]
+	now      time.Time
+	store    bool // e is to be stored
+	tooLarge bool // a value too large to store: the older entry goes
+}
+
+// resultOf makes the entry of f's outcome, calling the Size and
+// NegativeIf hooks.
+func (c *Cache[T]) resultOf(f *flight[T]) (r result[T]) {
+	r.now = c.clock.Now()
+	switch {
+	case f.err == nil:
+		r.e = Entry[T]{Value: f.v, Expires: r.now.Add(c.ttl), Discard: r.now.Add(c.ttl + c.keep)}
+		if c.size != nil {
+			r.e.Size = c.size(f.v)
 		}
+		r.tooLarge = r.e.Size < 0 || c.maxBytes > 0 && r.e.Size > c.maxBytes
+		r.store = !r.tooLarge
+	case c.negIf != nil && c.negIf(f.err):
+		f.negative = true
+		r.e = Entry[T]{Err: f.err, Expires: r.now.Add(c.negTTL), Discard: r.now.Add(c.negTTL)}
+		r.store = true
 	}
+	return r
+}
+
+// land stores r, the result of f, ends the flight and reports.
+func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], r result[T], refresh bool) {
 	var evicted []string
 	sh.mu.Lock()
 	if !f.detached {
 		switch {
-		case store:
-			evicted = c.setLocked(sh, key, e, now)
-		case tooLarge:
+		case r.store:
+			evicted = c.setLocked(sh, key, r.e, r.now)
+		case r.tooLarge:
 			c.deleteLocked(sh, key) // the stored value is older than the one returned
 		}
 		delete(sh.flights, key)

@@ -790,6 +790,11 @@ func TestOptionsPanicNamingThemselves(t *testing.T) {
 		{"WithLoadTimeout", func() { cache.WithLoadTimeout(0) }, "cache: WithLoadTimeout(0s)"},
 		{"WithNegative", func() { cache.WithNegative(time.Second, nil) }, "cache: WithNegative(1s, nil)"},
 		{"WithKey", func() { cache.WithKey(nil) }, "cache: WithKey(nil)"},
+		{"WithNegative ttl", func() { cache.WithNegative(0, func(error) bool { return true }) }, "cache: WithNegative(0s)"},
+		{"WithStaleIfError two", func() {
+			cache.WithStaleIfError(time.Second, func(error) bool { return true }, func(error) bool { return true })
+		}, "cache: WithStaleIfError(1s, ...): at most one staleIf function, got 2"},
+		{"nil option", func() { cache.New[string](time.Second, nil) }, "cache: New option must not be nil"},
 		{"size of another type", func() {
 			cache.New[string](time.Second, cache.WithSize(func(int) int64 { return 0 }))
 		}, "cache: WithSize: the size function is a func(int) int64, the cache holds string"},
@@ -908,4 +913,46 @@ func TestDoneContextStartsNoLoad(t *testing.T) {
 	if _, err := c.Policy().Do(ctx, dep.op); !errors.Is(err, context.Canceled) || dep.calls.Load() != 0 {
 		t.Fatalf("got %v after %d calls: want context.Canceled and no load", err, dep.calls.Load())
 	}
+}
+
+func TestSizePanicReachesTheCallers(t *testing.T) {
+	testwait.Bubble(t, func(t *testing.T) {
+		c := cache.New[string](time.Minute, cache.WithSize(func(string) int64 { panic("size") }))
+		defer func() {
+			if r := recover(); r != "size" {
+				t.Fatalf("recovered %v, want the size function's panic", r)
+			}
+			synctest.Wait()
+			if s := c.Stats(); s.Entries != 0 {
+				t.Fatalf("stats %+v: nothing should be stored", s)
+			}
+		}()
+		_, _ = c.Policy().Do(cache.Key(context.Background(), "k"), func(context.Context) (string, error) { return "v", nil })
+	})
+}
+
+func TestRefreshPanicIsReported(t *testing.T) {
+	testwait.Bubble(t, func(t *testing.T) {
+		clk := clock.NewFake()
+		rec := &recorder{}
+		c := cache.New[string](time.Second, cache.WithClock(clk), cache.WithStaleWhileRevalidate(time.Minute), cache.WithObserver(rec))
+		p := c.Policy()
+		panics := false
+		op := func(context.Context) (string, error) {
+			if panics {
+				panic("boom")
+			}
+			return "v", nil
+		}
+		_, _, _ = get(t, p, op, "k")
+		synctest.Wait()
+		clk.Advance(2 * time.Second)
+		panics = true
+		v, _, err := get(t, p, op, "k")
+		want(t, v, err, "v", nil)
+		synctest.Wait()
+		if ev := rec.take(); !contains(ev, "cache.refresh_failed k err="+cache.ErrLoadPanicked.Error()) {
+			t.Fatalf("events %q: want a refresh_failed with ErrLoadPanicked", ev)
+		}
+	})
 }

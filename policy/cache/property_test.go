@@ -72,7 +72,9 @@ func newCacheMachine(t *rapid.T) *cacheMachine {
 		opts = append(opts, cache.WithStaleWhileRevalidate(m.swr))
 	}
 	if rapid.Bool().Draw(t, "sie") {
-		m.sie = time.Duration(rapid.IntRange(1, 30).Draw(t, "sieSeconds")) * time.Second
+		// Beyond the stale-while-revalidate window: within it, a call
+		// gets a stale value without a load to fail.
+		m.sie = m.swr + time.Duration(rapid.IntRange(1, 30).Draw(t, "sieSeconds"))*time.Second
 		opts = append(opts, cache.WithStaleIfError(m.sie))
 	}
 	if rapid.Bool().Draw(t, "negative") {
@@ -235,11 +237,30 @@ func (m *cacheMachine) Advance(t *rapid.T) {
 }
 
 func (m *cacheMachine) Fail(t *rapid.T) {
-	failing := rapid.SampledFrom([]error{nil, errDown, errNotFound}).Draw(t, "failing")
+	failing := rapid.SampledFrom([]error{nil, errDown, errDown, errNotFound}).Draw(t, "failing")
 	m.mu.Lock()
 	m.failing = failing
 	m.mu.Unlock()
 	m.logf("failing = %v", m.failing)
+}
+
+// ExpireAndFail moves the clock past a value's TTL and stale-while-
+// revalidate window, within its stale-if-error window, and makes the
+// dependency fail: the schedule most likely to serve a value stale in
+// place of a failure.
+func (m *cacheMachine) ExpireAndFail(t *rapid.T) {
+	key := rapid.SampledFrom(keys).Draw(t, "key")
+	e := m.model[key]
+	if e == nil || e.err != nil || m.sie == 0 {
+		t.Skip("no value that StaleIfError could serve")
+	}
+	if target := e.expires.Add(m.swr); m.clk.Now().Before(target) {
+		m.clk.Advance(target.Sub(m.clk.Now()))
+	}
+	m.mu.Lock()
+	m.failing = errDown
+	m.mu.Unlock()
+	m.logf("ExpireAndFail(%s)", key)
 }
 
 func (m *cacheMachine) Invalidate(t *rapid.T) {
@@ -318,11 +339,12 @@ func TestCacheAgainstModel(t *testing.T) {
 			rt.Repeat(map[string]func(*rapid.T){
 				"Get": m.Get, "Get again": m.Get, "Get once more": m.Get, // calls weigh the most
 				"Advance": m.Advance, "Advance again": m.Advance,
-				"Fail":       m.Fail,
-				"Invalidate": m.Invalidate,
-				"Purge":      m.Purge,
-				"Concurrent": m.Concurrent,
-				"":           m.Check,
+				"Fail":          m.Fail,
+				"ExpireAndFail": m.ExpireAndFail,
+				"Invalidate":    m.Invalidate,
+				"Purge":         m.Purge,
+				"Concurrent":    m.Concurrent,
+				"":              m.Check,
 			})
 			synctest.Wait()
 		})
