@@ -49,6 +49,7 @@ type cacheMachine struct {
 	recency       []string // most recently used first
 	trace         []string
 	cover         *coverage
+	shared        *mapStore // nil: the in-memory store
 
 	mu        sync.Mutex // guards what loads touch:
 	running   map[string]int
@@ -57,8 +58,9 @@ type cacheMachine struct {
 	overlap   atomic.Bool
 }
 
-func newCacheMachine(t *rapid.T) *cacheMachine {
+func newCacheMachine(t *rapid.T, cover *coverage) *cacheMachine {
 	m := &cacheMachine{
+		cover:      cover,
 		clk:        clock.NewFake(),
 		ttl:        10 * time.Second,
 		maxEntries: rapid.IntRange(1, 4).Draw(t, "maxEntries"),
@@ -66,7 +68,15 @@ func newCacheMachine(t *rapid.T) *cacheMachine {
 		model:      map[string]*modelEntry{},
 		running:    map[string]int{},
 	}
-	opts := []cache.Option{cache.WithClock(m.clk), cache.WithMaxEntries(m.maxEntries)}
+	opts := []cache.Option{cache.WithClock(m.clk)}
+	if rapid.Bool().Draw(t, "store") {
+		// A Store bounds itself: this one keeps every entry.
+		m.shared = &mapStore{m: map[string]cache.Entry[string]{}}
+		m.maxEntries = 1 << 30
+		opts = append(opts, cache.WithStore[string](m.shared))
+	} else {
+		opts = append(opts, cache.WithMaxEntries(m.maxEntries))
+	}
 	if rapid.Bool().Draw(t, "swr") {
 		m.swr = time.Duration(rapid.IntRange(1, 20).Draw(t, "swrSeconds")) * time.Second
 		opts = append(opts, cache.WithStaleWhileRevalidate(m.swr))
@@ -82,6 +92,9 @@ func newCacheMachine(t *rapid.T) *cacheMachine {
 		opts = append(opts, cache.WithNegative(m.negTTL, func(err error) bool { return errors.Is(err, errNotFound) }))
 	}
 	m.c = cache.New[string](m.ttl, opts...)
+	if m.shared != nil {
+		m.cover.store++
+	}
 	return m
 }
 
@@ -318,6 +331,17 @@ func (m *cacheMachine) Check(t *rapid.T) {
 	if calls != m.wantCalls {
 		m.fatalf(t, "%d calls of the dependency, the model expects %d", calls, m.wantCalls)
 	}
+	if m.shared != nil {
+		// The store keeps entries the cache found past their use; those
+		// the model holds, it holds alike.
+		for k, e := range m.model {
+			se, ok := m.shared.Get(k)
+			if !ok || se.Value != e.value || !se.Expires.Equal(e.expires) || !se.Discard.Equal(e.discard) {
+				m.fatalf(t, "store entry of %q: %+v (%v), the model holds %+v", k, se, ok, *e)
+			}
+		}
+		return
+	}
 	if got := m.c.Stats().Entries; got != len(m.model) {
 		m.fatalf(t, "%d entries, the model holds %d (%v)", got, len(m.model), m.recency)
 	}
@@ -334,8 +358,7 @@ func TestCacheAgainstModel(t *testing.T) {
 		// rapid asks a *testing.T for its deadline, which a bubble forbids;
 		// wrapped, it is only a rapid.TB.
 		rapid.Check(struct{ *testing.T }{t}, func(rt *rapid.T) {
-			m := newCacheMachine(rt)
-			m.cover = &cover
+			m := newCacheMachine(rt, &cover)
 			rt.Repeat(map[string]func(*rapid.T){
 				"Get": m.Get, "Get again": m.Get, "Get once more": m.Get, // calls weigh the most
 				"Advance": m.Advance, "Advance again": m.Advance,
@@ -350,10 +373,10 @@ func TestCacheAgainstModel(t *testing.T) {
 		})
 	})
 	t.Logf("coverage: %+v", cover)
-	if !t.Failed() && (cover.swr == 0 || cover.sie == 0 || cover.negative == 0 || cover.evicted == 0 || cover.concurrent == 0) {
+	if !t.Failed() && (cover.swr == 0 || cover.sie == 0 || cover.negative == 0 || cover.evicted == 0 || cover.concurrent == 0 || cover.store == 0) {
 		t.Errorf("the schedules never reached some cases: %+v", cover)
 	}
 }
 
 // coverage counts the cases the schedules reached.
-type coverage struct{ swr, sie, negative, evicted, concurrent int }
+type coverage struct{ swr, sie, negative, evicted, concurrent, store int }
