@@ -394,6 +394,20 @@ func (c *Cache[T]) wait(ctx context.Context, key string, f *flight[T], o Outcome
 	return f.v, f.err
 }
 
+// launch runs the load of a call's miss. A caller whose context can end
+// must be able to leave while the load goes on for the others: the load
+// gets a goroutine of its own. One whose context can never end
+// (ctx.Done() is nil, as for context.Background()) would wait for the
+// load anyway, so it runs the load itself and saves the goroutine; a
+// panic of the load then goes up from wait as it does for the waiters.
+func (c *Cache[T]) launch(ctx context.Context, key string, f *flight[T], load func(context.Context) (T, error)) {
+	if ctx.Done() == nil {
+		c.fly(ctx, key, c.shard(key), f, load, false)
+		return
+	}
+	go c.fly(ctx, key, c.shard(key), f, load, false)
+}
+
 // errGoexit is the panic value callers of a load that called
 // runtime.Goexit get.
 const errGoexit = "cache: the load called runtime.Goexit"
@@ -570,7 +584,7 @@ func (c *Cache[T]) Policy() resilience.Policy[T] {
 			return v, err
 		}
 		if o == Miss {
-			go c.fly(ctx, key, c.shard(key), f, next.Call, false)
+			c.launch(ctx, key, f, next.Call)
 		}
 		return c.wait(ctx, key, f, o)
 	})
@@ -618,7 +632,7 @@ func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A
 			return v, err
 		}
 		if o == Miss {
-			go c.fly(ctx, k, c.shard(k), f, func(ctx context.Context) (T, error) { return fn(ctx, a) }, false)
+			c.launch(ctx, k, f, func(ctx context.Context) (T, error) { return fn(ctx, a) })
 		}
 		return c.wait(ctx, k, f, o)
 	}

@@ -653,35 +653,48 @@ func TestPurge(t *testing.T) {
 	})
 }
 
+// TestLoadPanicReachesEveryWaiter runs the load in the first caller's
+// goroutine (its context cannot end) and in a goroutine of its own (it
+// can): either way each caller gets the panic.
 func TestLoadPanicReachesEveryWaiter(t *testing.T) {
-	testwait.Bubble(t, func(t *testing.T) {
-		c := cache.New[string](time.Minute)
-		p := c.Policy()
-		release := make(chan struct{})
-		op := func(ctx context.Context) (string, error) {
-			<-release
-			panic("boom")
-		}
-		const n = 3
-		got := make(chan any, n)
-		for range n {
-			go func() {
-				defer func() { got <- recover() }()
-				_, _ = p.Do(cache.Key(context.Background(), "k"), op)
-			}()
-		}
-		synctest.Wait()
-		close(release)
-		for range n {
-			if r := <-got; r != "boom" {
-				t.Fatalf("a waiter recovered %v, want boom", r)
-			}
-		}
-		synctest.Wait()
-		if s := c.Stats(); s.Entries != 0 {
-			t.Fatalf("a panicked load stored an entry: %+v", s)
-		}
-	})
+	for _, cancellable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cancellable=%v", cancellable), func(t *testing.T) {
+			testwait.Bubble(t, func(t *testing.T) {
+				c := cache.New[string](time.Minute)
+				p := c.Policy()
+				release := make(chan struct{})
+				op := func(ctx context.Context) (string, error) {
+					<-release
+					panic("boom")
+				}
+				ctx := cache.Key(context.Background(), "k")
+				if cancellable {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithCancel(ctx)
+					defer cancel()
+				}
+				const n = 3
+				got := make(chan any, n)
+				for range n {
+					go func() {
+						defer func() { got <- recover() }()
+						_, _ = p.Do(ctx, op)
+					}()
+				}
+				synctest.Wait()
+				close(release)
+				for range n {
+					if r := <-got; r != "boom" {
+						t.Fatalf("a waiter recovered %v, want boom", r)
+					}
+				}
+				synctest.Wait()
+				if s := c.Stats(); s.Entries != 0 || s.Misses != 1 || s.Coalesced != n-1 {
+					t.Fatalf("stats %+v: want one load, nothing stored", s)
+				}
+			})
+		})
+	}
 }
 
 func TestObserverEvents(t *testing.T) {
