@@ -558,8 +558,9 @@ func (c *Cache[T]) deleteLocked(sh *shard[T], key string) {
 // function of [WithKey]); an empty key bypasses the cache, and a panic in
 // the key function goes up to the caller. Otherwise the call is answered
 // from the store or by one load through the rest of the chain, as the
-// package documentation says; the rest of the chain then runs in its own
-// goroutine under a context of its own (see [Config.LoadTimeout]).
+// package documentation says; the rest of the chain then runs under a
+// context of its own (see [Config.LoadTimeout]), in a goroutine of its own
+// unless the caller's context can never end.
 //
 // Every Policy of c shares c's entries. A hit allocates nothing.
 func (c *Cache[T]) Policy() resilience.Policy[T] {

@@ -42,9 +42,11 @@
 //     none is running and fewer than MaxRefreshes run over all keys.
 //  3. Otherwise the call waits for the key's load in flight, or starts
 //     one: concurrent misses of a key make one call of the dependency. The
-//     load runs in a goroutine of its own, under context.WithoutCancel of
-//     the context of the call that started it (its values, not its
-//     cancellation or deadline), canceled after LoadTimeout. Each waiter
+//     load runs in a goroutine of its own (or in the caller's, if the
+//     caller's context can never end: its Done is nil), under
+//     context.WithoutCancel of the context of the call that started it
+//     (its values, not its cancellation or deadline), canceled after
+//     LoadTimeout. Each waiter
 //     honours its own context: one that ends returns ctx.Err(), and the
 //     load goes on for the others and is stored. A call whose context is
 //     done before it would wait returns ctx.Err() and starts nothing.
