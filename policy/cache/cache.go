@@ -2,6 +2,7 @@ package cache
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"reflect"
@@ -41,7 +42,7 @@ const (
 // ErrLoadPanicked is the error that a background refresh whose load
 // panicked reports in its [EventRefreshFailed] event. A load that callers
 // wait for panics in each of them instead.
-var ErrLoadPanicked = fmt.Errorf("cache: load panicked")
+var ErrLoadPanicked = errors.New("cache: load panicked")
 
 // Cache is a read-through cache of values of type T by string key, with
 // coalesced misses, stale-while-revalidate, stale-if-error and negative

@@ -242,7 +242,10 @@ func WithLoadTimeout(d time.Duration) Option {
 }
 
 // WithNegative sets [Config.NegativeTTL] and [Config.NegativeIf]: errors
-// that is accepts are cached for ttl. It panics if ttl <= 0 or is is nil.
+// that is accepts are cached for ttl, and every call of the key until then
+// gets the same error value. A cached error replaces the key's value,
+// which StaleIfError then no longer serves. It panics if ttl <= 0 or is
+// is nil.
 func WithNegative(ttl time.Duration, is func(error) bool) Option {
 	positive("WithNegative", ttl, "the TTL must be > 0; leave the option out to cache no error")
 	if is == nil {
