@@ -336,12 +336,15 @@ func (c *Cache[T]) join(ctx context.Context, key string) (f *flight[T], o Outcom
 		return f, Coalesced, v, nil, false
 	}
 	// A load that ended since hit looked stored its result before it left
-	// the flights, under this lock.
-	now := c.clock.Now()
-	if e, ok := c.lookupLocked(sh, key, now); ok && now.Before(e.Expires) {
-		sh.mu.Unlock()
-		c.hitFresh(ctx, sh, key, e.Err)
-		return nil, Hit, e.Value, e.Err, true
+	// the flights, under this lock. (A Store is not asked again: it is not
+	// called under the lock, and a second load is only a cost.)
+	if c.store == nil {
+		now := c.clock.Now()
+		if e, ok := c.lookupLocked(sh, key, now); ok && now.Before(e.Expires) {
+			sh.mu.Unlock()
+			c.hitFresh(ctx, sh, key, e.Err)
+			return nil, Hit, e.Value, e.Err, true
+		}
 	}
 	f = &flight[T]{done: make(chan struct{})}
 	sh.flights[key] = f
@@ -479,6 +482,22 @@ func (c *Cache[T]) resultOf(f *flight[T]) (r result[T]) {
 // land stores r, the result of f, ends the flight and reports.
 func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], r result[T], refresh bool) {
 	var evicted []string
+	if c.store != nil {
+		// A Store may be slow (a network): it is called without the
+		// shard's lock, before the flight ends, so that a load of the key
+		// that starts after this one ends finds the result.
+		sh.mu.Lock()
+		detached := f.detached
+		sh.mu.Unlock()
+		if !detached {
+			switch {
+			case r.store:
+				c.store.Set(key, r.e)
+			case r.tooLarge:
+				c.store.Delete(key)
+			}
+		}
+	}
 	sh.mu.Lock()
 	if !f.detached {
 		switch {
@@ -513,8 +532,7 @@ func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], r result[T], ref
 // returns the keys evicted if there is an observer.
 func (c *Cache[T]) setLocked(sh *shard[T], key string, e Entry[T], now time.Time) (evicted []string) {
 	if c.store != nil {
-		c.store.Set(key, e)
-		return nil
+		return nil // stored by land
 	}
 	rec := &record[T]{e: e}
 	rec.fresh.Store(true)
@@ -546,8 +564,7 @@ func (c *Cache[T]) setLocked(sh *shard[T], key string, e Entry[T], now time.Time
 
 func (c *Cache[T]) deleteLocked(sh *shard[T], key string) {
 	if c.store != nil {
-		c.store.Delete(key)
-		return
+		return // a Store is called without the lock
 	}
 	if le := sh.index.Get(key); le != nil {
 		sh.remove(le)
@@ -652,6 +669,9 @@ func (c *Cache[T]) Invalidate(key string) {
 		delete(sh.flights, key)
 	}
 	sh.mu.Unlock()
+	if c.store != nil {
+		c.store.Delete(key)
+	}
 }
 
 // Purge removes every entry, as Invalidate of every key does (with a

@@ -35,10 +35,17 @@ type Entry[T any] struct {
 //     Discard as stored, and never returns a value past them;
 //   - keep an entry until its Discard time at the latest, and may forget
 //     any entry earlier (a bound, a restart): a forgotten entry is a miss;
-//   - not call back into the cache, and not block for long: Get runs on
-//     every call. A Store that can fail (a network) treats a failed Get as
-//     "no entry" and a failed Set or Delete as done; it reports such
-//     failures itself.
+//   - bound its own calls: Get runs in every call through the cache, Set
+//     and Delete at the end of each load. The cache calls a Store without
+//     holding any lock of its own, so a slow Store slows the calls that
+//     use it, not the others. A Store that can fail (a network) treats a
+//     failed Get as "no entry" and a failed Set or Delete as done, and
+//     reports such failures itself.
+//
+// With a Store, coalescing is per cache: two caches (two processes)
+// sharing a store may load one key at once. A load that ends while
+// [Cache.Invalidate] of its key runs may store its value just after the
+// Delete; the in-memory store has no such window.
 //
 // A Store holds values of type T as they are: a store that serialises
 // them must give back an equal T.
