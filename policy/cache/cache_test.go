@@ -969,3 +969,32 @@ func TestRefreshPanicIsReported(t *testing.T) {
 		}
 	})
 }
+
+// reentrantStore calls back into its cache from Set: it would deadlock if
+// the cache held a lock of its own while it calls the Store.
+type reentrantStore struct {
+	mapStore
+	c *cache.Cache[string]
+}
+
+func (s *reentrantStore) Set(k string, e cache.Entry[string]) {
+	s.c.Invalidate(k) // takes the lock of k's shard
+	s.mapStore.Set(k, e)
+}
+
+func TestStoreIsCalledWithoutLocks(t *testing.T) {
+	st := &reentrantStore{mapStore: mapStore{m: map[string]cache.Entry[string]{}}}
+	st.c = cache.New[string](time.Minute, cache.WithStore[string](st))
+	done := make(chan string, 1)
+	go func() {
+		ctx, cancel := context.WithCancel(cache.Key(context.Background(), "k"))
+		defer cancel()
+		p := st.c.Policy()
+		_, _ = p.Do(ctx, func(context.Context) (string, error) { return "v", nil })
+		v, _ := p.Do(ctx, func(context.Context) (string, error) { return "second load", nil })
+		done <- v
+	}()
+	if v := testwait.Recv(t, done, "calls through a cache whose Store calls back into it"); v != "v" {
+		t.Fatalf("got %q, want the stored v", v)
+	}
+}
