@@ -104,8 +104,11 @@ type Config struct {
 	Name string
 
 	// Observer, if not nil, receives the cache's events (see [EventHit]
-	// and the others). nil (the default) means no events, at no cost. It
-	// is not written to or read from JSON.
+	// and the others), from the calling goroutine, or for
+	// cache.evicted and cache.refresh_failed from the load's goroutine,
+	// where a panic of the observer is not recovered. nil (the default)
+	// means no events, at no cost. It is not written to or read from
+	// JSON.
 	Observer telemetry.Observer
 
 	// Clock is the source of time for TTLs, staleness and LoadTimeout.
