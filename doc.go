@@ -21,6 +21,8 @@
 //   - policy/timeout: a deadline for each call
 //   - policy/hedge: hedged requests, with a delay at a latency quantile
 //   - policy/chaos: fault, latency and result injection at a rate
+//   - policy/cache: a read-through cache by key, with coalesced misses,
+//     stale-while-revalidate, stale-if-error and negative caching
 //
 // Guards (breaker, bulkhead, rate limiter, adaptive limiter, throttler) are
 // untyped and shared per dependency; each has an adapter that makes it a
