@@ -73,7 +73,8 @@ type Breaker struct {
 	contact  int64        // when Redis last answered, ns since base
 	other    string       // another instance's rules, seen lately; "" if none
 
-	batch outcomes
+	batch  outcomes
+	resets atomic.Uint64 // Reset calls of this instance: a batch counted before one is never sent again after it
 	// The trials of this instance: asked for, and admitted (by name, with
 	// when they were admitted, ns since base), at most MaxTrials in all;
 	// an admitted trial that does not report leaves after TrialTimeout.
@@ -845,10 +846,19 @@ func (b *Breaker) emit(e event) {
 
 // Reset closes the shared breaker, fleet-wide, in a new generation: counts
 // start from zero and outstanding permits report nothing; every instance
-// learns it by pub/sub. It waits on Redis at most Timeout (and not beyond
-// ctx), and returns ctx.Err(), the client's error, or an error saying that
-// Redis did not answer in time.
+// learns it by pub/sub. The outcomes this instance counted but had not yet
+// sent are dropped, never sent into the new generation (another
+// instance's batch in flight at the same moment may still count in it). It
+// waits on Redis at most Timeout (and not beyond ctx), and returns
+// ctx.Err(), the client's error, or an error saying that Redis did not
+// answer in time.
 func (b *Breaker) Reset(ctx context.Context) error {
+	q := &b.batch
+	q.mu.Lock()
+	b.resets.Add(1)
+	q.dropped += uint64(q.n)
+	q.reset(q.word, q.ep)
+	q.mu.Unlock()
 	_, err := b.call(ctx, resetScript)
 	return err
 }
@@ -951,6 +961,7 @@ func (b *Breaker) flush() bool {
 	n := q.n
 	q.reset(w, ep)
 	q.flushes++
+	resets := b.resets.Load()
 	q.mu.Unlock()
 	c := &b.cfg
 	threshold := max(c.Threshold, 0)
@@ -967,8 +978,8 @@ func (b *Breaker) flush() bool {
 			break
 		}
 		nw := b.word.Load() &^ holdBit
-		if nw == w || !carries(w, nw) {
-			break
+		if nw == w || !carries(w, nw) || b.resets.Load() != resets {
+			break // a Reset by this instance drops what it counted before
 		}
 		w, ep = nw, b.ep.Load()
 	}

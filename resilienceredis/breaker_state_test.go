@@ -442,3 +442,33 @@ func TestBreakerWindowBucketResets(t *testing.T) {
 		})
 	}
 }
+
+// A Reset drops what the instance counted and had not yet sent: its
+// failure before the Reset never trips the new generation, whether the
+// batch was still waiting (before) or taken by a flush whose send the
+// fence refused (after the Reset, the re-send is not made).
+func TestBreakerResetDropsUnsentOutcomes(t *testing.T) {
+	for _, fresh := range []bool{true, false} {
+		t.Run("fresh="+strconv.FormatBool(fresh), func(t *testing.T) {
+			addr, prefix := redistest.Addr(t), testPrefix(t)
+			a := manual(t, addr, prefix, WithThreshold(1), WithCooldown(time.Hour))
+			if !fresh {
+				a.sync() // the view has learnt the state: generation > 0
+			}
+			if err := fail(a); err != nil {
+				t.Fatalf("failure refused: %v", err)
+			}
+			if err := a.Reset(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			a.flush()
+			rdb := newClient(t)
+			if got := sharedState(t, rdb, prefix); got["st"] != "0" {
+				t.Errorf("after Reset and a flush: shared st %s streak %s, want closed", got["st"], got["streak"])
+			}
+			if s := a.State(); s != breaker.Closed {
+				t.Errorf("instance: %v, want closed", s)
+			}
+		})
+	}
+}
