@@ -67,7 +67,7 @@ func BenchmarkCoalescedMiss(b *testing.B) {
 			var wg sync.WaitGroup
 			b.ReportAllocs()
 			for b.Loop() {
-				c.Purge()
+				c.Purge(context.Background())
 				wg.Add(n)
 				for range n {
 					go func() { _, _ = get(ctx, "k"); wg.Done() }()

@@ -190,9 +190,9 @@ func (c *Cache[T]) shard(key string) *shard[T] {
 // lookupLocked returns the entry of key, made the most recently used, if
 // it is of use at now; sh.mu is held for the in-memory store. An entry
 // past its Discard time is removed and not returned.
-func (c *Cache[T]) lookupLocked(sh *shard[T], key string, now time.Time) (Entry[T], bool) {
+func (c *Cache[T]) lookupLocked(ctx context.Context, sh *shard[T], key string, now time.Time) (Entry[T], bool) {
 	if c.store != nil {
-		e, ok := c.store.Get(key)
+		e, ok := c.store.Get(ctx, key)
 		if ok && !now.Before(e.Discard) {
 			return Entry[T]{}, false
 		}
@@ -210,12 +210,12 @@ func (c *Cache[T]) lookupLocked(sh *shard[T], key string, now time.Time) (Entry[
 	return le.Value.e, true
 }
 
-func (c *Cache[T]) lookup(sh *shard[T], key string, now time.Time) (Entry[T], bool) {
+func (c *Cache[T]) lookup(ctx context.Context, sh *shard[T], key string, now time.Time) (Entry[T], bool) {
 	if c.store != nil {
-		return c.lookupLocked(sh, key, now)
+		return c.lookupLocked(ctx, sh, key, now)
 	}
 	sh.mu.Lock()
-	e, ok := c.lookupLocked(sh, key, now)
+	e, ok := c.lookupLocked(ctx, sh, key, now)
 	sh.mu.Unlock()
 	return e, ok
 }
@@ -257,7 +257,7 @@ func (c *Cache[T]) hit(ctx context.Context, key string) (v T, r hitResult, err e
 		sh.mu.Unlock()
 	}
 	now := c.clock.Now()
-	e, ok := c.lookup(sh, key, now)
+	e, ok := c.lookup(ctx, sh, key, now)
 	if !ok {
 		return v, notFound, nil
 	}
@@ -340,7 +340,7 @@ func (c *Cache[T]) join(ctx context.Context, key string) (f *flight[T], o Outcom
 	// called under the lock, and a second load is only a cost.)
 	if c.store == nil {
 		now := c.clock.Now()
-		if e, ok := c.lookupLocked(sh, key, now); ok && now.Before(e.Expires) {
+		if e, ok := c.lookupLocked(ctx, sh, key, now); ok && now.Before(e.Expires) {
 			sh.mu.Unlock()
 			c.hitFresh(ctx, sh, key, e.Err)
 			return nil, Hit, e.Value, e.Err, true
@@ -373,7 +373,7 @@ func (c *Cache[T]) wait(ctx context.Context, key string, f *flight[T], o Outcome
 	if f.err != nil && !f.negative && c.sie > 0 && (c.staleIf == nil || c.staleIf(f.err)) {
 		now := c.clock.Now()
 		sh := c.shard(key)
-		if e, ok := c.lookup(sh, key, now); ok && e.Err == nil && now.Before(e.Expires.Add(c.sie)) {
+		if e, ok := c.lookup(ctx, sh, key, now); ok && e.Err == nil && now.Before(e.Expires.Add(c.sie)) {
 			if now.Before(e.Expires) {
 				// A later load stored a fresh value since this one failed.
 				if info != nil {
@@ -442,7 +442,7 @@ func (c *Cache[T]) fly(parent context.Context, key string, sh *shard[T], f *flig
 			t.Stop()
 		}
 		cancel()
-		c.land(key, sh, f, r, refresh)
+		c.land(parent, key, sh, f, r, refresh)
 	}()
 	f.v, f.err = load(ctx)
 	// The hooks run here too, so that a panic in one reaches the callers
@@ -480,7 +480,7 @@ func (c *Cache[T]) resultOf(f *flight[T]) (r result[T]) {
 }
 
 // land stores r, the result of f, ends the flight and reports.
-func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], r result[T], refresh bool) {
+func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], f *flight[T], r result[T], refresh bool) {
 	var evicted []string
 	if c.store != nil {
 		// A Store may be slow (a network): it is called without the
@@ -492,9 +492,9 @@ func (c *Cache[T]) land(key string, sh *shard[T], f *flight[T], r result[T], ref
 		if !detached {
 			switch {
 			case r.store:
-				c.store.Set(key, r.e)
+				c.store.Set(ctx, key, r.e)
 			case r.tooLarge:
-				c.store.Delete(key)
+				c.store.Delete(ctx, key)
 			}
 		}
 	}
@@ -659,8 +659,9 @@ func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A
 
 // Invalidate removes the entry of key. A load of key in flight still
 // answers the calls waiting for it, but its result is not stored, and the
-// next call of key starts a new load.
-func (c *Cache[T]) Invalidate(key string) {
+// next call of key starts a new load. ctx goes to the Store, if there is
+// one; the in-memory store does not use it.
+func (c *Cache[T]) Invalidate(ctx context.Context, key string) {
 	sh := c.shard(key)
 	sh.mu.Lock()
 	c.deleteLocked(sh, key)
@@ -670,13 +671,13 @@ func (c *Cache[T]) Invalidate(key string) {
 	}
 	sh.mu.Unlock()
 	if c.store != nil {
-		c.store.Delete(key)
+		c.store.Delete(ctx, key)
 	}
 }
 
 // Purge removes every entry, as Invalidate of every key does (with a
-// Store, it calls Store.Purge).
-func (c *Cache[T]) Purge() {
+// Store, it calls Store.Purge with ctx).
+func (c *Cache[T]) Purge(ctx context.Context) {
 	for i := range c.shards {
 		sh := &c.shards[i]
 		sh.mu.Lock()
@@ -692,7 +693,7 @@ func (c *Cache[T]) Purge() {
 		sh.mu.Unlock()
 	}
 	if c.store != nil {
-		c.store.Purge()
+		c.store.Purge(ctx)
 	}
 }
 

@@ -177,7 +177,7 @@ func TestTooLargeValueReturnedNotStored(t *testing.T) {
 		wantDo(t, p, "k", small, "ok", nil)
 		synctest.Wait()
 		// A too-large value replaces nothing: the older value is removed.
-		c.Invalidate("k")
+		c.Invalidate(context.Background(), "k")
 		wantDo(t, p, "k", big, "large", nil)
 		synctest.Wait()
 		if s := c.Stats(); s.Entries != 0 || s.Bytes != 0 {
@@ -595,7 +595,7 @@ func TestInvalidate(t *testing.T) {
 		p, dep := c.Policy(), &counter{}
 		_, _, _ = get(t, p, dep.op, "k")
 		synctest.Wait()
-		c.Invalidate("k")
+		c.Invalidate(context.Background(), "k")
 		v, _, _ := get(t, p, dep.op, "k")
 		if v != "v2" {
 			t.Fatalf("after Invalidate got %q, want a new load (v2)", v)
@@ -619,7 +619,7 @@ func TestInvalidateDuringLoadDropsItsResult(t *testing.T) {
 		got := make(chan string, 1)
 		go func() { v, _ := p.Do(cache.Key(context.Background(), "k"), op); got <- v }()
 		synctest.Wait()
-		c.Invalidate("k")
+		c.Invalidate(context.Background(), "k")
 		v, _ := p.Do(cache.Key(context.Background(), "k"), op) // a new load, not the old one
 		if v != "v2" {
 			t.Fatalf("after Invalidate during a load: %q, want v2", v)
@@ -642,7 +642,7 @@ func TestPurge(t *testing.T) {
 		_, _, _ = get(t, p, dep.op, "a")
 		_, _, _ = get(t, p, dep.op, "b")
 		synctest.Wait()
-		c.Purge()
+		c.Purge(context.Background())
 		if s := c.Stats(); s.Entries != 0 {
 			t.Fatalf("%d entries after Purge", s.Entries)
 		}
@@ -753,15 +753,19 @@ type mapStore struct {
 	m  map[string]cache.Entry[string]
 }
 
-func (s *mapStore) Get(k string) (cache.Entry[string], bool) {
+func (s *mapStore) Get(_ context.Context, k string) (cache.Entry[string], bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.m[k]
 	return e, ok
 }
-func (s *mapStore) Set(k string, e cache.Entry[string]) { s.mu.Lock(); s.m[k] = e; s.mu.Unlock() }
-func (s *mapStore) Delete(k string)                     { s.mu.Lock(); delete(s.m, k); s.mu.Unlock() }
-func (s *mapStore) Purge()                              { s.mu.Lock(); clear(s.m); s.mu.Unlock() }
+func (s *mapStore) Set(_ context.Context, k string, e cache.Entry[string]) {
+	s.mu.Lock()
+	s.m[k] = e
+	s.mu.Unlock()
+}
+func (s *mapStore) Delete(_ context.Context, k string) { s.mu.Lock(); delete(s.m, k); s.mu.Unlock() }
+func (s *mapStore) Purge(context.Context)              { s.mu.Lock(); clear(s.m); s.mu.Unlock() }
 
 func TestSharedStore(t *testing.T) {
 	testwait.Bubble(t, func(t *testing.T) {
@@ -780,7 +784,7 @@ func TestSharedStore(t *testing.T) {
 		if !e.Expires.Equal(clk.Now().Add(time.Minute)) || !e.Discard.Equal(e.Expires) {
 			t.Fatalf("stored entry %+v: want Expires and Discard at now+TTL", e)
 		}
-		b.Invalidate("k")
+		b.Invalidate(context.Background(), "k")
 		if _, ok := st.m["k"]; ok {
 			t.Fatal("Invalidate did not reach the store")
 		}
@@ -977,9 +981,9 @@ type reentrantStore struct {
 	c *cache.Cache[string]
 }
 
-func (s *reentrantStore) Set(k string, e cache.Entry[string]) {
-	s.c.Invalidate(k) // takes the lock of k's shard
-	s.mapStore.Set(k, e)
+func (s *reentrantStore) Set(ctx context.Context, k string, e cache.Entry[string]) {
+	s.c.Invalidate(ctx, k) // takes the lock of k's shard
+	s.mapStore.Set(ctx, k, e)
 }
 
 func TestStoreIsCalledWithoutLocks(t *testing.T) {

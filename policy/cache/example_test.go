@@ -146,7 +146,7 @@ func ExampleCache_Invalidate() {
 	n := 0
 	get := cache.Guard(c, func(k string) string { return k }, func(context.Context, string) (int, error) { n++; return n, nil })
 	a, _ := get(context.Background(), "k")
-	c.Invalidate("k")
+	c.Invalidate(context.Background(), "k")
 	b, _ := get(context.Background(), "k")
 	fmt.Println(a, b)
 	// Output: 1 2
@@ -157,7 +157,7 @@ func ExampleCache_Purge() {
 	get := cache.Guard(c, func(k string) string { return k }, func(context.Context, string) (int, error) { return 1, nil })
 	_, _ = get(context.Background(), "a")
 	_, _ = get(context.Background(), "b")
-	c.Purge()
+	c.Purge(context.Background())
 	fmt.Println(c.Stats().Entries)
 	// Output: 0
 }

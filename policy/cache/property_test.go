@@ -278,13 +278,13 @@ func (m *cacheMachine) ExpireAndFail(t *rapid.T) {
 
 func (m *cacheMachine) Invalidate(t *rapid.T) {
 	key := rapid.SampledFrom(keys).Draw(t, "key")
-	m.c.Invalidate(key)
+	m.c.Invalidate(context.Background(), key)
 	m.drop(key)
 	m.logf("Invalidate(%s)", key)
 }
 
 func (m *cacheMachine) Purge(t *rapid.T) {
-	m.c.Purge()
+	m.c.Purge(context.Background())
 	clear(m.model)
 	m.recency = nil
 	m.logf("Purge")
@@ -297,7 +297,7 @@ func (m *cacheMachine) Concurrent(t *rapid.T) {
 	if m.failing != nil {
 		t.Skip("a failing dependency: stale and negative answers are Get's")
 	}
-	m.c.Invalidate(key)
+	m.c.Invalidate(context.Background(), key)
 	m.drop(key)
 	release := make(chan struct{})
 	got := make(chan string, 3)
@@ -335,7 +335,7 @@ func (m *cacheMachine) Check(t *rapid.T) {
 		// The store keeps entries the cache found past their use; those
 		// the model holds, it holds alike.
 		for k, e := range m.model {
-			se, ok := m.shared.Get(k)
+			se, ok := m.shared.Get(context.Background(), k)
 			if !ok || se.Value != e.value || !se.Expires.Equal(e.expires) || !se.Discard.Equal(e.discard) {
 				m.fatalf(t, "store entry of %q: %+v (%v), the model holds %+v", k, se, ok, *e)
 			}

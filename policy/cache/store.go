@@ -1,6 +1,9 @@
 package cache
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Entry is what a [Store] holds for one key: a value, or an error cached
 // by [WithNegative], with its times.
@@ -51,11 +54,14 @@ type Entry[T any] struct {
 // them must give back an equal T.
 type Store[T any] interface {
 	// Get returns the entry of key and true, or false if there is none.
-	Get(key string) (Entry[T], bool)
-	// Set stores e under key, in place of any entry of key.
-	Set(key string, e Entry[T])
-	// Delete removes the entry of key, if any.
-	Delete(key string)
-	// Purge removes every entry.
-	Purge()
+	// ctx is the caller's.
+	Get(ctx context.Context, key string) (Entry[T], bool)
+	// Set stores e under key, in place of any entry of key. ctx is the
+	// load's first caller's, without its cancellation.
+	Set(ctx context.Context, key string, e Entry[T])
+	// Delete removes the entry of key, if any. ctx is Invalidate's, or
+	// the load's as for Set.
+	Delete(ctx context.Context, key string)
+	// Purge removes every entry. ctx is [Cache.Purge]'s.
+	Purge(ctx context.Context)
 }
