@@ -94,7 +94,7 @@ func BenchmarkCacheCoalescedMiss(b *testing.B) {
 		c := cache.New[int](time.Hour)
 		get := cache.Guard(c, func(k string) string { return k }, func(context.Context, string) (int, error) { return 1, nil })
 		ctx := context.Background()
-		round(b, c.Purge, func() error {
+		round(b, func() { c.Purge(ctx) }, func() error {
 			if v, err := get(ctx, "k"); err != nil || v != 1 {
 				return errWrong
 			}
