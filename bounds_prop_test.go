@@ -13,7 +13,9 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/resiliencetest"
@@ -24,11 +26,12 @@ func drawMillis(t *rapid.T, lo, hi int, label string) time.Duration {
 	return time.Duration(rapid.IntRange(lo, hi).Draw(t, label)) * time.Millisecond
 }
 
-// drawLayer draws one layer (retry, timeout, hedge or breaker) with random
+// drawLayer draws one layer (retry, timeout, hedge or breaker; or a
+// bulkhead or a waiting rate limiter, with their waits bounded) with random
 // settings, on clk.
 func drawLayer(t *rapid.T, clk *clock.Fake, i int) resilience.Policy[int] {
 	label := func(s string) string { return fmt.Sprintf("layer %d %s", i, s) }
-	switch rapid.SampledFrom([]string{"retry", "timeout", "hedge", "breaker"}).Draw(t, label("kind")) {
+	switch rapid.SampledFrom([]string{"retry", "timeout", "hedge", "breaker", "bulkhead", "ratelimit"}).Draw(t, label("kind")) {
 	case "retry":
 		opts := []retry.Option{retry.WithClock(clk), retry.WithRand(rand.New(rand.NewPCG(uint64(i), 1)))}
 		switch rapid.IntRange(0, 2).Draw(t, label("backoff")) {
@@ -61,7 +64,21 @@ func drawLayer(t *rapid.T, clk *clock.Fake, i int) resilience.Policy[int] {
 		if rapid.Bool().Draw(t, label("hedge maxWait?")) {
 			opts = append(opts, hedge.WithMaxWait(drawMillis(t, 1, 300, label("hedge maxWait"))))
 		}
+		if rapid.Bool().Draw(t, label("quantile?")) {
+			opts = append(opts, hedge.WithQuantile(0.9, 0, resilience.Off))
+		}
 		return hedge.New[int](drawMillis(t, 1, 100, label("delay")), opts...)
+	case "bulkhead":
+		// One slot: the copies of a hedge outside it queue for it.
+		opts := []bulkhead.Option{bulkhead.WithClock(clk)}
+		if rapid.Bool().Draw(t, label("queue?")) {
+			opts = append(opts, bulkhead.WithMaxQueue(4), bulkhead.WithMaxWait(drawMillis(t, 1, 200, label("queue wait"))))
+		}
+		return bulkhead.Policy[int](bulkhead.New(1, opts...))
+	case "ratelimit":
+		l := ratelimit.New(float64(rapid.IntRange(1, 50).Draw(t, label("rate"))), rapid.IntRange(1, 3).Draw(t, label("burst")),
+			ratelimit.WithClock(clk), ratelimit.WithMaxWait(drawMillis(t, 1, 200, label("token wait"))))
+		return ratelimit.WaitPolicy[int](l)
 	default:
 		return breaker.Policy[int](breaker.New(breaker.WithClock(clk),
 			breaker.WithThreshold(rapid.IntRange(1, 5).Draw(t, label("threshold"))),
@@ -95,7 +112,8 @@ func drawFault(t *rapid.T, clk *clock.Fake, hang bool) resiliencetest.Fault {
 	return resiliencetest.Healthy()
 }
 
-// Random pipelines of retries, timeouts, hedges and breakers, in any
+// Random pipelines of retries, timeouts, hedges and breakers (and
+// bulkheads and rate limiters that wait), in any
 // order, called a few times against a faulty dependency on a fake clock:
 // no call makes more calls to the dependency, or takes longer in virtual
 // time, than Bounds says.
@@ -131,4 +149,33 @@ func TestBoundsHoldOnRandomPipelines(t *testing.T) {
 			clk.Advance(drawMillis(t, 0, 300, "pause"))
 		}
 	})
+}
+
+// A hedge's second attempt that queues for the one slot of a bulkhead
+// inside it waits for the first to end: the bulkhead's MaxWait is in the
+// bound (1 × (1ms + 1ms) + 150ms + 100ms), and the call, against a
+// dependency that hangs, takes 200ms.
+func TestBoundsHedgeQueuedForBulkhead(t *testing.T) {
+	clk := clock.NewFake()
+	p := resilience.Then(
+		hedge.New[int](time.Millisecond, hedge.WithClock(clk)),
+		bulkhead.Policy[int](bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(150*time.Millisecond), bulkhead.WithClock(clk))),
+		timeout.New[int](100*time.Millisecond, timeout.WithClock(clk)),
+	)
+	b := p.Bounds()
+	if want := (resilience.Bounds{Calls: 2, Duration: 252 * time.Millisecond}); b != want {
+		t.Fatalf("Bounds(%s) = %v, want %v", p, b, want)
+	}
+	dep := resiliencetest.NewDependency(1, resiliencetest.Hang())
+	start := clk.Now()
+	var took time.Duration
+	if err := resiliencetest.Drive(clk, time.Millisecond, func() {
+		_, _ = p.Do(context.Background(), dep.Call)
+		took = clk.Now().Sub(start)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if calls := dep.Calls(); calls != 2 || took != 200*time.Millisecond {
+		t.Errorf("the call made %d calls in %v, want 2 in 200ms (within %v)", calls, took, b)
+	}
 }
