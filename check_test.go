@@ -12,9 +12,11 @@ import (
 	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/chaos"
 	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/throttle"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
@@ -224,4 +226,31 @@ func panicOf(f func()) (msg string) {
 	}()
 	f()
 	return ""
+}
+
+// Every built-in layer describes its kind.
+func TestBuiltinLayersDescribeThemselves(t *testing.T) {
+	in := chaos.NewInjector(0, nil)
+	p := resilience.Then(
+		fallbackP(), retryP(), hedgeP(),
+		breakerP(), breaker.KeyedPolicy[int](breaker.NewKeyed[string](), func(context.Context) string { return "k" }),
+		bulkheadP(), adaptive.Policy[int](adaptive.New()),
+		ratelimitP(), ratelimit.WaitPolicy[int](ratelimit.New(1, 1)),
+		throttle.Policy[int](throttle.New()),
+		chaos.Fault[int](in, func(context.Context) error { return nil }),
+		chaos.Latency[int](in, nil, func() time.Duration { return 0 }),
+		chaos.Result[int](in, func(context.Context) (int, error) { return 0, nil }),
+		timeoutP(),
+	)
+	var got []resilience.Kind
+	for _, l := range p.Layers() {
+		got = append(got, l.Kind)
+	}
+	want := []resilience.Kind{resilience.KindFallback, resilience.KindRetry, resilience.KindHedge,
+		resilience.KindBreaker, resilience.KindBreaker, resilience.KindBulkhead, resilience.KindBulkhead,
+		resilience.KindRateLimit, resilience.KindRateLimit, resilience.KindOther,
+		resilience.KindOther, resilience.KindOther, resilience.KindOther, resilience.KindTimeout}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("kinds of %s mismatch (-want +got):\n%s", p, diff)
+	}
 }
