@@ -2,6 +2,7 @@ package resilience_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -252,5 +253,23 @@ func TestBuiltinLayersDescribeThemselves(t *testing.T) {
 		resilience.KindOther, resilience.KindOther, resilience.KindOther, resilience.KindTimeout}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("kinds of %s mismatch (-want +got):\n%s", p, diff)
+	}
+}
+
+// docs/pipelines.md lists every code in its table.
+func TestDocsPipelinesListsEveryCode(t *testing.T) {
+	doc, err := os.ReadFile("docs/pipelines.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []resilience.Code{
+		resilience.TimeoutOutsideRetry, resilience.BreakerOutsideRetry, resilience.FallbackInsideBreaker,
+		resilience.FallbackInsideRetry, resilience.BulkheadOutsideRetry, resilience.RateLimitOutsideRetry,
+		resilience.TimeoutOutsideLimiter, resilience.RetryInsideRetry, resilience.HedgeInsideBreaker,
+		resilience.HedgeOutsideRetry, resilience.TimeoutOutsideHedge, resilience.HedgeWithoutBudget,
+	} {
+		if !strings.Contains(string(doc), "\n| `"+string(c)+"` | ") {
+			t.Errorf("docs/pipelines.md has no row for %s", c)
+		}
 	}
 }
