@@ -129,7 +129,8 @@ var (
 // Check reports the orders of p's layers that the package documentation
 // warns about (see "Order"), outermost pair first, as [Finding]s; nil when
 // there are none. It reads the layers' kinds (see [Layer]) and skips
-// layers that declare none. A finding whose Code is in ack is left out:
+// layers that declare none. A finding whose Code is in ack, or
+// acknowledged by one of its layers ([Policy.Acknowledge]), is left out:
 // acknowledge an order you chose on purpose. Check is meant for tests and
 // start-up checks; it allocates.
 //
@@ -144,7 +145,7 @@ func (p Policy[T]) Check(ack ...Code) []Finding {
 	ls := p.Layers()
 	var fs []Finding
 	for i, o := range ls {
-		if o.Kind == KindHedge && !o.Budget && !slices.Contains(ack, HedgeWithoutBudget) {
+		if o.Kind == KindHedge && !o.Budget && !slices.Contains(ack, HedgeWithoutBudget) && !slices.Contains(o.Acknowledged, HedgeWithoutBudget) {
 			fs = append(fs, Finding{Code: HedgeWithoutBudget, Outer: o.Name,
 				What: "a hedge with no budget",
 				Why:  "when the dependency is slow for everyone, every call adds up to MaxHedges calls to its load",
@@ -152,7 +153,8 @@ func (p Policy[T]) Check(ack ...Code) []Finding {
 		}
 		for _, in := range ls[i+1:] {
 			for _, r := range rules {
-				if slices.Contains(r.outer, o.Kind) && slices.Contains(r.inner, in.Kind) && !slices.Contains(ack, r.code) {
+				if slices.Contains(r.outer, o.Kind) && slices.Contains(r.inner, in.Kind) && !slices.Contains(ack, r.code) &&
+					!slices.Contains(o.Acknowledged, r.code) && !slices.Contains(in.Acknowledged, r.code) {
 					fs = append(fs, Finding{Code: r.code, Outer: o.Name, Inner: in.Name, What: r.what, Why: r.why, Fix: r.fix})
 				}
 			}

@@ -273,3 +273,38 @@ func TestDocsPipelinesListsEveryCode(t *testing.T) {
 		}
 	}
 }
+
+// A layer's acknowledgement quiets the findings of its code that name that
+// layer, wherever it is composed, and no others.
+func TestCheckLayerAcknowledged(t *testing.T) {
+	deadline := timeout.New[int](5 * time.Second).Acknowledge(resilience.TimeoutOutsideRetry)
+	p := resilience.Then(deadline, retryP(), breakerP(), timeoutP())
+	if fs := p.Check(); len(fs) != 0 {
+		t.Errorf("Check(%s) = %v, want none: the deadline's order is acknowledged", p, fs)
+	}
+	// The same order with a timeout that did not acknowledge it.
+	q := resilience.Then(deadline, timeoutP(), retryP())
+	got := codes(q.Check())
+	if diff := cmp.Diff([]resilience.Code{resilience.TimeoutOutsideRetry}, got); diff != "" {
+		t.Errorf("Check(%s) mismatch (-want +got):\n%s", q, diff)
+	}
+	if fs := q.Check(); len(fs) == 1 && fs[0].Outer != "timeout(1s)" {
+		t.Errorf("Check(%s) reported %s, want the finding of timeout(1s)", q, fs[0])
+	}
+	// Acknowledged on the inner layer of the pair, on a whole policy.
+	r := resilience.Then(breakerP(), resilience.Then(hedge.New[int](time.Millisecond), breakerP()).Acknowledge(resilience.HedgeInsideBreaker, resilience.HedgeWithoutBudget))
+	if fs := r.Check(); len(fs) != 0 {
+		t.Errorf("Check(%s) = %v, want none", r, fs)
+	}
+	// The unacknowledged original still reports, and Layers shows the codes.
+	plain := timeout.New[int](5 * time.Second)
+	if got := codes(resilience.Then(plain, retryP()).Check()); len(got) != 1 {
+		t.Errorf("Acknowledge changed its receiver: Check = %v", got)
+	}
+	if got := deadline.Layers()[0].Acknowledged; !cmp.Equal(got, []resilience.Code{resilience.TimeoutOutsideRetry}) {
+		t.Errorf("Layers()[0].Acknowledged = %v, want [%s]", got, resilience.TimeoutOutsideRetry)
+	}
+	if got := (resilience.Policy[int]{}).Acknowledge(resilience.RetryInsideRetry); got.String() != "identity" {
+		t.Errorf("Acknowledge of the zero Policy = %s, want identity", got)
+	}
+}

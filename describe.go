@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -73,6 +74,11 @@ type Layer struct {
 	// Budget says, for KindRetry and KindHedge, whether a budget shared by
 	// the layer's calls bounds the extra attempts it makes in all.
 	Budget bool
+
+	// Acknowledged lists the codes of the findings that Check leaves out
+	// when they name this layer, as outer or inner layer: orders chosen
+	// on purpose. [Policy.Acknowledge] adds to it.
+	Acknowledged []Code
 }
 
 // validate returns why d is not a valid description, or "".
@@ -113,7 +119,32 @@ func (p Policy[T]) Describe(d Layer) Policy[T] {
 		panic("resilience: Describe(" + p.first.name + "): " + why)
 	}
 	d.Name = ""
+	d.Acknowledged = slices.Clone(d.Acknowledged)
 	return chain([]link[T]{{name: p.first.name, run: p.first.run, desc: &d}})
+}
+
+// Acknowledge returns p with the codes acknowledged on each of its layers
+// (see [Layer].Acknowledged): [Policy.Check] and [Checked] leave out the
+// findings of these codes that name one of p's layers, wherever p is
+// composed. Use it for an order chosen on purpose, where the layer is
+// made:
+//
+//	deadline := timeout.New[T](5*time.Second).Acknowledge(resilience.TimeoutOutsideRetry)
+//
+// The layers run as before. A layer that has no description gets one of
+// no kind, which Check still skips. Acknowledge of the zero Policy is the
+// zero Policy.
+func (p Policy[T]) Acknowledge(codes ...Code) Policy[T] {
+	var layers []link[T]
+	for l := range p.layers {
+		var d Layer
+		if l.desc != nil {
+			d = *l.desc
+		}
+		d.Acknowledged = append(slices.Clone(d.Acknowledged), codes...)
+		layers = append(layers, link[T]{name: l.name, run: l.run, desc: &d})
+	}
+	return chain(layers)
 }
 
 // Layers returns the descriptions of p's layers, outermost first, each with
@@ -127,6 +158,7 @@ func (p Policy[T]) Layers() []Layer {
 			d = *l.desc
 		}
 		d.Name = l.name
+		d.Acknowledged = slices.Clone(d.Acknowledged)
 		ls = append(ls, d)
 	}
 	return ls

@@ -124,7 +124,8 @@
 // [Policy.Describe] for a layer of your own), so a pipeline can be checked:
 // [Policy.Check] reports the orders that go wrong, each a [Finding] with a
 // stable [Code] (a timeout outside a retry, a breaker outside a retry, a
-// fallback inside a breaker, ...), and [Checked] panics on them at
+// fallback inside a breaker, ...), unless acknowledged by the check or by
+// the layer ([Policy.Acknowledge]), and [Checked] panics on them at
 // composition; [Policy.Bounds] works out the most calls to the op and the
 // longest time one call can take, or says why there is no bound.
 //
