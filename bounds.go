@@ -93,8 +93,9 @@ func wait(d time.Duration, why string) bound {
 // Bounds works out, from the settings of p's layers (see [Layer]), the
 // most calls to the op and the longest time one call through p can take.
 // The caller's own deadline is not counted; the op is taken to honour its
-// context (return as soon as it is done) and a fallback's function to take
-// no time. A layer that declares no kind makes both bounds unknown.
+// context (return as soon as it is done), and a fallback's function,
+// observers and hooks (retry's OnRetry) to take no time and call nothing.
+// A layer that declares no kind makes both bounds unknown.
 //
 // Working inward out, with C and D the calls and duration of the layers
 // inside (the op alone: C = 1, D unbounded):
