@@ -35,6 +35,7 @@ type link[T any] struct {
 	run  func(ctx context.Context, next Next[T]) (T, error)
 	next *link[T] // nil at the end of the chain
 	name string   // empty at the end of the chain
+	desc *Layer   // what Describe attached; nil for none. Never read by a call.
 }
 
 // Next is the rest of a chain as seen from inside one layer: the layers
@@ -144,7 +145,7 @@ func Then[T any](ps ...Policy[T]) Policy[T] {
 	var layers []link[T]
 	for _, p := range ps {
 		for l := range p.layers {
-			layers = append(layers, link[T]{name: l.name, run: l.run})
+			layers = append(layers, link[T]{name: l.name, run: l.run, desc: l.desc})
 		}
 	}
 	return chain(layers)

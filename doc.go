@@ -62,6 +62,8 @@
 //     named and observed through [FallbackOption]s ([WithFallbackName],
 //     [WithFallbackObserver])
 //   - [Policy.Do], [Policy.Wrap]: running an op
+//   - [Policy.Check], [Checked], [Policy.Bounds]: a pipeline's order and
+//     worst case, from its layers' descriptions ([Policy.Describe])
 //   - [Guard], [Guard2], [GuardErr]: guarded functions that keep their own shape
 //   - [As]: typed calls through one shared Policy[any]
 //   - [ErrRefused], [RefusedError], [Refuse], [RetryAfter], [Never]: what
@@ -119,6 +121,15 @@
 // retry, then the hedge if there is one, then the breaker, then bulkhead or
 // rate limiter, then the timeout innermost, so that each attempt is bounded
 // by the timeout, counted by the breaker, and retried as a whole.
+//
+// Each layer describes its kind and settings ([Layer], [Policy.Layers];
+// [Policy.Describe] for a layer of your own), so a pipeline can be checked:
+// [Policy.Check] reports the orders that go wrong, each a [Finding] with a
+// stable [Code] (a timeout outside a retry, a breaker outside a retry, a
+// fallback inside a breaker, ...), unless acknowledged by the check or by
+// the layer ([Policy.Acknowledge]), and [Checked] panics on them at
+// composition; [Policy.Bounds] works out the most calls to the op and the
+// longest time one call can take, or says why there is no bound.
 //
 // # Panics
 //

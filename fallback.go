@@ -53,7 +53,7 @@ func Fallback[T any](fn func(ctx context.Context, err error) (T, error), opts ..
 		layer = "fallback(" + c.name + ")"
 	}
 	obs, name := c.observer, c.name
-	return New(layer, func(ctx context.Context, next Next[T]) (T, error) {
+	return fallbackLayer(New(layer, func(ctx context.Context, next Next[T]) (T, error) {
 		v, err := next.Call(ctx)
 		if err != nil {
 			if obs != nil {
@@ -62,7 +62,7 @@ func Fallback[T any](fn func(ctx context.Context, err error) (T, error), opts ..
 			return fn(ctx, err)
 		}
 		return v, nil
-	})
+	}))
 }
 
 // FallbackOption configures a fallback built by [Fallback] or

@@ -30,6 +30,10 @@ import (
 // through Measure[A](d, "db") and Measure[B](d, "db") add up. The tile
 // shows the guards registered under the same name beside these numbers.
 //
+// The layer describes itself as one that calls the rest of the chain once
+// and adds no time (resilience.KindOther), so Policy.Check and
+// Policy.Bounds see through it.
+//
 // Cost per call: two reads of d's clock and one short lock of the name's
 // counters; no allocation (but for the histograms, ten in all, made on
 // first use and reused). Memory: about 9 KiB per name that has had
@@ -59,7 +63,7 @@ func Measure[T any](d *Dashboard, name string) resilience.Policy[T] {
 		end := clk.Now()
 		m.record(end, end.Sub(start), classify(ctx, err))
 		return v, err
-	})
+	}).Describe(resilience.Layer{Kind: resilience.KindOther})
 }
 
 // outcome is what a call through a Measure layer came to.

@@ -17,6 +17,8 @@ import (
 // *resilience.RefusedError matching ratelimit.ErrLimited whose RetryAfter
 // is the wait for that bucket's next token. Use it in [InHandle] or in the
 // server interceptors. Each call allocates a little (the bucket's layer).
+// The layer describes itself as a rate limiter that does not wait, for
+// resilience's Policy.Check and Policy.Bounds.
 // KeyedLimit panics if k or key is nil.
 func KeyedLimit[T any](k *ratelimit.Keyed[string], key func(ctx context.Context) string) resilience.Policy[T] {
 	if k == nil || key == nil {
@@ -24,7 +26,7 @@ func KeyedLimit[T any](k *ratelimit.Keyed[string], key func(ctx context.Context)
 	}
 	return resilience.New("ratelimit(keyed)", func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		return ratelimit.Policy[T](k.Limiter(key(ctx))).Do(ctx, next.Call)
-	})
+	}).Describe(resilience.Layer{Kind: resilience.KindRateLimit})
 }
 
 // PeerKey returns the host of the call's peer, without its port (a client

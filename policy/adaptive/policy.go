@@ -33,7 +33,7 @@ func Policy[T any](l *Limiter) resilience.Policy[T] {
 	if l.cfg.Name != "" {
 		name += "(" + l.cfg.Name + ")"
 	}
-	return resilience.New(name, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(l, resilience.New(name, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		p, err := l.Acquire(ctx)
 		if err != nil {
 			var zero T
@@ -49,7 +49,7 @@ func Policy[T any](l *Limiter) resilience.Policy[T] {
 		ok = true
 		p.Done(err)
 		return v, err
-	})
+	}))
 }
 
 // errPanicked ends the permit of a call that panicked: a failure.

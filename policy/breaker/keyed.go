@@ -285,12 +285,12 @@ func KeyedPolicy[T any, K comparable](k *Keyed[K], key func(ctx context.Context)
 	if key == nil {
 		panic("breaker: KeyedPolicy key must not be nil")
 	}
-	return resilience.New(k.cfg.layer(), func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+	return describe(resilience.New(k.cfg.layer(), func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
 		if err = ctx.Err(); err != nil {
 			return v, err // the caller gave up: no breaker is asked
 		}
 		return through(ctx, k.Breaker(key(ctx)), next)
-	})
+	}))
 }
 
 // through runs the rest of the chain through breaker b, as the closure of

@@ -40,7 +40,7 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 	if b == nil {
 		panic("breaker: Policy breaker must not be nil")
 	}
-	return resilience.New(b.cfg.layer(), func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+	return describe(resilience.New(b.cfg.layer(), func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
 		if err = ctx.Err(); err != nil {
 			return v, err // the caller gave up: the breaker is not asked
 		}
@@ -70,7 +70,7 @@ func Policy[T any](b *Breaker) resilience.Policy[T] {
 			b.finishSlow(w, 0, 0, false, Success, nil)
 		}
 		return v, err
-	})
+	}))
 }
 
 // panicked counts a failure for a call admitted on the closed fast path,

@@ -27,12 +27,12 @@ func Policy[T any](b *Bulkhead) resilience.Policy[T] {
 	if b.cfg.Name != "" {
 		name += "(" + b.cfg.Name + ")"
 	}
-	return resilience.New(name, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(b, resilience.New(name, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if err := b.Acquire(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
 		defer b.Release()
 		return next.Call(ctx)
-	})
+	}))
 }

@@ -23,7 +23,7 @@ func Fault[T any](in *Injector, fault func(ctx context.Context) error) resilienc
 	if in == nil || fault == nil {
 		panic("chaos: Fault needs an Injector and a fault func, got nil")
 	}
-	return resilience.New("chaos.fault", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(resilience.Layer{Kind: resilience.KindOther, MaxWait: resilience.Off}, resilience.New("chaos.fault", func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if in.Inject() {
 			if err := fault(ctx); err != nil {
 				var zero T
@@ -31,7 +31,7 @@ func Fault[T any](in *Injector, fault func(ctx context.Context) error) resilienc
 			}
 		}
 		return next.Call(ctx)
-	})
+	}))
 }
 
 // Latency returns a policy, named "chaos.latency", that injects latency
@@ -50,7 +50,7 @@ func Latency[T any](in *Injector, clk clock.Clock, delay func() time.Duration) r
 	if clk == nil {
 		clk = clock.Real()
 	}
-	return resilience.New("chaos.latency", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(resilience.Layer{Kind: resilience.KindOther, MaxWait: resilience.Off}, resilience.New("chaos.latency", func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if in.Inject() {
 			if d := delay(); d > 0 {
 				if err := clk.Sleep(ctx, d); err != nil {
@@ -60,7 +60,7 @@ func Latency[T any](in *Injector, clk clock.Clock, delay func() time.Duration) r
 			}
 		}
 		return next.Call(ctx)
-	})
+	}))
 }
 
 // Result returns a policy, named "chaos.result", that makes up the result
@@ -75,10 +75,10 @@ func Result[T any](in *Injector, result func(ctx context.Context) (T, error)) re
 	if in == nil || result == nil {
 		panic("chaos: Result needs an Injector and a result func, got nil")
 	}
-	return resilience.New("chaos.result", func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(resilience.Layer{Kind: resilience.KindOther, MaxWait: resilience.Off}, resilience.New("chaos.result", func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if in.Inject() {
 			return result(ctx)
 		}
 		return next.Call(ctx)
-	})
+	}))
 }

@@ -107,7 +107,7 @@ func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
 	if c.Budget > 0 {
 		p.budget = newBudget(c.Budget)
 	}
-	return resilience.New(name, p.run)
+	return resilience.New(name, p.run).Describe(describe(c))
 }
 
 // policy is the configuration of one hedge policy, fixed at New, and the

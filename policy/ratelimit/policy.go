@@ -21,7 +21,7 @@ import (
 // panics if l is nil.
 func Policy[T any](l *Limiter) resilience.Policy[T] {
 	p := policyParams(l)
-	return resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(p, false, resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		var zero T
 		if err := ctx.Err(); err != nil {
 			return zero, err // the caller gave up: no token is spent
@@ -30,7 +30,7 @@ func Policy[T any](l *Limiter) resilience.Policy[T] {
 			return zero, resilience.Refuse(ErrLimited, p.cfg.Name, b.p.waitFor(at, wait))
 		}
 		return next.Call(ctx)
-	})
+	}))
 }
 
 // WaitPolicy returns l as a layer of a resilience.Policy[T] that waits:
@@ -44,13 +44,13 @@ func Policy[T any](l *Limiter) resilience.Policy[T] {
 // nil.
 func WaitPolicy[T any](l *Limiter) resilience.Policy[T] {
 	p := policyParams(l)
-	return resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(p, true, resilience.New(p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if err := l.Wait(ctx); err != nil {
 			var zero T
 			return zero, err
 		}
 		return next.Call(ctx)
-	})
+	}))
 }
 
 func policyParams(l *Limiter) *params {

@@ -78,7 +78,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 	if c.Name != "" {
 		layer = "retry(" + c.Name + ")"
 	}
-	return resilience.New(layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+	return describe(c, resilience.New(layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
 		if err = ctx.Err(); err != nil {
 			return v, err // the caller gave up: nothing runs, nothing is deposited
 		}
@@ -93,7 +93,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 			return v, nil
 		}
 		return retryAfterFailure(ctx, next, &c, start, v, err)
-	})
+	}))
 }
 
 // retryAfterFailure goes on with an execution whose first attempt returned

@@ -29,7 +29,7 @@ func Policy[T any](t *Throttler) resilience.Policy[T] {
 	if t.name != "" {
 		name += "(" + t.name + ")"
 	}
-	return resilience.New(name, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(resilience.New(name, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if err := ctx.Err(); err != nil {
 			var zero T
 			return zero, err
@@ -49,7 +49,7 @@ func Policy[T any](t *Throttler) resilience.Policy[T] {
 		ok = true
 		p.Done(err)
 		return v, err
-	})
+	}))
 }
 
 // errPanicked ends the permit of a call that panicked: not accepted.

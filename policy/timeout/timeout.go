@@ -67,7 +67,7 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 	expired := &expiredError{d: c.Duration}
 	obs := observer{o: c.Observer, name: c.Name, d: c.Duration}
 	realClock := c.Clock == nil || c.Clock == clock.Real()
-	return resilience.New("timeout("+c.Duration.String()+")", func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
+	return describe(c, resilience.New("timeout("+c.Duration.String()+")", func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
 		if err = ctx.Err(); err != nil {
 			return v, err // the caller gave up: no timer, nothing runs
 		}
@@ -88,7 +88,7 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 			return v, expiredWith(expired, err)
 		}
 		return v, err
-	})
+	}))
 }
 
 // outcome is what an abandonable op's goroutine hands back.
