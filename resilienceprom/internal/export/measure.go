@@ -39,7 +39,7 @@ func Measure[T any](clk clock.Clock, name string, attempts int, r Recorder) (cal
 		v, err := next.Call(&callContext{Context: ctx, owner: ms})
 		r.Call(ctx, OutcomeOf(ctx, err), clk.Now().Sub(start), err)
 		return v, err
-	})
+	}).Describe(resilience.Layer{Kind: resilience.KindOther})
 	attempt = resilience.New("measure-attempt("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		n := 0
 		if c, ok := ctx.Value(ms).(*callContext); ok {
@@ -49,7 +49,7 @@ func Measure[T any](clk clock.Clock, name string, attempts int, r Recorder) (cal
 		v, err := next.Call(ctx)
 		r.Attempt(ctx, n, OutcomeOf(ctx, err), clk.Now().Sub(start), err)
 		return v, err
-	})
+	}).Describe(resilience.Layer{Kind: resilience.KindOther})
 	return call, attempt
 }
 
