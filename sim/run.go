@@ -98,14 +98,17 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 			}
 			w.spawnLocked(start, func() {
 				for k := 0; g.Calls == 0 || k < g.Calls; k++ {
-					if w.stopping || w.now >= stop {
+					if stopping, now := w.state(); stopping || now >= stop {
 						return
 					}
+					began := w.now
 					_, err := p.Do(w.root, op)
-					if w.stopping {
+					w.enter() // the call may have waited on something other than the clock
+					stopping, now := w.state()
+					if stopping {
 						return // cut short by the end of the run
 					}
-					rec.end(w.now, err)
+					rec.end(now, now-began, err)
 					if g.Think > 0 && w.sleep(w.root, think(rng, g.Think)) != nil {
 						return
 					}

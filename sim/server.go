@@ -136,6 +136,10 @@ func (s *server) call(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	s.w.enter() // an attempt of a hedge, say, runs on a goroutine of its own
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	now := s.w.now
 	s.rec.arrive(now)
 	for _, o := range s.Outages {

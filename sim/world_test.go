@@ -132,10 +132,26 @@ func TestTimeoutWakesSleeper(t *testing.T) {
 	}
 }
 
-func TestNewTimerPanics(t *testing.T) {
-	wantPanic(t, "sim: NewTimer is not supported", func() {
-		runProbe(t, func(clk clock.Clock, ctx context.Context) { clk.NewTimer(time.Second) })
+// TestNewTimer checks that a timer's channel gets the virtual time when it
+// fires, and that Stop and Reset work as the clock package says.
+func TestNewTimer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var fired, stopped time.Duration
+	var stopReport, resetReport bool
+	runProbe(t, func(clk clock.Clock, ctx context.Context) {
+		start := clk.Now()
+		tm := clk.NewTimer(time.Second)
+		at := <-tm.C()
+		fired = at.Sub(start)
+		tm.Reset(2 * time.Second)
+		stopReport = tm.Stop()
+		resetReport = tm.Reset(500 * time.Millisecond)
+		<-tm.C()
+		stopped = clk.Now().Sub(start)
 	})
+	if fired != time.Second || stopped != 1500*time.Millisecond || !stopReport || resetReport {
+		t.Errorf("fired after %v, Stop %v, Reset %v, second fire at %v: want 1s, true, false, 1.5s", fired, stopReport, resetReport, stopped)
+	}
 }
 
 func TestSleepOutsideCallPanics(t *testing.T) {
