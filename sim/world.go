@@ -155,8 +155,8 @@ func (w *world) unscheduleLocked(e *event) bool {
 // goroutine that the pipeline started (adopted).
 type proc struct {
 	w       *world
-	id      int    // in order of creation, for the order of pending
-	gid     uint64 // its goroutine's id; 0 until started
+	id      int           // in order of creation, for the order of pending
+	gid     uint64        // its goroutine's id; 0 until started
 	wake    chan struct{} // the scheduler hands it the baton on it
 	ev      event         // its wake-up
 	body    func()        // nil for an adopted goroutine
