@@ -75,7 +75,7 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 		Clients: slices.Clone(s.Clients)}
 	buckets := int((s.Duration + s.Bucket - 1) / s.Bucket)
 	rec := newRecorder(res, buckets)
-	srv := newServer(s.Server, w, rec, rand.New(rand.NewPCG(s.Seed, 0x5E4E4)))
+	srv := newServer(s.Server, w, rec, rand.New(rand.NewPCG(s.Seed, 0x5E4E4)), rand.New(rand.NewPCG(s.Seed, 0x510)))
 	op := resilience.Op[T](func(ctx context.Context) (T, error) {
 		var zero T
 		return zero, srv.call(ctx)

@@ -42,6 +42,14 @@ type Server struct {
 	// model's (normally distributed, never below 0): the variance of a real
 	// network and server. 0 means none.
 	Noise time.Duration
+	// Slow is the share of calls, in [0, 1], that take SlowLatency more
+	// than the model says, drawn at random for each call: the long tail
+	// of a slow replica, a garbage collector's pause, a cold cache. 0
+	// means none.
+	Slow float64
+	// SlowLatency is what a call drawn for Slow takes more. It must be >
+	// 0 when Slow is.
+	SlowLatency time.Duration
 	// Capacity is the most calls in progress at once; a call beyond it
 	// fails at once with [ErrOverloaded] and takes no share of the server.
 	// 0 means no limit.
@@ -101,6 +109,12 @@ func (s Server) Validate() error {
 		return fmt.Errorf("sim: Server.Noise must be >= 0, got %v", s.Noise)
 	case s.Capacity < 0:
 		return fmt.Errorf("sim: Server.Capacity must be >= 0, got %d", s.Capacity)
+	case !(s.Slow >= 0 && s.Slow <= 1):
+		return fmt.Errorf("sim: Server.Slow must be in [0, 1], got %v", s.Slow)
+	case s.Slow > 0 && s.SlowLatency <= 0:
+		return fmt.Errorf("sim: Server.SlowLatency must be > 0 with Slow %v, got %v", s.Slow, s.SlowLatency)
+	case s.SlowLatency < 0:
+		return fmt.Errorf("sim: Server.SlowLatency must be >= 0, got %v", s.SlowLatency)
 	}
 	for i, o := range s.Outages {
 		switch {
@@ -119,15 +133,16 @@ type server struct {
 	w        *world
 	rec      *recorder
 	rng      *rand.Rand // for Noise
+	slowRng  *rand.Rand // for Slow
 	inFlight int
 	version  uint64 // the record's, with Conflicts
 }
 
-func newServer(s Server, w *world, rec *recorder, rng *rand.Rand) *server {
+func newServer(s Server, w *world, rec *recorder, rng, slowRng *rand.Rand) *server {
 	if s.Base == 0 {
 		s.Base = 10 * time.Millisecond
 	}
-	return &server{Server: s, w: w, rec: rec, rng: rng}
+	return &server{Server: s, w: w, rec: rec, rng: rng, slowRng: slowRng}
 }
 
 // call is the op of every simulated call: it runs on the proc that holds
@@ -159,6 +174,9 @@ func (s *server) call(ctx context.Context) error {
 	latency := s.Base + time.Duration(s.inFlight)*s.Slope
 	if s.Noise > 0 {
 		latency = max(latency+time.Duration(s.rng.NormFloat64()*float64(s.Noise)), 0)
+	}
+	if s.Slow > 0 && s.slowRng.Float64() < s.Slow {
+		latency += s.SlowLatency
 	}
 	read := s.version
 	s.inFlight++

@@ -59,7 +59,7 @@ func main() {
 	if err := os.WriteFile(filepath.Join(dir, "results.txt"), []byte(table.String()), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("wrote", filepath.Join(dir, "{jitter,collapse,breaker}.svg"), "and results.txt")
+	fmt.Println("wrote", filepath.Join(dir, "{jitter,collapse,breaker,order-timeout,order-breaker,order-hedge}.svg"), "and results.txt")
 }
 
 // run runs the three experiments, writes their tables to w and their plots
@@ -87,7 +87,20 @@ func run(w io.Writer, dir string, seeds int) error {
 	fmt.Fprintln(w, "\n3. A breaker in front of a dependency down from 10 s to 40 s")
 	down := sim.Compare(breakerScenario(), breakerSets()...)
 	writeBreakerTable(w, down)
-	return plot(filepath.Join(dir, "breaker.svg"), "A breaker in front of a dependency that is down for 30 s", down)
+	if err := plot(filepath.Join(dir, "breaker.svg"), "A breaker in front of a dependency that is down for 30 s", down); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\n4. The order of the policies: the recommended order, then a mistake")
+	for _, c := range orderCases() {
+		fmt.Fprintf(w, "\n%s (%s)\n", c.Title, c.File)
+		results := sim.Compare(c.Scenario, c.Sets...)
+		writeOrderTable(w, c, results)
+		if err := plot(filepath.Join(dir, c.File), c.Title, results); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // plot writes results to the SVG file path.
