@@ -98,17 +98,21 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 			}
 			w.spawnLocked(start, func() {
 				for k := 0; g.Calls == 0 || k < g.Calls; k++ {
-					if stopping, now := w.state(); stopping || now >= stop {
+					stopping, began := w.state()
+					if stopping || began >= stop {
 						return
 					}
-					began := w.now
 					_, err := p.Do(w.root, op)
 					w.enter() // the call may have waited on something other than the clock
-					stopping, now := w.state()
+					w.mu.Lock()
+					stopping, now := w.stopping, w.now
+					if !stopping {
+						rec.end(now, now-began, err)
+					}
+					w.mu.Unlock()
 					if stopping {
 						return // cut short by the end of the run
 					}
-					rec.end(now, now-began, err)
 					if g.Think > 0 && w.sleep(w.root, think(rng, g.Think)) != nil {
 						return
 					}

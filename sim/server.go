@@ -155,39 +155,23 @@ func (s *server) call(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	now := s.w.now
-	s.rec.arrive(now)
-	for _, o := range s.Outages {
-		if now < o.Start || now >= o.End {
-			continue
-		}
-		if o.Mode == Hang {
-			return s.w.sleep(ctx, math.MaxInt64)
-		}
-		s.rec.down(now)
-		return ErrDown
-	}
-	if s.Capacity > 0 && s.inFlight >= s.Capacity {
-		s.rec.overloaded(now)
-		return ErrOverloaded
-	}
-	latency := s.Base + time.Duration(s.inFlight)*s.Slope
-	if s.Noise > 0 {
-		latency = max(latency+time.Duration(s.rng.NormFloat64()*float64(s.Noise)), 0)
-	}
-	if s.Slow > 0 && s.slowRng.Float64() < s.Slow {
-		latency += s.SlowLatency
-	}
-	read := s.version
-	s.inFlight++
-	s.rec.inFlight(now, s.inFlight)
-	done := s.w.after(latency)
-	if err := s.w.sleep(ctx, latency); err != nil {
-		// The caller gave up; the work goes on until it is done.
-		s.w.mu.Lock()
-		s.w.scheduleLocked(&event{fn: s.finish, index: -1}, done)
-		s.w.mu.Unlock()
+	latency, done, read, err := s.arrive()
+	switch {
+	case err != nil:
 		return err
+	case latency < 0: // a Hang outage
+		return s.w.sleep(ctx, math.MaxInt64)
+	}
+	sleepErr := s.w.sleep(ctx, latency)
+	// The state of the run changes under w.mu: a goroutine of the pipeline
+	// may end without giving the baton back (see world.step), and the
+	// next holder reads what it wrote.
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	if sleepErr != nil {
+		// The caller gave up; the work goes on until it is done.
+		s.w.scheduleLocked(&event{fn: s.finish, index: -1}, done)
+		return sleepErr
 	}
 	s.inFlight--
 	if s.Conflicts {
@@ -198,6 +182,40 @@ func (s *server) call(ctx context.Context) error {
 		s.version++
 	}
 	return nil
+}
+
+// arrive counts a call's arrival and decides its fate: the latency it
+// takes, the virtual time its work is done and the record's version it
+// read, or a latency < 0 if it hangs, or the error it fails with at once.
+func (s *server) arrive() (latency, done time.Duration, read uint64, err error) {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	now := s.w.now
+	s.rec.arrive(now)
+	for _, o := range s.Outages {
+		if now < o.Start || now >= o.End {
+			continue
+		}
+		if o.Mode == Hang {
+			return -1, 0, 0, nil
+		}
+		s.rec.down(now)
+		return 0, 0, 0, ErrDown
+	}
+	if s.Capacity > 0 && s.inFlight >= s.Capacity {
+		s.rec.overloaded(now)
+		return 0, 0, 0, ErrOverloaded
+	}
+	latency = s.Base + time.Duration(s.inFlight)*s.Slope
+	if s.Noise > 0 {
+		latency = max(latency+time.Duration(s.rng.NormFloat64()*float64(s.Noise)), 0)
+	}
+	if s.Slow > 0 && s.slowRng.Float64() < s.Slow {
+		latency += s.SlowLatency
+	}
+	s.inFlight++
+	s.rec.inFlight(now, s.inFlight)
+	return latency, s.w.after(latency), s.version, nil
 }
 
 // finish ends a call whose caller gave up.
