@@ -66,7 +66,14 @@ type world struct {
 	nextID  int
 	pending []*proc
 	outside int
+	// ctxMayEnd is set by an AfterFunc callback (a timeout's may end a
+	// context); adopted once a goroutine of the pipeline was adopted (a
+	// hedge's winner ends the other attempts' context). Either makes
+	// settle look for procs asleep on a context that ended.
+	ctxMayEnd bool
+	adopted   bool
 	group   *group
+	timer   *time.Timer // the scheduler's, for its waits in step
 	created uint64 // goroutines created in the process (goroutinesCreated) when last settled, plus the procs started since
 
 	root     context.Context // every simulated call's context; cancelled at the end
@@ -262,6 +269,7 @@ func (w *world) run(end time.Duration) {
 			w.step(e.proc, stuck)
 		case !w.stopping:
 			w.callback(e)
+			w.ctxMayEnd = w.ctxMayEnd || e.user
 		}
 		w.settle(stuck)
 		if w.panicked && !w.stopping {
@@ -302,8 +310,12 @@ func (w *world) callback(e *event) {
 func (w *world) settle(stuck <-chan struct{}) {
 	w.mu.Lock()
 	if w.calmLocked() {
+		check := w.ctxMayEnd || w.adopted
+		w.ctxMayEnd = false
 		w.mu.Unlock()
-		w.checkCancelled()
+		if check {
+			w.checkCancelled()
+		}
 		return
 	}
 	w.mu.Unlock()
@@ -346,6 +358,7 @@ func (w *world) settle(stuck <-chan struct{}) {
 			delete(w.procs, gid) // an adopted goroutine that is gone
 		}
 	}
+	w.ctxMayEnd = false
 	w.mu.Unlock()
 	w.checkCancelled()
 }
@@ -433,44 +446,57 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 		go p.main()
 	}
 	p.wake <- struct{}{}
-	var wt waiter
-	for {
+	if w.timer == nil {
+		w.timer = time.NewTimer(time.Hour)
+	}
+	// Mostly it is back at once; if not, it may be blocked on something
+	// other than the clock: look at its stack from time to time.
+	for range 4 {
 		select {
 		case <-w.yield:
 			w.steps.Add(1)
 			return
 		default:
 		}
+		runtime.Gosched()
+	}
+	for wait := 50 * time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		w.timer.Reset(wait)
+		select {
+		case <-w.yield:
+			w.timer.Stop()
+			w.steps.Add(1)
+			return
+		case <-stuck:
+			panic(stuckMessage)
+		case <-w.timer.C:
+		}
 		w.mu.Lock()
 		gid := p.gid
 		w.mu.Unlock()
-		if wt.n >= 64 && gid != 0 {
-			// Not back yet: is it blocked on something other than the clock?
-			_, alive, blocked := w.group.quiescent(gid)
-			if !alive || blocked {
-				w.mu.Lock()
-				if w.cur == p {
-					w.cur = nil // it will ask for the baton again if it needs it
-					w.outside++
-					if !alive {
-						delete(w.procs, gid)
-					}
-					w.mu.Unlock()
-					w.steps.Add(1)
-					return
+		if gid == 0 {
+			continue // not started yet
+		}
+		// Not back yet: is it blocked on something other than the clock?
+		if _, alive, blocked := w.group.quiescent(gid); alive && !blocked {
+			continue
+		} else {
+			w.mu.Lock()
+			if w.cur == p {
+				w.cur = nil // it will ask for the baton again if it needs it
+				w.outside++
+				if !alive {
+					delete(w.procs, gid)
 				}
 				w.mu.Unlock()
-				<-w.yield // it gave the baton back as we looked
 				w.steps.Add(1)
 				return
 			}
+			w.mu.Unlock()
+			<-w.yield // it gave the baton back as we looked
+			w.steps.Add(1)
+			return
 		}
-		select {
-		case <-stuck:
-			panic(stuckMessage)
-		default:
-		}
-		wt.wait()
 	}
 }
 
@@ -565,6 +591,7 @@ func (w *world) enter() *proc {
 	if p == nil {
 		w.nextID++
 		p = &proc{w: w, id: w.nextID, gid: gid, wake: make(chan struct{}), slot: -1, started: true}
+		w.adopted = true
 		p.ev = event{proc: p, index: -1}
 		w.procs[gid] = p
 	}
