@@ -72,9 +72,9 @@ type world struct {
 	// settle look for procs asleep on a context that ended.
 	ctxMayEnd bool
 	adopted   bool
-	group   *group
-	timer   *time.Timer // the scheduler's, for its waits in step
-	created uint64 // goroutines created in the process (goroutinesCreated) when last settled, plus the procs started since
+	group     *group
+	timer     *time.Timer // the scheduler's, for its waits in step
+	created   uint64      // goroutines created in the process (goroutinesCreated) when last settled, plus the procs started since
 
 	root     context.Context // every simulated call's context; cancelled at the end
 	rootDone <-chan struct{}
@@ -451,7 +451,15 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 	}
 	// Mostly it is back at once; if not, it may be blocked on something
 	// other than the clock: look at its stack from time to time.
-	for range 4 {
+	// A pipeline with goroutines of its own may well be: spin longer
+	// before the first look, rather than wait for a timer.
+	spins := 4
+	w.mu.Lock()
+	if w.adopted || w.outside > 0 {
+		spins = 64
+	}
+	w.mu.Unlock()
+	for range spins {
 		select {
 		case <-w.yield:
 			w.steps.Add(1)
@@ -461,6 +469,9 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 		runtime.Gosched()
 	}
 	for wait := 50 * time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		if spins == 64 && wait == 50*time.Microsecond {
+			wait = 0 // look at once
+		}
 		w.timer.Reset(wait)
 		select {
 		case <-w.yield:
