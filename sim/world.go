@@ -23,6 +23,15 @@ import (
 // of virtual time, events of the same time in the order they were queued.
 // With one goroutine running at a time and a fixed order of events, a run
 // depends on nothing but its seed.
+//
+// Goroutines that the pipeline starts (a hedge's attempts) become procs
+// (adopted) when they first call the clock or the server (enter), and a
+// proc that blocks on something other than the clock (a channel) gives the
+// baton up without a word: the scheduler sees it blocked in a stack
+// snapshot (group). Whenever such goroutines may be running, the scheduler
+// waits after each event until every goroutine of the run is blocked
+// (settle), then queues the procs that asked for the baton meanwhile, in
+// the order they were created.
 
 // epoch is the instant at which virtual time starts, as clock.Fake's does.
 var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)

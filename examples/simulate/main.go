@@ -1,4 +1,4 @@
-// Command simulate runs three experiments in the simulator (package sim),
+// Command simulate runs four experiments in the simulator (package sim),
 // with the library's real policies, in virtual time, and writes a plot
 // (SVG) of each and a text table of the figures:
 //
@@ -11,14 +11,21 @@
 //     backoff never recover, backoff with jitter, a retry budget or a
 //     breaker do;
 //  3. breaker: a breaker in front of a dependency that is down for 30 s
-//     lets through only its threshold, then one trial per cooldown.
+//     lets through only its threshold, then one trial per cooldown;
+//  4. order: the recommended order of the policies (fallback > retry >
+//     hedge > breaker > bulkhead / rate limiter > timeout) against a
+//     mistake, one scenario each: a timeout outside the retry, a breaker
+//     outside the retry, a hedge without a budget; the calls to the
+//     dependency, the callers' latency (p50, p99) and the success rate.
 //
 // Usage:
 //
 //	go run ./examples/simulate [-out dir]
 //
 // The files go to dir (default: a new temporary directory): jitter.svg,
-// collapse.svg, breaker.svg and results.txt, which is also printed.
+// collapse.svg, breaker.svg, order-timeout.svg, order-breaker.svg,
+// order-hedge.svg and results.txt, which is also printed. It takes a few
+// seconds.
 package main
 
 import (
@@ -62,7 +69,7 @@ func main() {
 	fmt.Println("wrote", filepath.Join(dir, "{jitter,collapse,breaker,order-timeout,order-breaker,order-hedge}.svg"), "and results.txt")
 }
 
-// run runs the three experiments, writes their tables to w and their plots
+// run runs the four experiments, writes their tables to w and their plots
 // to dir; the jitter experiment's figures are means over seeds seeds.
 func run(w io.Writer, dir string, seeds int) error {
 	fmt.Fprintf(w, "1. Exponential backoff and jitter: clients contending for one record (mean of %d seeds)\n", seeds)
