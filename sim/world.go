@@ -281,16 +281,23 @@ func (w *world) run(end time.Duration) {
 			w.ctxMayEnd = w.ctxMayEnd || e.user
 		}
 		w.settle(stuck)
+		w.mu.Lock()
 		if w.panicked && !w.stopping {
-			w.mu.Lock()
 			w.stopLocked()
 			w.mu.Unlock()
 			w.settle(stuck)
+			continue
 		}
+		w.mu.Unlock()
 	}
-	if w.panicked {
-		panic(w.panicVal)
+	w.mu.Lock()
+	panicked, panicVal := w.panicked, w.panicVal
+	w.mu.Unlock()
+	if panicked {
+		panic(panicVal)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for _, p := range w.procs {
 		if p.client && !p.done {
 			panic("sim: a simulated call blocked on something other than the simulator's clock, which nothing in the run " +
@@ -304,7 +311,9 @@ func (w *world) run(end time.Duration) {
 func (w *world) callback(e *event) {
 	defer func() {
 		if r := recover(); r != nil {
+			w.mu.Lock()
 			w.panicked, w.panicVal = true, r
+			w.mu.Unlock()
 		}
 	}()
 	e.fn()
@@ -329,7 +338,11 @@ func (w *world) settle(stuck <-chan struct{}) {
 	}
 	w.mu.Unlock()
 	var wt waiter
+	var created uint64
 	for {
+		// Read before the stacks: a goroutine created after the read is
+		// in the snapshot, and none is created once all are blocked.
+		created = goroutinesCreated()
 		if quiet, _, _ := w.group.quiescent(0); quiet {
 			break
 		}
@@ -342,7 +355,7 @@ func (w *world) settle(stuck <-chan struct{}) {
 	}
 	w.steps.Add(1)
 	w.mu.Lock()
-	w.created = goroutinesCreated()
+	w.created = created
 	if len(w.pending) > 0 {
 		slices.SortFunc(w.pending, func(a, b *proc) int { return a.id - b.id })
 		for _, p := range w.pending {
