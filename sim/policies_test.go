@@ -154,9 +154,9 @@ func TestSimulatesHedgeBudget(t *testing.T) {
 }
 
 // slowScenario is 20 clients calling, with a pause of 10ms on average, a
-// server of 50ms, for 2 s.
-func slowScenario() Scenario {
-	return Scenario{Name: "slow", Seed: 9, Duration: 2 * time.Second, Server: Server{Base: 50 * time.Millisecond},
+// server of 50ms, for d.
+func slowScenario(d time.Duration) Scenario {
+	return Scenario{Name: "slow", Seed: 9, Duration: d, Server: Server{Base: 50 * time.Millisecond},
 		Clients: []Clients{{N: 20, Think: 10 * time.Millisecond}}}
 }
 
@@ -164,7 +164,7 @@ func maxInFlight(r *Result) int { return slices.Max(r.InFlight) }
 
 func TestSimulatesBulkhead(t *testing.T) {
 	for _, queue := range []int{0, 5} {
-		r := runTwice(t, slowScenario(), PolicySet[int]{Name: "bulkhead", Build: func(env *Env) resilience.Policy[int] {
+		r := runTwice(t, slowScenario(time.Second), PolicySet[int]{Name: "bulkhead", Build: func(env *Env) resilience.Policy[int] {
 			opts := []bulkhead.Option{bulkhead.WithClock(env.Clock())}
 			if queue > 0 {
 				opts = append(opts, bulkhead.WithMaxQueue(queue), bulkhead.WithMaxWait(30*time.Millisecond))
@@ -188,7 +188,7 @@ func TestSimulatesBulkhead(t *testing.T) {
 
 func TestSimulatesRateLimit(t *testing.T) {
 	for _, wait := range []bool{false, true} {
-		r := runTwice(t, slowScenario(), PolicySet[int]{Name: "ratelimit", Build: func(env *Env) resilience.Policy[int] {
+		r := runTwice(t, slowScenario(2*time.Second), PolicySet[int]{Name: "ratelimit", Build: func(env *Env) resilience.Policy[int] {
 			l := ratelimit.New(50, 5, ratelimit.WithClock(env.Clock()), ratelimit.WithMaxWait(time.Second))
 			if wait {
 				return ratelimit.WaitPolicy[int](l)
@@ -205,7 +205,7 @@ func TestSimulatesRateLimit(t *testing.T) {
 }
 
 func TestSimulatesAdaptive(t *testing.T) {
-	s := slowScenario()
+	s := slowScenario(time.Second)
 	s.Server.Slope = 5 * time.Millisecond // latency grows with the load: the limit comes down
 	r := runTwice(t, s, PolicySet[int]{Name: "adaptive", Build: func(env *Env) resilience.Policy[int] {
 		return adaptive.Policy[int](adaptive.New(adaptive.WithClock(env.Clock()), adaptive.WithLimits(1, 10),
