@@ -7,6 +7,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
@@ -42,4 +43,29 @@ func BenchmarkSimulate10k(b *testing.B) {
 		b.Fatalf("%d client calls, want 10000", r.Calls)
 	}
 	b.ReportMetric(float64(r.ServerCalls), "server-calls/run")
+}
+
+// BenchmarkSimulateHedge runs 2 000 client calls (20 clients × 100 calls)
+// through a hedge, 5% of whose first attempts are slow enough to be
+// hedged, and reports the cost per client call: a pipeline whose calls
+// wait on their own goroutines makes the scheduler read the stacks at
+// each event.
+func BenchmarkSimulateHedge(b *testing.B) {
+	s := Scenario{
+		Seed:     1,
+		Duration: 10 * time.Minute,
+		Server:   Server{Base: 20 * time.Millisecond, Slow: 0.05, SlowLatency: 200 * time.Millisecond},
+		Clients:  []Clients{{N: 20, Calls: 100, Think: 50 * time.Millisecond, Ramp: time.Second}},
+	}
+	set := PolicySet[int]{Name: "hedge", Build: func(env *Env) resilience.Policy[int] {
+		return hedge.New[int](50*time.Millisecond, hedge.WithClock(env.Clock()))
+	}}
+	var r *Result
+	for b.Loop() {
+		r = Run(s, set)
+	}
+	if r.Calls != 2000 {
+		b.Fatalf("%d client calls, want 2000", r.Calls)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(r.Calls), "ns/client-call")
 }

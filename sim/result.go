@@ -2,6 +2,9 @@ package sim
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -67,6 +70,11 @@ type Result struct {
 	// of each bucket, or nil if none was watched.
 	Breaker []breaker.State
 
+	// Latencies are the client calls' latencies (from the start of the
+	// call of the pipeline to its end, virtual time), in the order the
+	// calls ended. See [Result.Latency].
+	Latencies []time.Duration
+
 	// Outages are the server's, and Clients the scenario's groups of
 	// clients, for the plots.
 	Outages []Outage
@@ -82,6 +90,31 @@ func (r *Result) Window(from, to time.Duration) Totals {
 		}
 	}
 	return t
+}
+
+// Latency returns the q-quantile (0 <= q <= 1) of the client calls'
+// latencies, by the nearest-rank method: Latency(0.5) is the median,
+// Latency(0.99) the 99th percentile. It returns 0 when there were no
+// calls, and panics if q is outside [0, 1].
+func (r *Result) Latency(q float64) time.Duration {
+	if q < 0 || q > 1 || q != q {
+		panic(fmt.Sprintf("sim: Result.Latency(%v): q must be in [0, 1]", q))
+	}
+	if len(r.Latencies) == 0 {
+		return 0
+	}
+	s := slices.Clone(r.Latencies)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(i, 0)]
+}
+
+// SuccessRate is Successes / Calls, 0 when there were no calls.
+func (t Totals) SuccessRate() float64 {
+	if t.Calls == 0 {
+		return 0
+	}
+	return float64(t.Successes) / float64(t.Calls)
 }
 
 // recorder fills a Result as a run goes.
@@ -126,8 +159,9 @@ func (rec *recorder) inFlight(at time.Duration, n int) {
 	rec.r.InFlight[i] = max(rec.r.InFlight[i], n)
 }
 
-// end counts a client call that ended at at with err.
-func (rec *recorder) end(at time.Duration, err error) {
+// end counts a client call that ended at at with err, after took.
+func (rec *recorder) end(at, took time.Duration, err error) {
+	rec.r.Latencies = append(rec.r.Latencies, took)
 	var t Totals
 	t.Calls = 1
 	switch {

@@ -32,16 +32,19 @@ type Env struct {
 
 // Clock returns the run's clock: virtual time, on which the real policies
 // wait (retry's backoff, the breaker's cooldown, a timeout, a rate
-// limiter's wait) as they would on the real clock. It is valid only inside
-// the run: its Sleep may be called only by the simulated calls, and its
-// NewTimer panics (see the package doc for what can be simulated).
+// limiter's wait, a hedge's delay, a bulkhead queue's MaxWait on a
+// NewTimer) as they would on the real clock. It is valid only inside the
+// run: its Sleep may be called by the simulated calls and the goroutines
+// the pipeline starts, not by an AfterFunc callback (Sleep then panics).
 func (e *Env) Clock() clock.Clock { return simClock{e.w} }
 
 // Rand returns the run's random source for the pipeline, seeded from the
 // scenario's seed: give it to every jittered backoff schedule
 // (backoff.Schedule.WithRand), so that the run is repeatable. It is not
-// safe for simultaneous use, and needs not be: the simulator runs one call
-// at a time.
+// safe for simultaneous use: the policies' WithRand options draw from it
+// under a lock of their own; code of your own that draws from it in a
+// pipeline whose calls wait on each other (see the package doc's Limits)
+// must lock it too.
 func (e *Env) Rand() *rand.Rand { return e.rnd }
 
 // Watch records b's state at the end of each bucket of the run, for the
@@ -52,13 +55,15 @@ func (e *Env) Watch(b *breaker.Breaker) { e.watched = b }
 // Run simulates scenario s with the pipeline of set, in virtual time, and
 // returns what happened. The run is deterministic: the same scenario, set
 // and seed give the same Result. It takes no wall-clock time beyond the
-// computation (10 000 client calls take a few tens of milliseconds).
+// computation (10 000 client calls take a few tens of milliseconds through
+// policies that wait only on the clock; see the package doc's Limits).
 //
 // Each client call runs the pipeline on the server's op under a context
 // that ends only when the run does. Run panics with the message of
 // [Scenario.Validate] if s is invalid, if Build is nil, with a simulated
-// call's panic, and if a simulated call blocks on something other than
-// the run's clock for 10 s of wall-clock time.
+// call's panic, if a simulated call blocks on something that nothing in the
+// run will wake, and if the run makes no progress for 10 s of wall-clock
+// time (a call in a busy loop, or blocked on something outside the run).
 func Run[T any](s Scenario, set PolicySet[T]) *Result {
 	if err := s.Validate(); err != nil {
 		panic(err.Error())
@@ -75,7 +80,7 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 		Clients: slices.Clone(s.Clients)}
 	buckets := int((s.Duration + s.Bucket - 1) / s.Bucket)
 	rec := newRecorder(res, buckets)
-	srv := newServer(s.Server, w, rec, rand.New(rand.NewPCG(s.Seed, 0x5E4E4)))
+	srv := newServer(s.Server, w, rec, rand.New(rand.NewPCG(s.Seed, 0x5E4E4)), rand.New(rand.NewPCG(s.Seed, 0x510)))
 	op := resilience.Op[T](func(ctx context.Context) (T, error) {
 		var zero T
 		return zero, srv.call(ctx)
@@ -98,14 +103,21 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 			}
 			w.spawnLocked(start, func() {
 				for k := 0; g.Calls == 0 || k < g.Calls; k++ {
-					if w.stopping || w.now >= stop {
+					stopping, began := w.state()
+					if stopping || began >= stop {
 						return
 					}
 					_, err := p.Do(w.root, op)
-					if w.stopping {
+					w.enter() // the call may have waited on something other than the clock
+					w.mu.Lock()
+					stopping, now := w.stopping, w.now
+					if !stopping {
+						rec.end(now, now-began, err)
+					}
+					w.mu.Unlock()
+					if stopping {
 						return // cut short by the end of the run
 					}
-					rec.end(w.now, err)
 					if g.Think > 0 && w.sleep(w.root, think(rng, g.Think)) != nil {
 						return
 					}

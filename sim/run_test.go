@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"slices"
@@ -178,6 +179,10 @@ func TestValidate(t *testing.T) {
 		{Scenario{Server: Server{Slope: -1}, Clients: []Clients{ok}}, "sim: Server.Slope must be >= 0, got -1ns"},
 		{Scenario{Server: Server{Noise: -1}, Clients: []Clients{ok}}, "sim: Server.Noise must be >= 0, got -1ns"},
 		{Scenario{Server: Server{Capacity: -1}, Clients: []Clients{ok}}, "sim: Server.Capacity must be >= 0, got -1"},
+		{Scenario{Server: Server{Slow: 1.5, SlowLatency: 1}, Clients: []Clients{ok}}, "sim: Server.Slow must be in [0, 1], got 1.5"},
+		{Scenario{Server: Server{Slow: math.NaN(), SlowLatency: 1}, Clients: []Clients{ok}}, "sim: Server.Slow must be in [0, 1], got NaN"},
+		{Scenario{Server: Server{Slow: 0.1}, Clients: []Clients{ok}}, "sim: Server.SlowLatency must be > 0 with Slow 0.1, got 0s"},
+		{Scenario{Server: Server{SlowLatency: -1}, Clients: []Clients{ok}}, "sim: Server.SlowLatency must be >= 0, got -1ns"},
 		{Scenario{Server: Server{Outages: []Outage{{Start: 2, End: 1}}}, Clients: []Clients{ok}}, "sim: Server.Outages[0] needs 0 <= Start <= End, got Start 2ns, End 1ns"},
 		{Scenario{Server: Server{Outages: []Outage{{Mode: 7}}}, Clients: []Clients{ok}}, "sim: Server.Outages[0].Mode must be Down or Hang, got 7"},
 	} {
@@ -208,5 +213,50 @@ func TestRetryAmplifies(t *testing.T) {
 		}})
 	if r.Calls != 100 || r.Failures != 100 || r.ServerCalls != 300 || r.Amplification() != 3 {
 		t.Errorf("%+v, amplification %v; want 100 failed calls, 300 server calls, 3", r.Totals, r.Amplification())
+	}
+}
+
+// TestLatency checks the client calls' latencies: one per call, each from
+// the start of the call to its end, and the nearest-rank quantiles.
+func TestLatency(t *testing.T) {
+	// One client, 4 calls one after the other, of 10ms, 20ms, 30ms and
+	// 40ms: a layer that waits 10ms more at each call.
+	n := 0
+	r := Run(Scenario{Duration: time.Minute, Server: Server{Base: time.Nanosecond}, Clients: []Clients{{Calls: 4}}},
+		PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+			clk := env.Clock()
+			return resilience.New("wait", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+				n++
+				if err := clk.Sleep(ctx, time.Duration(n)*10*time.Millisecond); err != nil {
+					return 0, err
+				}
+				return next.Call(ctx)
+			})
+		}})
+	ms := time.Millisecond
+	want := []time.Duration{10*ms + 1, 20*ms + 1, 30*ms + 1, 40*ms + 1}
+	if diff := cmp.Diff(want, r.Latencies); diff != "" {
+		t.Fatalf("latencies mismatch (-want +got):\n%s", diff)
+	}
+	for _, c := range []struct {
+		q    float64
+		want time.Duration
+	}{{0, want[0]}, {0.25, want[0]}, {0.26, want[1]}, {0.5, want[1]}, {0.75, want[2]}, {0.99, want[3]}, {1, want[3]}} {
+		if got := r.Latency(c.q); got != c.want {
+			t.Errorf("Latency(%v) = %v, want %v", c.q, got, c.want)
+		}
+	}
+	if got := (&Result{}).Latency(0.5); got != 0 {
+		t.Errorf("Latency of no calls = %v, want 0", got)
+	}
+	wantPanic(t, "sim: Result.Latency(1.5): q must be in [0, 1]", func() { r.Latency(1.5) })
+	if got := r.SuccessRate(); got != 1 {
+		t.Errorf("SuccessRate = %v, want 1", got)
+	}
+	if got := (Totals{Calls: 4, Successes: 1}).SuccessRate(); got != 0.25 {
+		t.Errorf("SuccessRate of 1 in 4 = %v, want 0.25", got)
+	}
+	if got := (Totals{}).SuccessRate(); got != 0 {
+		t.Errorf("SuccessRate of no calls = %v, want 0", got)
 	}
 }

@@ -42,6 +42,14 @@ type Server struct {
 	// model's (normally distributed, never below 0): the variance of a real
 	// network and server. 0 means none.
 	Noise time.Duration
+	// Slow is the share of calls, in [0, 1], that take SlowLatency more
+	// than the model says, drawn at random for each call: the long tail
+	// of a slow replica, a garbage collector's pause, a cold cache. 0
+	// means none.
+	Slow float64
+	// SlowLatency is what a call drawn for Slow takes more. It must be >
+	// 0 when Slow is.
+	SlowLatency time.Duration
 	// Capacity is the most calls in progress at once; a call beyond it
 	// fails at once with [ErrOverloaded] and takes no share of the server.
 	// 0 means no limit.
@@ -101,6 +109,12 @@ func (s Server) Validate() error {
 		return fmt.Errorf("sim: Server.Noise must be >= 0, got %v", s.Noise)
 	case s.Capacity < 0:
 		return fmt.Errorf("sim: Server.Capacity must be >= 0, got %d", s.Capacity)
+	case !(s.Slow >= 0 && s.Slow <= 1):
+		return fmt.Errorf("sim: Server.Slow must be in [0, 1], got %v", s.Slow)
+	case s.Slow > 0 && s.SlowLatency <= 0:
+		return fmt.Errorf("sim: Server.SlowLatency must be > 0 with Slow %v, got %v", s.Slow, s.SlowLatency)
+	case s.SlowLatency < 0:
+		return fmt.Errorf("sim: Server.SlowLatency must be >= 0, got %v", s.SlowLatency)
 	}
 	for i, o := range s.Outages {
 		switch {
@@ -119,15 +133,16 @@ type server struct {
 	w        *world
 	rec      *recorder
 	rng      *rand.Rand // for Noise
+	slowRng  *rand.Rand // for Slow
 	inFlight int
 	version  uint64 // the record's, with Conflicts
 }
 
-func newServer(s Server, w *world, rec *recorder, rng *rand.Rand) *server {
+func newServer(s Server, w *world, rec *recorder, rng, slowRng *rand.Rand) *server {
 	if s.Base == 0 {
 		s.Base = 10 * time.Millisecond
 	}
-	return &server{Server: s, w: w, rec: rec, rng: rng}
+	return &server{Server: s, w: w, rec: rec, rng: rng, slowRng: slowRng}
 }
 
 // call is the op of every simulated call: it runs on the proc that holds
@@ -136,36 +151,27 @@ func (s *server) call(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	now := s.w.now
-	s.rec.arrive(now)
-	for _, o := range s.Outages {
-		if now < o.Start || now >= o.End {
-			continue
-		}
-		if o.Mode == Hang {
-			return s.w.sleep(ctx, math.MaxInt64)
-		}
-		s.rec.down(now)
-		return ErrDown
-	}
-	if s.Capacity > 0 && s.inFlight >= s.Capacity {
-		s.rec.overloaded(now)
-		return ErrOverloaded
-	}
-	latency := s.Base + time.Duration(s.inFlight)*s.Slope
-	if s.Noise > 0 {
-		latency = max(latency+time.Duration(s.rng.NormFloat64()*float64(s.Noise)), 0)
-	}
-	read := s.version
-	s.inFlight++
-	s.rec.inFlight(now, s.inFlight)
-	done := s.w.after(latency)
-	if err := s.w.sleep(ctx, latency); err != nil {
-		// The caller gave up; the work goes on until it is done.
-		s.w.mu.Lock()
-		s.w.scheduleLocked(&event{fn: s.finish, index: -1}, done)
-		s.w.mu.Unlock()
+	s.w.enter() // an attempt of a hedge, say, runs on a goroutine of its own
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	latency, done, read, err := s.arrive()
+	switch {
+	case err != nil:
+		return err
+	case latency < 0: // a Hang outage
+		return s.w.sleep(ctx, math.MaxInt64)
+	}
+	sleepErr := s.w.sleep(ctx, latency)
+	// The state of the run changes under w.mu: a goroutine of the pipeline
+	// may end without giving the baton back (see world.step), and the
+	// next holder reads what it wrote.
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	if sleepErr != nil {
+		// The caller gave up; the work goes on until it is done.
+		s.w.scheduleLocked(&event{fn: s.finish, index: -1}, done)
+		return sleepErr
 	}
 	s.inFlight--
 	if s.Conflicts {
@@ -176,6 +182,40 @@ func (s *server) call(ctx context.Context) error {
 		s.version++
 	}
 	return nil
+}
+
+// arrive counts a call's arrival and decides its fate: the latency it
+// takes, the virtual time its work is done and the record's version it
+// read, or a latency < 0 if it hangs, or the error it fails with at once.
+func (s *server) arrive() (latency, done time.Duration, read uint64, err error) {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	now := s.w.now
+	s.rec.arrive(now)
+	for _, o := range s.Outages {
+		if now < o.Start || now >= o.End {
+			continue
+		}
+		if o.Mode == Hang {
+			return -1, 0, 0, nil
+		}
+		s.rec.down(now)
+		return 0, 0, 0, ErrDown
+	}
+	if s.Capacity > 0 && s.inFlight >= s.Capacity {
+		s.rec.overloaded(now)
+		return 0, 0, 0, ErrOverloaded
+	}
+	latency = s.Base + time.Duration(s.inFlight)*s.Slope
+	if s.Noise > 0 {
+		latency = max(latency+time.Duration(s.rng.NormFloat64()*float64(s.Noise)), 0)
+	}
+	if s.Slow > 0 && s.slowRng.Float64() < s.Slow {
+		latency += s.SlowLatency
+	}
+	s.inFlight++
+	s.rec.inFlight(now, s.inFlight)
+	return latency, s.w.after(latency), s.version, nil
 }
 
 // finish ends a call whose caller gave up.

@@ -197,3 +197,24 @@ func TestServerNoise(t *testing.T) {
 		t.Errorf("mean %v, range [%v, %v]: want about 20ms, spread, never negative", mean, d[0], d[len(d)-1])
 	}
 }
+
+// TestServerSlow checks the long tail: about Slow of the calls take
+// SlowLatency more, the others the model's latency.
+func TestServerSlow(t *testing.T) {
+	var calls []call
+	Run(Scenario{Duration: time.Hour, Server: Server{Base: 20 * time.Millisecond, Slow: 0.1, SlowLatency: time.Second}, Clients: []Clients{{Calls: 4000}}},
+		measured(&calls, nil))
+	slow := 0
+	for _, d := range tooks(calls) {
+		switch d {
+		case 20 * time.Millisecond:
+		case 20*time.Millisecond + time.Second:
+			slow++
+		default:
+			t.Fatalf("a call took %v, want 20ms or 1.02s", d)
+		}
+	}
+	if share := float64(slow) / float64(len(calls)); share < 0.09 || share > 0.11 {
+		t.Errorf("%d of %d calls slow (%.3f), want about 0.1", slow, len(calls), share)
+	}
+}

@@ -48,7 +48,9 @@ var svgStateColor = map[breaker.State]string{
 // the other on the same scales: per second of virtual time, the calls
 // arriving at the server (load), and the client calls that succeeded, were
 // refused by a guard, or failed; under each panel, the state of the
-// watched breaker (green closed, red open, orange half-open), if any; the
+// watched breaker (green closed, red open, orange half-open), if any; at
+// the top right of each panel, the callers' latency (p50, p99) and the
+// share of calls that succeeded; the
 // server's outages shaded grey, and groups of clients that come and go
 // (load spikes) shaded blue. title heads the image. The results should come
 // from one scenario (as [Compare] returns them): the time axis is the first
@@ -138,6 +140,11 @@ func (p *svgWriter) panel(r *Result, top int, dur time.Duration, ymax, ystep flo
 
 	p.printf(`<text x="%d" y="%d" font-size="13" font-weight="bold">%s</text>`, svgLeft, top-8, html.EscapeString(r.Name))
 	p.printf(`<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", svgWidth-svgRight, top-8, html.EscapeString(summary(r)))
+	if len(r.Latencies) > 0 {
+		// The callers' latency, inside the panel, at its top right.
+		p.printf(`<text x="%d" y="%d" text-anchor="end" fill="#555555" font-size="11">%s</text>`+"\n", svgWidth-svgRight-4, top+14,
+			html.EscapeString(latencySummary(r)))
+	}
 	// Groups of clients that come and go (load spikes), shaded.
 	for _, g := range r.Clients {
 		if g.Start == 0 || g.Stop == 0 || g.Stop >= dur {
@@ -266,6 +273,12 @@ func severity(s breaker.State) int {
 func summary(r *Result) string {
 	return fmt.Sprintf("calls %d: ok %d, refused %d, failed %d; at the server %d (×%.2f)",
 		r.Calls, r.Successes, r.Refused, r.Failures, r.ServerCalls, r.Amplification())
+}
+
+// latencySummary is the line of r's callers' latency and success rate.
+func latencySummary(r *Result) string {
+	return fmt.Sprintf("latency p50 %v, p99 %v; %.1f%% ok", r.Latency(0.5).Round(time.Millisecond), r.Latency(0.99).Round(time.Millisecond),
+		100*r.SuccessRate())
 }
 
 // niceStep returns a round step (1, 2 or 5 times a power of ten) near x.

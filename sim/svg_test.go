@@ -53,6 +53,11 @@ func TestWriteSVG(t *testing.T) {
 			t.Errorf("the SVG lacks %q", want)
 		}
 	}
+	for _, r := range results {
+		if want := latencySummary(r); !strings.Contains(svg, want) || !strings.Contains(want, "p99 ") {
+			t.Errorf("the SVG lacks the latency line %q of %s", want, r.Name)
+		}
+	}
 	if !strings.Contains(svg, svgStateColor[breaker.Open]) {
 		t.Errorf("the SVG shows no open breaker, though the run's breaker opened")
 	}

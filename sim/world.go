@@ -3,8 +3,10 @@ package sim
 import (
 	"container/heap"
 	"context"
-	"fmt"
 	"math"
+	"runtime"
+	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +23,15 @@ import (
 // of virtual time, events of the same time in the order they were queued.
 // With one goroutine running at a time and a fixed order of events, a run
 // depends on nothing but its seed.
+//
+// Goroutines that the pipeline starts (a hedge's attempts) become procs
+// (adopted) when they first call the clock or the server (enter), and a
+// proc that blocks on something other than the clock (a channel) gives the
+// baton up without a word: the scheduler sees it blocked in a stack
+// snapshot (group). Whenever such goroutines may be running, the scheduler
+// waits after each event until every goroutine of the run is blocked
+// (settle), then queues the procs that asked for the baton meanwhile, in
+// the order they were created.
 
 // epoch is the instant at which virtual time starts, as clock.Fake's does.
 var epoch = time.Date(2000, time.January, 1, 0, 0, 0, 0, time.UTC)
@@ -32,7 +43,8 @@ const stuckAfter = 10 * time.Second
 
 // world is the state of one run: virtual time, the event queue, the procs.
 // Its fields are used by the goroutine that holds the baton; mu guards them
-// against other goroutines that call the clock (which they should not).
+// against other goroutines of the run that call the clock while another
+// holds it.
 type world struct {
 	mu    sync.Mutex
 	now   time.Duration // virtual time since epoch
@@ -41,11 +53,37 @@ type world struct {
 
 	cur   *proc         // the proc holding the baton; nil while the scheduler runs
 	yield chan struct{} // a proc gives the baton back on it; buffered, so that one left behind by a stuck run can end
-	live  int           // procs started and not ended
+	ended chan struct{} // closed at the end of the run: the goroutines of ended procs exit
 
 	// asleep holds the procs asleep on a context that can end before their
 	// wake-up (a timeout's), for checkCancelled.
 	asleep []*proc
+
+	// The goroutines of the pipeline: sched is the scheduler's goroutine;
+	// procs are the procs by goroutine, the clients' and those adopted
+	// (goroutines the pipeline started, such as a hedge's attempts, that
+	// called the clock or the server); nextID numbers the procs, for the
+	// order of pending; pending are procs that asked for the baton while
+	// another held it, queued at the next settle. outside counts the
+	// goroutines of the run, as of the last settle, that are neither
+	// parked on the clock nor ended (blocked on a channel of the
+	// pipeline's), plus those that asked for the baton or blocked since:
+	// while it is not 0, the scheduler waits, after each event, until
+	// every goroutine of the run is blocked (see settle).
+	sched   uint64
+	procs   map[uint64]*proc
+	nextID  int
+	pending []*proc
+	outside int
+	// ctxMayEnd is set by an AfterFunc callback (a timeout's may end a
+	// context); adopted once a goroutine of the pipeline was adopted (a
+	// hedge's winner ends the other attempts' context). Either makes
+	// settle look for procs asleep on a context that ended.
+	ctxMayEnd bool
+	adopted   bool
+	group     *group
+	timer     *time.Timer // the scheduler's, for its waits in step
+	created   uint64      // goroutines created in the process (goroutinesCreated) when last settled, plus the procs started since
 
 	root     context.Context // every simulated call's context; cancelled at the end
 	rootDone <-chan struct{}
@@ -60,7 +98,8 @@ type world struct {
 
 func newWorld() *world {
 	root, cancel := context.WithCancel(context.Background())
-	return &world{yield: make(chan struct{}, 1), root: root, rootDone: root.Done(), cancel: cancel}
+	return &world{yield: make(chan struct{}, 1), ended: make(chan struct{}), root: root, rootDone: root.Done(), cancel: cancel,
+		procs: map[uint64]*proc{}}
 }
 
 // event is an entry of the queue: a proc to wake or a callback to run.
@@ -128,38 +167,69 @@ func (w *world) unscheduleLocked(e *event) bool {
 	return true
 }
 
-// proc is a simulated goroutine: one client of the workload.
+// proc is a simulated goroutine: one client of the workload, or a
+// goroutine that the pipeline started (adopted).
 type proc struct {
 	w       *world
+	id      int           // in order of creation, for the order of pending
+	gid     uint64        // its goroutine's id; 0 until started
 	wake    chan struct{} // the scheduler hands it the baton on it
 	ev      event         // its wake-up
-	body    func()
+	body    func()        // nil for an adopted goroutine
 	started bool
+	client  bool // a client's proc (not adopted)
+	done    bool // a client's proc whose body has returned
 
-	done    <-chan struct{} // Done of the context it sleeps on, if in w.asleep
-	slot    int             // its index in w.asleep, or -1
-	byCtx   bool            // woken because that context ended
-	stopped bool            // woken to unwind at the end of the run
+	asleepOn <-chan struct{} // Done of the context it sleeps on, if in w.asleep
+	slot     int             // its index in w.asleep, or -1
+	byCtx    bool            // woken because that context ended
+	stopped  bool            // woken to unwind at the end of the run
 }
 
 // spawn queues a proc that runs body, starting at virtual time at. w.mu
 // must be held.
 func (w *world) spawnLocked(at time.Duration, body func()) {
-	p := &proc{w: w, wake: make(chan struct{}), body: body, slot: -1}
+	w.nextID++
+	p := &proc{w: w, id: w.nextID, wake: make(chan struct{}), body: body, slot: -1, client: true}
 	p.ev = event{proc: p, index: -1}
 	w.scheduleLocked(&p.ev, at)
 }
 
-// main is the goroutine of p.
+// state returns whether the run is over and the virtual time.
+func (w *world) state() (stopping bool, now time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stopping, w.now
+}
+
+// main is the goroutine of p. Once body has returned, it stays, blocked,
+// until the end of the run, so that the count of goroutines tells the
+// scheduler when the pipeline starts one.
 func (p *proc) main() {
 	<-p.wake
 	w := p.w
+	gid := goid()
+	w.mu.Lock()
+	p.gid = gid
+	w.procs[gid] = p
+	w.mu.Unlock()
 	defer func() {
 		if r := recover(); r != nil {
+			w.mu.Lock()
 			w.panicked, w.panicVal = true, r
+			w.mu.Unlock()
 		}
-		w.live--
-		w.yield <- struct{}{}
+		w.mu.Lock()
+		p.done = true
+		holds := w.cur == p
+		if holds {
+			w.cur = nil
+		}
+		w.mu.Unlock()
+		if holds {
+			w.yield <- struct{}{}
+		}
+		<-w.ended
 	}()
 	p.body()
 }
@@ -170,7 +240,19 @@ func (p *proc) main() {
 func (w *world) run(end time.Duration) {
 	stop := make(chan struct{})
 	defer close(stop)
+	defer func() {
+		w.mu.Lock()
+		w.stopping = true
+		w.cancel()
+		w.mu.Unlock()
+		close(w.ended)
+	}()
 	stuck := w.watchdog(stop)
+	w.sched = goid()
+	w.group = newGroup(w.sched)
+	w.mu.Lock()
+	w.created = goroutinesCreated()
+	w.mu.Unlock()
 	for {
 		w.mu.Lock()
 		if len(w.queue) == 0 {
@@ -183,6 +265,7 @@ func (w *world) run(end time.Duration) {
 			w.now = end
 			w.stopLocked()
 			w.mu.Unlock()
+			w.settle(stuck)
 			continue
 		}
 		if !w.stopping {
@@ -195,15 +278,31 @@ func (w *world) run(end time.Duration) {
 			w.step(e.proc, stuck)
 		case !w.stopping:
 			w.callback(e)
+			w.ctxMayEnd = w.ctxMayEnd || e.user
 		}
+		w.settle(stuck)
+		w.mu.Lock()
 		if w.panicked && !w.stopping {
-			w.mu.Lock()
 			w.stopLocked()
 			w.mu.Unlock()
+			w.settle(stuck)
+			continue
 		}
+		w.mu.Unlock()
 	}
-	if w.panicked {
-		panic(w.panicVal)
+	w.mu.Lock()
+	panicked, panicVal := w.panicked, w.panicVal
+	w.mu.Unlock()
+	if panicked {
+		panic(panicVal)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range w.procs {
+		if p.client && !p.done {
+			panic("sim: a simulated call blocked on something other than the simulator's clock, which nothing in the run " +
+				"would ever wake (a lock or channel of its own?)")
+		}
 	}
 }
 
@@ -212,13 +311,132 @@ func (w *world) run(end time.Duration) {
 func (w *world) callback(e *event) {
 	defer func() {
 		if r := recover(); r != nil {
+			w.mu.Lock()
 			w.panicked, w.panicVal = true, r
+			w.mu.Unlock()
 		}
 	}()
 	e.fn()
-	if e.user {
-		w.checkCancelled()
+}
+
+// settle makes the run ready for its next event. Unless the run is calm
+// (see calmLocked), it waits until every goroutine of the run is blocked:
+// those that the last event woke or started have run until they wait
+// again, on the clock or on each other. Then it queues the procs that
+// asked for the baton meanwhile (pending), in the order they were created,
+// and wakes the procs asleep on a context that has ended.
+func (w *world) settle(stuck <-chan struct{}) {
+	w.mu.Lock()
+	if w.calmLocked() {
+		check := w.ctxMayEnd || w.adopted
+		w.ctxMayEnd = false
+		w.mu.Unlock()
+		if check {
+			w.checkCancelled()
+		}
+		return
 	}
+	w.mu.Unlock()
+	var wt waiter
+	var created uint64
+	for {
+		// Read before the stacks: a goroutine created after the read is
+		// in the snapshot, and none is created once all are blocked.
+		created = goroutinesCreated()
+		if quiet, _, _ := w.group.quiescent(0); quiet {
+			break
+		}
+		select {
+		case <-stuck:
+			panic(stuckMessage)
+		default:
+		}
+		wt.wait()
+	}
+	w.steps.Add(1)
+	w.mu.Lock()
+	w.created = created
+	if len(w.pending) > 0 {
+		slices.SortFunc(w.pending, func(a, b *proc) int { return a.id - b.id })
+		for _, p := range w.pending {
+			w.scheduleLocked(&p.ev, w.now)
+		}
+		clear(w.pending)
+		w.pending = w.pending[:0]
+	}
+	// Count the goroutines of the run blocked on something other than
+	// the clock, from the last snapshot (in which all were blocked).
+	w.outside = 0
+	for _, g := range w.group.gs {
+		if g.id == w.sched || !w.group.in[g.id] {
+			continue
+		}
+		if p := w.procs[g.id]; p == nil || !p.done && p.ev.index < 0 {
+			w.outside++
+		}
+	}
+	for gid, p := range w.procs {
+		if w.group.byID[gid] == nil && !p.client {
+			delete(w.procs, gid) // an adopted goroutine that is gone
+		}
+	}
+	w.ctxMayEnd = false
+	w.mu.Unlock()
+	w.checkCancelled()
+}
+
+// calmLocked reports whether nothing of the run but the goroutine holding
+// the baton (or the scheduler) can be running: no goroutine of the run is
+// blocked on anything but the clock (outside), none asked for the baton
+// while another held it (pending), and the pipeline started no goroutine
+// (no goroutine was created in the process since the last settle, but the
+// procs). Then no
+// goroutine needs reading the stacks to tell who runs. w.mu must be held.
+func (w *world) calmLocked() bool {
+	return w.outside == 0 && len(w.pending) == 0 && goroutinesCreated() == w.created
+}
+
+// createdSample reads the count of goroutines created in the process.
+var createdSample = []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+
+// goroutinesCreated returns the count of goroutines created since the
+// process started; if the runtime does not report it, a number that
+// differs at each call (then every settle reads the stacks).
+func goroutinesCreated() uint64 {
+	createdMu.Lock()
+	defer createdMu.Unlock()
+	metrics.Read(createdSample)
+	if createdSample[0].Value.Kind() != metrics.KindUint64 {
+		createdFallback++
+		return createdFallback
+	}
+	return createdSample[0].Value.Uint64()
+}
+
+var (
+	createdMu       sync.Mutex
+	createdFallback uint64 // guarded by createdMu
+)
+
+const stuckMessage = "sim: a simulated call blocked for 10s of wall-clock time on something other than the simulator's clock, or kept running " +
+	"without waiting (a lock or channel of its own? a busy loop?)"
+
+// waiter paces the scheduler's polls while goroutines of the pipeline run:
+// it yields the processor for the first polls, then sleeps for doubling
+// spells, up to a millisecond.
+type waiter struct {
+	n     int
+	sleep time.Duration
+}
+
+func (w *waiter) wait() {
+	w.n++
+	if w.n <= 64 {
+		runtime.Gosched()
+		return
+	}
+	w.sleep = min(max(2*w.sleep, time.Microsecond), time.Millisecond)
+	time.Sleep(w.sleep)
 }
 
 // stopLocked ends the run: the root context is cancelled, so every
@@ -229,7 +447,9 @@ func (w *world) stopLocked() {
 	w.cancel()
 }
 
-// step hands the baton to p until it gives it back.
+// step hands the baton to p until it gives it back: it waits on the
+// clock, or ends, or blocks on something else (a hedge waiting for its
+// attempts, a bulkhead's queue), or its goroutine exits (an adopted one).
 func (w *world) step(p *proc, stuck <-chan struct{}) {
 	w.mu.Lock()
 	if p.slot >= 0 {
@@ -242,20 +462,75 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 	w.mu.Unlock()
 	if !p.started {
 		p.started = true
-		w.live++
+		w.mu.Lock()
+		w.created++
+		w.mu.Unlock()
 		go p.main()
 	}
 	p.wake <- struct{}{}
-	select {
-	case <-w.yield:
-	case <-stuck:
-		panic(fmt.Sprintf("sim: a simulated call blocked for %v of wall-clock time on something other than the simulator's clock "+
-			"(a bulkhead queue, a hedge, a timeout WithAbandon, a lock or channel of its own?)", stuckAfter))
+	if w.timer == nil {
+		w.timer = time.NewTimer(time.Hour)
 	}
-	w.steps.Add(1)
+	// Mostly it is back at once; if not, it may be blocked on something
+	// other than the clock: look at its stack from time to time.
+	// A pipeline with goroutines of its own may well be: spin longer
+	// before the first look, rather than wait for a timer.
+	spins := 4
 	w.mu.Lock()
-	w.cur = nil
+	if w.adopted || w.outside > 0 {
+		spins = 64
+	}
 	w.mu.Unlock()
+	for range spins {
+		select {
+		case <-w.yield:
+			w.steps.Add(1)
+			return
+		default:
+		}
+		runtime.Gosched()
+	}
+	for wait := 50 * time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		if spins == 64 && wait == 50*time.Microsecond {
+			wait = 0 // look at once
+		}
+		w.timer.Reset(wait)
+		select {
+		case <-w.yield:
+			w.timer.Stop()
+			w.steps.Add(1)
+			return
+		case <-stuck:
+			panic(stuckMessage)
+		case <-w.timer.C:
+		}
+		w.mu.Lock()
+		gid := p.gid
+		w.mu.Unlock()
+		if gid == 0 {
+			continue // not started yet
+		}
+		// Not back yet: is it blocked on something other than the clock?
+		if _, alive, blocked := w.group.quiescent(gid); alive && !blocked {
+			continue
+		} else {
+			w.mu.Lock()
+			if w.cur == p {
+				w.cur = nil // it will ask for the baton again if it needs it
+				w.outside++
+				if !alive {
+					delete(w.procs, gid)
+				}
+				w.mu.Unlock()
+				w.steps.Add(1)
+				return
+			}
+			w.mu.Unlock()
+			<-w.yield // it gave the baton back as we looked
+			w.steps.Add(1)
+			return
+		}
+	}
 }
 
 // watchdog returns a channel that is closed when no step has completed for
@@ -287,15 +562,15 @@ func (w *world) watchdog(stop <-chan struct{}) <-chan struct{} {
 }
 
 // checkCancelled wakes the procs asleep on a context that has ended, in the
-// order they fell asleep. It runs after each AfterFunc callback, the only
-// events that can end such a context (a timeout's).
+// order they fell asleep. It runs after each event (see settle): a
+// timeout's AfterFunc, a hedge's winner cancelling the other attempts.
 func (w *world) checkCancelled() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i := 0; i < len(w.asleep); {
 		p := w.asleep[i]
 		select {
-		case <-p.done:
+		case <-p.asleepOn:
 		default:
 			i++
 			continue
@@ -314,7 +589,52 @@ func (w *world) forgetLocked(p *proc) {
 	w.asleep[p.slot], moved.slot = moved, p.slot
 	w.asleep[last] = nil
 	w.asleep = w.asleep[:last]
-	p.slot, p.done = -1, nil
+	p.slot, p.asleepOn = -1, nil
+}
+
+// enter makes sure that the calling goroutine holds the baton (or is the
+// scheduler, running a callback) before it changes the run's state: a
+// goroutine that does not hold it (one the pipeline started, or a client's
+// that waited on something other than the clock) becomes a proc, if not
+// one yet, and waits until the scheduler hands it the baton, at the
+// current virtual time. It returns the proc holding the baton, nil on the
+// scheduler.
+func (w *world) enter() *proc {
+	w.mu.Lock()
+	if w.calmLocked() {
+		// No goroutine but the procs and the scheduler: the caller is the
+		// one that runs, the holder of the baton or the scheduler. (Reading
+		// the goroutine's id costs a traceback.)
+		p := w.cur
+		w.mu.Unlock()
+		return p
+	}
+	w.mu.Unlock()
+	gid := goid()
+	w.mu.Lock()
+	if p := w.cur; p != nil && p.gid == gid {
+		w.mu.Unlock()
+		return p
+	}
+	if w.cur == nil && gid == w.sched {
+		w.mu.Unlock()
+		return nil
+	}
+	p := w.procs[gid]
+	if p == nil {
+		w.nextID++
+		p = &proc{w: w, id: w.nextID, gid: gid, wake: make(chan struct{}), slot: -1, started: true}
+		w.adopted = true
+		p.ev = event{proc: p, index: -1}
+		w.procs[gid] = p
+	}
+	w.pending = append(w.pending, p)
+	w.mu.Unlock()
+	select {
+	case <-p.wake:
+	case <-w.ended: // the run is over: the caller unwinds
+	}
+	return p
 }
 
 // sleep puts the current proc to sleep for d or until ctx ends; see
@@ -323,19 +643,22 @@ func (w *world) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil || d <= 0 {
 		return err
 	}
-	w.mu.Lock()
-	p := w.cur
+	p := w.enter()
 	if p == nil {
-		w.mu.Unlock()
-		panic("sim: Sleep called outside a simulated call (from an AfterFunc callback, or from a goroutine the simulator does not run)")
+		panic("sim: Sleep called outside a simulated call (from an AfterFunc callback)")
 	}
+	w.mu.Lock()
 	if w.stopping {
 		w.mu.Unlock()
 		return context.Canceled
 	}
+	if err := ctx.Err(); err != nil {
+		w.mu.Unlock()
+		return err
+	}
 	w.scheduleLocked(&p.ev, w.after(d))
 	if done := ctx.Done(); done != nil && done != w.rootDone {
-		p.done, p.slot = done, len(w.asleep)
+		p.asleepOn, p.slot = done, len(w.asleep)
 		w.asleep = append(w.asleep, p)
 	}
 	p.byCtx = false
@@ -371,11 +694,18 @@ func (c simClock) Now() time.Time {
 // Sleep blocks the simulated call for d of virtual time, or until ctx ends.
 func (c simClock) Sleep(ctx context.Context, d time.Duration) error { return c.w.sleep(ctx, d) }
 
-// NewTimer panics: a goroutine waiting on a timer's channel waits outside
-// the simulator's knowledge, so it cannot be stepped deterministically.
-func (c simClock) NewTimer(time.Duration) clock.Timer {
-	panic("sim: NewTimer is not supported: the simulator steps calls that wait with Sleep or AfterFunc; " +
-		"a pipeline that waits on a timer's channel (a bulkhead queue with MaxWait) cannot be simulated")
+// NewTimer returns a timer whose channel gets the virtual time d from now
+// (a bulkhead queue's MaxWait). A goroutine that waits on its channel
+// waits outside the clock: from then on the scheduler waits, after each
+// event, until every goroutine of the run is blocked (see world.settle).
+func (c simClock) NewTimer(d time.Duration) clock.Timer {
+	c.w.enter()
+	t := &simTimer{w: c.w, c: make(chan time.Time, 1)}
+	t.ev = event{fn: t.fire, user: true, index: -1}
+	c.w.mu.Lock()
+	c.w.scheduleLocked(&t.ev, c.w.after(d))
+	c.w.mu.Unlock()
+	return t
 }
 
 // AfterFunc queues f to run at now+d of virtual time, on the scheduler,
@@ -384,6 +714,7 @@ func (c simClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	if f == nil {
 		panic("sim: AfterFunc with nil func")
 	}
+	c.w.enter()
 	t := &simTimer{w: c.w}
 	t.ev = event{fn: f, user: true, index: -1}
 	c.w.mu.Lock()
@@ -392,23 +723,54 @@ func (c simClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	return t
 }
 
-// simTimer is the Timer of an AfterFunc.
+// simTimer is the Timer of an AfterFunc or a NewTimer; c is nil for an
+// AfterFunc.
 type simTimer struct {
 	w  *world
 	ev event
+	c  chan time.Time
 }
 
-func (t *simTimer) C() <-chan time.Time { return nil }
+func (t *simTimer) C() <-chan time.Time {
+	if t.c == nil {
+		return nil
+	}
+	return t.c
+}
+
+// fire sends the virtual time on the channel of a NewTimer, on the
+// scheduler.
+func (t *simTimer) fire() {
+	select {
+	case t.c <- epoch.Add(t.w.now):
+	default:
+	}
+}
+
+// drain takes a value sent and not received: after Stop or Reset, no
+// value sent before is received (Go 1.23+ timers).
+func (t *simTimer) drain() {
+	if t.c != nil {
+		select {
+		case <-t.c:
+		default:
+		}
+	}
+}
 
 func (t *simTimer) Stop() bool {
+	t.w.enter()
 	t.w.mu.Lock()
 	defer t.w.mu.Unlock()
+	t.drain()
 	return t.w.unscheduleLocked(&t.ev)
 }
 
 func (t *simTimer) Reset(d time.Duration) bool {
+	t.w.enter()
 	t.w.mu.Lock()
 	defer t.w.mu.Unlock()
+	t.drain()
 	active := t.w.unscheduleLocked(&t.ev)
 	t.w.scheduleLocked(&t.ev, t.w.after(d))
 	return active

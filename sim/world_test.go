@@ -2,7 +2,9 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -132,10 +134,26 @@ func TestTimeoutWakesSleeper(t *testing.T) {
 	}
 }
 
-func TestNewTimerPanics(t *testing.T) {
-	wantPanic(t, "sim: NewTimer is not supported", func() {
-		runProbe(t, func(clk clock.Clock, ctx context.Context) { clk.NewTimer(time.Second) })
+// TestNewTimer checks that a timer's channel gets the virtual time when it
+// fires, and that Stop and Reset work as the clock package says.
+func TestNewTimer(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var fired, stopped time.Duration
+	var stopReport, resetReport bool
+	runProbe(t, func(clk clock.Clock, ctx context.Context) {
+		start := clk.Now()
+		tm := clk.NewTimer(time.Second)
+		at := <-tm.C()
+		fired = at.Sub(start)
+		tm.Reset(2 * time.Second)
+		stopReport = tm.Stop()
+		resetReport = tm.Reset(500 * time.Millisecond)
+		<-tm.C()
+		stopped = clk.Now().Sub(start)
 	})
+	if fired != time.Second || stopped != 1500*time.Millisecond || !stopReport || resetReport {
+		t.Errorf("fired after %v, Stop %v, Reset %v, second fire at %v: want 1s, true, false, 1.5s", fired, stopReport, resetReport, stopped)
+	}
 }
 
 func TestSleepOutsideCallPanics(t *testing.T) {
@@ -201,4 +219,64 @@ func TestEndCutsShort(t *testing.T) {
 
 func TestSimClockIsAClock(t *testing.T) {
 	var _ clock.Clock = (&Env{w: newWorld()}).Clock()
+}
+
+// TestAdoptsGoroutines runs a layer that calls the server from two
+// goroutines of its own, after 10ms and 20ms, and waits for both on a
+// channel, as a hedge does: the goroutines run on the clock like the
+// simulated calls, and the call ends when the later one is done.
+func TestAdoptsGoroutines(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := Run(Scenario{Duration: time.Minute, Server: Server{Base: 10 * time.Millisecond}, Clients: []Clients{{Calls: 3}}},
+		PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+			clk := env.Clock()
+			return resilience.New("fork", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+				errs := make(chan error, 2)
+				for _, d := range []time.Duration{10 * time.Millisecond, 20 * time.Millisecond} {
+					go func() {
+						if err := clk.Sleep(ctx, d); err != nil {
+							errs <- err
+							return
+						}
+						_, err := next.Call(ctx)
+						errs <- err
+					}()
+				}
+				return 0, errors.Join(<-errs, <-errs)
+			})
+		}})
+	want := []time.Duration{30 * time.Millisecond, 30 * time.Millisecond, 30 * time.Millisecond}
+	if diff := cmp.Diff(want, r.Latencies); diff != "" || r.ServerCalls != 6 || r.Successes != 3 {
+		t.Errorf("%+v, latencies mismatch (-want +got):\n%s", r.Totals, diff)
+	}
+}
+
+// TestCallWaitsOnAnother runs two calls, the first of which waits on a
+// channel that the second closes, half a second after it starts at 1 s:
+// the first call goes on at 1.5 s.
+func TestCallWaitsOnAnother(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := Run(Scenario{Duration: time.Minute, Server: Server{Base: 10 * time.Millisecond},
+		Clients: []Clients{{Calls: 1}, {Start: time.Second, Calls: 1}}},
+		PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+			clk := env.Clock()
+			gate := make(chan struct{})
+			var n atomic.Int32 // a call that waits on a channel hands no baton back: state shared across calls needs a lock
+			return resilience.New("gate", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+				if n.Add(1) == 1 {
+					<-gate
+				} else {
+					if err := clk.Sleep(ctx, 500*time.Millisecond); err != nil {
+						return 0, err
+					}
+					close(gate)
+				}
+				return next.Call(ctx)
+			})
+		}})
+	// The second call ends first, at 1.51 s; the first at 1.51 s too, after it.
+	want := []time.Duration{510 * time.Millisecond, 1510 * time.Millisecond}
+	if diff := cmp.Diff(want, r.Latencies); diff != "" || r.Successes != 2 {
+		t.Errorf("%+v, latencies mismatch (-want +got):\n%s", r.Totals, diff)
+	}
 }

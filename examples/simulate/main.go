@@ -1,4 +1,4 @@
-// Command simulate runs three experiments in the simulator (package sim),
+// Command simulate runs four experiments in the simulator (package sim),
 // with the library's real policies, in virtual time, and writes a plot
 // (SVG) of each and a text table of the figures:
 //
@@ -11,14 +11,21 @@
 //     backoff never recover, backoff with jitter, a retry budget or a
 //     breaker do;
 //  3. breaker: a breaker in front of a dependency that is down for 30 s
-//     lets through only its threshold, then one trial per cooldown.
+//     lets through only its threshold, then one trial per cooldown;
+//  4. order: the recommended order of the policies (fallback > retry >
+//     hedge > breaker > bulkhead / rate limiter > timeout) against a
+//     mistake, one scenario each: a timeout outside the retry, a breaker
+//     outside the retry, a hedge without a budget; the calls to the
+//     dependency, the callers' latency (p50, p99) and the success rate.
 //
 // Usage:
 //
 //	go run ./examples/simulate [-out dir]
 //
 // The files go to dir (default: a new temporary directory): jitter.svg,
-// collapse.svg, breaker.svg and results.txt, which is also printed.
+// collapse.svg, breaker.svg, order-timeout.svg, order-breaker.svg,
+// order-hedge.svg and results.txt, which is also printed. It takes a few
+// seconds.
 package main
 
 import (
@@ -59,10 +66,10 @@ func main() {
 	if err := os.WriteFile(filepath.Join(dir, "results.txt"), []byte(table.String()), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("wrote", filepath.Join(dir, "{jitter,collapse,breaker}.svg"), "and results.txt")
+	fmt.Println("wrote", filepath.Join(dir, "{jitter,collapse,breaker,order-timeout,order-breaker,order-hedge}.svg"), "and results.txt")
 }
 
-// run runs the three experiments, writes their tables to w and their plots
+// run runs the four experiments, writes their tables to w and their plots
 // to dir; the jitter experiment's figures are means over seeds seeds.
 func run(w io.Writer, dir string, seeds int) error {
 	fmt.Fprintf(w, "1. Exponential backoff and jitter: clients contending for one record (mean of %d seeds)\n", seeds)
@@ -87,7 +94,20 @@ func run(w io.Writer, dir string, seeds int) error {
 	fmt.Fprintln(w, "\n3. A breaker in front of a dependency down from 10 s to 40 s")
 	down := sim.Compare(breakerScenario(), breakerSets()...)
 	writeBreakerTable(w, down)
-	return plot(filepath.Join(dir, "breaker.svg"), "A breaker in front of a dependency that is down for 30 s", down)
+	if err := plot(filepath.Join(dir, "breaker.svg"), "A breaker in front of a dependency that is down for 30 s", down); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\n4. The order of the policies: the recommended order, then a mistake")
+	for _, c := range orderCases() {
+		fmt.Fprintf(w, "\n%s (%s)\n", c.Title, c.File)
+		results := sim.Compare(c.Scenario, c.Sets...)
+		writeOrderTable(w, c, results)
+		if err := plot(filepath.Join(dir, c.File), c.Title, results); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // plot writes results to the SVG file path.

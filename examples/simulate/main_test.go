@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/sim"
 )
@@ -119,6 +121,83 @@ func TestBreakerDown(t *testing.T) {
 	}
 }
 
+// runOrder runs an order case twice and fails the test if the runs
+// differ; it returns the recommended order's result, the mistake's, and
+// the rest.
+func runOrder(t *testing.T, c orderCase) (good, bad *sim.Result, rest []*sim.Result) {
+	t.Helper()
+	first := sim.Compare(c.Scenario, c.Sets...)
+	if diff := cmp.Diff(first, sim.Compare(c.Scenario, c.Sets...)); diff != "" {
+		t.Errorf("%s: same seed, different results (-first +again):\n%s", c.Scenario.Name, diff)
+	}
+	for _, r := range first {
+		t.Logf("%-40s dependency calls %5d (%5d %s), per call %.2f, p50 %v, p99 %v, success %.2f%%", r.Name, r.ServerCalls,
+			r.Window(c.Window[0], c.Window[1]).ServerCalls, c.WindowName, r.Amplification(), r.Latency(0.5), r.Latency(0.99), 100*r.SuccessRate())
+	}
+	return first[0], first[1], first[2:]
+}
+
+// TestOrderTimeoutOutsideRetry checks that a timeout per attempt inside the
+// retry turns the slow replica's calls into successes after a retry, while
+// a timeout outside the retry lets the slow first attempt use up the time:
+// the calls that hit it fail (about 5%), at the timeout, which becomes the
+// p99. The retry costs about 5% more calls to the dependency.
+func TestOrderTimeoutOutsideRetry(t *testing.T) {
+	good, bad, _ := runOrder(t, orderTimeout())
+	if good.SuccessRate() < 0.999 || bad.SuccessRate() > 0.96 {
+		t.Errorf("success %.4f with the timeout inside the retry, %.4f outside: want ≥ 0.999 and ≤ 0.96", good.SuccessRate(), bad.SuccessRate())
+	}
+	if g, b := good.Latency(0.99), bad.Latency(0.99); g > 150*time.Millisecond || b != 250*time.Millisecond {
+		t.Errorf("p99 %v with the timeout inside the retry, %v outside: want ≤ 150ms (a cut attempt and a retry) and the outer timeout, 250ms", g, b)
+	}
+	if a := good.Amplification(); a < 1.03 || a > 1.08 {
+		t.Errorf("the retry's cost: %.2f dependency calls per call, want about 1.05", a)
+	}
+}
+
+// TestOrderBreakerOutsideRetry checks that with the retry outside the
+// breaker, the breaker lets through to the down dependency its threshold
+// and a trial per cooldown, while with the breaker outside the retry it
+// lets through 3 times as many (each failure it counts is 3 attempts, and
+// each trial a whole retry sequence).
+func TestOrderBreakerOutsideRetry(t *testing.T) {
+	good, bad, _ := runOrder(t, orderBreaker())
+	const outage = orderOutageEnd - orderOutageStart
+	bound := 5 + int(outage/time.Second) // the threshold, then a trial per cooldown
+	g, b := good.Window(orderOutageStart, orderOutageEnd).ServerCalls, bad.Window(orderOutageStart, orderOutageEnd).ServerCalls
+	if g > bound || b < 3*g-5 {
+		t.Errorf("%d dependency calls while down with the retry outside the breaker, %d with the breaker outside: want ≤ %d, and about 3 times as many",
+			g, b, bound)
+	}
+	if good.SuccessRate() < bad.SuccessRate() {
+		t.Errorf("success %.4f with the retry outside the breaker, %.4f with the breaker outside: want the recommended order not worse",
+			good.SuccessRate(), bad.SuccessRate())
+	}
+}
+
+// TestOrderHedgeWithoutBudget checks that a hedge without a budget,
+// in a load spike that makes most calls slower than its delay, sends
+// nearly twice the calls to the dependency, which fills it up: calls fail
+// and the median gets slower; with a budget of 10% the hedges stay about
+// a tenth of the load, and every call succeeds.
+func TestOrderHedgeWithoutBudget(t *testing.T) {
+	good, bad, rest := runOrder(t, orderHedge())
+	none := rest[0]
+	if g, b := good.Amplification(), bad.Amplification(); g > 1.12 || b < 1.8 {
+		t.Errorf("%.2f dependency calls per call with a budget, %.2f without: want ≤ 1.12 and ≥ 1.8", g, b)
+	}
+	if good.SuccessRate() != 1 || bad.SuccessRate() > 0.95 {
+		t.Errorf("success %.4f with a budget, %.4f without: want 1, and failures without (the server full)", good.SuccessRate(), bad.SuccessRate())
+	}
+	if g, b := good.Latency(0.5), bad.Latency(0.5); g >= b {
+		t.Errorf("p50 %v with a budget, %v without: want the budget's lower", g, b)
+	}
+	if good.Amplification() <= none.Amplification() {
+		t.Errorf("%.2f dependency calls per call with a budgeted hedge, %.2f without a hedge: want the hedge to send some copies",
+			good.Amplification(), none.Amplification())
+	}
+}
+
 // TestRun runs the command's work into a temporary directory: three plots
 // and the tables (the jitter experiment over 2 seeds only: TestJitter
 // checks its figures).
@@ -128,13 +207,14 @@ func TestRun(t *testing.T) {
 	if err := run(&out, dir, 2); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"jitter.svg", "collapse.svg", "breaker.svg"} {
+	for _, name := range []string{"jitter.svg", "collapse.svg", "breaker.svg", "order-timeout.svg", "order-breaker.svg", "order-hedge.svg"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !strings.HasPrefix(string(b), "<svg ") {
 			t.Errorf("%s: %v, want an SVG", name, err)
 		}
 	}
-	for _, want := range []string{"Exponential backoff and jitter", "decorrelated", "Retry-driven collapse", "amplification", "server calls while down"} {
+	for _, want := range []string{"Exponential backoff and jitter", "decorrelated", "Retry-driven collapse", "amplification", "server calls while down",
+		"Timeout outside retry", "Breaker outside retry", "Hedge without a budget", "p99"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the table lacks %q", want)
 		}
