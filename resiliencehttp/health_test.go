@@ -170,16 +170,17 @@ func TestHealthMissingCritical(t *testing.T) {
 }
 
 // guardOf is a guard of any kind with a fixed snapshot.
-type guardOf telemetry.Snapshot
+type guardOf struct{ s telemetry.Snapshot }
 
-func (g guardOf) Snapshot() telemetry.Snapshot { return telemetry.Snapshot(g) }
+func (g guardOf) Name() string                 { return g.s.Name }
+func (g guardOf) Snapshot() telemetry.Snapshot { return g.s }
 
 func TestHealthOtherGuards(t *testing.T) {
 	reg := telemetry.NewRegistry()
 	for _, g := range []guardOf{
-		{Kind: telemetry.Bulkhead, Name: "db", Refused: 3, Bulkhead: telemetry.BulkheadStats{Limit: 10, InFlight: 2, Queued: 1}},
-		{Kind: telemetry.RateLimit, Name: "api", Refused: 4, Limiter: telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.5}},
-		{Kind: "adaptive", Name: "mine", Refused: 5},
+		{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 3, Bulkhead: telemetry.BulkheadStats{Limit: 10, InFlight: 2, Queued: 1}}},
+		{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Refused: 4, Limiter: telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.5}}},
+		{telemetry.Snapshot{Kind: "adaptive", Name: "mine", Refused: 5}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)

@@ -70,6 +70,7 @@ func (r *Registry) Register(g Guard) error {
 		panic("telemetry: Register guard must not be nil")
 	}
 	s := g.Snapshot()
+	s.Name = g.Name()
 	if s.Name == "" {
 		return fmt.Errorf("%w: a %s without a Name", ErrNoName, kindOrGuard(s.Kind))
 	}
@@ -96,6 +97,26 @@ func kindOrGuard(k Kind) string {
 		return "guard"
 	}
 	return string(k)
+}
+
+// Unregister removes g, registered under its kind and name, and reports
+// whether it was registered. A different guard registered under that kind
+// and name stays (Unregister compares guards with ==, so g must be of a
+// comparable type, as a pointer is). Unregister panics if g is nil.
+func (r *Registry) Unregister(g Guard) bool {
+	if g == nil {
+		panic("telemetry: Unregister guard must not be nil")
+	}
+	k := guardKey{g.Name(), g.Snapshot().Kind}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.guards[k]; !ok || old != g {
+		return false
+	}
+	delete(r.guards, k)
+	i, _ := slices.BinarySearchFunc(r.order, k, func(e entry, k guardKey) int { return compareKeys(e.key, k) })
+	r.order = slices.Delete(r.order, i, i+1)
+	return true
 }
 
 // RegisterPipeline adds the pipeline p under name, with its chain as
@@ -144,13 +165,15 @@ func (r *Registry) Snapshots() []Snapshot {
 	return out
 }
 
-// OpenBreakers returns the snapshots of the registered breakers that are
-// not closed now, open or half-open (refusing every call, or all but a
-// few trials), in name order; none (nil) when every breaker is closed.
+// OpenBreakers returns the snapshots of the registered guards with
+// states that are not closed now, open or half-open (refusing every call,
+// or all but a few trials): breakers, and guards of your own whose State
+// is [StateOpen] or [StateHalfOpen]. They come in name order; none (nil)
+// when every such guard is closed.
 func (r *Registry) OpenBreakers() []Snapshot {
 	var open []Snapshot
 	for _, s := range r.Snapshots() {
-		if s.Kind == Breaker && s.Breaker.State != StateClosed {
+		if s.State == StateOpen || s.State == StateHalfOpen {
 			open = append(open, s)
 		}
 	}

@@ -360,9 +360,10 @@ func TestBrowserThousands(t *testing.T) {
 
 // fakeGuard is a guard of a fixed snapshot: the bulkheads and rate
 // limiters, whose snapshots the policies do not give yet.
-type fakeGuard telemetry.Snapshot
+type fakeGuard struct{ s telemetry.Snapshot }
 
-func (g fakeGuard) Snapshot() telemetry.Snapshot { return telemetry.Snapshot(g) }
+func (g fakeGuard) Name() string                 { return g.s.Name }
+func (g fakeGuard) Snapshot() telemetry.Snapshot { return g.s }
 
 // A bulkhead's and a rate limiter's parts of a tile, beside a breaker's
 // or alone.
@@ -371,10 +372,10 @@ func TestBrowserGuardKinds(t *testing.T) {
 	dash := dashboard.New(reg, nil)
 	for _, g := range []telemetry.Guard{
 		breaker.New(breaker.WithName("db")),
-		fakeGuard{Kind: telemetry.Bulkhead, Name: "db", Refused: 4, Bulkhead: telemetry.BulkheadStats{Limit: 10, InFlight: 3, Queued: 2}},
-		fakeGuard{Kind: telemetry.RateLimit, Name: "db", Limiter: telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.456}},
-		fakeGuard{Kind: telemetry.RateLimit, Name: "api", Limiter: telemetry.LimiterStats{Rate: 0.5, Burst: 1, Tokens: -2}},
-		fakeGuard{Kind: telemetry.Bulkhead, Name: "pool", Bulkhead: telemetry.BulkheadStats{Limit: 4, InFlight: 4}},
+		fakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 4, Bulkhead: telemetry.BulkheadStats{Limit: 10, InFlight: 3, Queued: 2}}},
+		fakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "db", Limiter: telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.456}}},
+		fakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Limiter: telemetry.LimiterStats{Rate: 0.5, Burst: 1, Tokens: -2}}},
+		fakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "pool", Bulkhead: telemetry.BulkheadStats{Limit: 4, InFlight: 4}}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)

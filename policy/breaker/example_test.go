@@ -704,6 +704,7 @@ func ExampleBreaker_Snapshot() {
 	b.ForceOpen()
 	report(b, nil)
 	s := b.Snapshot()
-	fmt.Println(s.Kind, s.Name, s.Breaker.State, s.Breaker.Forced, s.Refused)
-	// Output: breaker search open true 1
+	forced, _ := s.Value("forced")
+	fmt.Println(s.Kind, s.Name, s.State, forced, s.Refused)
+	// Output: breaker search open 1 1
 }

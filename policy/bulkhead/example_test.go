@@ -338,7 +338,8 @@ func ExampleBulkhead_Stats() {
 	_ = b.Acquire(ctx) // refused
 	fmt.Printf("%+v\n", b.Stats())
 	s := b.Snapshot()
-	fmt.Println(s.Kind, s.Name, s.Refused, s.Bulkhead.InFlight)
+	inFlight, _ := s.Value("in_flight")
+	fmt.Println(s.Kind, s.Name, s.Refused, inFlight)
 	// Output:
 	// {Limit:2 InFlight:2 Queued:0 Rejected:1}
 	// bulkhead db 1 2

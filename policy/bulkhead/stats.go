@@ -30,15 +30,25 @@ func (b *Bulkhead) Stats() Stats {
 	}
 }
 
+// Name returns the bulkhead's name (its Config.Name).
+func (b *Bulkhead) Name() string { return b.cfg.Name }
+
 // Snapshot returns [Bulkhead.Stats] in the shape all guards share, for a
-// telemetry.Registry and exporters: Kind telemetry.Bulkhead, the
-// bulkhead's Name, Refused (Stats.Rejected) and the Bulkhead part.
+// telemetry.Registry, exporters, dashboards and health checks: Kind
+// telemetry.Bulkhead, the bulkhead's Name, no State, Refused
+// (Stats.Rejected), and the gauges limit, in_flight and queued (unit
+// "{call}"). It allocates the Values slice.
 func (b *Bulkhead) Snapshot() telemetry.Snapshot {
 	s := b.Stats()
 	return telemetry.Snapshot{
-		Kind:     telemetry.Bulkhead,
-		Name:     b.cfg.Name,
-		Refused:  s.Rejected,
+		Kind:    telemetry.Bulkhead,
+		Name:    b.cfg.Name,
+		Refused: s.Rejected,
+		Values: []telemetry.Value{
+			{Name: "limit", Unit: "{call}", Help: "The most calls the bulkhead lets run at once.", Value: float64(s.Limit)},
+			{Name: "in_flight", Unit: "{call}", Help: "Calls holding a slot of the bulkhead now.", Value: float64(s.InFlight)},
+			{Name: "queued", Unit: "{call}", Help: "Calls waiting in the bulkhead's queue now.", Value: float64(s.Queued)},
+		},
 		Bulkhead: telemetry.BulkheadStats{Limit: s.Limit, InFlight: s.InFlight, Queued: s.Queued},
 	}
 }

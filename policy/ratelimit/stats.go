@@ -22,15 +22,33 @@ func (l *Limiter) Stats() Stats {
 	return Stats{Rate: l.Rate(), Burst: l.Burst(), Tokens: l.Tokens(), Rejected: l.rejected.Load()}
 }
 
+// Name returns the limiter's name (its Config.Name).
+func (l *Limiter) Name() string { return l.cur.Load().p.cfg.Name }
+
 // Snapshot returns [Limiter.Stats] in the shape all guards share, for a
-// telemetry.Registry and exporters: Kind telemetry.RateLimit, the
-// limiter's Name, Refused (Stats.Rejected) and the Limiter part.
+// telemetry.Registry, exporters, dashboards and health checks: Kind
+// telemetry.RateLimit, the limiter's Name, no State, Refused
+// (Stats.Rejected), and the gauges rate ("{token}/s"), burst and tokens
+// ("{token}"; negative: owed to waiters). It allocates the Values slice.
 func (l *Limiter) Snapshot() telemetry.Snapshot {
 	s := l.Stats()
 	return telemetry.Snapshot{
 		Kind:    telemetry.RateLimit,
-		Name:    l.cur.Load().p.cfg.Name,
+		Name:    l.Name(),
 		Refused: s.Rejected,
+		Values:  limiterValues(s.Rate, s.Burst, s.Tokens, true),
 		Limiter: telemetry.LimiterStats{Rate: s.Rate, Burst: s.Burst, Tokens: s.Tokens},
 	}
+}
+
+func limiterValues(rate float64, burst int, tokens float64, withTokens bool) []telemetry.Value {
+	vs := make([]telemetry.Value, 0, 3)
+	vs = append(vs, []telemetry.Value{
+		{Name: "rate", Unit: "{token}/s", Help: "Tokens the rate limiter adds per second.", Value: rate},
+		{Name: "burst", Unit: "{token}", Help: "The most tokens the rate limiter's bucket holds.", Value: float64(burst)},
+	}...)
+	if withTokens {
+		vs = append(vs, telemetry.Value{Name: "tokens", Unit: "{token}", Help: "Tokens in the rate limiter's bucket now (negative: owed to waiters).", Value: tokens})
+	}
+	return vs
 }
