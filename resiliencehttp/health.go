@@ -130,7 +130,7 @@ type healthBreaker struct {
 	Slow                uint64  `json:"slow"`
 	FailureRatio        float64 `json:"failure_ratio"`
 	ConsecutiveFailures uint64  `json:"consecutive_failures"`
-	Rejected            uint64  `json:"rejected"`
+	Refused            uint64  `json:"rejected"`
 }
 
 type healthBulkhead struct {
@@ -181,7 +181,7 @@ func (h *health) check() healthBody {
 			g.State = b.State
 			g.Breaker = &healthBreaker{Forced: b.Forced, Generation: b.Generation, Calls: b.Calls,
 				Failures: b.Failures, Slow: b.Slow, FailureRatio: b.FailureRatio,
-				ConsecutiveFailures: b.ConsecutiveFailures, Rejected: b.Rejected}
+				ConsecutiveFailures: b.ConsecutiveFailures, Refused: b.Refused}
 			if i := slices.Index(h.critical, s.Name); i >= 0 {
 				g.Critical, seen[i] = true, true
 				if b.State == telemetry.StateOpen {

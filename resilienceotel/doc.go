@@ -38,8 +38,8 @@
 // success, failure, rejected (a guard refused the call) or ignored (the
 // caller gave up, or a breaker's classifier ignored the outcome). Its
 // sources are the events that are a call's outcome (breaker.failure:
-// failure; breaker.ignored: ignored; breaker.refused, bulkhead.rejected,
-// ratelimit.rejected: rejected; retry.gave_up, timeout.expired: failure),
+// failure; breaker.ignored: ignored; breaker.refused, bulkhead.refused,
+// ratelimit.refused: rejected; retry.gave_up, timeout.expired: failure),
 // and the Call layers of Measure (resilience.policy.type "pipeline", all
 // four outcomes). Successes are counted by Measure only: the policies do
 // not report them (a success costs no event) and the guards' snapshots
@@ -49,7 +49,7 @@
 // telemetry's table ("breaker.opened", "retry.waiting", ...); that table
 // maps each to its Polly event. resilience.wait.duration records the waits
 // of retry.waiting, bulkhead.queued_admitted, ratelimit.waited and
-// bulkhead.rejected (the last when the call waited in the queue).
+// bulkhead.refused (the last when the call waited in the queue).
 //
 // The gauges are read from the Snapshot of every guard registered in the
 // registry given to WithRegistry, at each collection: for a breaker,

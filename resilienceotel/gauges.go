@@ -35,7 +35,7 @@ var gauges = []gauge{
 	{"resilience.circuit_breaker.consecutive_failures", "{call}", "Failures in a row, in the current state", telemetry.Breaker, false,
 		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.ConsecutiveFailures) }},
 	{"resilience.circuit_breaker.rejected", "{call}", "Calls refused in the current state", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Rejected) }},
+		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Refused) }},
 	{"resilience.bulkhead.limit", "{call}", "The most calls the bulkhead lets run at once", telemetry.Bulkhead, false,
 		func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.Limit) }},
 	{"resilience.bulkhead.in_flight", "{call}", "Calls holding a slot of the bulkhead now", telemetry.Bulkhead, false,

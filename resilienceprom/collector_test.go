@@ -34,7 +34,7 @@ var allTypes = exporttest.AllTypes(downError{})
 // TestEveryEventType observes one event of every type in the telemetry
 // table, from a policy named "x": each counts in resilience_events_total;
 // those that are a call's outcome count in resilience_calls_total too; those
-// with a wait record it (bulkhead.rejected: time in the queue before the
+// with a wait record it (bulkhead.refused: time in the queue before the
 // refusal). A breaker.Keyed's breaker.evicted is neither: it counts in
 // resilience_events_total only, under policy "breaker" (its Key is no
 // label).
@@ -46,14 +46,14 @@ func TestEveryEventType(t *testing.T) {
 	}
 	// A rejection straight from a full bulkhead (no wait) and a wait of
 	// Never are counted and not recorded as waits.
-	c.Observe(telemetry.Event{Type: telemetry.BulkheadRejected, Name: "y", Err: resilience.Refuse(bulkhead.ErrFull, "y", -1)})
+	c.Observe(telemetry.Event{Type: telemetry.BulkheadRefused, Name: "y", Err: resilience.Refuse(bulkhead.ErrFull, "y", -1)})
 	c.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "y", Wait: resilience.Never})
 	var want strings.Builder
 	want.WriteString("# HELP resilience_events_total Events the policies reported, by event (package telemetry's table).\n# TYPE resilience_events_total counter\n")
 	for _, e := range allTypes {
 		fmt.Fprintf(&want, "resilience_events_total{event=%q,name=\"x\",policy=%q} 1\n", e.Type, e.Type.Kind())
 	}
-	want.WriteString(`resilience_events_total{event="bulkhead.rejected",name="y",policy="bulkhead"} 1
+	want.WriteString(`resilience_events_total{event="bulkhead.refused",name="y",policy="bulkhead"} 1
 resilience_events_total{event="retry.waiting",name="y",policy="retry"} 1
 # HELP resilience_calls_total Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.
 # TYPE resilience_calls_total counter
@@ -75,7 +75,7 @@ resilience_calls_total{name="y",outcome="rejected",policy="bulkhead"} 1
 	}{
 		{telemetry.RetryWaiting, []float64{0.2}},
 		{telemetry.BulkheadQueuedAdmitted, []float64{0.03}},
-		{telemetry.BulkheadRejected, []float64{0.1}},
+		{telemetry.BulkheadRefused, []float64{0.1}},
 		{telemetry.RateLimitWaited, []float64{0.01}},
 	} {
 		want.WriteString(histogram("resilience_wait_duration_seconds", fmt.Sprintf("event=%q,name=\"x\",policy=%q", w.event, w.event.Kind()), b, w.values...))

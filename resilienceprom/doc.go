@@ -43,13 +43,13 @@
 //
 // resilience_calls_total counts the events that are a call's outcome
 // (breaker.failure: failure; breaker.ignored: ignored; breaker.refused,
-// bulkhead.rejected, ratelimit.rejected: rejected; retry.gave_up,
+// bulkhead.refused, ratelimit.refused: rejected; retry.gave_up,
 // timeout.expired: failure) and the calls through Measure's Call layers
 // (policy "pipeline", all four outcomes). Successes are counted by Measure
 // only: the policies do not report them (a success costs no event), and the
 // guards' snapshots count them per state, not in total.
 // resilience_wait_duration_seconds records the waits of retry.waiting,
-// bulkhead.queued_admitted, ratelimit.waited and bulkhead.rejected (the last
+// bulkhead.queued_admitted, ratelimit.waited and bulkhead.refused (the last
 // when the call waited in the queue).
 //
 // The gauges are read at each scrape from the Snapshot of every guard

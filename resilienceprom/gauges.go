@@ -39,7 +39,7 @@ func newGauges() []gauge {
 		{"resilience_circuit_breaker_consecutive_failures", "Failures in a row, in the current state.", telemetry.Breaker,
 			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.ConsecutiveFailures) }, nil},
 		{"resilience_circuit_breaker_rejected", "Calls refused in the current state.", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Rejected) }, nil},
+			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Refused) }, nil},
 		{"resilience_bulkhead_limit", "The most calls the bulkhead lets run at once.", telemetry.Bulkhead,
 			func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.Limit) }, nil},
 		{"resilience_bulkhead_in_flight", "Calls holding a slot of the bulkhead now.", telemetry.Bulkhead,

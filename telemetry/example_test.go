@@ -176,7 +176,7 @@ func ExampleMulti() {
 
 // Every event type names the kind of policy that emits it.
 func ExampleType_Kind() {
-	fmt.Println(telemetry.BreakerOpened.Kind(), telemetry.RetryGaveUp.Kind(), telemetry.RateLimitRejected.Kind())
+	fmt.Println(telemetry.BreakerOpened.Kind(), telemetry.RetryGaveUp.Kind(), telemetry.RateLimitRefused.Kind())
 	// Output: breaker retry ratelimit
 }
 

@@ -103,8 +103,8 @@ func Level(t Type) slog.Level {
 		RetryAttemptFailed, RetryWaiting,
 		TimeoutExpired,
 		HedgeLaunched, HedgeWon, HedgeLosersCancelled,
-		BulkheadQueuedAdmitted, BulkheadRejected,
-		RateLimitRejected, RateLimitWaited:
+		BulkheadQueuedAdmitted, BulkheadRefused,
+		RateLimitRefused, RateLimitWaited:
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo

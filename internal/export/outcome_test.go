@@ -38,7 +38,7 @@ func TestOutcomeOf(t *testing.T) {
 }
 
 // TestRecordsWait: only the wait events' waits are recorded, not a
-// negative one nor resilience.Never, and a bulkhead.rejected event's only
+// negative one nor resilience.Never, and a bulkhead.refused event's only
 // if it waited.
 func TestRecordsWait(t *testing.T) {
 	for _, c := range []struct {
@@ -50,10 +50,10 @@ func TestRecordsWait(t *testing.T) {
 		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: -1}, false},
 		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: resilience.Never}, false},
 		{telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.BulkheadRejected, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.BulkheadRejected}, false},
+		{telemetry.Event{Type: telemetry.BulkheadRefused, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: telemetry.BulkheadRefused}, false},
 		{telemetry.Event{Type: telemetry.RateLimitWaited, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.RateLimitRejected, Wait: time.Millisecond}, false},
+		{telemetry.Event{Type: telemetry.RateLimitRefused, Wait: time.Millisecond}, false},
 		{telemetry.Event{Type: telemetry.BreakerOpened, Wait: time.Millisecond}, false},
 	} {
 		if got := RecordsWait(c.e); got != c.want {

@@ -326,10 +326,10 @@ type Stats struct {
 	InFlight int
 	// Queued is how many callers wait for admission now.
 	Queued int
-	// Rejected counts the calls refused since New: over the limit, their
+	// Refused counts the calls refused since New: over the limit, their
 	// place in the queue taken, or MaxWait spent in the queue. It only
 	// grows.
-	Rejected uint64
+	Refused uint64
 	// Latency is the mean latency of the successful calls of the last
 	// window that ended (of those timed: see [Limiter]); 0 before the
 	// first, or if it had none.
@@ -349,7 +349,7 @@ func (l *Limiter) Stats() Stats {
 		Limit:    int(limitOf(s)),
 		InFlight: int(heldOf(s)),
 		Queued:   int(queuedOf(s)),
-		Rejected: l.rejected.Load(),
+		Refused: l.rejected.Load(),
 		Latency:  time.Duration(l.latency.Load()),
 		Baseline: time.Duration(l.baseline.Load()),
 	}

@@ -18,7 +18,7 @@ type Stats struct {
 	// [Breaker.Counts] returns them.
 	Counts Counts
 	// Refused is the number of calls the breaker has refused since it was
-	// made (Counts.Rejected starts from zero at each generation). It only
+	// made (Counts.Refused starts from zero at each generation). It only
 	// grows.
 	Refused uint64
 }
@@ -29,7 +29,7 @@ type Stats struct {
 // belong to one generation and a transition never falls between them.
 // Successes and refusals, which are counted without that lock, are in it
 // or not whole; Refused is read after Counts, so it is never less than
-// the Counts.Rejected it comes with. Like [Breaker.State] and
+// the Counts.Refused it comes with. Like [Breaker.State] and
 // [Breaker.Counts], Stats makes a transition that time has made due
 // happen first (and delivers its callback and event).
 //
@@ -48,7 +48,7 @@ func (b *Breaker) Stats() Stats {
 		Forced:     wordForced(w),
 		Generation: wordGen(w),
 		Counts:     b.countsLocked(now),
-		Refused:    b.refusalsLocked(), // after Counts: never below its Rejected
+		Refused:    b.refusalsLocked(), // after Counts: never below its Refused
 	}
 	b.unlock()
 	return s
@@ -94,7 +94,7 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 			{Name: "window_successes", Unit: "{call}", Help: "Successes counted in the current state (over the sliding window while closed).", Value: float64(c.Successes)},
 			{Name: "window_failures", Unit: "{call}", Help: "Failures counted in the current state (over the sliding window while closed).", Value: float64(c.Failures)},
 			{Name: "window_slow", Unit: "{call}", Help: "Slow calls counted in the current state (over the sliding window while closed).", Value: float64(c.Slow)},
-			{Name: "window_refused", Unit: "{call}", Help: "Calls refused in the current state.", Value: float64(c.Rejected)},
+			{Name: "window_refused", Unit: "{call}", Help: "Calls refused in the current state.", Value: float64(c.Refused)},
 			{Name: "failure_ratio", Unit: "1", Help: "Failures / calls counted in the current state, in [0, 1].", Value: c.FailureRatio},
 			{Name: "consecutive_successes", Unit: "{call}", Help: "Successes in a row, in the current state.", Value: float64(c.ConsecutiveSuccesses)},
 			{Name: "consecutive_failures", Unit: "{call}", Help: "Failures in a row, in the current state.", Value: float64(c.ConsecutiveFailures)},
@@ -110,7 +110,7 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 			FailureRatio:         c.FailureRatio,
 			ConsecutiveSuccesses: c.ConsecutiveSuccesses,
 			ConsecutiveFailures:  c.ConsecutiveFailures,
-			Rejected:             c.Rejected,
+			Refused:             c.Refused,
 		},
 	}
 }

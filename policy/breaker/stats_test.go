@@ -29,18 +29,18 @@ func TestStats(t *testing.T) {
 	for range 3 {
 		_, _ = b.Allow()
 	}
-	wantStats(t, b, breaker.Stats{State: breaker.Open, Generation: 2, Counts: breaker.Counts{Rejected: 3}, Refused: 3})
+	wantStats(t, b, breaker.Stats{State: breaker.Open, Generation: 2, Counts: breaker.Counts{Refused: 3}, Refused: 3})
 	// Due transitions happen on reading, as with State.
 	f.Advance(time.Minute)
 	wantStats(t, b, breaker.Stats{State: breaker.HalfOpen, Generation: 3, Refused: 3})
 	p, _ := b.Allow()
 	_, _ = b.Allow() // too many trials
-	wantStats(t, b, breaker.Stats{State: breaker.HalfOpen, Generation: 3, Counts: breaker.Counts{Rejected: 1}, Refused: 4})
+	wantStats(t, b, breaker.Stats{State: breaker.HalfOpen, Generation: 3, Counts: breaker.Counts{Refused: 1}, Refused: 4})
 	p.Done(nil)
 	wantStats(t, b, breaker.Stats{State: breaker.Closed, Generation: 4, Refused: 4})
 	b.ForceOpen()
 	_, _ = b.Allow()
-	wantStats(t, b, breaker.Stats{State: breaker.Open, Forced: true, Generation: 5, Counts: breaker.Counts{Rejected: 1}, Refused: 5})
+	wantStats(t, b, breaker.Stats{State: breaker.Open, Forced: true, Generation: 5, Counts: breaker.Counts{Refused: 1}, Refused: 5})
 	b.ForceClosed()
 	wantStats(t, b, breaker.Stats{State: breaker.Closed, Forced: true, Generation: 6, Refused: 5})
 	b.Reset()
@@ -87,7 +87,7 @@ func TestStatsIsNeverTorn(t *testing.T) {
 	// generation is forced open and an odd one closed; others are refused
 	// while it is open; readers check that every Stats belongs to one
 	// generation: its state, forced flag and counts agree with the
-	// generation's parity, and Refused covers Counts.Rejected.
+	// generation's parity, and Refused covers Counts.Refused.
 	b, _ := newFake()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -126,10 +126,10 @@ func TestStatsIsNeverTorn(t *testing.T) {
 			switch {
 			case open && (s.State != breaker.Open || !s.Forced || s.Counts.Calls != 0):
 				bad = "an even generation that is not forced open with no calls"
-			case !open && (s.State != breaker.Closed || s.Forced || s.Counts.Rejected != 0):
+			case !open && (s.State != breaker.Closed || s.Forced || s.Counts.Refused != 0):
 				bad = "an odd generation that is not closed, unforced, with no refusals"
-			case s.Refused < s.Counts.Rejected:
-				bad = "Refused below Counts.Rejected"
+			case s.Refused < s.Counts.Refused:
+				bad = "Refused below Counts.Refused"
 			}
 			if bad != "" {
 				select {

@@ -321,7 +321,7 @@ func ExampleWithObserver() {
 	_ = b.Acquire(ctx)
 	fmt.Println(b.Acquire(ctx))
 	fmt.Println(b.TryAcquire())
-	fmt.Println(events.Count("db", telemetry.BulkheadRejected))
+	fmt.Println(events.Count("db", telemetry.BulkheadRefused))
 	// Output:
 	// bulkhead: full (db)
 	// false
@@ -341,6 +341,6 @@ func ExampleBulkhead_Stats() {
 	inFlight, _ := s.Value("in_flight")
 	fmt.Println(s.Kind, s.Name, s.Refused, inFlight)
 	// Output:
-	// {Limit:2 InFlight:2 Queued:0 Rejected:1}
+	// {Limit:2 InFlight:2 Queued:0 Refused:1}
 	// bulkhead db 1 2
 }

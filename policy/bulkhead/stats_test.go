@@ -31,7 +31,7 @@ func TestObserverEvents(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Second),
 			bulkhead.WithClock(fake), bulkhead.WithName("db"), bulkhead.WithObserver(r))
 		rejected := func(err error, wait time.Duration) telemetry.Event {
-			return telemetry.Event{Type: telemetry.BulkheadRejected, Name: "db", Err: err, Wait: wait}
+			return telemetry.Event{Type: telemetry.BulkheadRefused, Name: "db", Err: err, Wait: wait}
 		}
 
 		// A free slot: nothing to say.
@@ -77,7 +77,7 @@ func TestObserverEvents(t *testing.T) {
 		wantEvents(t, r)
 		b.Release()
 
-		if diff := cmp.Diff(bulkhead.Stats{Limit: 1, Rejected: 3}, b.Stats()); diff != "" {
+		if diff := cmp.Diff(bulkhead.Stats{Limit: 1, Refused: 3}, b.Stats()); diff != "" {
 			t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 		}
 	})
@@ -93,10 +93,10 @@ func TestRejectedWithoutQueue(t *testing.T) {
 			t.Fatalf("Acquire = %v, want ErrFull", err)
 		}
 	}
-	ev := telemetry.Event{Type: telemetry.BulkheadRejected, Err: bulkhead.ErrFull}
+	ev := telemetry.Event{Type: telemetry.BulkheadRefused, Err: bulkhead.ErrFull}
 	wantEvents(t, r, ev, ev, ev)
-	if got := b.Stats().Rejected; got != 3 {
-		t.Errorf("Stats().Rejected = %d, want 3", got)
+	if got := b.Stats().Refused; got != 3 {
+		t.Errorf("Stats().Refused = %d, want 3", got)
 	}
 }
 
@@ -116,7 +116,7 @@ func TestStatsAndSnapshot(t *testing.T) {
 			t.Fatalf("queued Acquire = %v", err)
 		}
 		w = acquire(ctx, b)
-		if diff := cmp.Diff(bulkhead.Stats{Limit: 3, InFlight: 3, Queued: 1, Rejected: 1}, b.Stats()); diff != "" {
+		if diff := cmp.Diff(bulkhead.Stats{Limit: 3, InFlight: 3, Queued: 1, Refused: 1}, b.Stats()); diff != "" {
 			t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 		}
 		want := snapView{Kind: telemetry.Bulkhead, Name: "db", Refused: 1,

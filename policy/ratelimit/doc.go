@@ -61,7 +61,7 @@
 //
 // # Events
 //
-// With an observer, the limiter reports ratelimit.rejected for each
+// With an observer, the limiter reports ratelimit.refused for each
 // refusal of Allow, AllowN or Wait (Err, and Wait = its Retry-After, 0 from
 // Allow and AllowN) and ratelimit.waited when a call waited for its token
 // (Wait = the time waited); nothing for a call admitted at once. A Keyed's

@@ -7,19 +7,19 @@ type Stats struct {
 	Rate   float64 // events per second, as [Limiter.Rate]
 	Burst  int     // the most tokens the bucket holds, as [Limiter.Burst]
 	Tokens float64 // tokens in the bucket now, as [Limiter.Tokens]
-	// Rejected is the number of calls refused since the limiter was made
+	// Refused is the number of calls refused since the limiter was made
 	// (Allow and AllowN returning false, Wait and WaitN refused with
 	// ErrLimited). It only grows.
-	Rejected uint64
+	Refused uint64
 }
 
 // Stats returns a snapshot of the limiter now: Rate, Burst and Tokens as
 // the methods of those names read them, one after the other (a SetRate or
-// SetBurst at that instant may fall between them), and Rejected. It takes
+// SetBurst at that instant may fall between them), and Refused. It takes
 // no lock and allocates nothing; it is safe to call at any time from any
 // goroutine.
 func (l *Limiter) Stats() Stats {
-	return Stats{Rate: l.Rate(), Burst: l.Burst(), Tokens: l.Tokens(), Rejected: l.rejected.Load()}
+	return Stats{Rate: l.Rate(), Burst: l.Burst(), Tokens: l.Tokens(), Refused: l.rejected.Load()}
 }
 
 // Name returns the limiter's name (its Config.Name).
@@ -28,14 +28,14 @@ func (l *Limiter) Name() string { return l.cur.Load().p.cfg.Name }
 // Snapshot returns [Limiter.Stats] in the shape all guards share, for a
 // telemetry.Registry, exporters, dashboards and health checks: Kind
 // telemetry.RateLimit, the limiter's Name, no State, Refused
-// (Stats.Rejected), and the gauges rate ("{token}/s"), burst and tokens
+// (Stats.Refused), and the gauges rate ("{token}/s"), burst and tokens
 // ("{token}"; negative: owed to waiters). It allocates the Values slice.
 func (l *Limiter) Snapshot() telemetry.Snapshot {
 	s := l.Stats()
 	return telemetry.Snapshot{
 		Kind:    telemetry.RateLimit,
 		Name:    l.Name(),
-		Refused: s.Rejected,
+		Refused: s.Refused,
 		Values:  limiterValues(s.Rate, s.Burst, s.Tokens, true),
 		Limiter: telemetry.LimiterStats{Rate: s.Rate, Burst: s.Burst, Tokens: s.Tokens},
 	}

@@ -32,7 +32,7 @@ func TestObserverEvents(t *testing.T) {
 			ratelimit.WithName("api"), ratelimit.WithMaxWait(150*time.Millisecond), ratelimit.WithObserver(r))
 		ctx := context.Background()
 		rejected := func(wait time.Duration) telemetry.Event {
-			return telemetry.Event{Type: telemetry.RateLimitRejected, Name: "api", Err: ratelimit.ErrLimited, Wait: wait}
+			return telemetry.Event{Type: telemetry.RateLimitRefused, Name: "api", Err: ratelimit.ErrLimited, Wait: wait}
 		}
 
 		if !l.Allow() {
@@ -63,8 +63,8 @@ func TestObserverEvents(t *testing.T) {
 		}
 		wantEvents(t, r, rejected(200*time.Millisecond))
 
-		if got := l.Stats().Rejected; got != 3 {
-			t.Errorf("Stats().Rejected = %d, want 3", got)
+		if got := l.Stats().Refused; got != 3 {
+			t.Errorf("Stats().Refused = %d, want 3", got)
 		}
 	})
 }
@@ -77,7 +77,7 @@ func TestStatsAndSnapshot(t *testing.T) {
 	}
 	_ = l.Allow() // refused
 	fake.Advance(200 * time.Millisecond)
-	if diff := cmp.Diff(ratelimit.Stats{Rate: 10, Burst: 5, Tokens: 2, Rejected: 1}, l.Stats(), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(ratelimit.Stats{Rate: 10, Burst: 5, Tokens: 2, Refused: 1}, l.Stats(), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 	}
 	want := snapView{Kind: telemetry.RateLimit, Name: "api", Refused: 1,
@@ -126,8 +126,8 @@ func TestRejectedMatchesEvents(t *testing.T) {
 					refusals++
 				}
 			}
-			if got, ev := l.Stats().Rejected, c.Count("x", telemetry.RateLimitRejected); got != refusals || ev != refusals {
-				t.Errorf("Rejected %d, events %d, want %d refusals", got, ev, refusals)
+			if got, ev := l.Stats().Refused, c.Count("x", telemetry.RateLimitRefused); got != refusals || ev != refusals {
+				t.Errorf("Refused %d, events %d, want %d refusals", got, ev, refusals)
 			}
 		})
 	}
