@@ -130,7 +130,7 @@ type healthBreaker struct {
 	Slow                uint64  `json:"slow"`
 	FailureRatio        float64 `json:"failure_ratio"`
 	ConsecutiveFailures uint64  `json:"consecutive_failures"`
-	Refused            uint64  `json:"rejected"`
+	Refused             uint64  `json:"rejected"`
 }
 
 type healthBulkhead struct {

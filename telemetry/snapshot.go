@@ -173,7 +173,7 @@ type BreakerStats struct {
 	FailureRatio                     float64
 	ConsecutiveSuccesses             uint64
 	ConsecutiveFailures              uint64
-	Refused                         uint64 // refusals of the current state
+	Refused                          uint64 // refusals of the current state
 }
 
 // BulkheadStats is the part of a [Snapshot] that a bulkhead fills in.

@@ -25,11 +25,11 @@ const PipelineType = "pipeline"
 // policy, by outcome: an exporter counts them among the calls as well as
 // among the events. Read only.
 var EventOutcomes = map[telemetry.Type]string{
-	telemetry.BreakerFailure:    OutcomeFailure,
-	telemetry.BreakerIgnored:    OutcomeIgnored,
-	telemetry.BreakerRefused:    OutcomeRejected,
-	telemetry.RetryGaveUp:       OutcomeFailure,
-	telemetry.TimeoutExpired:    OutcomeFailure,
+	telemetry.BreakerFailure:   OutcomeFailure,
+	telemetry.BreakerIgnored:   OutcomeIgnored,
+	telemetry.BreakerRefused:   OutcomeRejected,
+	telemetry.RetryGaveUp:      OutcomeFailure,
+	telemetry.TimeoutExpired:   OutcomeFailure,
 	telemetry.BulkheadRefused:  OutcomeRejected,
 	telemetry.RateLimitRefused: OutcomeRejected,
 }
@@ -40,7 +40,7 @@ var EventOutcomes = map[telemetry.Type]string{
 var WaitEvents = map[telemetry.Type]bool{
 	telemetry.RetryWaiting:           true,
 	telemetry.BulkheadQueuedAdmitted: true,
-	telemetry.BulkheadRefused:       true,
+	telemetry.BulkheadRefused:        true,
 	telemetry.RateLimitWaited:        true,
 }
 

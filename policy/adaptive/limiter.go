@@ -349,7 +349,7 @@ func (l *Limiter) Stats() Stats {
 		Limit:    int(limitOf(s)),
 		InFlight: int(heldOf(s)),
 		Queued:   int(queuedOf(s)),
-		Refused: l.rejected.Load(),
+		Refused:  l.rejected.Load(),
 		Latency:  time.Duration(l.latency.Load()),
 		Baseline: time.Duration(l.baseline.Load()),
 	}

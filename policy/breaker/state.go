@@ -74,5 +74,5 @@ type Counts struct {
 	FailureRatio         float64 // Failures / Calls, in [0, 1]; 0 when Calls is 0
 	ConsecutiveSuccesses uint64  // successes since the last failure
 	ConsecutiveFailures  uint64  // failures since the last success; saturates at 2³²-1
-	Refused             uint64  // calls refused (ErrOpen, ErrTooManyTrials)
+	Refused              uint64  // calls refused (ErrOpen, ErrTooManyTrials)
 }

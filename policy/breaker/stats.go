@@ -110,7 +110,7 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 			FailureRatio:         c.FailureRatio,
 			ConsecutiveSuccesses: c.ConsecutiveSuccesses,
 			ConsecutiveFailures:  c.ConsecutiveFailures,
-			Refused:             c.Refused,
+			Refused:              c.Refused,
 		},
 	}
 }

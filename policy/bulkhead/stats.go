@@ -26,7 +26,7 @@ func (b *Bulkhead) Stats() Stats {
 		Limit:    int(m),
 		InFlight: int(s & heldMask),
 		Queued:   int(max(s, 0) >> 32),
-		Refused: b.rejected.Load(),
+		Refused:  b.rejected.Load(),
 	}
 }
 
