@@ -114,3 +114,57 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 		},
 	}
 }
+
+// Name returns the Keyed's name (its Config.Name), shared by its
+// breakers.
+func (k *Keyed[K]) Name() string { return k.cfg.name }
+
+// Snapshot returns the Keyed in the shape all guards share, for a
+// telemetry.Registry, exporters, dashboards and health checks: Kind
+// telemetry.Breaker, the Keyed's Name, no State (each key has its own),
+// Refused, the refusals of the breakers of the keys tracked now (a
+// forgotten key's refusals leave the sum, so it may fall), Keys (the keys
+// tracked, those whose breaker is open, and the [telemetry.TopKeys] keys
+// with the most refusals), and these Values:
+//
+//	keys                gauge    "{key}"  keys tracked now
+//	max_keys            gauge    "{key}"  the bound on them (Config.MaxKeys)
+//	open_keys           gauge    "{key}"  keys whose breaker is open now
+//	half_open_keys      gauge    "{key}"  keys whose breaker is half-open now
+//	evicted             counter  "{key}"  keys forgotten to make room
+//	evicted_not_closed  counter  "{key}"  of those, breakers not closed
+//
+// It reads every tracked breaker's Stats (as [Keyed.All] lists them, so
+// outside the Keyed's lock), so it costs a lock and a read of the shards
+// per key, and allocates the list of breakers and the Values.
+func (k *Keyed[K]) Snapshot() telemetry.Snapshot {
+	ks := k.Stats()
+	sum := telemetry.KeySummary{Keys: ks.Keys, MaxKeys: ks.MaxKeys}
+	var refused uint64
+	halfOpen := 0
+	for _, b := range k.All() {
+		s := b.Stats()
+		refused += s.Refused
+		switch s.State {
+		case Open:
+			sum.Open++
+		case HalfOpen:
+			halfOpen++
+		}
+		sum.Top = telemetry.AddTop(sum.Top, telemetry.KeyStat{Key: s.Key, State: s.State.String(), Refused: s.Refused})
+	}
+	return telemetry.Snapshot{
+		Kind:    telemetry.Breaker,
+		Name:    k.cfg.name,
+		Refused: refused,
+		Keys:    &sum,
+		Values: []telemetry.Value{
+			{Name: "keys", Unit: "{key}", Help: "Keys tracked now, each with its breaker.", Value: float64(ks.Keys)},
+			{Name: "max_keys", Unit: "{key}", Help: "The most keys tracked (MaxKeys).", Value: float64(ks.MaxKeys)},
+			{Name: "open_keys", Unit: "{key}", Help: "Keys whose breaker is open now.", Value: float64(sum.Open)},
+			{Name: "half_open_keys", Unit: "{key}", Help: "Keys whose breaker is half-open now.", Value: float64(halfOpen)},
+			{Name: "evicted", Unit: "{key}", Type: telemetry.CounterValue, Help: "Keys forgotten to make room for new ones.", Value: float64(ks.Evicted)},
+			{Name: "evicted_not_closed", Unit: "{key}", Type: telemetry.CounterValue, Help: "Keys forgotten while their breaker was open, half-open or forced.", Value: float64(ks.EvictedNotClosed)},
+		},
+	}
+}
