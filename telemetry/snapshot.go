@@ -120,24 +120,27 @@ type Value struct {
 }
 
 // KeySummary is what a keyed guard (one guard per key) says of its keys
-// in a [Snapshot]: bounded, whatever the number of keys.
+// in a [Snapshot]: bounded, whatever the number of keys. Its JSON names
+// are snake_case, as [Snapshot] readers such as resiliencehttp.Health
+// write them.
 type KeySummary struct {
 	// Keys is the number of keys tracked now; MaxKeys the bound on it.
-	Keys, MaxKeys int
+	Keys    int `json:"keys"`
+	MaxKeys int `json:"max_keys"`
 	// Open is the number of keys whose guard refuses every call now (a
 	// breaker open, a bucket empty).
-	Open int
+	Open int `json:"open"`
 	// Top are at most [TopKeys] of the tracked keys, those with the most
 	// refusals first (ties by key), each with its state and refusals;
 	// keys without refusals are left out.
-	Top []KeyStat
+	Top []KeyStat `json:"top,omitempty"`
 }
 
 // KeyStat is one key of a [KeySummary].
 type KeyStat struct {
-	Key     string // the key, as the guard's events name it
-	State   string // the key's guard's state; "" for guards without states
-	Refused uint64 // refusals of the key's guard while tracked
+	Key     string `json:"key"`             // the key, as the guard's events name it
+	State   string `json:"state,omitempty"` // the key's guard's state; "" for guards without states
+	Refused uint64 `json:"refused"`         // refusals of the key's guard while tracked
 }
 
 // TopKeys is the most keys a [KeySummary] lists in Top.
