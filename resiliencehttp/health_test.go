@@ -77,8 +77,8 @@ func serveHealth(t *testing.T, h http.Handler) *httptest.Server {
 // breakerValues is the "values" of a breaker of generation gen without
 // calls in its state, refused of them refused.
 func breakerValues(gen, refused int) string {
-	return fmt.Sprintf(`{"forced": 0, "generation": %d, "window_calls": 0, "window_successes": 0, "window_failures": 0, "window_slow": 0,
-		"window_refused": %d, "failure_ratio": 0, "consecutive_successes": 0, "consecutive_failures": 0}`, gen, refused)
+	return fmt.Sprintf(`{"window_calls": 0, "window_failures": 0, "failure_ratio": 0, "window_refused": %d, "window_successes": 0,
+		"window_slow": 0, "consecutive_failures": 0, "consecutive_successes": 0, "generation": %d, "forced": 0}`, refused, gen)
 }
 
 // A critical breaker that opens turns the answer to 503; half-open is

@@ -60,16 +60,16 @@ func (b *Breaker) Stats() Stats {
 // "half-open"), Refused, and these Values (the counts are those of the
 // current state, as [Breaker.Counts] has them):
 //
-//	forced                 gauge  "1"       1 while held open or closed by hand, else 0
-//	generation             gauge  "{generation}"
 //	window_calls           gauge  "{call}"  calls counted in the current state
-//	window_successes       gauge  "{call}"
 //	window_failures        gauge  "{call}"
-//	window_slow            gauge  "{call}"
-//	window_refused         gauge  "{call}"  calls refused in the current state
 //	failure_ratio          gauge  "1"       failures / calls, in [0, 1]
-//	consecutive_successes  gauge  "{call}"
+//	window_refused         gauge  "{call}"  calls refused in the current state
+//	window_successes       gauge  "{call}"
+//	window_slow            gauge  "{call}"
 //	consecutive_failures   gauge  "{call}"
+//	consecutive_successes  gauge  "{call}"
+//	generation             gauge  "{generation}"
+//	forced                 gauge  "1"       1 while held open or closed by hand, else 0
 //
 // It allocates the Values slice.
 func (b *Breaker) Snapshot() telemetry.Snapshot {
@@ -88,16 +88,16 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 		State:   s.State.String(),
 		Refused: s.Refused,
 		Values: []telemetry.Value{
-			{Name: "forced", Unit: "1", Help: "1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0.", Value: forced},
-			{Name: "generation", Unit: "{generation}", Help: "The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.", Value: float64(s.Generation)},
 			{Name: "window_calls", Unit: "{call}", Help: "Calls counted in the current state (over the sliding window while closed).", Value: float64(c.Calls)},
-			{Name: "window_successes", Unit: "{call}", Help: "Successes counted in the current state (over the sliding window while closed).", Value: float64(c.Successes)},
 			{Name: "window_failures", Unit: "{call}", Help: "Failures counted in the current state (over the sliding window while closed).", Value: float64(c.Failures)},
-			{Name: "window_slow", Unit: "{call}", Help: "Slow calls counted in the current state (over the sliding window while closed).", Value: float64(c.Slow)},
-			{Name: "window_refused", Unit: "{call}", Help: "Calls refused in the current state.", Value: float64(c.Refused)},
 			{Name: "failure_ratio", Unit: "1", Help: "Failures / calls counted in the current state, in [0, 1].", Value: c.FailureRatio},
-			{Name: "consecutive_successes", Unit: "{call}", Help: "Successes in a row, in the current state.", Value: float64(c.ConsecutiveSuccesses)},
+			{Name: "window_refused", Unit: "{call}", Help: "Calls refused in the current state.", Value: float64(c.Refused)},
+			{Name: "window_successes", Unit: "{call}", Help: "Successes counted in the current state (over the sliding window while closed).", Value: float64(c.Successes)},
+			{Name: "window_slow", Unit: "{call}", Help: "Slow calls counted in the current state (over the sliding window while closed).", Value: float64(c.Slow)},
 			{Name: "consecutive_failures", Unit: "{call}", Help: "Failures in a row, in the current state.", Value: float64(c.ConsecutiveFailures)},
+			{Name: "consecutive_successes", Unit: "{call}", Help: "Successes in a row, in the current state.", Value: float64(c.ConsecutiveSuccesses)},
+			{Name: "generation", Unit: "{generation}", Help: "The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.", Value: float64(s.Generation)},
+			{Name: "forced", Unit: "1", Help: "1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0.", Value: forced},
 		},
 		Breaker: telemetry.BreakerStats{
 			State:                s.State.String(),
