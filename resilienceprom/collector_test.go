@@ -109,29 +109,29 @@ func TestPedantic(t *testing.T) {
 	}
 	want := []string{ // every metric, in name order
 		"resilience_attempt_duration_seconds",
+		"resilience_breaker_consecutive_failures",
+		"resilience_breaker_consecutive_successes",
+		"resilience_breaker_failure_ratio",
+		"resilience_breaker_forced",
+		"resilience_breaker_generation",
+		"resilience_breaker_window_calls",
+		"resilience_breaker_window_failures",
+		"resilience_breaker_window_refused",
+		"resilience_breaker_window_slow",
+		"resilience_breaker_window_successes",
 		"resilience_bulkhead_in_flight",
 		"resilience_bulkhead_limit",
 		"resilience_bulkhead_queued",
 		"resilience_call_duration_seconds",
 		"resilience_calls_total",
-		"resilience_circuit_breaker_consecutive_failures",
-		"resilience_circuit_breaker_consecutive_successes",
-		"resilience_circuit_breaker_failure_ratio",
-		"resilience_circuit_breaker_forced",
-		"resilience_circuit_breaker_generation",
-		"resilience_circuit_breaker_rejected",
-		"resilience_circuit_breaker_state",
-		"resilience_circuit_breaker_window_calls",
-		"resilience_circuit_breaker_window_failures",
-		"resilience_circuit_breaker_window_slow",
-		"resilience_circuit_breaker_window_successes",
 		"resilience_events_total",
 		"resilience_exporter_dropped_series",
 		"resilience_exporter_sanitized_series",
 		"resilience_guard_refused_total",
-		"resilience_rate_limiter_burst",
-		"resilience_rate_limiter_rate",
-		"resilience_rate_limiter_tokens",
+		"resilience_guard_state",
+		"resilience_ratelimit_burst",
+		"resilience_ratelimit_rate_per_second",
+		"resilience_ratelimit_tokens",
 		"resilience_wait_duration_seconds",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -170,14 +170,13 @@ func TestScrape(t *testing.T) {
 		t.Fatalf("GET /metrics: %s\n%s", resp.Status, body)
 	}
 	for _, line := range []string{
-		`resilience_circuit_breaker_state{name="prices",state="closed"} 1`,
-		`resilience_circuit_breaker_state{name="prices",state="open"} 0`,
+		`resilience_guard_state{name="prices",policy="breaker",state="closed"} 1`,
 		`resilience_events_total{event="breaker.opened",name="prices",policy="breaker"} 1`,
 		`resilience_calls_total{name="prices",outcome="success",policy="pipeline"} 4`,
 		`resilience_calls_total{name="prices",outcome="rejected",policy="breaker"} 1`,
 		`resilience_call_duration_seconds_count{name="prices",outcome="success"} 4`,
 		`resilience_bulkhead_in_flight{name="db"} 3`,
-		`resilience_rate_limiter_tokens{name="api"} -1.5`,
+		`resilience_ratelimit_tokens{name="api"} -1.5`,
 	} {
 		if !strings.Contains(string(body), line+"\n") {
 			t.Errorf("scrape has no line %q", line)
