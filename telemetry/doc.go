@@ -22,8 +22,11 @@
 //   - [Counter]: counts per policy and event type, for exporters
 //   - [CheckName]: the check of a name given to a policy (valid UTF-8)
 //   - [Slog], [NewSlog], [SlogOptions], [Level]: events as log lines
-//   - [Guard], [Snapshot], [BreakerStats], [BulkheadStats],
-//     [LimiterStats]: a guard's live state in one shape
+//   - [Guard], [Snapshot], [Value], [ValueType], [KeySummary], [KeyStat],
+//     [AddTop]: a guard's live state, described by the guard: its kind,
+//     name, state, refusals and named values (unit, type, help), so that
+//     exporters, dashboards and health checks render any guard, one of
+//     your own included, without knowing its kind
 //   - [Registry], [NewRegistry], [ErrDuplicate], [ErrNoName],
 //     [ErrInvalidName]: guards and pipelines by name;
 //     [Registry.OpenBreakers] answers "which breakers are open now?"

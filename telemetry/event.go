@@ -109,7 +109,7 @@ func (t Type) Kind() Kind {
 }
 
 // The states of a breaker as events and snapshots name them: the values of
-// [Event.From], [Event.To] and [BreakerStats.State].
+// [Event.From], [Event.To] and [Snapshot.State].
 const (
 	StateClosed   = "closed"
 	StateOpen     = "open"

@@ -52,12 +52,6 @@ type Snapshot struct {
 	// Keys summarises the keys of a keyed guard (one guard per key, e.g.
 	// breaker.Keyed); nil for a guard that is not keyed.
 	Keys *KeySummary
-
-	// The per-kind parts of the built-in guards, as before Values: each
-	// the same numbers as some of Values. Read Values instead.
-	Breaker  BreakerStats  // when Kind is Breaker
-	Bulkhead BulkheadStats // when Kind is Bulkhead
-	Limiter  LimiterStats  // when Kind is RateLimit
 }
 
 // Open reports whether the guard refuses every call now: its State is
@@ -164,31 +158,4 @@ func AddTop(top []KeyStat, k KeyStat) []KeyStat {
 		top = top[:TopKeys-1]
 	}
 	return slices.Insert(top, i, k)
-}
-
-// BreakerStats is the part of a [Snapshot] that a breaker fills in, the
-// same numbers as its Values.
-type BreakerStats struct {
-	State                            string
-	Forced                           bool
-	Generation                       uint64
-	Calls, Successes, Failures, Slow uint64
-	FailureRatio                     float64
-	ConsecutiveSuccesses             uint64
-	ConsecutiveFailures              uint64
-	Refused                          uint64 // refusals of the current state
-}
-
-// BulkheadStats is the part of a [Snapshot] that a bulkhead fills in.
-type BulkheadStats struct {
-	Limit    int // the most calls in flight at once
-	InFlight int // calls holding a slot now
-	Queued   int // calls waiting for a slot now
-}
-
-// LimiterStats is the part of a [Snapshot] that a rate limiter fills in.
-type LimiterStats struct {
-	Rate   float64 // tokens per second
-	Burst  int     // the most tokens the bucket holds
-	Tokens float64 // tokens in the bucket now (negative: owed to waiters)
 }

@@ -99,19 +99,6 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 			{Name: "generation", Unit: "{generation}", Help: "The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.", Value: float64(s.Generation)},
 			{Name: "forced", Unit: "1", Help: "1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0.", Value: forced},
 		},
-		Breaker: telemetry.BreakerStats{
-			State:                s.State.String(),
-			Forced:               s.Forced,
-			Generation:           s.Generation,
-			Calls:                c.Calls,
-			Successes:            c.Successes,
-			Failures:             c.Failures,
-			Slow:                 c.Slow,
-			FailureRatio:         c.FailureRatio,
-			ConsecutiveSuccesses: c.ConsecutiveSuccesses,
-			ConsecutiveFailures:  c.ConsecutiveFailures,
-			Refused:              c.Refused,
-		},
 	}
 }
 

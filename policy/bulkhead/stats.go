@@ -49,6 +49,5 @@ func (b *Bulkhead) Snapshot() telemetry.Snapshot {
 			{Name: "in_flight", Unit: "{call}", Help: "Calls holding a slot of the bulkhead now.", Value: float64(s.InFlight)},
 			{Name: "queued", Unit: "{call}", Help: "Calls waiting in the bulkhead's queue now.", Value: float64(s.Queued)},
 		},
-		Bulkhead: telemetry.BulkheadStats{Limit: s.Limit, InFlight: s.InFlight, Queued: s.Queued},
 	}
 }

@@ -42,7 +42,6 @@ func (l *Limiter) Snapshot() telemetry.Snapshot {
 		Name:    l.Name(),
 		Refused: s.Refused,
 		Values:  limiterValues(s.Rate, s.Burst, s.Tokens, true),
-		Limiter: telemetry.LimiterStats{Rate: s.Rate, Burst: s.Burst, Tokens: s.Tokens},
 	}
 }
 

@@ -46,15 +46,13 @@ func Outage(t testing.TB, clk *clock.Fake, reg *telemetry.Registry, obs telemetr
 				{Name: "limit", Unit: "{call}", Help: "The most calls the bulkhead lets run at once.", Value: 8},
 				{Name: "in_flight", Unit: "{call}", Help: "Calls holding a slot of the bulkhead now.", Value: 3},
 				{Name: "queued", Unit: "{call}", Help: "Calls waiting in the bulkhead's queue now.", Value: 2},
-			},
-			Bulkhead: telemetry.BulkheadStats{Limit: 8, InFlight: 3, Queued: 2}}},
+			}}},
 		FakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Refused: 7,
 			Values: []telemetry.Value{
 				{Name: "rate", Unit: "{token}/s", Help: "Tokens the rate limiter adds per second.", Value: 100},
 				{Name: "burst", Unit: "{token}", Help: "The most tokens the rate limiter's bucket holds.", Value: 20},
 				{Name: "tokens", Unit: "{token}", Help: "Tokens in the rate limiter's bucket now (negative: owed to waiters).", Value: -1.5},
-			},
-			Limiter: telemetry.LimiterStats{Rate: 100, Burst: 20, Tokens: -1.5}}},
+			}}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)
