@@ -76,9 +76,9 @@
 //	                          (in a call that hedged)            (since the first copy)
 //	hedge.losers_cancelled    the other copies were cancelled    Attempt (how many)              —                       Debug
 //	bulkhead.queued_admitted  a queued call got a slot           Wait (time in the queue)        —                       Debug
-//	bulkhead.refused         a call was refused (full, queue    Err, Wait (time in the queue)   OnRateLimiterRejected   Debug
+//	bulkhead.refused          a call was refused (full, queue    Err, Wait (time in the queue)   OnRateLimiterRejected   Debug
 //	                          timeout)
-//	ratelimit.refused        a call was refused                 Err, Wait (its Retry-After),    OnRateLimiterRejected   Debug
+//	ratelimit.refused         a call was refused                 Err, Wait (its Retry-After),    OnRateLimiterRejected   Debug
 //	                                                             Key (keyed limiters)
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
