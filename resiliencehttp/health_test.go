@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -232,5 +233,24 @@ func TestHealthPanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// A value JSON cannot spell makes the answer 500, naming the value, not a
+// body that lies.
+func TestHealthValueNotANumber(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(guardOf{telemetry.Snapshot{Kind: "mine", Name: "x", Values: []telemetry.Value{{Name: "ratio", Value: math.NaN()}}}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveHealth(t, resiliencehttp.Health(reg))
+	resp, err := srv.Client().Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "value ratio") {
+		t.Errorf("status %d, body %q; want 500 naming the value ratio", resp.StatusCode, body)
 	}
 }
