@@ -161,6 +161,7 @@ func (r *Registry) Snapshots() []Snapshot {
 	out := make([]Snapshot, len(guards))
 	for i, e := range guards {
 		out[i] = e.guard.Snapshot()
+		out[i].Name = e.key.name // the name it is registered under, whatever the guard says
 	}
 	return out
 }

@@ -92,3 +92,23 @@ func TestAddTop(t *testing.T) {
 		t.Errorf("AddTop mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// liar is a guard whose snapshot names another name than Name.
+type liar struct{}
+
+func (liar) Name() string                 { return "real" }
+func (liar) Snapshot() telemetry.Snapshot { return telemetry.Snapshot{Kind: "mine", Name: "other"} }
+
+// A guard is registered, and listed, under its Name.
+func TestRegistryNamesGuardsByName(t *testing.T) {
+	r := telemetry.NewRegistry()
+	if err := r.Register(liar{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Snapshots(); len(got) != 1 || got[0].Name != "real" {
+		t.Errorf("Snapshots() = %+v, want the guard under its Name, real", got)
+	}
+	if !r.Unregister(liar{}) {
+		t.Error("Unregister(liar) = false, want true")
+	}
+}

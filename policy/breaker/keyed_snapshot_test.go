@@ -37,3 +37,27 @@ func TestKeyedSnapshot(t *testing.T) {
 		t.Fatalf("Register = %v", err)
 	}
 }
+
+// Snapshot while keys come, go and trip on other goroutines: no race, no
+// deadlock with the breakers' transitions (run with -race).
+func TestKeyedSnapshotConcurrent(t *testing.T) {
+	k := breaker.NewKeyed[int](breaker.WithName("hosts"), breaker.WithThreshold(1), breaker.WithMaxKeys(8))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			b := k.Breaker(i % 20)
+			if i%3 == 0 {
+				b.Record(true)
+			}
+			_, _ = b.Allow()
+		}
+	}()
+	for range 200 {
+		s := k.Snapshot()
+		if s.Keys == nil || s.Keys.Keys > 8 || len(s.Keys.Top) > telemetry.TopKeys {
+			t.Fatalf("Snapshot keys %+v, want at most 8 keys and %d top", s.Keys, telemetry.TopKeys)
+		}
+	}
+	<-done
+}

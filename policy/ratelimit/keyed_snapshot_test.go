@@ -39,3 +39,23 @@ func TestKeyedSnapshot(t *testing.T) {
 		t.Fatalf("Register = %v", err)
 	}
 }
+
+// Snapshot while keys come and go on other goroutines: no race (run with
+// -race), and the summary stays bounded.
+func TestKeyedSnapshotConcurrent(t *testing.T) {
+	k := ratelimit.NewKeyed[int](1, 1, ratelimit.WithName("users"), ratelimit.WithMaxKeys(8))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			_ = k.Allow(i % 20)
+		}
+	}()
+	for range 200 {
+		s := k.Snapshot()
+		if s.Keys == nil || s.Keys.Keys > 8 || len(s.Keys.Top) > telemetry.TopKeys {
+			t.Fatalf("Snapshot keys %+v, want at most 8 keys and %d top", s.Keys, telemetry.TopKeys)
+		}
+	}
+	<-done
+}
