@@ -34,7 +34,9 @@
 //   - [NewKeyed] creates a [Keyed]: one bucket per key, for at most
 //     [WithMaxKeys] keys, least recently used forgotten first;
 //     [Keyed.Allow], [Keyed.Limiter] and [Keyed.Len] use it;
-//     [Keyed.SetRate] and [Keyed.SetBurst] retune every key at once.
+//     [Keyed.SetRate] and [Keyed.SetBurst] retune every key at once;
+//     [Keyed.Name] and [Keyed.Snapshot] (the keys, the empty ones and the
+//     five with the most refusals) make it a telemetry.Guard.
 //
 // # Settings
 //
