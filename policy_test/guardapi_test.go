@@ -29,9 +29,8 @@ var guards = []guardAPI{
 	{"bulkhead", "Bulkhead", []string{"WithName", "WithClock", "WithObserver"}},
 	{"ratelimit", "Limiter", []string{"WithName", "WithClock", "WithObserver"}},
 	{"ratelimit", "Keyed", []string{"WithName", "WithClock", "WithObserver", "WithMaxKeys"}},
-	// The adaptive limiter and the throttler emit no events: no
-	// WithObserver.
-	{"adaptive", "Limiter", []string{"WithName", "WithClock"}},
+	{"adaptive", "Limiter", []string{"WithName", "WithClock", "WithObserver"}},
+	// The throttler emits no events: no WithObserver.
 	{"throttle", "Throttler", []string{"WithName", "WithClock"}},
 }
 

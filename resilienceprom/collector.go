@@ -194,7 +194,12 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			name := e.name(s.Name)
 			e.counter(c.refusedDesc, float64(s.Refused), string(s.Kind), name)
 			if s.State != "" {
-				e.gauge(c.stateDesc, 1, string(s.Kind), name, s.State)
+				state := s.State
+				if !utf8.ValidString(state) { // a guard of one's own may say anything
+					state = strings.ToValidUTF8(state, "\uFFFD")
+					e.sanitized++
+				}
+				e.gauge(c.stateDesc, 1, string(s.Kind), name, state)
 			}
 			for i := range s.Values {
 				v := &s.Values[i]

@@ -63,3 +63,22 @@ resilience_exporter_dropped_series 1
 		t.Error(err)
 	}
 }
+
+// A state that is not valid UTF-8 is sent sanitised, not dropped.
+func TestGuardStateInvalidUTF8(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "mine", Name: "x", State: "w\xff"}}); err != nil {
+		t.Fatal(err)
+	}
+	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	want := `# HELP resilience_guard_state 1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.
+# TYPE resilience_guard_state gauge
+resilience_guard_state{name="x",policy="mine",state="w` + "\uFFFD" + `"} 1
+# HELP resilience_exporter_sanitized_series Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.
+# TYPE resilience_exporter_sanitized_series gauge
+resilience_exporter_sanitized_series 1
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "resilience_guard_state", "resilience_exporter_sanitized_series"); err != nil {
+		t.Error(err)
+	}
+}

@@ -174,3 +174,16 @@ func TestNewSlogPanics(t *testing.T) {
 		}()
 	}
 }
+
+// A refusal of a policy's own event type is written at Debug, as the
+// built-in refusals; other unknown types at Info.
+func TestLevelOfOwnTypes(t *testing.T) {
+	for typ, want := range map[telemetry.Type]slog.Level{
+		"adaptive.refused": slog.LevelDebug, "mine.refused": slog.LevelDebug,
+		"mine.flushed": slog.LevelInfo, telemetry.BulkheadRefused: slog.LevelDebug,
+	} {
+		if got := telemetry.Level(typ); got != want {
+			t.Errorf("Level(%q) = %v, want %v", typ, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -32,6 +33,7 @@ var EventOutcomes = map[telemetry.Type]string{
 	telemetry.TimeoutExpired:   OutcomeFailure,
 	telemetry.BulkheadRefused:  OutcomeRejected,
 	telemetry.RateLimitRefused: OutcomeRejected,
+	adaptive.EventRefused:      OutcomeRejected,
 }
 
 // WaitEvents are the events whose Wait is a wait that a call makes (a

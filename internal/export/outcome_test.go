@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -71,5 +72,13 @@ func TestEventOutcomes(t *testing.T) {
 		default:
 			t.Errorf("EventOutcomes[%s] = %q", typ, o)
 		}
+	}
+}
+
+// A policy's own refusal event counts as a call refused, as the built-in
+// ones do.
+func TestOwnRefusalIsRejected(t *testing.T) {
+	if got := EventOutcomes[adaptive.EventRefused]; got != OutcomeRejected {
+		t.Errorf("EventOutcomes[adaptive.refused] = %q, want %q", got, OutcomeRejected)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Limiter is an adaptive concurrency limit for one dependency: it admits
@@ -279,6 +280,9 @@ func (l *Limiter) refuse(err error, now int64) error {
 	l.rejected.Add(1)
 	l.winRejected.Add(1)
 	l.maybeEnd(now)
+	if o := l.cfg.Observer; o != nil {
+		o.Observe(telemetry.Event{Type: EventRefused, Name: l.cfg.Name, Err: err})
+	}
 	return err
 }
 

@@ -32,5 +32,16 @@ func (l *Limiter) Snapshot() telemetry.Snapshot {
 	}
 }
 
-// Kind is the kind of an adaptive limiter's snapshots.
+// Kind is the kind of an adaptive limiter's snapshots and events.
 const Kind telemetry.Kind = "adaptive"
+
+// The events of the adaptive limiter, which this package owns (package
+// telemetry lists the events of the other policies). A [Limiter] reports
+// them to its [Config.Observer].
+const (
+	// EventRefused: the limiter refused a call (Err: the refusal,
+	// matching [ErrFull], or [ErrQueueTimeout] after MaxWait in the
+	// queue). Exporters count it as a call refused; a telemetry.Slog
+	// writes it at Debug, as every "*.refused" event.
+	EventRefused telemetry.Type = "adaptive.refused"
+)

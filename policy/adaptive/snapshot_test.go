@@ -2,6 +2,7 @@ package adaptive_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -38,5 +39,32 @@ func TestSnapshot(t *testing.T) {
 	}
 	if err := telemetry.NewRegistry().Register(lim); err != nil {
 		t.Fatalf("Register = %v", err)
+	}
+}
+
+// Each refusal is reported once, as adaptive.refused with its error and
+// the limiter's name, without allocating; the events agree with Stats.
+func TestEventRefused(t *testing.T) {
+	var events telemetry.Counter
+	var last telemetry.Event
+	obs := telemetry.Multi(&events, telemetry.ObserverFunc(func(e telemetry.Event) { last = e }))
+	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithName("db"), adaptive.WithObserver(obs))
+	hold(t, lim, 1)
+	for range 3 {
+		if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) {
+			t.Fatalf("Acquire over the limit = %v, want ErrFull", err)
+		}
+	}
+	if n := events.Count("db", adaptive.EventRefused); n != 3 || n != lim.Stats().Refused {
+		t.Errorf("%d adaptive.refused events, Stats().Refused %d; want 3 of each", n, lim.Stats().Refused)
+	}
+	if last.Type != adaptive.EventRefused || last.Name != "db" || !errors.Is(last.Err, adaptive.ErrFull) || last.Kind() != adaptive.Kind {
+		t.Errorf("event %+v, want adaptive.refused of db with ErrFull", last)
+	}
+	quiet := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithObserver(&events))
+	hold(t, quiet, 1)
+	_, _ = quiet.Acquire(context.Background()) // the counter's first event of this name copies its map
+	if n := testing.AllocsPerRun(100, func() { _, _ = quiet.Acquire(context.Background()) }); n != 0 {
+		t.Errorf("a refusal with an observer: %v allocs, want 0", n)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -34,6 +35,7 @@ var EventOutcomes = map[telemetry.Type]string{
 	telemetry.TimeoutExpired:   OutcomeFailure,
 	telemetry.BulkheadRefused:  OutcomeRejected,
 	telemetry.RateLimitRefused: OutcomeRejected,
+	adaptive.EventRefused:      OutcomeRejected,
 }
 
 // WaitEvents are the events whose Wait is a wait that a call makes (a
