@@ -38,7 +38,7 @@
 // caller gave up, or a breaker's classifier ignored the outcome). Its
 // sources are the events that are a call's outcome (breaker.failure:
 // failure; breaker.ignored: ignored; breaker.refused, bulkhead.refused,
-// ratelimit.refused: rejected; retry.gave_up, timeout.expired: failure),
+// ratelimit.refused, adaptive.refused: rejected; retry.gave_up, timeout.expired: failure),
 // and the Call layers of Measure (resilience.policy.type "pipeline", all
 // four outcomes). Successes are counted by Measure only: the policies do
 // not report them (a success costs no event) and the guards' snapshots

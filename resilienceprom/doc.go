@@ -42,7 +42,7 @@
 //
 // resilience_calls_total counts the events that are a call's outcome
 // (breaker.failure: failure; breaker.ignored: ignored; breaker.refused,
-// bulkhead.refused, ratelimit.refused: rejected; retry.gave_up,
+// bulkhead.refused, ratelimit.refused, adaptive.refused: rejected; retry.gave_up,
 // timeout.expired: failure) and the calls through Measure's Call layers
 // (policy "pipeline", all four outcomes). Successes are counted by Measure
 // only: the policies do not report them (a success costs no event), and the

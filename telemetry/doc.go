@@ -83,7 +83,10 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// Every policy in the table emits its events. A keyed rate limiter's events
+// A policy may own its event types: package adaptive's limiter emits
+// adaptive.refused (adaptive.EventRefused: Err, the refusal), which the
+// exporters count as a call refused and a [Slog] writes at Debug, as every
+// "kind.refused" type. Every policy in the table emits its events. A keyed rate limiter's events
 // leave Key empty: naming the key would cost an allocation per event, so
 // they count under the limiter's Name.
 //
