@@ -146,3 +146,71 @@ func TestGuardAPI(t *testing.T) {
 		}
 	}
 }
+
+// readers are the sources that render the registered guards: the
+// dashboard (its Go code and its page), resiliencehttp's Health and both
+// exporters. They read each guard from what it describes, so they name no
+// guard kind: no telemetry kind constant, no kind as a string.
+var readers = []string{
+	"../dashboard/*.go", "../dashboard/static/app.js", "../resiliencehttp/health.go",
+	"../resilienceprom/*.go", "../resilienceotel/*.go",
+}
+
+// guardKinds are the kinds of the core guards, as constants and as text.
+var (
+	kindConsts = map[string]bool{"Breaker": true, "Bulkhead": true, "RateLimit": true}
+	kindWords  = []string{"breaker", "bulkhead", "ratelimit", "limiter", "adaptive", "throttle"}
+)
+
+func TestReadersNameNoKind(t *testing.T) {
+	var files []string
+	for _, g := range readers {
+		m, err := filepath.Glob(g)
+		if err != nil || len(m) == 0 {
+			t.Fatalf("no files for %s: %v", g, err)
+		}
+		files = append(files, m...)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(f, ".js") {
+			for _, w := range kindWords {
+				for _, q := range []string{"'", `"`, "."} {
+					lit := q + w
+					if q != "." {
+						lit += q
+					}
+					if strings.Contains(string(src), lit) {
+						t.Errorf("%s names the kind %s (%s)", f, w, lit)
+					}
+				}
+			}
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, src, parser.SkipObjectResolution) // comments left out
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.SelectorExpr:
+				if p, ok := x.X.(*ast.Ident); ok && (p.Name == "telemetry" && kindConsts[x.Sel.Name] ||
+					(p.Name == "adaptive" || p.Name == "throttle") && x.Sel.Name == "Kind") {
+					t.Errorf("%s: %s.%s names a guard kind", fset.Position(x.Pos()), p.Name, x.Sel.Name)
+				}
+			case *ast.BasicLit:
+				if x.Kind == token.STRING && slices.Contains(kindWords, strings.Trim(x.Value, "`\"")) {
+					t.Errorf("%s: the literal %s names a guard kind", fset.Position(x.Pos()), x.Value)
+				}
+			}
+			return true
+		})
+	}
+}
