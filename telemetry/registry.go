@@ -59,7 +59,8 @@ type guardKey struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{} }
 
-// Register adds g under the kind and name of its snapshot. It returns an
+// Register adds g under its Name and the Kind of its snapshot (taken once,
+// here; [Registry.Snapshots] lists g under that name). It returns an
 // error matching [ErrNoName] if the name is "", one matching
 // [ErrInvalidName] if it is not valid UTF-8, and one matching
 // [ErrDuplicate] (naming the kind and name) if a guard of that kind and
