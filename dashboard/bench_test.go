@@ -31,7 +31,7 @@ func benchDashboard(b *testing.B, n int, real bool) (*Dashboard, *clock.Fake) {
 			g = br
 		} else {
 			fg := newFake(telemetry.Breaker, name)
-			fg.s.Breaker.State = telemetry.StateClosed
+			fg.s.State = telemetry.StateClosed
 			g = fg
 		}
 		if err := reg.Register(g); err != nil {

@@ -31,7 +31,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/stripped/", 200, "text/html; charset=utf-8", "<title>resilience dashboard</title>"},
 		{"GET", "/ops/dashboard/app.js", 200, "text/javascript; charset=utf-8", "new EventSource('events')"},
 		{"GET", "/stripped/style.css", 200, "text/css; charset=utf-8", ".tile"},
-		{"GET", "/ops/dashboard/snapshot.json", 200, "application/json", `{"version":1,`},
+		{"GET", "/ops/dashboard/snapshot.json", 200, "application/json", `{"version":2,`},
 		{"HEAD", "/", 200, "text/html; charset=utf-8", ""},
 		{"GET", "/favicon.ico", 404, "text/plain; charset=utf-8", "404"},
 		{"GET", "/ops/dashboard/static/app.js", 200, "text/javascript; charset=utf-8", "EventSource"},

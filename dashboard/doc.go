@@ -73,22 +73,29 @@
 //
 // There is one tile per name: the guards registered in the registry under
 // that name (a breaker, a bulkhead and a rate limiter of one dependency
-// share a tile) and the Measure layers of that name. It shows:
+// share a tile) and the Measure layers of that name. The dashboard reads
+// every guard from its telemetry.Snapshot, never by its kind, so a guard
+// of your own (any telemetry.Guard) gets a tile like the built-in ones.
+// A tile shows:
 //
-//   - the breaker's state in colour: closed (green), open (red), half-open
-//     (amber), forced open or forced closed (violet); tiles of open
-//     breakers come first, then half-open ones, then the rest, each group
-//     in name order;
+//   - the worst state of its guards in colour: closed (green), open (red),
+//     half-open (amber), forced open or forced closed (violet: a guard
+//     whose value "forced" is not 0); tiles with an open guard come first,
+//     then those with a half-open one, then the rest, each group in name
+//     order;
 //   - calls per second and the error % over the last 10 s (from Measure;
-//     without one, the error % is the breaker's failure ratio over its
-//     window), refusals per second (from the guards' Refused counts);
+//     without one, the error % is a guard's value "failure_ratio", a
+//     breaker's over its window), refusals per second (from the guards'
+//     Refused counts);
 //   - latency p50 / p90 / p99 over the last 10 s, of the calls through
 //     Measure that the guards let through;
-//   - the bulkhead's calls in flight, queued and limit; the rate
-//     limiter's tokens, burst and rate;
+//   - a row per guard (at most three; the others in the last row's
+//     tooltip): its kind and its first three values as the guard orders
+//     them, with their units; every value, its help and a keyed guard's
+//     top keys in the row's tooltip;
 //   - a sparkline of the last two minutes: calls and errors per second
-//     (errors from Measure; without one, a breaker's failures from the
-//     Counter).
+//     (errors from Measure; without one, the Counter's breaker.failure
+//     events of a name whose guard reports a failure_ratio).
 //
 // A pipeline's row shows its chain (Policy.String()), and its retries
 // (retry.waiting events) and fallbacks (fallback.used events) per second
@@ -96,35 +103,39 @@
 // of the chain under name x, and those of an unnamed "retry" or
 // "fallback" layer under the pipeline's name.
 //
-// # The JSON snapshot, version 1
+// # The JSON snapshot, version 2
 //
 // Other tools may read the stream or snapshot.json. A snapshot is one JSON
 // object; fields may be added within a version, and "version" changes
 // when one changes meaning or goes away. Numbers that cannot be known
 // (a rate before a second snapshot, a latency without calls, an infinite
 // limiter rate) are null. Rates are rounded to 0.1, latencies to three
+// significant digits; a guard's values are exact integers or have six
 // significant digits.
 //
 //	{
-//	  "version": 1,                       // FormatVersion
+//	  "version": 2,                       // FormatVersion
 //	  "time": "2026-05-01T12:00:03.000Z", // when it was taken (RFC 3339, UTC, ms)
 //	  "seq": 42,                          // snapshots taken so far; the SSE id
 //	  "intervalSeconds": 1,               // Interval
-//	  "guards": [                         // in display order: open, half-open, the rest
+//	  "values": {                         // what the guards' values are, by kind and value name
+//	    "breaker": {"window_calls": {"unit": "{call}", "type": "gauge", "help": "Calls counted ..."}, ...},
+//	    "bulkhead": {...}
+//	  },
+//	  "guards": [                         // the tiles, in display order: open, half-open, the rest
 //	    {
 //	      "name": "prices",
-//	      "breaker": {                    // only if a breaker of this name is registered
-//	        "state": "open",              // "closed", "open" or "half-open"
-//	        "forced": false,              // held by ForceOpen or ForceClosed
-//	        "generation": 5,
-//	        "calls": 0, "failures": 0, "slow": 0, // the breaker's window (telemetry.BreakerStats)
-//	        "failureRatio": 0,
-//	        "refused": 172                // refusals since it was made
-//	      },
-//	      "bulkhead": {"limit": 10, "inFlight": 3, "queued": 0, "refused": 4},    // only with a bulkhead
-//	      "limiter": {"rate": 100, "burst": 10, "tokens": 3.5, "refused": 0},     // only with a rate limiter
+//	      "state": "open",                // the worst state of its guards; left out when none has one
+//	      "forced": false,                // that guard is held by ForceOpen or ForceClosed; left out with state
+//	      "guards": [                     // the name's guards, by kind: each its telemetry.Snapshot
+//	        {"kind": "breaker", "state": "open", "refused": 172,
+//	         "values": {"window_calls": 0, "window_failures": 0, "failure_ratio": 0, ...}},
+//	        {"kind": "bulkhead", "refused": 4, "values": {"limit": 10, "in_flight": 3, "queued": 0}},
+//	        {"kind": "breaker", "refused": 9, "values": {"keys": 2, ...},  // a keyed guard
+//	         "keys": {"keys": 2, "maxKeys": 8192, "open": 1, "top": [{"key": "a", "state": "open", "refused": 9}]}}
+//	      ],
 //	      "callsPerSec": 25,              // calls through Measure; null without it
-//	      "errorsPerSec": 0,              // failures: Measure's, or the breaker's from the Counter; else null
+//	      "errorsPerSec": 0,              // failures: Measure's, or breaker.failure events from the Counter; else null
 //	      "refusalsPerSec": 25,           // refusals of the name's guards (or Measure's, with no guard)
 //	      "errorPct": 61.2,               // over the last 10 s (see above); null without calls
 //	      "latencyMs": {"p50": 1.2, "p90": 3.1, "p99": 150},  // last 10 s; null without calls
@@ -145,10 +156,11 @@
 // A snapshot is taken and encoded once per Interval, whoever asks, into
 // bytes the dashboard reuses; each client copies them. For 5 000 breakers
 // with Measure layers (BenchmarkSnapshot5000, on a loaded 2-vCPU VM) it
-// takes 6.5 to 8 ms of CPU, of which 4.2 to 4.5 ms are the registry's
+// takes 9 to 9.3 ms of CPU, of which 3.9 to 4.3 ms are the registry's
 // Snapshots (its sort of the names and the breakers' own Snapshot
-// methods) and 2 to 3 ms the dashboard's: the rates, the order and 1.2 MB
-// of JSON. A client that connects gets the history too (3.8 MB for 5 000
+// methods, each allocating its Values) and about 5 ms the dashboard's:
+// the rates, the order and 2.1 MB of JSON (each breaker's ten values
+// named). A client that connects gets the history too (4.6 MB for 5 000
 // tiles). The page makes the DOM nodes of a tile once (cloned) and then
 // writes only the values that changed, draws only the sparklines on
 // screen and moves only the tiles whose place changed; a tile's size

@@ -4,12 +4,14 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // FormatVersion is the version of the JSON snapshot format, its "version"
 // field. It changes only when a field changes meaning or goes away; new
 // fields may be added within a version.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // appendSnapshot appends the snapshot in the package's JSON format: with
 // each tile's history if full.
@@ -22,6 +24,7 @@ func (d *Dashboard) appendSnapshot(b []byte, full bool) []byte {
 	b = strconv.AppendUint(b, d.seq, 10)
 	b = append(b, `,"intervalSeconds":`...)
 	b = appendFixed(b, Interval.Seconds(), 3)
+	b = d.appendKinds(b)
 	b = append(b, `,"guards":[`...)
 	for i, t := range d.order {
 		if i > 0 {
@@ -50,47 +53,20 @@ func (d *Dashboard) appendSnapshot(b []byte, full bool) []byte {
 func (t *tile) appendJSON(b []byte, full bool) []byte {
 	b = append(b, `{"name":`...)
 	b = appendString(b, t.name)
-	if s := t.breaker; s != nil {
-		b = append(b, `,"breaker":{"state":`...)
-		b = appendString(b, s.State)
+	if t.state != "" {
+		b = append(b, `,"state":`...)
+		b = appendString(b, t.state)
 		b = append(b, `,"forced":`...)
-		b = strconv.AppendBool(b, s.Forced)
-		b = append(b, `,"generation":`...)
-		b = strconv.AppendUint(b, s.Generation, 10)
-		b = append(b, `,"calls":`...)
-		b = strconv.AppendUint(b, s.Calls, 10)
-		b = append(b, `,"failures":`...)
-		b = strconv.AppendUint(b, s.Failures, 10)
-		b = append(b, `,"slow":`...)
-		b = strconv.AppendUint(b, s.Slow, 10)
-		b = append(b, `,"failureRatio":`...)
-		b = appendFixed(b, s.FailureRatio, 4)
-		b = append(b, `,"refused":`...)
-		b = strconv.AppendUint(b, t.refused[0], 10)
-		b = append(b, '}')
+		b = strconv.AppendBool(b, t.forced)
 	}
-	if s := t.bulkhead; s != nil {
-		b = append(b, `,"bulkhead":{"limit":`...)
-		b = strconv.AppendInt(b, int64(s.Limit), 10)
-		b = append(b, `,"inFlight":`...)
-		b = strconv.AppendInt(b, int64(s.InFlight), 10)
-		b = append(b, `,"queued":`...)
-		b = strconv.AppendInt(b, int64(s.Queued), 10)
-		b = append(b, `,"refused":`...)
-		b = strconv.AppendUint(b, t.refused[1], 10)
-		b = append(b, '}')
+	b = append(b, `,"guards":[`...)
+	for i := range t.gs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendGuard(b, &t.gs[i])
 	}
-	if s := t.limiter; s != nil {
-		b = append(b, `,"limiter":{"rate":`...)
-		b = appendFixed(b, s.Rate, 3)
-		b = append(b, `,"burst":`...)
-		b = strconv.AppendInt(b, int64(s.Burst), 10)
-		b = append(b, `,"tokens":`...)
-		b = appendFixed(b, s.Tokens, 2)
-		b = append(b, `,"refused":`...)
-		b = strconv.AppendUint(b, t.refused[2], 10)
-		b = append(b, '}')
-	}
+	b = append(b, ']')
 	b = append(b, `,"callsPerSec":`...)
 	b = appendFixed(b, t.calls, 1)
 	b = append(b, `,"errorsPerSec":`...)
@@ -119,6 +95,120 @@ func (t *tile) appendJSON(b []byte, full bool) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
+}
+
+// appendGuard appends one guard of a tile: its kind, state, refusals,
+// values (name to number, in the guard's order) and keys.
+func appendGuard(b []byte, s *telemetry.Snapshot) []byte {
+	b = append(b, `{"kind":`...)
+	b = appendString(b, string(s.Kind))
+	if s.State != "" {
+		b = append(b, `,"state":`...)
+		b = appendString(b, s.State)
+	}
+	b = append(b, `,"refused":`...)
+	b = strconv.AppendUint(b, s.Refused, 10)
+	b = append(b, `,"values":{`...)
+	for i, v := range s.Values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, v.Name)
+		b = append(b, ':')
+		b = appendNumber(b, v.Value)
+	}
+	b = append(b, '}')
+	if k := s.Keys; k != nil {
+		b = append(b, `,"keys":{"keys":`...)
+		b = strconv.AppendInt(b, int64(k.Keys), 10)
+		b = append(b, `,"maxKeys":`...)
+		b = strconv.AppendInt(b, int64(k.MaxKeys), 10)
+		b = append(b, `,"open":`...)
+		b = strconv.AppendInt(b, int64(k.Open), 10)
+		b = append(b, `,"top":[`...)
+		for i, ks := range k.Top {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"key":`...)
+			b = appendString(b, ks.Key)
+			if ks.State != "" {
+				b = append(b, `,"state":`...)
+				b = appendString(b, ks.State)
+			}
+			b = append(b, `,"refused":`...)
+			b = strconv.AppendUint(b, ks.Refused, 10)
+			b = append(b, '}')
+		}
+		b = append(b, "]}"...)
+	}
+	return append(b, '}')
+}
+
+// appendKinds appends "values": what each value of this snapshot's
+// guards is, by kind and value name: its unit, type and help, as the
+// first guard of its kind that has it describes it.
+func (d *Dashboard) appendKinds(b []byte) []byte {
+	b = append(b, `,"values":{`...)
+	first := true
+	for _, k := range d.klist {
+		sigs := d.kinds[k]
+		if len(sigs) == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, string(k))
+		b = append(b, ":{"...)
+		n := 0
+		for i, sig := range sigs {
+			for _, v := range sig {
+				if i > 0 && described(sigs[:i], v.Name) {
+					continue
+				}
+				if n > 0 {
+					b = append(b, ',')
+				}
+				n++
+				b = appendString(b, v.Name)
+				b = append(b, `:{"unit":`...)
+				b = appendString(b, v.Unit)
+				b = append(b, `,"type":`...)
+				b = appendString(b, v.Type.String())
+				b = append(b, `,"help":`...)
+				b = appendString(b, v.Help)
+				b = append(b, '}')
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, '}')
+}
+
+// described reports whether a value of that name is in one of sigs.
+func described(sigs [][]telemetry.Value, name string) bool {
+	for _, sig := range sigs {
+		for _, v := range sig {
+			if v.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendNumber appends v as a JSON number: an integer as one, another
+// number with 6 significant digits; null if v is NaN or infinite.
+func appendNumber(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'g', 6, 64)
 }
 
 // appendHistory appends the points of h, oldest first, or null if the

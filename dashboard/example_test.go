@@ -45,9 +45,9 @@ func ExampleNew() {
 		var s struct {
 			Version int
 			Guards  []struct {
-				Name    string
-				Breaker struct{ State string }
-				Calls   *float64 `json:"callsPerSec"`
+				Name  string
+				State string   // the worst state of the name's guards
+				Calls *float64 `json:"callsPerSec"`
 			}
 			Pipelines []struct {
 				Chain   string
@@ -59,7 +59,7 @@ func ExampleNew() {
 			return
 		}
 		g, p := s.Guards[0], s.Pipelines[0]
-		fmt.Printf("v%d %s: %s, %s calls/s | %s: %s retries/s\n", s.Version, g.Name, g.Breaker.State, show(g.Calls), p.Chain, show(p.Retries))
+		fmt.Printf("v%d %s: %s, %s calls/s | %s: %s retries/s\n", s.Version, g.Name, g.State, show(g.Calls), p.Chain, show(p.Retries))
 	}
 	get() // the first snapshot: no rates yet
 	fake.Advance(time.Second)
@@ -68,8 +68,8 @@ func ExampleNew() {
 	}
 	get()
 	// Output:
-	// v1 prices: closed, – calls/s | retry(prices) > measure(prices) > breaker(prices): – retries/s
-	// v1 prices: closed, 20 calls/s | retry(prices) > measure(prices) > breaker(prices): 0 retries/s
+	// v2 prices: closed, – calls/s | retry(prices) > measure(prices) > breaker(prices): – retries/s
+	// v2 prices: closed, 20 calls/s | retry(prices) > measure(prices) > breaker(prices): 0 retries/s
 }
 
 func show(v *float64) string {

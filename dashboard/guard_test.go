@@ -18,6 +18,8 @@ func newFake(kind telemetry.Kind, name string) *fakeGuard {
 	return &fakeGuard{s: telemetry.Snapshot{Kind: kind, Name: name}}
 }
 
+func (g *fakeGuard) Name() string { return g.Snapshot().Name }
+
 func (g *fakeGuard) Snapshot() telemetry.Snapshot {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -23,6 +23,9 @@ type sampler struct {
 	pipes  map[string]*pipe
 	plist  []*pipe // this snapshot's pipelines, in name order
 
+	kinds map[telemetry.Kind][][]telemetry.Value // per kind, the distinct value lists (by names) of this snapshot's guards
+	klist []telemetry.Kind                       // the keys of kinds, sorted
+
 	update  []byte // the last snapshot without history (reused: see read)
 	full    []byte // with history, encoded on demand (reused too)
 	fullSeq uint64 // the snapshot full was encoded from
@@ -30,6 +33,7 @@ type sampler struct {
 
 func (s *sampler) init() {
 	s.tiles = make(map[string]*tile)
+	s.kinds = make(map[telemetry.Kind][][]telemetry.Value)
 	s.pipes = make(map[string]*pipe)
 	s.slot = math.MinInt64
 }
@@ -42,16 +46,13 @@ type tile struct {
 	seq  uint64 // the snapshot that last saw the name
 
 	// What this snapshot read.
-	breaker  *telemetry.BreakerStats // nil: no breaker of this name
-	bulkhead *telemetry.BulkheadStats
-	limiter  *telemetry.LimiterStats
-	refused  [3]uint64 // Snapshot.Refused of the breaker, bulkhead, limiter
-	guards   uint64    // Snapshot.Refused of all the name's guards
-	nguards  int
-	meter    *meter
-	bst      telemetry.BreakerStats
-	bhst     telemetry.BulkheadStats
-	lst      telemetry.LimiterStats
+	gs     []telemetry.Snapshot // the name's guards, by kind (reused)
+	guards uint64               // Snapshot.Refused of all the name's guards
+	state  string               // the worst State of the name's guards: open, half-open, another, ""
+	forced bool                 // the guard of that state has a value "forced" that is not 0
+	ratio  float64              // a guard's value "failure_ratio", when one has it and window_calls > 0; else NaN
+	hasErr bool                 // a guard reports failure_ratio: count breaker.failure events for errors
+	meter  *meter
 
 	// Cumulative counts at the previous snapshot, for the rates.
 	base    counts
@@ -132,8 +133,9 @@ func (d *Dashboard) take(now time.Time) {
 	see := func(t *tile) {
 		if t.seq != seq {
 			t.seq = seq
-			t.breaker, t.bulkhead, t.limiter, t.meter = nil, nil, nil, nil
-			t.refused, t.guards, t.nguards = [3]uint64{}, 0, 0
+			clear(t.gs) // drop the last snapshot's values
+			t.gs, t.meter = t.gs[:0], nil
+			t.guards, t.state, t.forced, t.ratio, t.hasErr = 0, "", false, math.NaN(), false
 		}
 	}
 	find := func(name string) *tile {
@@ -147,6 +149,10 @@ func (d *Dashboard) take(now time.Time) {
 		return t
 	}
 	snaps := d.reg.Snapshots()
+	for k, sigs := range d.kinds {
+		clear(sigs)
+		d.kinds[k] = sigs[:0]
+	}
 	j := 0 // the registry lists guards in name order, as byName has them: walk both
 	known := d.byName
 	for i := range snaps {
@@ -161,19 +167,8 @@ func (d *Dashboard) take(now time.Time) {
 			t = find(s.Name)
 		}
 		see(t)
-		t.guards += s.Refused
-		t.nguards++
-		switch s.Kind {
-		case telemetry.Breaker:
-			t.bst, t.breaker = s.Breaker, &t.bst
-			t.refused[0] = s.Refused
-		case telemetry.Bulkhead:
-			t.bhst, t.bulkhead = s.Bulkhead, &t.bhst
-			t.refused[1] = s.Refused
-		case telemetry.RateLimit:
-			t.lst, t.limiter = s.Limiter, &t.lst
-			t.refused[2] = s.Refused
-		}
+		t.add(s)
+		d.describe(s)
 	}
 	for _, m := range d.meterList() {
 		if m.tile == nil { // m.tile is the sampler's, under d.mu
@@ -221,18 +216,73 @@ func (d *Dashboard) take(now time.Time) {
 	d.update = d.appendSnapshot(d.update[:0], false) // read's callers copy it under d.mu
 }
 
-// rank is the tile's group in the display order: 0 for an open breaker,
-// 1 for a half-open one, 2 for the rest.
-func (t *tile) rank() int {
-	if t.breaker != nil {
-		switch t.breaker.State {
-		case telemetry.StateOpen:
-			return 0
-		case telemetry.StateHalfOpen:
-			return 1
+// add adds the snapshot of one of the name's guards to t.
+func (t *tile) add(s *telemetry.Snapshot) {
+	t.gs = append(t.gs, *s)
+	t.guards += s.Refused
+	if s.State != "" && stateRank(s.State) <= stateRank(t.state) {
+		f, _ := s.Value("forced")
+		t.state, t.forced = s.State, f != 0
+	}
+	if r, ok := s.Value("failure_ratio"); ok {
+		t.hasErr = true
+		if n, ok := s.Value("window_calls"); !ok || n > 0 {
+			t.ratio = r
 		}
 	}
+}
+
+// stateRank orders states worst first: open, half-open, another state,
+// none.
+func stateRank(state string) int {
+	switch state {
+	case telemetry.StateOpen:
+		return 0
+	case telemetry.StateHalfOpen:
+		return 1
+	case "":
+		return 3
+	}
 	return 2
+}
+
+// describe notes the values s describes, for the snapshot's "values":
+// the first guard of each kind and list of value names describes them.
+// Guards of one kind share their lists (the same strings), so the check
+// is a few comparisons of equal strings.
+func (d *Dashboard) describe(s *telemetry.Snapshot) {
+	if len(s.Values) == 0 {
+		return
+	}
+	sigs, ok := d.kinds[s.Kind]
+	for _, sig := range sigs {
+		if sameNames(sig, s.Values) {
+			return
+		}
+	}
+	if !ok {
+		d.klist = append(d.klist, s.Kind)
+		slices.Sort(d.klist)
+	}
+	d.kinds[s.Kind] = append(sigs, s.Values)
+}
+
+func sameNames(a, b []telemetry.Value) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name {
+			return false
+		}
+	}
+	return true
+}
+
+// rank is the tile's group in the display order: 0 for a tile with an
+// open guard, 1 for one with a half-open guard, 2 for the rest.
+func (t *tile) rank() int {
+	return min(stateRank(t.state), 2)
 }
 
 // derive computes t's rates over the elapsed seconds since the last
@@ -242,7 +292,7 @@ func (d *Dashboard) derive(t *tile, now time.Time, elapsed float64, steps int) {
 	if t.meter != nil {
 		mr = t.meter.read(now)
 	}
-	byCounter := t.meter == nil && t.breaker != nil && d.counter != nil
+	byCounter := t.meter == nil && t.hasErr && d.counter != nil
 	cur := counts{guardRefused: t.guards, calls: mr.calls, failed: mr.failed, meterRefused: mr.refused}
 	if byCounter {
 		cur.breakerFailures = d.counter.Count(t.name, telemetry.BreakerFailure)
@@ -256,7 +306,7 @@ func (d *Dashboard) derive(t *tile, now time.Time, elapsed float64, steps int) {
 			}
 			return float64(now-then) / elapsed
 		}
-		if t.nguards > 0 {
+		if len(t.gs) > 0 {
 			t.refusals = rate(cur.guardRefused, t.base.guardRefused)
 		} else {
 			t.refusals = rate(cur.meterRefused, t.base.meterRefused)
@@ -283,8 +333,8 @@ func (d *Dashboard) derive(t *tile, now time.Time, elapsed float64, steps int) {
 				t.latency[i] = v / 1e6
 			}
 		}
-	case t.breaker != nil && t.breaker.Calls > 0:
-		t.errPct = 100 * t.breaker.FailureRatio
+	case !math.IsNaN(t.ratio):
+		t.errPct = 100 * t.ratio
 	}
 
 	t.hasCalls = t.meter != nil

@@ -23,12 +23,12 @@ func TestTilesByName(t *testing.T) {
 	bh := newFake(telemetry.Bulkhead, "db")
 	bh.set(func(s *telemetry.Snapshot) {
 		s.Refused = 4
-		s.Bulkhead = telemetry.BulkheadStats{Limit: 10, InFlight: 3, Queued: 2}
+		s.Values = values("limit", 10, "in_flight", 3, "queued", 2)
 	})
 	lim := newFake(telemetry.RateLimit, "api")
 	lim.set(func(s *telemetry.Snapshot) {
 		s.Refused = 7
-		s.Limiter = telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.456}
+		s.Values = values("rate", 100, "burst", 10, "tokens", 3.456)
 	})
 	for _, g := range []telemetry.Guard{db, bh, lim} {
 		if err := reg.Register(g); err != nil {
@@ -38,20 +38,34 @@ func TestTilesByName(t *testing.T) {
 	Measure[int](d, "search")
 
 	got := snap(t, d, false)
+	closed := breakerValues(db.Snapshot())
 	want := []tileJSON{
-		{Name: "api", Limiter: &limiterJSON{Rate: ptr(100), Burst: 10, Tokens: 3.46, Refused: 7}},
+		{Name: "api", Guards: []guardJSON{{Kind: "ratelimit", Refused: 7, Values: jsonValues("rate", 100, "burst", 10, "tokens", 3.456)}}},
 		{
-			Name:     "db",
-			Breaker:  &breakerJSON{State: "closed", Generation: 1},
-			Bulkhead: &bulkheadJSON{Limit: 10, InFlight: 3, Queued: 2, Refused: 4},
+			Name: "db", State: "closed",
+			Guards: []guardJSON{
+				{Kind: "breaker", State: "closed", Values: closed},
+				{Kind: "bulkhead", Refused: 4, Values: jsonValues("limit", 10, "in_flight", 3, "queued", 2)},
+			},
 		},
-		{Name: "search"},
+		{Name: "search", Guards: []guardJSON{}},
 	}
 	if diff := cmp.Diff(want, got.Guards); diff != "" {
 		t.Errorf("tiles mismatch (-want +got):\n%s", diff)
 	}
-	if got.Version != 1 || got.Seq != 1 || got.IntervalSeconds != 1 {
-		t.Errorf("version %d, seq %d, interval %v; want 1, 1, 1", got.Version, got.Seq, got.IntervalSeconds)
+	wantDesc := map[string]map[string]valueDescJSON{
+		"bulkhead":  {"limit": {Type: "gauge"}, "in_flight": {Type: "gauge"}, "queued": {Type: "gauge"}},
+		"ratelimit": {"rate": {Type: "gauge"}, "burst": {Type: "gauge"}, "tokens": {Type: "gauge"}},
+		"breaker":   {},
+	}
+	for _, v := range db.Snapshot().Values {
+		wantDesc["breaker"][v.Name] = valueDescJSON{Unit: v.Unit, Type: v.Type.String(), Help: v.Help}
+	}
+	if diff := cmp.Diff(wantDesc, got.Values); diff != "" {
+		t.Errorf("values described mismatch (-want +got):\n%s", diff)
+	}
+	if got.Version != 2 || got.Seq != 1 || got.IntervalSeconds != 1 {
+		t.Errorf("version %d, seq %d, interval %v; want 2, 1, 1", got.Version, got.Seq, got.IntervalSeconds)
 	}
 }
 
@@ -60,8 +74,8 @@ func TestTilesByName(t *testing.T) {
 func TestTileOrder(t *testing.T) {
 	d, f, reg := newFakeDashboard(t)
 	state := func(name, s string) *fakeGuard {
-		g := newFake(telemetry.Breaker, name)
-		g.set(func(x *telemetry.Snapshot) { x.Breaker.State = s })
+		g := newFake("mine", name) // a guard of one's own, with states
+		g.set(func(x *telemetry.Snapshot) { x.State = s })
 		return g
 	}
 	forced := breaker.New(breaker.WithName("e-forced"), breaker.WithClock(f))
@@ -81,8 +95,8 @@ func TestTileOrder(t *testing.T) {
 	if diff := cmp.Diff([]string{"b", "d", "e-forced", "c", "f", "0-bulkhead", "a"}, names); diff != "" {
 		t.Errorf("order mismatch (-want +got):\n%s", diff)
 	}
-	if g := snap(t, d, false).Guards[2]; g.Breaker == nil || !g.Breaker.Forced || g.Breaker.State != "open" {
-		t.Errorf("forced breaker's tile = %+v, want forced open", g.Breaker)
+	if g := snap(t, d, false).Guards[2]; !g.Forced || g.State != "open" {
+		t.Errorf("forced breaker's tile = %+v, want forced open", g)
 	}
 }
 
@@ -120,7 +134,7 @@ func TestRatesAndHistory(t *testing.T) {
 	bh.set(func(s *telemetry.Snapshot) { s.Refused = 5 })
 	g := snap(t, d, true).Guards[0]
 	want := tileJSON{
-		Name: "db", Bulkhead: &bulkheadJSON{Refused: 5},
+		Name: "db", Guards: []guardJSON{{Kind: "bulkhead", Refused: 5, Values: jsonValues()}},
 		CallsPerSec: ptr(25), ErrorsPerSec: ptr(10), RefusalsPerSec: ptr(5), ErrorPct: ptr(40),
 		LatencyMs: &latencyJSON{P50: 0.000512, P90: 0.000512, P99: 0.000512}, // all 0 ns: the underflow bucket (< 1.024 µs) reads 512 ns
 		History:   &historyJSON{Calls: []float64{25}, Errors: []float64{10}},
@@ -214,7 +228,8 @@ func TestCounterSources(t *testing.T) {
 	s := snap(t, d, true)
 	want := tileJSON{
 		Name:           "pay",
-		Breaker:        &breakerJSON{State: "closed", Generation: 1, Calls: 4, Failures: 2, FailureRatio: 0.5},
+		State:          "closed",
+		Guards:         []guardJSON{{Kind: "breaker", State: "closed", Values: breakerValues(b.Snapshot())}},
 		ErrorsPerSec:   ptr(2),
 		RefusalsPerSec: ptr(0),
 		ErrorPct:       ptr(50),
@@ -260,4 +275,39 @@ func TestChainNames(t *testing.T) {
 			t.Errorf("chainNames(%q) fallbacks mismatch (-want +got):\n%s", c.chain, diff)
 		}
 	}
+}
+
+// values returns the Values of a fake guard: name, value, name, value...
+func values(kv ...any) []telemetry.Value {
+	var vs []telemetry.Value
+	for i := 0; i < len(kv); i += 2 {
+		v := telemetry.Value{Name: kv[i].(string)}
+		switch x := kv[i+1].(type) {
+		case int:
+			v.Value = float64(x)
+		case float64:
+			v.Value = x
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// jsonValues returns the "values" of a guard in a snapshot: name, value,
+// name, value...
+func jsonValues(kv ...any) map[string]*float64 {
+	m := map[string]*float64{}
+	for _, v := range values(kv...) {
+		m[v.Name] = ptr(v.Value)
+	}
+	return m
+}
+
+// breakerValues returns the "values" a breaker's snapshot s gives.
+func breakerValues(s telemetry.Snapshot) map[string]*float64 {
+	m := map[string]*float64{}
+	for _, v := range s.Values {
+		m[v.Name] = ptr(v.Value)
+	}
+	return m
 }

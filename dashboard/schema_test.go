@@ -18,50 +18,51 @@ import (
 // The snapshot format as the package doc gives it, for strict decoding:
 // a field the doc does not list fails the test.
 type snapshotJSON struct {
-	Version         int        `json:"version"`
-	Time            string     `json:"time"`
-	Seq             uint64     `json:"seq"`
-	IntervalSeconds float64    `json:"intervalSeconds"`
-	Guards          []tileJSON `json:"guards"`
-	Pipelines       []pipeJSON `json:"pipelines"`
+	Version         int                                 `json:"version"`
+	Time            string                              `json:"time"`
+	Seq             uint64                              `json:"seq"`
+	IntervalSeconds float64                             `json:"intervalSeconds"`
+	Values          map[string]map[string]valueDescJSON `json:"values"`
+	Guards          []tileJSON                          `json:"guards"`
+	Pipelines       []pipeJSON                          `json:"pipelines"`
+}
+
+type valueDescJSON struct {
+	Unit string `json:"unit"`
+	Type string `json:"type"`
+	Help string `json:"help"`
 }
 
 type tileJSON struct {
-	Name           string        `json:"name"`
-	Breaker        *breakerJSON  `json:"breaker,omitempty"`
-	Bulkhead       *bulkheadJSON `json:"bulkhead,omitempty"`
-	Limiter        *limiterJSON  `json:"limiter,omitempty"`
-	CallsPerSec    *float64      `json:"callsPerSec"`
-	ErrorsPerSec   *float64      `json:"errorsPerSec"`
-	RefusalsPerSec *float64      `json:"refusalsPerSec"`
-	ErrorPct       *float64      `json:"errorPct"`
-	LatencyMs      *latencyJSON  `json:"latencyMs"`
-	History        *historyJSON  `json:"history,omitempty"`
+	Name           string       `json:"name"`
+	State          string       `json:"state,omitempty"`
+	Forced         bool         `json:"forced,omitempty"`
+	Guards         []guardJSON  `json:"guards"`
+	CallsPerSec    *float64     `json:"callsPerSec"`
+	ErrorsPerSec   *float64     `json:"errorsPerSec"`
+	RefusalsPerSec *float64     `json:"refusalsPerSec"`
+	ErrorPct       *float64     `json:"errorPct"`
+	LatencyMs      *latencyJSON `json:"latencyMs"`
+	History        *historyJSON `json:"history,omitempty"`
 }
 
-type breakerJSON struct {
-	State        string  `json:"state"`
-	Forced       bool    `json:"forced"`
-	Generation   uint64  `json:"generation"`
-	Calls        uint64  `json:"calls"`
-	Failures     uint64  `json:"failures"`
-	Slow         uint64  `json:"slow"`
-	FailureRatio float64 `json:"failureRatio"`
-	Refused      uint64  `json:"refused"`
+type guardJSON struct {
+	Kind    string              `json:"kind"`
+	State   string              `json:"state,omitempty"`
+	Refused uint64              `json:"refused"`
+	Values  map[string]*float64 `json:"values"`
+	Keys    *keysJSON           `json:"keys,omitempty"`
 }
 
-type bulkheadJSON struct {
-	Limit    int    `json:"limit"`
-	InFlight int    `json:"inFlight"`
-	Queued   int    `json:"queued"`
-	Refused  uint64 `json:"refused"`
-}
-
-type limiterJSON struct {
-	Rate    *float64 `json:"rate"`
-	Burst   int      `json:"burst"`
-	Tokens  float64  `json:"tokens"`
-	Refused uint64   `json:"refused"`
+type keysJSON struct {
+	Keys    int `json:"keys"`
+	MaxKeys int `json:"maxKeys"`
+	Open    int `json:"open"`
+	Top     []struct {
+		Key     string `json:"key"`
+		State   string `json:"state,omitempty"`
+		Refused uint64 `json:"refused"`
+	} `json:"top"`
 }
 
 type latencyJSON struct {
@@ -130,11 +131,17 @@ func keys(t *testing.T, what string, v any) []string {
 func TestSnapshotFields(t *testing.T) {
 	d, f, reg := newFakeDashboard(t)
 	lim := newFake(telemetry.RateLimit, "db")
-	lim.set(func(s *telemetry.Snapshot) { s.Limiter.Rate = math.Inf(1) })
+	lim.set(func(s *telemetry.Snapshot) {
+		s.Values = []telemetry.Value{{Name: "rate", Unit: "{token}/s", Help: "Tokens per second.", Value: math.Inf(1)}}
+	})
+	keyed := newFake("mykeyed", "users")
+	keyed.set(func(s *telemetry.Snapshot) {
+		s.Keys = &telemetry.KeySummary{Keys: 1, MaxKeys: 2, Top: []telemetry.KeyStat{{Key: "u", State: "open", Refused: 1}}}
+	})
 	for _, g := range []telemetry.Guard{
 		breaker.New(breaker.WithName("db"), breaker.WithClock(f)),
 		newFake(telemetry.Bulkhead, "db"),
-		lim,
+		lim, keyed,
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)
@@ -162,21 +169,24 @@ func TestSnapshotFields(t *testing.T) {
 				t.Errorf("full=%v: keys of %s mismatch (-want +got):\n%s", full, what, diff)
 			}
 		}
-		check("the snapshot", v, "version", "time", "seq", "intervalSeconds", "guards", "pipelines")
+		check("the snapshot", v, "version", "time", "seq", "intervalSeconds", "values", "guards", "pipelines")
+		check("the values described", v["values"], "breaker", "ratelimit")
+		check("a value described", v["values"].(map[string]any)["ratelimit"].(map[string]any)["rate"], "unit", "type", "help")
 		guards := v["guards"].([]any)
-		tileKeys := []string{"name", "callsPerSec", "errorsPerSec", "refusalsPerSec", "errorPct", "latencyMs"}
+		tileKeys := []string{"name", "guards", "callsPerSec", "errorsPerSec", "refusalsPerSec", "errorPct", "latencyMs"}
 		if full {
 			tileKeys = append(tileKeys, "history")
 		}
 		check("the tile bare", guards[0], tileKeys...)
-		check("the tile db", guards[1], append(tileKeys, "breaker", "bulkhead", "limiter")...)
+		check("the tile db", guards[1], append(tileKeys, "state", "forced")...)
 		db := guards[1].(map[string]any)
-		check("breaker", db["breaker"], "state", "forced", "generation", "calls", "failures", "slow", "failureRatio", "refused")
-		check("bulkhead", db["bulkhead"], "limit", "inFlight", "queued", "refused")
-		check("limiter", db["limiter"], "rate", "burst", "tokens", "refused")
-		if r := db["limiter"].(map[string]any)["rate"]; r != nil {
+		gs := db["guards"].([]any)
+		check("breaker", gs[0], "kind", "state", "refused", "values")
+		check("bulkhead", gs[1], "kind", "refused", "values")
+		if r := gs[2].(map[string]any)["values"].(map[string]any)["rate"]; r != nil {
 			t.Errorf("an infinite limiter rate is %v, want null", r)
 		}
+		check("keyed", guards[2].(map[string]any)["guards"].([]any)[0], "kind", "refused", "values", "keys")
 		check("latencyMs", db["latencyMs"], "p50", "p90", "p99")
 		if full {
 			check("history", db["history"], "calls", "errors")

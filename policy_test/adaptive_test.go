@@ -169,7 +169,7 @@ func (m *alMachine) check(t *rapid.T) {
 	if s.Limit < m.min || s.Limit > m.max {
 		t.Fatalf("limit %d outside [%d, %d]", s.Limit, m.min, m.max)
 	}
-	if s.InFlight != len(m.held) || s.Queued != 0 || s.Rejected != m.refused {
+	if s.InFlight != len(m.held) || s.Queued != 0 || s.Refused != m.refused {
 		t.Fatalf("Stats %+v, want %d in flight, none queued, %d rejected", s, len(m.held), m.refused)
 	}
 	switch {

@@ -69,7 +69,7 @@ func (m *evMachine) tally(t *rapid.T) {
 			}
 			c := m.left[0]
 			m.left = m.left[1:]
-			if c.Rejected != m.genRefused || (!m.windowed || e.From != telemetry.StateClosed) && c.Failures != m.genFailures {
+			if c.Refused != m.genRefused || (!m.windowed || e.From != telemetry.StateClosed) && c.Failures != m.genFailures {
 				t.Fatalf("transition %+v left counts %+v; events of its generation: %d refusals, %d failures", e, c, m.genRefused, m.genFailures)
 			}
 			m.transitions++
@@ -150,8 +150,8 @@ func (m *evMachine) check(t *rapid.T) {
 	if s.State.String() != m.state {
 		t.Fatalf("Stats().State = %v, last transition to %q", s.State, m.state)
 	}
-	if s.Counts.Rejected != m.genRefused {
-		t.Fatalf("Stats().Counts.Rejected = %d, refusal events in this generation = %d", s.Counts.Rejected, m.genRefused)
+	if s.Counts.Refused != m.genRefused {
+		t.Fatalf("Stats().Counts.Refused = %d, refusal events in this generation = %d", s.Counts.Refused, m.genRefused)
 	}
 	if (!m.windowed || s.State != breaker.Closed) && s.Counts.Failures != m.genFailures {
 		t.Fatalf("Stats().Counts.Failures = %d, failure events in this generation = %d", s.Counts.Failures, m.genFailures)

@@ -69,8 +69,8 @@ func TestBreakerStressTrialBound(t *testing.T) {
 		if a, r := admitted.Load(), refused.Load(); a != maxTrials || r != goroutines-maxTrials {
 			t.Fatalf("round %d: %d admitted, %d refused; want %d and %d", round, a, r, maxTrials, goroutines-maxTrials)
 		}
-		if got := b.Counts().Rejected; got != uint64(goroutines-maxTrials)*uint64(round+1) {
-			t.Fatalf("round %d: Rejected = %d", round, got)
+		if got := b.Counts().Refused; got != uint64(goroutines-maxTrials)*uint64(round+1) {
+			t.Fatalf("round %d: Refused = %d", round, got)
 		}
 		close(release)
 		waitWithin(t, &done, fmt.Sprintf("round %d: the trials' reports", round))

@@ -203,7 +203,7 @@ func (m *bModel) bucket(at time.Duration) int64 { return int64(at / m.cfg.window
 func (m *bModel) counts() breaker.Counts {
 	c := breaker.Counts{
 		Successes: m.succ, Failures: m.fail, Slow: m.slow,
-		ConsecutiveSuccesses: m.consecSucc, ConsecutiveFailures: m.consecFl, Rejected: m.rejected,
+		ConsecutiveSuccesses: m.consecSucc, ConsecutiveFailures: m.consecFl, Refused: m.rejected,
 	}
 	if m.state == breaker.Closed && (m.cfg.windowCalls > 0 || m.cfg.windowBuckets > 0) {
 		window := m.outcomes

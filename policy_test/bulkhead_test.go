@@ -296,12 +296,12 @@ func (m *bhMachine) Check(t *rapid.T) {
 	}
 	// The lifetime count of refusals, in Stats and in events alike, is
 	// the model's: one per refusal, of every kind.
-	wantStats := bulkhead.Stats{Limit: m.max, InFlight: len(m.holders), Queued: len(m.queue), Rejected: uint64(m.rejected)}
+	wantStats := bulkhead.Stats{Limit: m.max, InFlight: len(m.holders), Queued: len(m.queue), Refused: uint64(m.rejected)}
 	if diff := cmp.Diff(wantStats, m.b.Stats()); diff != "" {
 		t.Fatalf("Stats mismatch (-want +got):\n%s\ntrace:\n%v", diff, m.trace)
 	}
-	if n := m.events.Count("model", telemetry.BulkheadRejected); n != uint64(m.rejected) {
-		t.Fatalf("%d bulkhead.rejected events, want %d\ntrace:\n%v", n, m.rejected, m.trace)
+	if n := m.events.Count("model", telemetry.BulkheadRefused); n != uint64(m.rejected) {
+		t.Fatalf("%d bulkhead.refused events, want %d\ntrace:\n%v", n, m.rejected, m.trace)
 	}
 }
 

@@ -50,6 +50,11 @@
 //     recency lists, over random uses of keys and state changes of held
 //     breakers (tracked keys and their order, what is forgotten, what is
 //     reported).
+//   - guardapi_test.go (not a property suite): the exported API of the
+//     guards, read from the policies' sources with go/parser: every core
+//     guard type has Name and Snapshot and its package the options listed;
+//     and the readers of a registry (the dashboard and its page, Health,
+//     both exporters) name no guard kind.
 //
 // Run more cases with, e.g., go test ./policy_test/ -rapid.checks=10000.
 // A failing schedule that rapid shrinks is kept as a named regression test

@@ -190,7 +190,7 @@ func (m *thMachine) check(t *rapid.T) {
 	if s.Probability < 0 || s.Probability >= 1 {
 		t.Fatalf("probability %v outside [0, 1)", s.Probability)
 	}
-	if s.Probability != p || s.Requests != requests || s.Accepts != accepts || s.Rejected != m.rejected {
+	if s.Probability != p || s.Requests != requests || s.Accepts != accepts || s.Refused != m.rejected {
 		t.Fatalf("Stats %+v, model: probability %v, %d requests, %d accepts, %d rejected", s, p, requests, accepts, m.rejected)
 	}
 	if s.Probability > 0 {

@@ -2,6 +2,7 @@ package resiliencehttp
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -13,22 +14,26 @@ import (
 // reg: 200 OK when the service can serve, 503 Service Unavailable when it
 // cannot, with a JSON body listing the state of every registered guard.
 //
-// The service cannot serve when a critical breaker is open: one named by
-// [WithCritical], registered in reg, whose state is open (forced open
-// included). By default no breaker is critical, and Health always answers
-// 200 with the body: an instance whose dependency is down is usually no
-// better or worse than its peers (they share the dependency), and a probe
-// that fails on every open breaker takes the whole fleet out of service
-// for one dependency's outage. Name as critical only the dependencies
-// without which the instance can answer nothing useful. A half-open
-// breaker is not open: it is testing the dependency with trial calls, and
-// those need the instance's traffic (a 503 for half-open would keep an
-// instance out of service, so without the calls that could close its
-// breaker). A critical name that is not registered in reg when a request
-// comes is unhealthy too (503, listed under "missing"): a check that
-// cannot see what it was told to check does not say "healthy", so a typo
-// shows at the first probe. Names can be registered after Health is
-// built; each request reads reg anew.
+// The service cannot serve when a critical guard is open: one named by
+// [WithCritical], registered in reg, with states, whose state is open
+// (telemetry.Snapshot.Open; for a breaker, forced open included). Health
+// reads no guard by its kind: a guard of your own whose snapshot has a
+// State counts as a breaker does. By default no guard is critical, and
+// Health always answers 200 with the body: an instance whose dependency
+// is down is usually no better or worse than its peers (they share the
+// dependency), and a probe that fails on every open breaker takes the
+// whole fleet out of service for one dependency's outage. Name as
+// critical only the dependencies without which the instance can answer
+// nothing useful. A half-open breaker is not open: it is testing the
+// dependency with trial calls, and those need the instance's traffic (a
+// 503 for half-open would keep an instance out of service, so without the
+// calls that could close its breaker). A critical name under which no
+// guard with states is registered in reg when a request comes is
+// unhealthy too (503, listed under "missing"): a check that cannot see
+// what it was told to check does not say "healthy", so a typo (or a name
+// given only to a bulkhead, which is never open) shows at the first
+// probe. Names can be registered after Health is built; each request
+// reads reg anew.
 //
 // Health answers GET and HEAD (HEAD without the body); other methods get
 // 405 Method Not Allowed. Responses are application/json and not cached
@@ -36,23 +41,27 @@ import (
 //
 //	{
 //	  "status": "unavailable",            // "ok" with 200, "unavailable" with 503
-//	  "open": ["payments"],               // critical breakers open now; left out when none
+//	  "open": ["payments"],               // critical guards open now; left out when none
 //	  "missing": ["ledger"],              // critical names not registered; left out when none
 //	  "guards": [                         // every registered guard, as Registry.Snapshots orders them
 //	    {"kind": "breaker", "name": "payments", "refused": 12, "state": "open", "critical": true,
-//	     "breaker": {"forced": false, "generation": 3, "calls": 0, "failures": 0, "slow": 0,
-//	                 "failure_ratio": 0, "consecutive_failures": 0, "rejected": 12}},
+//	     "values": {"forced": 0, "generation": 3, "window_calls": 0, ..., "window_refused": 12, ...}},
 //	    {"kind": "bulkhead", "name": "db", "refused": 0,
-//	     "bulkhead": {"limit": 10, "in_flight": 2, "queued": 0}},
-//	    {"kind": "ratelimit", "name": "api", "refused": 4,
-//	     "limiter": {"rate": 100, "burst": 10, "tokens": 3.5}}
+//	     "values": {"limit": 10, "in_flight": 2, "queued": 0}},
+//	    {"kind": "breaker", "name": "hosts", "refused": 9,
+//	     "values": {"keys": 2, ...},
+//	     "keys": {"keys": 2, "max_keys": 8192, "open": 1,
+//	              "top": [{"key": "a.example", "state": "open", "refused": 9}]}}
 //	  ]
 //	}
 //
-// "refused" is telemetry.Snapshot.Refused (refusals since the guard was
-// made); "state" and "critical" are for breakers only; the counts in
-// "breaker" are those of the current state (telemetry.BreakerStats). A
-// guard of another kind has kind, name and refused.
+// Each guard is its telemetry.Snapshot: "refused" is Snapshot.Refused
+// (refusals since the guard was made); "state" is left out for guards
+// without states, "critical" for guards not critical; "values" are
+// Snapshot.Values, name to number, in the guard's order (their units and
+// help are the guard's documentation's); "keys" is a keyed guard's
+// Snapshot.Keys. A value that JSON cannot spell (NaN, ±Inf) makes the
+// answer 500.
 //
 // Each request takes one snapshot of each guard (Registry.Snapshots), so
 // a probe costs what polling the registry costs. Health panics if reg is
@@ -78,10 +87,10 @@ type healthOption func(*health)
 
 func (o healthOption) applyHealth(h *health) { o(h) }
 
-// WithCritical names the breakers whose opening makes [Health] answer 503:
-// the registered breakers of these names (telemetry.Breaker kind). Several
-// WithCritical options add up. By default no breaker is critical (see
-// Health for why). WithCritical panics if a name is "".
+// WithCritical names the guards whose opening makes [Health] answer 503:
+// the registered guards of these names that have states (breakers, and
+// guards of your own whose snapshots have a State). Several WithCritical
+// options add up. By default no guard is critical (see Health for why). WithCritical panics if a name is "".
 func WithCritical(names ...string) HealthOption {
 	for _, n := range names {
 		if n == "" {
@@ -112,37 +121,13 @@ type healthBody struct {
 }
 
 type healthGuard struct {
-	Kind     telemetry.Kind  `json:"kind"`
-	Name     string          `json:"name"`
-	Refused  uint64          `json:"refused"`
-	State    string          `json:"state,omitempty"`
-	Critical bool            `json:"critical,omitempty"`
-	Breaker  *healthBreaker  `json:"breaker,omitempty"`
-	Bulkhead *healthBulkhead `json:"bulkhead,omitempty"`
-	Limiter  *healthLimiter  `json:"limiter,omitempty"`
-}
-
-type healthBreaker struct {
-	Forced              bool    `json:"forced"`
-	Generation          uint64  `json:"generation"`
-	Calls               uint64  `json:"calls"`
-	Failures            uint64  `json:"failures"`
-	Slow                uint64  `json:"slow"`
-	FailureRatio        float64 `json:"failure_ratio"`
-	ConsecutiveFailures uint64  `json:"consecutive_failures"`
-	Rejected            uint64  `json:"rejected"`
-}
-
-type healthBulkhead struct {
-	Limit    int `json:"limit"`
-	InFlight int `json:"in_flight"`
-	Queued   int `json:"queued"`
-}
-
-type healthLimiter struct {
-	Rate   float64 `json:"rate"`
-	Burst  int     `json:"burst"`
-	Tokens float64 `json:"tokens"`
+	Kind     telemetry.Kind        `json:"kind"`
+	Name     string                `json:"name"`
+	Refused  uint64                `json:"refused"`
+	State    string                `json:"state,omitempty"`
+	Critical bool                  `json:"critical,omitempty"`
+	Values   healthValues          `json:"values,omitempty"`
+	Keys     *telemetry.KeySummary `json:"keys,omitempty"`
 }
 
 func (h *health) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -174,26 +159,13 @@ func (h *health) check() healthBody {
 	body := healthBody{Status: "ok", Guards: []healthGuard{}}
 	seen := make([]bool, len(h.critical))
 	for _, s := range h.reg.Snapshots() {
-		g := healthGuard{Kind: s.Kind, Name: s.Name, Refused: s.Refused}
-		switch s.Kind {
-		case telemetry.Breaker:
-			b := s.Breaker
-			g.State = b.State
-			g.Breaker = &healthBreaker{Forced: b.Forced, Generation: b.Generation, Calls: b.Calls,
-				Failures: b.Failures, Slow: b.Slow, FailureRatio: b.FailureRatio,
-				ConsecutiveFailures: b.ConsecutiveFailures, Rejected: b.Rejected}
-			if i := slices.Index(h.critical, s.Name); i >= 0 {
-				g.Critical, seen[i] = true, true
-				if b.State == telemetry.StateOpen {
-					body.Open = append(body.Open, s.Name)
-				}
+		g := healthGuard{Kind: s.Kind, Name: s.Name, Refused: s.Refused, State: s.State, Keys: s.Keys}
+		g.Values = s.Values
+		if i := slices.Index(h.critical, s.Name); i >= 0 && s.State != "" {
+			g.Critical, seen[i] = true, true
+			if s.Open() && !slices.Contains(body.Open, s.Name) {
+				body.Open = append(body.Open, s.Name)
 			}
-		case telemetry.Bulkhead:
-			b := s.Bulkhead
-			g.Bulkhead = &healthBulkhead{Limit: b.Limit, InFlight: b.InFlight, Queued: b.Queued}
-		case telemetry.RateLimit:
-			l := s.Limiter
-			g.Limiter = &healthLimiter{Rate: l.Rate, Burst: l.Burst, Tokens: l.Tokens}
 		}
 		body.Guards = append(body.Guards, g)
 	}
@@ -206,4 +178,27 @@ func (h *health) check() healthBody {
 		body.Status = "unavailable"
 	}
 	return body
+}
+
+// healthValues are a guard's values as one JSON object, name to number,
+// in the guard's order.
+type healthValues []telemetry.Value
+
+func (vs healthValues) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		name, err := json.Marshal(v.Name)
+		if err != nil {
+			return nil, err
+		}
+		num, err := json.Marshal(v.Value)
+		if err != nil { // NaN, ±Inf
+			return nil, fmt.Errorf("value %s: %w", v.Name, err)
+		}
+		b = append(append(append(b, name...), ':'), num...)
+	}
+	return append(b, '}'), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -74,6 +75,13 @@ func serveHealth(t *testing.T, h http.Handler) *httptest.Server {
 	return srv
 }
 
+// breakerValues is the "values" of a breaker of generation gen without
+// calls in its state, refused of them refused.
+func breakerValues(gen, refused int) string {
+	return fmt.Sprintf(`{"window_calls": 0, "window_failures": 0, "failure_ratio": 0, "window_refused": %d, "window_successes": 0,
+		"window_slow": 0, "consecutive_failures": 0, "consecutive_successes": 0, "generation": %d, "forced": 0}`, refused, gen)
+}
+
 // A critical breaker that opens turns the answer to 503; half-open is
 // healthy again (its trials need traffic); closed stays healthy. A
 // breaker that is not critical never changes the answer.
@@ -93,8 +101,7 @@ func TestHealthCriticalBreakerOpenThenRecovers(t *testing.T) {
 		return `[` + payments + `, {"kind": "breaker", "name": "search", "refused": 0, ` + search + `}]`
 	}
 	closed := func(gen int) string {
-		return `"state": "closed", "breaker": {"forced": false, "generation": ` + fmt.Sprint(gen) +
-			`, "calls": 0, "failures": 0, "slow": 0, "failure_ratio": 0, "consecutive_failures": 0, "rejected": 0}`
+		return `"state": "closed", "values": ` + breakerValues(gen, 0)
 	}
 	searchClosed := closed(1)
 	wantProbe(t, "all closed", srv, 200, `{"status": "ok", "guards": `+guards(
@@ -102,7 +109,7 @@ func TestHealthCriticalBreakerOpenThenRecovers(t *testing.T) {
 
 	// A breaker that is not critical opens: still 200.
 	search.Record(true)
-	searchOpen := `"state": "open", "breaker": {"forced": false, "generation": 2, "calls": 0, "failures": 0, "slow": 0, "failure_ratio": 0, "consecutive_failures": 0, "rejected": 0}`
+	searchOpen := `"state": "open", "values": ` + breakerValues(2, 0)
 	wantProbe(t, "search open", srv, 200, `{"status": "ok", "guards": `+guards(
 		`{"kind": "breaker", "name": "payments", "refused": 0, "critical": true, `+closed(1)+`}`, searchOpen)+`}`)
 
@@ -113,7 +120,7 @@ func TestHealthCriticalBreakerOpenThenRecovers(t *testing.T) {
 		t.Fatalf("Allow = %v, want ErrOpen", err)
 	}
 	wantProbe(t, "payments open", srv, 503, `{"status": "unavailable", "open": ["payments"], "guards": `+guards(
-		`{"kind": "breaker", "name": "payments", "refused": 1, "critical": true, "state": "open", "breaker": {"forced": false, "generation": 2, "calls": 0, "failures": 0, "slow": 0, "failure_ratio": 0, "consecutive_failures": 0, "rejected": 1}}`,
+		`{"kind": "breaker", "name": "payments", "refused": 1, "critical": true, "state": "open", "values": `+breakerValues(2, 1)+`}`,
 		searchOpen)+`}`)
 
 	// The cooldown ends: half-open, healthy, so trials can come.
@@ -152,7 +159,7 @@ func TestHealthDefaultNothingCritical(t *testing.T) {
 	b.Record(true)
 	srv := serveHealth(t, resiliencehttp.Health(reg))
 	wantProbe(t, "open, not critical", srv, 200, `{"status": "ok", "guards": [{"kind": "breaker", "name": "payments", "refused": 0, "state": "open",
-		"breaker": {"forced": false, "generation": 2, "calls": 0, "failures": 0, "slow": 0, "failure_ratio": 0, "consecutive_failures": 0, "rejected": 0}}]}`)
+		"values": `+breakerValues(2, 0)+`}]}`)
 }
 
 // A critical name that is not registered is unhealthy, named under
@@ -170,26 +177,33 @@ func TestHealthMissingCritical(t *testing.T) {
 }
 
 // guardOf is a guard of any kind with a fixed snapshot.
-type guardOf telemetry.Snapshot
+type guardOf struct{ s telemetry.Snapshot }
 
-func (g guardOf) Snapshot() telemetry.Snapshot { return telemetry.Snapshot(g) }
+func (g guardOf) Name() string                 { return g.s.Name }
+func (g guardOf) Snapshot() telemetry.Snapshot { return g.s }
 
+// Health renders any guard from what it describes, and a guard of one's
+// own with states counts as a breaker does: critical and open is 503.
 func TestHealthOtherGuards(t *testing.T) {
 	reg := telemetry.NewRegistry()
+	keys := &telemetry.KeySummary{Keys: 2, MaxKeys: 10, Open: 1, Top: []telemetry.KeyStat{{Key: "u1", State: "open", Refused: 7}}}
 	for _, g := range []guardOf{
-		{Kind: telemetry.Bulkhead, Name: "db", Refused: 3, Bulkhead: telemetry.BulkheadStats{Limit: 10, InFlight: 2, Queued: 1}},
-		{Kind: telemetry.RateLimit, Name: "api", Refused: 4, Limiter: telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.5}},
-		{Kind: "adaptive", Name: "mine", Refused: 5},
+		{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 3, Values: []telemetry.Value{
+			{Name: "limit", Value: 10}, {Name: "in_flight", Value: 2}}}},
+		{telemetry.Snapshot{Kind: "mycache", Name: "cache", State: telemetry.StateOpen, Refused: 5}},
+		{telemetry.Snapshot{Kind: telemetry.Breaker, Name: "users", Refused: 7, Keys: keys}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)
 		}
 	}
-	srv := serveHealth(t, resiliencehttp.Health(reg, resiliencehttp.WithCritical("db"))) // a bulkhead is no breaker
-	wantProbe(t, "bulkhead, limiter, other", srv, 503, `{"status": "unavailable", "missing": ["db"], "guards": [
-		{"kind": "ratelimit", "name": "api", "refused": 4, "limiter": {"rate": 100, "burst": 10, "tokens": 3.5}},
-		{"kind": "bulkhead", "name": "db", "refused": 3, "bulkhead": {"limit": 10, "in_flight": 2, "queued": 1}},
-		{"kind": "adaptive", "name": "mine", "refused": 5}]}`)
+	// db has no states: it cannot be open, so a check of it sees nothing.
+	srv := serveHealth(t, resiliencehttp.Health(reg, resiliencehttp.WithCritical("db", "cache")))
+	wantProbe(t, "bulkhead, own kind, keyed", srv, 503, `{"status": "unavailable", "open": ["cache"], "missing": ["db"], "guards": [
+		{"kind": "mycache", "name": "cache", "refused": 5, "state": "open", "critical": true},
+		{"kind": "bulkhead", "name": "db", "refused": 3, "values": {"limit": 10, "in_flight": 2}},
+		{"kind": "breaker", "name": "users", "refused": 7,
+		 "keys": {"keys": 2, "max_keys": 10, "open": 1, "top": [{"key": "u1", "state": "open", "refused": 7}]}}]}`)
 }
 
 func TestHealthMethods(t *testing.T) {
@@ -219,5 +233,24 @@ func TestHealthPanics(t *testing.T) {
 			}()
 			f()
 		}()
+	}
+}
+
+// A value JSON cannot spell makes the answer 500, naming the value, not a
+// body that lies.
+func TestHealthValueNotANumber(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(guardOf{telemetry.Snapshot{Kind: "mine", Name: "x", Values: []telemetry.Value{{Name: "ratio", Value: math.NaN()}}}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveHealth(t, resiliencehttp.Health(reg))
+	resp, err := srv.Client().Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "value ratio") {
+		t.Errorf("status %d, body %q; want 500 naming the value ratio", resp.StatusCode, body)
 	}
 }

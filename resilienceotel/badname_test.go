@@ -48,7 +48,7 @@ func TestInvalidUTF8NameIsSanitised(t *testing.T) {
 	if err := reg.Register(guard); err != nil {
 		t.Fatal(err)
 	}
-	guard.S.Name = "h\xff" // a guard whose name changed after it was registered
+	guard.S.State = "h\xff" // a guard of one's own may say anything of its state (the registry checks names)
 	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg), resilienceotel.WithKeys(4))
 	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "db\xff"})
 	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "keyed", Key: "k\xfe"})
@@ -70,7 +70,7 @@ func TestInvalidUTF8NameIsSanitised(t *testing.T) {
 	}
 	for _, want := range []string{
 		"resilience.policy.name=db\uFFFD", "resilience.key=k\uFFFD", "resilience.policy.name=r\uFFFD",
-		"resilience.policy.name=h\uFFFD", "resilience.policy.name=ok",
+		"resilience.guard.state=h\uFFFD", "resilience.policy.name=ok",
 	} {
 		if !seen[want] {
 			t.Errorf("no series with %s", want)

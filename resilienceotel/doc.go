@@ -29,17 +29,16 @@
 //	resilience.wait.duration              histogram           s            resilience.policy.type, resilience.policy.name, event.name, resilience.key
 //	resilience.guard.refused              counter (async)     {call}       resilience.policy.type, resilience.policy.name
 //	resilience.exporter.sanitized         counter (async)     {name}       none
-//	resilience.circuit_breaker.state      gauge               1            resilience.policy.name, resilience.circuit_breaker.state
-//	resilience.circuit_breaker.*          gauges              see below    resilience.policy.name
-//	resilience.bulkhead.*                 gauges              {call}       resilience.policy.name
-//	resilience.rate_limiter.*             gauges              see below    resilience.policy.name
+//	resilience.guard.state                gauge               1            resilience.policy.type, resilience.policy.name, resilience.guard.state
+//	resilience.<kind>.<value>             gauge or counter    the value's  resilience.policy.name
+//	                                      (async)
 //
 // resilience.calls counts calls through a policy by resilience.outcome:
 // success, failure, rejected (a guard refused the call) or ignored (the
 // caller gave up, or a breaker's classifier ignored the outcome). Its
 // sources are the events that are a call's outcome (breaker.failure:
-// failure; breaker.ignored: ignored; breaker.refused, bulkhead.rejected,
-// ratelimit.rejected: rejected; retry.gave_up, timeout.expired: failure),
+// failure; breaker.ignored: ignored; breaker.refused, bulkhead.refused,
+// ratelimit.refused, adaptive.refused: rejected; retry.gave_up, timeout.expired: failure),
 // and the Call layers of Measure (resilience.policy.type "pipeline", all
 // four outcomes). Successes are counted by Measure only: the policies do
 // not report them (a success costs no event) and the guards' snapshots
@@ -49,19 +48,27 @@
 // telemetry's table ("breaker.opened", "retry.waiting", ...); that table
 // maps each to its Polly event. resilience.wait.duration records the waits
 // of retry.waiting, bulkhead.queued_admitted, ratelimit.waited and
-// bulkhead.rejected (the last when the call waited in the queue).
+// bulkhead.refused (the last when the call waited in the queue).
 //
-// The gauges are read from the Snapshot of every guard registered in the
-// registry given to WithRegistry, at each collection: for a breaker,
-// resilience.circuit_breaker.state (one series per state, closed, open and
-// half-open: 1 for the breaker's state, 0 for the others), .forced (1),
-// .generation ({generation}), .window.calls, .window.successes,
-// .window.failures, .window.slow ({call}: the counts of the current state,
-// over the window while closed), .failure_ratio (1), .consecutive_successes,
-// .consecutive_failures and .rejected ({call}, in the current state); for a
-// bulkhead, resilience.bulkhead.limit, .in_flight and .queued ({call}); for a
-// rate limiter, resilience.rate_limiter.rate ({token}/s), .burst and
-// .tokens ({token}). resilience.guard.refused is each guard's Refused.
+// The guards' instruments are read from the Snapshot of every guard
+// registered in the registry given to WithRegistry, at each collection,
+// and named from what each guard describes, never from its kind: so a
+// guard of your own is exported like the built-in ones.
+// resilience.guard.refused is each guard's Refused; resilience.guard.state
+// is 1, with the guard's state as an attribute, for each guard that has
+// states; and each of the guard's Values is an instrument of its own,
+// resilience.<kind>.<value name> (a Float64ObservableGauge, or a
+// Float64ObservableCounter for a counter), with the value's unit and its
+// help as description. A breaker gives resilience.breaker.window_calls,
+// .window_failures, .failure_ratio, .window_refused, .window_successes,
+// .window_slow, .consecutive_failures, .consecutive_successes, .generation
+// and .forced; a bulkhead resilience.bulkhead.limit, .in_flight and
+// .queued; a rate limiter resilience.ratelimit.rate, .burst and .tokens;
+// the others as their Snapshot methods list. The instruments of the
+// guards registered when New runs are made by New; a value first seen by
+// a collection (a guard registered later) gets its instrument after that
+// collection, from a goroutine (the SDK makes instruments under the lock
+// it collects under), and is reported from the next collection on.
 //
 // # Attributes
 //
@@ -72,7 +79,7 @@
 //	error.type                        the class of the error, absent without one (see below)
 //	resilience.attempt                the attempt's number, 1 for the first, at most Measure's attempts
 //	resilience.key                    the key of a keyed guard, only with WithKeys
-//	resilience.circuit_breaker.state  closed | open | half-open
+//	resilience.guard.state            the guard's state: for a breaker, closed | open | half-open
 //
 // error.type is the name of the library's condition the error matches
 // (breaker.open, breaker.forced_open, breaker.too_many_trials, bulkhead.full,

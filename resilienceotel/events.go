@@ -7,7 +7,7 @@ import "github.com/f0b5b96b/resilience/resilienceotel/internal/export"
 // resilience.outcome (export.EventOutcomes); the events whose Wait is a
 // wait that a call makes (a retry's backoff, time in a bulkhead's queue,
 // for a token) record it in resilience.wait.duration (export.WaitEvents,
-// export.RecordsWait: a bulkhead.rejected event's wait only if the call
+// export.RecordsWait: a bulkhead.refused event's wait only if the call
 // waited in the queue, a wait of resilience.Never never).
 var (
 	eventOutcomes = export.EventOutcomes

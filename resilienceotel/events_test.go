@@ -50,8 +50,8 @@ func TestEveryEventType(t *testing.T) {
 		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeWon)),
 		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeLosersCancelled)),
 		pt[int64](1, ptype("bulkhead"), x, event(telemetry.BulkheadQueuedAdmitted)),
-		pt[int64](1, ptype("bulkhead"), x, event(telemetry.BulkheadRejected), errtype("bulkhead.queue_timeout")),
-		pt[int64](1, ptype("ratelimit"), x, event(telemetry.RateLimitRejected), errtype("ratelimit.limited")),
+		pt[int64](1, ptype("bulkhead"), x, event(telemetry.BulkheadRefused), errtype("bulkhead.queue_timeout")),
+		pt[int64](1, ptype("ratelimit"), x, event(telemetry.RateLimitRefused), errtype("ratelimit.limited")),
 		pt[int64](1, ptype("ratelimit"), x, event(telemetry.RateLimitWaited)),
 		pt[int64](1, ptype("fallback"), x, event(telemetry.FallbackUsed), errtype(downType)),
 	))
@@ -67,7 +67,7 @@ func TestEveryEventType(t *testing.T) {
 	assertData(t, got, "resilience.wait.duration", histogram(
 		hpt([]float64{0.2}, ptype("retry"), x, event(telemetry.RetryWaiting)),
 		hpt([]float64{0.03}, ptype("bulkhead"), x, event(telemetry.BulkheadQueuedAdmitted)),
-		hpt([]float64{0.1}, ptype("bulkhead"), x, event(telemetry.BulkheadRejected)),
+		hpt([]float64{0.1}, ptype("bulkhead"), x, event(telemetry.BulkheadRefused)),
 		hpt([]float64{0.01}, ptype("ratelimit"), x, event(telemetry.RateLimitWaited)),
 	))
 }
@@ -77,11 +77,11 @@ func TestEveryEventType(t *testing.T) {
 // recorded as waits.
 func TestWaitsNotRecorded(t *testing.T) {
 	m, reader := newMetrics(t)
-	m.Observe(telemetry.Event{Type: telemetry.BulkheadRejected, Name: "db", Err: resilience.Refuse(bulkhead.ErrFull, "db", -1)})
+	m.Observe(telemetry.Event{Type: telemetry.BulkheadRefused, Name: "db", Err: resilience.Refuse(bulkhead.ErrFull, "db", -1)})
 	m.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "r", Wait: resilience.Never})
 	got := collect(t, reader)
 	assertData(t, got, "resilience.events", counter(
-		pt[int64](1, ptype("bulkhead"), pname("db"), event(telemetry.BulkheadRejected), errtype("bulkhead.full")),
+		pt[int64](1, ptype("bulkhead"), pname("db"), event(telemetry.BulkheadRefused), errtype("bulkhead.full")),
 		pt[int64](1, ptype("retry"), pname("r"), event(telemetry.RetryWaiting)),
 	))
 	if w, ok := got["resilience.wait.duration"]; ok {

@@ -74,19 +74,17 @@ func Example() {
 	if err := reader.Collect(context.Background(), &rm); err != nil {
 		panic(err)
 	}
-	print(filter(rm, "resilience.events", "resilience.calls", "resilience.circuit_breaker.state"))
+	print(filter(rm, "resilience.events", "resilience.calls", "resilience.guard.state"))
 	// Output:
 	// retry: gave up after 2 attempts: down
 	// resilience.calls{error.type=*errors.errorString,resilience.outcome=failure,resilience.policy.name=db,resilience.policy.type=breaker} 2
 	// resilience.calls{error.type=retry.attempts,resilience.outcome=failure,resilience.policy.name=db,resilience.policy.type=retry} 1
-	// resilience.circuit_breaker.state{resilience.circuit_breaker.state=closed,resilience.policy.name=db} 0
-	// resilience.circuit_breaker.state{resilience.circuit_breaker.state=half-open,resilience.policy.name=db} 0
-	// resilience.circuit_breaker.state{resilience.circuit_breaker.state=open,resilience.policy.name=db} 1
 	// resilience.events{error.type=*errors.errorString,event.name=breaker.failure,resilience.policy.name=db,resilience.policy.type=breaker} 2
 	// resilience.events{error.type=*errors.errorString,event.name=retry.attempt_failed,resilience.policy.name=db,resilience.policy.type=retry} 2
 	// resilience.events{error.type=*errors.errorString,event.name=retry.waiting,resilience.policy.name=db,resilience.policy.type=retry} 1
 	// resilience.events{error.type=retry.attempts,event.name=retry.gave_up,resilience.policy.name=db,resilience.policy.type=retry} 1
 	// resilience.events{event.name=breaker.opened,resilience.policy.name=db,resilience.policy.type=breaker} 1
+	// resilience.guard.state{resilience.guard.state=open,resilience.policy.name=db,resilience.policy.type=breaker} 1
 }
 
 // filter keeps the metrics named names.

@@ -1,62 +1,172 @@
 package resilienceotel
 
-import "github.com/f0b5b96b/resilience/telemetry"
+import (
+	"context"
+	"strings"
+	"sync"
 
-// gauge is one observable gauge read from the snapshots of the guards of
-// one kind, at each collection.
-type gauge struct {
-	name, unit, desc string
-	kind             telemetry.Kind
-	float            bool // a Float64ObservableGauge, else Int64
-	value            func(telemetry.Snapshot) float64
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+// guardValues are the instruments of the registered guards' values, one
+// per metric name (see valueMetric), made from what each value says of
+// itself. An instrument must be listed when the callback that observes
+// it is registered, and the SDK runs callbacks under a lock that making
+// instruments and registering callbacks take too: so a value first seen
+// in a collection gets its instrument from a goroutine (discover), which
+// registers a callback for all of them in place of the last one, and is
+// reported from the next collection on.
+type guardValues struct {
+	meter metric.Meter
+	base  []metric.Observable // the instruments that are not the guards' values
+
+	mu          sync.Mutex
+	instr       map[string]metric.Float64Observable // by metric name, those of the current callback
+	pending     map[string]pendingValue             // seen in a collection, without an instrument
+	gen         uint64                              // the current callback's; an older one observes nothing
+	closed      bool
+	discovering bool
+	done        sync.WaitGroup // the discovering goroutine
 }
 
-// gauges are every field of a telemetry.Snapshot but the breaker's state
-// (one 0/1 series per state: resilience.circuit_breaker.state) and Refused
-// (a counter: resilience.guard.refused). Each has one attribute,
-// resilience.policy.name.
-var gauges = []gauge{
-	{"resilience.circuit_breaker.forced", "1", "1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return b2f(s.Breaker.Forced) }},
-	{"resilience.circuit_breaker.generation", "{generation}", "The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Generation) }},
-	{"resilience.circuit_breaker.window.calls", "{call}", "Calls counted in the current state (over the sliding window while closed)", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Calls) }},
-	{"resilience.circuit_breaker.window.successes", "{call}", "Successes counted in the current state (over the sliding window while closed)", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Successes) }},
-	{"resilience.circuit_breaker.window.failures", "{call}", "Failures counted in the current state (over the sliding window while closed)", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Failures) }},
-	{"resilience.circuit_breaker.window.slow", "{call}", "Slow calls counted in the current state (over the sliding window while closed)", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Slow) }},
-	{"resilience.circuit_breaker.failure_ratio", "1", "Failures / calls counted in the current state, in [0, 1]", telemetry.Breaker, true,
-		func(s telemetry.Snapshot) float64 { return s.Breaker.FailureRatio }},
-	{"resilience.circuit_breaker.consecutive_successes", "{call}", "Successes in a row, in the current state", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.ConsecutiveSuccesses) }},
-	{"resilience.circuit_breaker.consecutive_failures", "{call}", "Failures in a row, in the current state", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.ConsecutiveFailures) }},
-	{"resilience.circuit_breaker.rejected", "{call}", "Calls refused in the current state", telemetry.Breaker, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Rejected) }},
-	{"resilience.bulkhead.limit", "{call}", "The most calls the bulkhead lets run at once", telemetry.Bulkhead, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.Limit) }},
-	{"resilience.bulkhead.in_flight", "{call}", "Calls holding a slot of the bulkhead now", telemetry.Bulkhead, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.InFlight) }},
-	{"resilience.bulkhead.queued", "{call}", "Calls waiting in the bulkhead's queue now", telemetry.Bulkhead, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.Queued) }},
-	{"resilience.rate_limiter.rate", "{token}/s", "Tokens the rate limiter adds per second", telemetry.RateLimit, true,
-		func(s telemetry.Snapshot) float64 { return s.Limiter.Rate }},
-	{"resilience.rate_limiter.burst", "{token}", "The most tokens the rate limiter's bucket holds", telemetry.RateLimit, false,
-		func(s telemetry.Snapshot) float64 { return float64(s.Limiter.Burst) }},
-	{"resilience.rate_limiter.tokens", "{token}", "Tokens in the rate limiter's bucket now (negative: owed to waiters)", telemetry.RateLimit, true,
-		func(s telemetry.Snapshot) float64 { return s.Limiter.Tokens }},
+type pendingValue struct {
+	kind telemetry.Kind
+	v    telemetry.Value // Value unset
 }
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
+// valueMetric returns the instrument name of v, a value of a guard of
+// kind: resilience.<kind>.<name>, with characters an instrument name may
+// not hold (other than ASCII letters, digits, '_', '.', '-' and '/') as
+// underscores.
+func valueMetric(kind telemetry.Kind, name string) string {
+	return "resilience." + sanitize(string(kind)) + "." + sanitize(name)
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == '.' || r == '/' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// observable returns the instrument of the metric name in the callback of
+// generation gen, and whether that callback is the current one.
+func (g *guardValues) observable(gen uint64, name string, kind telemetry.Kind, v *telemetry.Value) (metric.Float64Observable, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if gen != g.gen {
+		return nil, false
 	}
-	return 0
+	if o, ok := g.instr[name]; ok {
+		return o, true
+	}
+	if g.pending == nil {
+		g.pending = make(map[string]pendingValue)
+	}
+	p := pendingValue{kind, *v}
+	p.v.Value = 0
+	g.pending[name] = p
+	return nil, true
 }
 
-// breakerStates are the values of resilience.circuit_breaker.state, each
-// a series of its own: 1 for the breaker's state, 0 for the others.
-var breakerStates = []string{telemetry.StateClosed, telemetry.StateOpen, telemetry.StateHalfOpen}
+// current reports whether gen is the current callback's generation.
+func (g *guardValues) current(gen uint64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return gen == g.gen
+}
+
+// kick starts discover if values are pending and it is not running.
+func (g *guardValues) kick(m *Metrics) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.pending) == 0 || g.discovering || g.closed {
+		return
+	}
+	g.discovering = true
+	g.done.Add(1)
+	go func() {
+		defer g.done.Done()
+		m.discover()
+	}()
+}
+
+// makeInstrument makes the instrument of a value.
+func (g *guardValues) makeInstrument(name string, p pendingValue) (metric.Float64Observable, error) {
+	unit := metric.WithUnit(p.v.Unit)
+	desc := metric.WithDescription(strings.TrimSuffix(p.v.Help, "."))
+	if p.v.Type == telemetry.CounterValue {
+		return g.meter.Float64ObservableCounter(name, unit, desc)
+	}
+	return g.meter.Float64ObservableGauge(name, unit, desc)
+}
+
+// discover makes the instruments of the pending values and registers a
+// callback that observes them all, in place of the current one. It runs
+// until no value is pending (or the Metrics is closed).
+func (m *Metrics) discover() {
+	g := &m.values
+	for {
+		g.mu.Lock()
+		pending := g.pending
+		g.pending = nil
+		if len(pending) == 0 || g.closed {
+			g.discovering = false
+			g.mu.Unlock()
+			return
+		}
+		all := make(map[string]metric.Float64Observable, len(g.instr)+len(pending))
+		for n, o := range g.instr {
+			all[n] = o
+		}
+		gen := g.gen + 1
+		g.mu.Unlock()
+
+		for n, p := range pending {
+			if _, ok := all[n]; ok {
+				continue
+			}
+			o, err := g.makeInstrument(n, p)
+			if err != nil {
+				m.handle(err)
+				continue
+			}
+			all[n] = o
+		}
+		reg, err := m.register(gen, all)
+		if err != nil {
+			m.handle(err)
+			g.mu.Lock()
+			g.discovering = false
+			g.mu.Unlock()
+			return
+		}
+		g.mu.Lock()
+		old := m.registration
+		if g.closed {
+			old = reg
+		} else {
+			g.instr, g.gen, m.registration = all, gen, reg
+		}
+		g.mu.Unlock()
+		if err := old.Unregister(); err != nil {
+			m.handle(err)
+		}
+	}
+}
+
+// register registers the callback of generation gen, observing the
+// instruments of base and the guards' values of all.
+func (m *Metrics) register(gen uint64, all map[string]metric.Float64Observable) (metric.Registration, error) {
+	obs := append([]metric.Observable(nil), m.values.base...)
+	for _, o := range all {
+		obs = append(obs, o)
+	}
+	return m.values.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		return m.collect(ctx, o, gen)
+	}, obs...)
+}

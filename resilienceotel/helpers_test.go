@@ -81,6 +81,10 @@ func pt[N int64 | float64](v N, kv ...attribute.KeyValue) metricdata.DataPoint[N
 	return metricdata.DataPoint[N]{Attributes: attribute.NewSet(kv...), Value: v}
 }
 
+func fcounter(points ...metricdata.DataPoint[float64]) metricdata.Sum[float64] {
+	return metricdata.Sum[float64]{Temporality: metricdata.CumulativeTemporality, IsMonotonic: true, DataPoints: points}
+}
+
 func igauge(points ...metricdata.DataPoint[int64]) metricdata.Gauge[int64] {
 	return metricdata.Gauge[int64]{DataPoints: points}
 }
@@ -132,5 +136,5 @@ func errtype(v string) attribute.KeyValue { return attribute.String("error.type"
 func attempt(n int) attribute.KeyValue    { return attribute.Int("resilience.attempt", n) }
 func key(v string) attribute.KeyValue     { return attribute.String("resilience.key", v) }
 func state(v string) attribute.KeyValue {
-	return attribute.String("resilience.circuit_breaker.state", v)
+	return attribute.String("resilience.guard.state", v)
 }

@@ -29,7 +29,7 @@ const (
 	attrErrorType  = attribute.Key("error.type")
 	attrAttempt    = attribute.Key("resilience.attempt")
 	attrKey        = attribute.Key("resilience.key")
-	attrState      = attribute.Key("resilience.circuit_breaker.state")
+	attrState      = attribute.Key("resilience.guard.state")
 )
 
 // durationBuckets are the histograms' bucket bounds in seconds (those of
@@ -60,9 +60,9 @@ type Metrics struct {
 	callDur, attemptDur    metric.Float64Histogram
 	waitDur                metric.Float64Histogram
 	state                  metric.Int64ObservableGauge
-	gauges                 []metric.Observable // as the gauges table
-	registration           metric.Registration
+	registration           metric.Registration // under values.mu
 	registry               *telemetry.Registry
+	values                 guardValues
 
 	eventSeries   series[eventKey, eventSeries]
 	callSeries    series[callKey, callSeries]
@@ -136,26 +136,36 @@ func New(opts ...Option) (*Metrics, error) {
 		m.refused, err = meter.Int64ObservableCounter("resilience.guard.refused", metric.WithUnit("{call}"),
 			metric.WithDescription("Calls a registered guard has refused since it was made, from its snapshot"))
 		add(err)
-		m.state, err = meter.Int64ObservableGauge("resilience.circuit_breaker.state", metric.WithUnit("1"),
-			metric.WithDescription("1 for the breaker's state (closed, open, half-open), 0 for the others"))
+		m.state, err = meter.Int64ObservableGauge("resilience.guard.state", metric.WithUnit("1"),
+			metric.WithDescription("1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as an attribute, from its snapshot"))
 		add(err)
 		observables = append(observables, m.refused, m.state)
-		for _, g := range gauges {
-			var o metric.Observable
-			if g.float {
-				o, err = meter.Float64ObservableGauge(g.name, metric.WithUnit(g.unit), metric.WithDescription(g.desc))
-			} else {
-				o, err = meter.Int64ObservableGauge(g.name, metric.WithUnit(g.unit), metric.WithDescription(g.desc))
-			}
-			add(err)
-			m.gauges = append(m.gauges, o)
-			observables = append(observables, o)
-		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("resilienceotel: %w", err)
 	}
-	m.registration, err = meter.RegisterCallback(m.collect, observables...)
+	m.values.meter, m.values.base = meter, observables
+	// The instruments of the values of the guards registered now; those
+	// of guards registered later are made when a collection first sees
+	// them (see guardValues).
+	all := make(map[string]metric.Float64Observable)
+	if c.registry != nil {
+		for _, s := range c.registry.Snapshots() {
+			for _, v := range s.Values {
+				name := valueMetric(s.Kind, v.Name)
+				if _, ok := all[name]; ok {
+					continue
+				}
+				o, err := m.values.makeInstrument(name, pendingValue{s.Kind, v})
+				if err != nil {
+					return nil, fmt.Errorf("resilienceotel: %w", err)
+				}
+				all[name] = o
+			}
+		}
+	}
+	m.values.instr = all
+	m.registration, err = m.register(0, all)
 	if err != nil {
 		return nil, fmt.Errorf("resilienceotel: %w", err)
 	}
@@ -164,8 +174,23 @@ func New(opts ...Option) (*Metrics, error) {
 
 // Close unregisters the callback that reports the counts and the gauges:
 // collections after it report none of them (the histograms stay). Events
-// observed after Close are counted, and not reported.
-func (m *Metrics) Close() error { return m.registration.Unregister() }
+// observed after Close are counted, and not reported. Close waits for the
+// making of the instruments of guards' values first seen by a collection,
+// if one is under way; it must not be called from a callback of the
+// MeterProvider.
+func (m *Metrics) Close() error {
+	m.values.mu.Lock()
+	m.values.closed = true
+	reg := m.registration
+	m.values.mu.Unlock()
+	err := reg.Unregister()
+	m.values.done.Wait()
+	return err
+}
+
+// handle reports an error of the making of an instrument or the
+// registration of a callback outside New to OpenTelemetry's error handler.
+func (m *Metrics) handle(err error) { otel.Handle(fmt.Errorf("resilienceotel: %w", err)) }
 
 // Observe counts e under its type, policy, name, error type and (with
 // WithKeys) key; an event that is a call's outcome (see the package
@@ -220,8 +245,12 @@ func (m *Metrics) clean(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-// collect reports the counts and reads the registry's snapshots.
-func (m *Metrics) collect(_ context.Context, o metric.Observer) error {
+// collect reports the counts and reads the registry's snapshots, if gen
+// is the current callback's generation (see guardValues).
+func (m *Metrics) collect(_ context.Context, o metric.Observer, gen uint64) error {
+	if !m.values.current(gen) {
+		return nil
+	}
 	m.eventSeries.Each(func(_ eventKey, s *eventSeries) {
 		n := s.n.load()
 		o.ObserveInt64(m.events, n, s.events)
@@ -236,27 +265,23 @@ func (m *Metrics) collect(_ context.Context, o metric.Observer) error {
 	if m.registry == nil {
 		return nil
 	}
+	defer m.values.kick(m)
 	for _, snap := range m.registry.Snapshots() {
 		name := attrPolicyName.String(m.clean(snap.Name))
-		o.ObserveInt64(m.refused, int64(snap.Refused), metric.WithAttributes(attrPolicyType.String(string(snap.Kind)), name))
-		if snap.Kind == telemetry.Breaker {
-			for _, st := range breakerStates {
-				v := int64(0)
-				if snap.Breaker.State == st {
-					v = 1
-				}
-				o.ObserveInt64(m.state, v, metric.WithAttributes(name, attrState.String(st)))
-			}
+		kind := attrPolicyType.String(string(snap.Kind))
+		o.ObserveInt64(m.refused, int64(snap.Refused), metric.WithAttributes(kind, name))
+		if snap.State != "" {
+			o.ObserveInt64(m.state, 1, metric.WithAttributes(kind, name, attrState.String(m.clean(snap.State))))
 		}
 		attrs := metric.WithAttributes(name)
-		for i, g := range gauges {
-			if g.kind != snap.Kind {
-				continue
+		for i := range snap.Values {
+			v := &snap.Values[i]
+			inst, ok := m.values.observable(gen, valueMetric(snap.Kind, v.Name), snap.Kind, v)
+			if !ok {
+				return nil // a newer callback reports
 			}
-			if g.float {
-				o.ObserveFloat64(m.gauges[i].(metric.Float64Observable), g.value(snap), attrs)
-			} else {
-				o.ObserveInt64(m.gauges[i].(metric.Int64Observable), int64(g.value(snap)), attrs)
+			if inst != nil {
+				o.ObserveFloat64(inst, v.Value, attrs)
 			}
 		}
 	}

@@ -13,8 +13,9 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resilienceotel"
-	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -30,24 +31,24 @@ func TestInstruments(t *testing.T) {
 		"resilience.exporter.sanitized": "{name}",
 	}
 	gauges := map[string]string{
-		"resilience.guard.refused":                         "{call}",
-		"resilience.circuit_breaker.state":                 "1",
-		"resilience.circuit_breaker.forced":                "1",
-		"resilience.circuit_breaker.generation":            "{generation}",
-		"resilience.circuit_breaker.window.calls":          "{call}",
-		"resilience.circuit_breaker.window.successes":      "{call}",
-		"resilience.circuit_breaker.window.failures":       "{call}",
-		"resilience.circuit_breaker.window.slow":           "{call}",
-		"resilience.circuit_breaker.failure_ratio":         "1",
-		"resilience.circuit_breaker.consecutive_successes": "{call}",
-		"resilience.circuit_breaker.consecutive_failures":  "{call}",
-		"resilience.circuit_breaker.rejected":              "{call}",
-		"resilience.bulkhead.limit":                        "{call}",
-		"resilience.bulkhead.in_flight":                    "{call}",
-		"resilience.bulkhead.queued":                       "{call}",
-		"resilience.rate_limiter.rate":                     "{token}/s",
-		"resilience.rate_limiter.burst":                    "{token}",
-		"resilience.rate_limiter.tokens":                   "{token}",
+		"resilience.guard.refused":                 "{call}",
+		"resilience.guard.state":                   "1",
+		"resilience.breaker.forced":                "1",
+		"resilience.breaker.generation":            "{generation}",
+		"resilience.breaker.window_calls":          "{call}",
+		"resilience.breaker.window_successes":      "{call}",
+		"resilience.breaker.window_failures":       "{call}",
+		"resilience.breaker.window_slow":           "{call}",
+		"resilience.breaker.window_refused":        "{call}",
+		"resilience.breaker.failure_ratio":         "1",
+		"resilience.breaker.consecutive_successes": "{call}",
+		"resilience.breaker.consecutive_failures":  "{call}",
+		"resilience.bulkhead.limit":                "{call}",
+		"resilience.bulkhead.in_flight":            "{call}",
+		"resilience.bulkhead.queued":               "{call}",
+		"resilience.ratelimit.rate":                "{token}/s",
+		"resilience.ratelimit.burst":               "{token}",
+		"resilience.ratelimit.tokens":              "{token}",
 	}
 	run := func(t *testing.T, opts ...resilienceotel.Option) map[string]string {
 		m, reader := newMetrics(t, append(opts, resilienceotel.WithClock(clock.NewFake()))...)
@@ -70,8 +71,8 @@ func TestInstruments(t *testing.T) {
 		reg := telemetry.NewRegistry()
 		for _, g := range []telemetry.Guard{
 			breaker.New(breaker.WithName("b")),
-			exporttest.FakeGuard{S: telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "h"}},
-			exporttest.FakeGuard{S: telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "l"}},
+			bulkhead.New(1, bulkhead.WithName("h")),
+			ratelimit.New(1, 1, ratelimit.WithName("l")),
 		} {
 			if err := reg.Register(g); err != nil {
 				t.Fatal(err)

@@ -80,7 +80,7 @@ type Collector struct {
 	callsDesc, eventsDesc, refusedDesc, stateDesc *prometheus.Desc
 	callDurDesc, attemptDurDesc, waitDurDesc      *prometheus.Desc
 	sanitizedDesc, droppedDesc                    *prometheus.Desc
-	gauges                                        []gauge
+	values                                        values
 }
 
 type waitKey struct {
@@ -100,10 +100,9 @@ func New(opts ...Option) *Collector {
 		attemptDurDesc: prometheus.NewDesc("resilience_attempt_duration_seconds", "Duration of each attempt of a call, by attempt number.", []string{"name", "attempt", "outcome"}, nil),
 		waitDurDesc:    prometheus.NewDesc("resilience_wait_duration_seconds", "Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.", []string{"policy", "name", "event"}, nil),
 		refusedDesc:    prometheus.NewDesc("resilience_guard_refused_total", "Calls a registered guard has refused since it was made, from its snapshot.", []string{"policy", "name"}, nil),
-		stateDesc:      prometheus.NewDesc("resilience_circuit_breaker_state", "1 for the breaker's state (closed, open, half-open), 0 for the others.", []string{"name", "state"}, nil),
+		stateDesc:      prometheus.NewDesc("resilience_guard_state", "1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.", []string{"policy", "name", "state"}, nil),
 		sanitizedDesc:  prometheus.NewDesc("resilience_exporter_sanitized_series", "Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.", nil, nil),
-		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read, once their name was sanitised, as a series sent before.", nil, nil),
-		gauges:         newGauges(),
+		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read, once their name was sanitised, as a series sent before, or a guard's value is named like one of the Collector's own metrics.", nil, nil),
 	}
 	for _, o := range opts {
 		o(c)
@@ -127,14 +126,27 @@ func (c *Collector) newCallSeries(callKey) *callSeries {
 	return &callSeries{dur: newHistogram(c.buckets)}
 }
 
-// Describe sends the descriptions of every metric the Collector may
-// collect.
+// Describe sends the descriptions of the Collector's own metrics and of
+// the values of the guards registered (WithRegistry) now. The values of a
+// guard registered later are collected too, but a pedantic registry
+// (prometheus.NewPedanticRegistry), which checks every metric against
+// those described when the Collector was registered, rejects them: with
+// one, register the guards first.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.callsDesc, c.eventsDesc, c.callDurDesc, c.attemptDurDesc, c.waitDurDesc, c.refusedDesc, c.stateDesc, c.sanitizedDesc, c.droppedDesc} {
 		ch <- d
 	}
-	for _, g := range c.gauges {
-		ch <- g.desc
+	if c.registry == nil {
+		return
+	}
+	sent := make(map[*prometheus.Desc]bool)
+	for _, s := range c.registry.Snapshots() {
+		for i := range s.Values {
+			if d := c.values.desc(s.Kind, &s.Values[i]); d != nil && !sent[d] {
+				sent[d] = true
+				ch <- d
+			}
+		}
 	}
 }
 
@@ -181,14 +193,24 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		for _, s := range c.registry.Snapshots() {
 			name := e.name(s.Name)
 			e.counter(c.refusedDesc, float64(s.Refused), string(s.Kind), name)
-			if s.Kind == telemetry.Breaker {
-				for _, st := range breakerStates {
-					e.gauge(c.stateDesc, b2f(s.Breaker.State == st), name, st)
+			if s.State != "" {
+				state := s.State
+				if !utf8.ValidString(state) { // a guard of one's own may say anything
+					state = strings.ToValidUTF8(state, "\uFFFD")
+					e.sanitized++
 				}
+				e.gauge(c.stateDesc, 1, string(s.Kind), name, state)
 			}
-			for _, g := range c.gauges {
-				if g.kind == s.Kind {
-					e.gauge(g.desc, g.value(s), name)
+			for i := range s.Values {
+				v := &s.Values[i]
+				d := c.values.desc(s.Kind, v)
+				switch {
+				case d == nil: // named like one of the Collector's own metrics
+					e.dropped++
+				case v.Type == telemetry.CounterValue:
+					e.counter(d, v.Value, name)
+				default:
+					e.gauge(d, v.Value, name)
 				}
 			}
 		}

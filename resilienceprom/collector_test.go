@@ -34,7 +34,7 @@ var allTypes = exporttest.AllTypes(downError{})
 // TestEveryEventType observes one event of every type in the telemetry
 // table, from a policy named "x": each counts in resilience_events_total;
 // those that are a call's outcome count in resilience_calls_total too; those
-// with a wait record it (bulkhead.rejected: time in the queue before the
+// with a wait record it (bulkhead.refused: time in the queue before the
 // refusal). A breaker.Keyed's breaker.evicted is neither: it counts in
 // resilience_events_total only, under policy "breaker" (its Key is no
 // label).
@@ -46,14 +46,14 @@ func TestEveryEventType(t *testing.T) {
 	}
 	// A rejection straight from a full bulkhead (no wait) and a wait of
 	// Never are counted and not recorded as waits.
-	c.Observe(telemetry.Event{Type: telemetry.BulkheadRejected, Name: "y", Err: resilience.Refuse(bulkhead.ErrFull, "y", -1)})
+	c.Observe(telemetry.Event{Type: telemetry.BulkheadRefused, Name: "y", Err: resilience.Refuse(bulkhead.ErrFull, "y", -1)})
 	c.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "y", Wait: resilience.Never})
 	var want strings.Builder
 	want.WriteString("# HELP resilience_events_total Events the policies reported, by event (package telemetry's table).\n# TYPE resilience_events_total counter\n")
 	for _, e := range allTypes {
 		fmt.Fprintf(&want, "resilience_events_total{event=%q,name=\"x\",policy=%q} 1\n", e.Type, e.Type.Kind())
 	}
-	want.WriteString(`resilience_events_total{event="bulkhead.rejected",name="y",policy="bulkhead"} 1
+	want.WriteString(`resilience_events_total{event="bulkhead.refused",name="y",policy="bulkhead"} 1
 resilience_events_total{event="retry.waiting",name="y",policy="retry"} 1
 # HELP resilience_calls_total Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.
 # TYPE resilience_calls_total counter
@@ -75,7 +75,7 @@ resilience_calls_total{name="y",outcome="rejected",policy="bulkhead"} 1
 	}{
 		{telemetry.RetryWaiting, []float64{0.2}},
 		{telemetry.BulkheadQueuedAdmitted, []float64{0.03}},
-		{telemetry.BulkheadRejected, []float64{0.1}},
+		{telemetry.BulkheadRefused, []float64{0.1}},
 		{telemetry.RateLimitWaited, []float64{0.01}},
 	} {
 		want.WriteString(histogram("resilience_wait_duration_seconds", fmt.Sprintf("event=%q,name=\"x\",policy=%q", w.event, w.event.Kind()), b, w.values...))
@@ -109,29 +109,29 @@ func TestPedantic(t *testing.T) {
 	}
 	want := []string{ // every metric, in name order
 		"resilience_attempt_duration_seconds",
+		"resilience_breaker_consecutive_failures",
+		"resilience_breaker_consecutive_successes",
+		"resilience_breaker_failure_ratio",
+		"resilience_breaker_forced",
+		"resilience_breaker_generation",
+		"resilience_breaker_window_calls",
+		"resilience_breaker_window_failures",
+		"resilience_breaker_window_refused",
+		"resilience_breaker_window_slow",
+		"resilience_breaker_window_successes",
 		"resilience_bulkhead_in_flight",
 		"resilience_bulkhead_limit",
 		"resilience_bulkhead_queued",
 		"resilience_call_duration_seconds",
 		"resilience_calls_total",
-		"resilience_circuit_breaker_consecutive_failures",
-		"resilience_circuit_breaker_consecutive_successes",
-		"resilience_circuit_breaker_failure_ratio",
-		"resilience_circuit_breaker_forced",
-		"resilience_circuit_breaker_generation",
-		"resilience_circuit_breaker_rejected",
-		"resilience_circuit_breaker_state",
-		"resilience_circuit_breaker_window_calls",
-		"resilience_circuit_breaker_window_failures",
-		"resilience_circuit_breaker_window_slow",
-		"resilience_circuit_breaker_window_successes",
 		"resilience_events_total",
 		"resilience_exporter_dropped_series",
 		"resilience_exporter_sanitized_series",
 		"resilience_guard_refused_total",
-		"resilience_rate_limiter_burst",
-		"resilience_rate_limiter_rate",
-		"resilience_rate_limiter_tokens",
+		"resilience_guard_state",
+		"resilience_ratelimit_burst",
+		"resilience_ratelimit_rate_per_second",
+		"resilience_ratelimit_tokens",
 		"resilience_wait_duration_seconds",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -170,14 +170,13 @@ func TestScrape(t *testing.T) {
 		t.Fatalf("GET /metrics: %s\n%s", resp.Status, body)
 	}
 	for _, line := range []string{
-		`resilience_circuit_breaker_state{name="prices",state="closed"} 1`,
-		`resilience_circuit_breaker_state{name="prices",state="open"} 0`,
+		`resilience_guard_state{name="prices",policy="breaker",state="closed"} 1`,
 		`resilience_events_total{event="breaker.opened",name="prices",policy="breaker"} 1`,
 		`resilience_calls_total{name="prices",outcome="success",policy="pipeline"} 4`,
 		`resilience_calls_total{name="prices",outcome="rejected",policy="breaker"} 1`,
 		`resilience_call_duration_seconds_count{name="prices",outcome="success"} 4`,
 		`resilience_bulkhead_in_flight{name="db"} 3`,
-		`resilience_rate_limiter_tokens{name="api"} -1.5`,
+		`resilience_ratelimit_tokens{name="api"} -1.5`,
 	} {
 		if !strings.Contains(string(body), line+"\n") {
 			t.Errorf("scrape has no line %q", line)

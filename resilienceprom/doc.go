@@ -25,10 +25,9 @@
 //	resilience_attempt_duration_seconds     histogram  name, attempt, outcome
 //	resilience_wait_duration_seconds        histogram  policy, name, event
 //	resilience_guard_refused_total          counter    policy, name
-//	resilience_circuit_breaker_state        gauge      name, state
-//	resilience_circuit_breaker_*            gauges     name
-//	resilience_bulkhead_*                   gauges     name
-//	resilience_rate_limiter_*               gauges     name
+//	resilience_guard_state                  gauge      policy, name, state
+//	resilience_<kind>_<value>[_<unit>]      gauge or   name
+//	                                        counter
 //	resilience_exporter_sanitized_series    gauge
 //	resilience_exporter_dropped_series      gauge
 //
@@ -39,30 +38,39 @@
 // guard refused the call) and ignored (the caller gave up, or a breaker's
 // classifier ignored the outcome), attempt the attempt's number ("1" for
 // the first, at most Measure's attempts; "" without a Call layer), state
-// closed, open or half-open.
+// the guard's state (for a breaker: closed, open or half-open).
 //
 // resilience_calls_total counts the events that are a call's outcome
 // (breaker.failure: failure; breaker.ignored: ignored; breaker.refused,
-// bulkhead.rejected, ratelimit.rejected: rejected; retry.gave_up,
+// bulkhead.refused, ratelimit.refused, adaptive.refused: rejected; retry.gave_up,
 // timeout.expired: failure) and the calls through Measure's Call layers
 // (policy "pipeline", all four outcomes). Successes are counted by Measure
 // only: the policies do not report them (a success costs no event), and the
 // guards' snapshots count them per state, not in total.
 // resilience_wait_duration_seconds records the waits of retry.waiting,
-// bulkhead.queued_admitted, ratelimit.waited and bulkhead.rejected (the last
+// bulkhead.queued_admitted, ratelimit.waited and bulkhead.refused (the last
 // when the call waited in the queue).
 //
-// The gauges are read at each scrape from the Snapshot of every guard
-// registered in the registry given to WithRegistry: for a breaker,
-// resilience_circuit_breaker_state (one series per state: 1 for the
-// breaker's, 0 for the others), _forced, _generation, _window_calls,
-// _window_successes, _window_failures, _window_slow (the counts of the
-// current state, over the window while closed), _failure_ratio,
-// _consecutive_successes, _consecutive_failures and _rejected (in the
-// current state); for a bulkhead, resilience_bulkhead_limit, _in_flight and
-// _queued; for a rate limiter, resilience_rate_limiter_rate (tokens per
-// second), _burst and _tokens. resilience_guard_refused_total is each
-// guard's Refused.
+// The guards' metrics are read at each scrape from the Snapshot of every
+// guard registered in the registry given to WithRegistry, and named from
+// what each guard describes, never from its kind: so a guard of your own
+// is exported like the built-in ones. resilience_guard_refused_total is
+// each guard's Refused; resilience_guard_state is 1, with the guard's
+// state as a label, for each guard that has states (alert on
+// resilience_guard_state{state="open"}); and each of the guard's Values is
+// a metric of its own, resilience_<kind>_<value name>, then the unit's
+// suffix ("s": _seconds, "By": _bytes, "{token}/s": _per_second; none for
+// a count or a ratio), then _total for a counter, with the value's help
+// and the label name. A breaker gives resilience_breaker_window_calls,
+// _window_failures, _failure_ratio, _window_refused, _window_successes,
+// _window_slow, _consecutive_failures, _consecutive_successes,
+// _generation and _forced; a bulkhead resilience_bulkhead_limit,
+// _in_flight and _queued; a rate limiter resilience_ratelimit_rate_per_second,
+// _burst and _tokens; the others as their Snapshot methods list. A value
+// that would take the name of one of the Collector's own metrics is left
+// out (counted in resilience_exporter_dropped_series). Describe describes
+// the values of the guards registered when it is called: a pedantic
+// registry rejects those of guards registered after the Collector.
 //
 // No name loses a scrape: a name that is not valid UTF-8 (which WithName
 // options and the registry reject, but a guard or event source of one's

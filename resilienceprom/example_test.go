@@ -51,19 +51,17 @@ func Example() {
 	)
 	_, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, errors.New("down") })
 	fmt.Println(err)
-	samples(c, "resilience_calls_total", "resilience_events_total", "resilience_circuit_breaker_state")
+	samples(c, "resilience_calls_total", "resilience_events_total", "resilience_guard_state")
 	// Output:
 	// retry: gave up after 2 attempts: down
 	// resilience_calls_total{name="db",outcome="failure",policy="breaker"} 2
 	// resilience_calls_total{name="db",outcome="failure",policy="retry"} 1
-	// resilience_circuit_breaker_state{name="db",state="closed"} 0
-	// resilience_circuit_breaker_state{name="db",state="half-open"} 0
-	// resilience_circuit_breaker_state{name="db",state="open"} 1
 	// resilience_events_total{event="breaker.failure",name="db",policy="breaker"} 2
 	// resilience_events_total{event="breaker.opened",name="db",policy="breaker"} 1
 	// resilience_events_total{event="retry.attempt_failed",name="db",policy="retry"} 2
 	// resilience_events_total{event="retry.gave_up",name="db",policy="retry"} 1
 	// resilience_events_total{event="retry.waiting",name="db",policy="retry"} 1
+	// resilience_guard_state{name="db",policy="breaker",state="open"} 1
 }
 
 // Measure's layers around a retry: the call and each attempt are timed

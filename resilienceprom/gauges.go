@@ -1,71 +1,124 @@
 package resilienceprom
 
 import (
+	"strings"
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// gauge is one gauge read from the snapshots of the registered guards of
-// one kind, at each collection; its one label is name.
-type gauge struct {
-	name, help string
-	kind       telemetry.Kind
-	value      func(telemetry.Snapshot) float64
-	desc       *prometheus.Desc
+// values are the descriptions of the registered guards' values, made
+// from what each value says of itself the first time a value of its
+// metric name is seen, and kept: the guards' kinds and value names are
+// few.
+type values struct {
+	mu    sync.Mutex
+	descs map[string]*prometheus.Desc // by metric name; nil: the name is taken by another metric
 }
 
-// newGauges returns the gauges of every field of a telemetry.Snapshot but
-// the breaker's state (resilience_circuit_breaker_state, one series per
-// state) and Refused (resilience_guard_refused_total).
-func newGauges() []gauge {
-	gs := []gauge{
-		{"resilience_circuit_breaker_forced", "1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0.", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return b2f(s.Breaker.Forced) }, nil},
-		{"resilience_circuit_breaker_generation", "The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Generation) }, nil},
-		{"resilience_circuit_breaker_window_calls", "Calls counted in the current state (over the sliding window while closed).", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Calls) }, nil},
-		{"resilience_circuit_breaker_window_successes", "Successes counted in the current state (over the sliding window while closed).", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Successes) }, nil},
-		{"resilience_circuit_breaker_window_failures", "Failures counted in the current state (over the sliding window while closed).", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Failures) }, nil},
-		{"resilience_circuit_breaker_window_slow", "Slow calls counted in the current state (over the sliding window while closed).", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Slow) }, nil},
-		{"resilience_circuit_breaker_failure_ratio", "Failures / calls counted in the current state, in [0, 1].", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return s.Breaker.FailureRatio }, nil},
-		{"resilience_circuit_breaker_consecutive_successes", "Successes in a row, in the current state.", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.ConsecutiveSuccesses) }, nil},
-		{"resilience_circuit_breaker_consecutive_failures", "Failures in a row, in the current state.", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.ConsecutiveFailures) }, nil},
-		{"resilience_circuit_breaker_rejected", "Calls refused in the current state.", telemetry.Breaker,
-			func(s telemetry.Snapshot) float64 { return float64(s.Breaker.Rejected) }, nil},
-		{"resilience_bulkhead_limit", "The most calls the bulkhead lets run at once.", telemetry.Bulkhead,
-			func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.Limit) }, nil},
-		{"resilience_bulkhead_in_flight", "Calls holding a slot of the bulkhead now.", telemetry.Bulkhead,
-			func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.InFlight) }, nil},
-		{"resilience_bulkhead_queued", "Calls waiting in the bulkhead's queue now.", telemetry.Bulkhead,
-			func(s telemetry.Snapshot) float64 { return float64(s.Bulkhead.Queued) }, nil},
-		{"resilience_rate_limiter_rate", "Tokens the rate limiter adds per second.", telemetry.RateLimit,
-			func(s telemetry.Snapshot) float64 { return s.Limiter.Rate }, nil},
-		{"resilience_rate_limiter_burst", "The most tokens the rate limiter's bucket holds.", telemetry.RateLimit,
-			func(s telemetry.Snapshot) float64 { return float64(s.Limiter.Burst) }, nil},
-		{"resilience_rate_limiter_tokens", "Tokens in the rate limiter's bucket now (negative: owed to waiters).", telemetry.RateLimit,
-			func(s telemetry.Snapshot) float64 { return s.Limiter.Tokens }, nil},
+// desc returns the description of the metric of v, a value of a guard of
+// kind, making it the first time; nil if its name is one of the
+// Collector's own metrics.
+func (vs *values) desc(kind telemetry.Kind, v *telemetry.Value) *prometheus.Desc {
+	name := valueMetric(kind, v)
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if d, ok := vs.descs[name]; ok {
+		return d
 	}
-	for i := range gs {
-		gs[i].desc = prometheus.NewDesc(gs[i].name, gs[i].help, []string{"name"}, nil)
+	if vs.descs == nil {
+		vs.descs = make(map[string]*prometheus.Desc)
 	}
-	return gs
+	var d *prometheus.Desc
+	if !ownMetrics[name] {
+		help := v.Help
+		if help == "" {
+			help = "The value " + v.Name + " of the registered guards of kind " + string(kind) + "."
+		}
+		d = prometheus.NewDesc(name, help, []string{"name"}, nil)
+	}
+	vs.descs[name] = d
+	return d
 }
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
+// ownMetrics are the names of the Collector's own metrics, which no
+// guard's value may take.
+var ownMetrics = map[string]bool{
+	"resilience_calls_total": true, "resilience_events_total": true, "resilience_call_duration_seconds": true,
+	"resilience_attempt_duration_seconds": true, "resilience_wait_duration_seconds": true,
+	"resilience_guard_refused_total": true, "resilience_guard_state": true,
+	"resilience_exporter_sanitized_series": true, "resilience_exporter_dropped_series": true,
 }
 
-// breakerStates are the values of the state label, each a series of its
-// own: 1 for the breaker's state, 0 for the others.
-var breakerStates = []string{telemetry.StateClosed, telemetry.StateOpen, telemetry.StateHalfOpen}
+// valueMetric returns the metric name of v, a value of a guard of kind:
+// resilience_<kind>_<name>, then the unit's suffix (see unitSuffix), then
+// _total for a counter; characters that a metric name may not hold are
+// underscores.
+func valueMetric(kind telemetry.Kind, v *telemetry.Value) string {
+	name := "resilience_" + sanitize(string(kind)) + "_" + sanitize(v.Name) + unitSuffix(v.Unit)
+	if v.Type == telemetry.CounterValue && !strings.HasSuffix(name, "_total") {
+		name += "_total"
+	}
+	return name
+}
+
+// unitSuffix returns the suffix a unit (UCUM, as OpenTelemetry writes it)
+// gives a metric name: "" for a count ("{call}") or a ratio ("1"),
+// "_seconds" for "s", "_bytes" for "By", "_per_second" for "{token}/s";
+// another unit as itself.
+func unitSuffix(unit string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range unit { // annotations in braces say what is counted: no unit
+		switch {
+		case r == '{':
+			depth++
+		case r == '}' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	u := b.String()
+	if u == "" || u == "1" {
+		return ""
+	}
+	num, den, per := strings.Cut(u, "/")
+	s := ""
+	if num != "" && num != "1" {
+		s = "_" + unitWord(num, true)
+	}
+	if per && den != "" {
+		s += "_per_" + unitWord(den, false)
+	}
+	return s
+}
+
+// unitWord names a unit in a metric name, plural or not.
+func unitWord(u string, plural bool) string {
+	words := map[string][2]string{
+		"s": {"second", "seconds"}, "ms": {"millisecond", "milliseconds"}, "us": {"microsecond", "microseconds"},
+		"ns": {"nanosecond", "nanoseconds"}, "min": {"minute", "minutes"}, "h": {"hour", "hours"},
+		"By": {"byte", "bytes"}, "%": {"percent", "percent"},
+	}
+	if w, ok := words[u]; ok {
+		if plural {
+			return w[1]
+		}
+		return w[0]
+	}
+	return sanitize(u)
+}
+
+// sanitize returns s with each character that a metric name may not hold
+// (other than ASCII letters, digits and underscores) an underscore.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, s)
+}

@@ -76,7 +76,7 @@ resilience_events_total{event="retry.waiting",name="prices",policy="retry"} 1
 # TYPE resilience_wait_duration_seconds histogram
 ` +
 	histogram("resilience_wait_duration_seconds", `event="retry.waiting",name="prices",policy="retry"`, outageBuckets, 0) +
-	`# HELP resilience_exporter_dropped_series Series of the last collection left out: they read, once their name was sanitised, as a series sent before.
+	`# HELP resilience_exporter_dropped_series Series of the last collection left out: they read, once their name was sanitised, as a series sent before, or a guard's value is named like one of the Collector's own metrics.
 # TYPE resilience_exporter_dropped_series gauge
 resilience_exporter_dropped_series 0
 # HELP resilience_exporter_sanitized_series Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.
@@ -88,41 +88,39 @@ resilience_exporter_sanitized_series 0
 resilience_guard_refused_total{name="prices",policy="breaker"} 1
 resilience_guard_refused_total{name="db",policy="bulkhead"} 5
 resilience_guard_refused_total{name="api",policy="ratelimit"} 7
-# HELP resilience_circuit_breaker_state 1 for the breaker's state (closed, open, half-open), 0 for the others.
-# TYPE resilience_circuit_breaker_state gauge
-resilience_circuit_breaker_state{name="prices",state="closed"} 1
-resilience_circuit_breaker_state{name="prices",state="open"} 0
-resilience_circuit_breaker_state{name="prices",state="half-open"} 0
-# HELP resilience_circuit_breaker_forced 1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0.
-# TYPE resilience_circuit_breaker_forced gauge
-resilience_circuit_breaker_forced{name="prices"} 0
-# HELP resilience_circuit_breaker_generation The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.
-# TYPE resilience_circuit_breaker_generation gauge
-resilience_circuit_breaker_generation{name="prices"} 4
-# HELP resilience_circuit_breaker_window_calls Calls counted in the current state (over the sliding window while closed).
-# TYPE resilience_circuit_breaker_window_calls gauge
-resilience_circuit_breaker_window_calls{name="prices"} 1
-# HELP resilience_circuit_breaker_window_successes Successes counted in the current state (over the sliding window while closed).
-# TYPE resilience_circuit_breaker_window_successes gauge
-resilience_circuit_breaker_window_successes{name="prices"} 1
-# HELP resilience_circuit_breaker_window_failures Failures counted in the current state (over the sliding window while closed).
-# TYPE resilience_circuit_breaker_window_failures gauge
-resilience_circuit_breaker_window_failures{name="prices"} 0
-# HELP resilience_circuit_breaker_window_slow Slow calls counted in the current state (over the sliding window while closed).
-# TYPE resilience_circuit_breaker_window_slow gauge
-resilience_circuit_breaker_window_slow{name="prices"} 0
-# HELP resilience_circuit_breaker_failure_ratio Failures / calls counted in the current state, in [0, 1].
-# TYPE resilience_circuit_breaker_failure_ratio gauge
-resilience_circuit_breaker_failure_ratio{name="prices"} 0
-# HELP resilience_circuit_breaker_consecutive_successes Successes in a row, in the current state.
-# TYPE resilience_circuit_breaker_consecutive_successes gauge
-resilience_circuit_breaker_consecutive_successes{name="prices"} 1
-# HELP resilience_circuit_breaker_consecutive_failures Failures in a row, in the current state.
-# TYPE resilience_circuit_breaker_consecutive_failures gauge
-resilience_circuit_breaker_consecutive_failures{name="prices"} 0
-# HELP resilience_circuit_breaker_rejected Calls refused in the current state.
-# TYPE resilience_circuit_breaker_rejected gauge
-resilience_circuit_breaker_rejected{name="prices"} 0
+# HELP resilience_guard_state 1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.
+# TYPE resilience_guard_state gauge
+resilience_guard_state{name="prices",policy="breaker",state="closed"} 1
+# HELP resilience_breaker_window_calls Calls counted in the current state (over the sliding window while closed).
+# TYPE resilience_breaker_window_calls gauge
+resilience_breaker_window_calls{name="prices"} 1
+# HELP resilience_breaker_window_failures Failures counted in the current state (over the sliding window while closed).
+# TYPE resilience_breaker_window_failures gauge
+resilience_breaker_window_failures{name="prices"} 0
+# HELP resilience_breaker_failure_ratio Failures / calls counted in the current state, in [0, 1].
+# TYPE resilience_breaker_failure_ratio gauge
+resilience_breaker_failure_ratio{name="prices"} 0
+# HELP resilience_breaker_window_refused Calls refused in the current state.
+# TYPE resilience_breaker_window_refused gauge
+resilience_breaker_window_refused{name="prices"} 0
+# HELP resilience_breaker_window_successes Successes counted in the current state (over the sliding window while closed).
+# TYPE resilience_breaker_window_successes gauge
+resilience_breaker_window_successes{name="prices"} 1
+# HELP resilience_breaker_window_slow Slow calls counted in the current state (over the sliding window while closed).
+# TYPE resilience_breaker_window_slow gauge
+resilience_breaker_window_slow{name="prices"} 0
+# HELP resilience_breaker_consecutive_failures Failures in a row, in the current state.
+# TYPE resilience_breaker_consecutive_failures gauge
+resilience_breaker_consecutive_failures{name="prices"} 0
+# HELP resilience_breaker_consecutive_successes Successes in a row, in the current state.
+# TYPE resilience_breaker_consecutive_successes gauge
+resilience_breaker_consecutive_successes{name="prices"} 1
+# HELP resilience_breaker_generation The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.
+# TYPE resilience_breaker_generation gauge
+resilience_breaker_generation{name="prices"} 4
+# HELP resilience_breaker_forced 1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0.
+# TYPE resilience_breaker_forced gauge
+resilience_breaker_forced{name="prices"} 0
 # HELP resilience_bulkhead_limit The most calls the bulkhead lets run at once.
 # TYPE resilience_bulkhead_limit gauge
 resilience_bulkhead_limit{name="db"} 8
@@ -132,15 +130,15 @@ resilience_bulkhead_in_flight{name="db"} 3
 # HELP resilience_bulkhead_queued Calls waiting in the bulkhead's queue now.
 # TYPE resilience_bulkhead_queued gauge
 resilience_bulkhead_queued{name="db"} 2
-# HELP resilience_rate_limiter_rate Tokens the rate limiter adds per second.
-# TYPE resilience_rate_limiter_rate gauge
-resilience_rate_limiter_rate{name="api"} 100
-# HELP resilience_rate_limiter_burst The most tokens the rate limiter's bucket holds.
-# TYPE resilience_rate_limiter_burst gauge
-resilience_rate_limiter_burst{name="api"} 20
-# HELP resilience_rate_limiter_tokens Tokens in the rate limiter's bucket now (negative: owed to waiters).
-# TYPE resilience_rate_limiter_tokens gauge
-resilience_rate_limiter_tokens{name="api"} -1.5
+# HELP resilience_ratelimit_rate_per_second Tokens the rate limiter adds per second.
+# TYPE resilience_ratelimit_rate_per_second gauge
+resilience_ratelimit_rate_per_second{name="api"} 100
+# HELP resilience_ratelimit_burst The most tokens the rate limiter's bucket holds.
+# TYPE resilience_ratelimit_burst gauge
+resilience_ratelimit_burst{name="api"} 20
+# HELP resilience_ratelimit_tokens Tokens in the rate limiter's bucket now (negative: owed to waiters).
+# TYPE resilience_ratelimit_tokens gauge
+resilience_ratelimit_tokens{name="api"} -1.5
 `
 
 // TestScriptedOutage: after the scripted outage, the Collector's

@@ -19,15 +19,15 @@ func TestCounter(t *testing.T) {
 		{Type: telemetry.BreakerRefused, Name: "db"},
 		{Type: telemetry.BreakerOpened, Name: "db"},
 		{Type: telemetry.RetryGaveUp, Name: ""},
-		{Type: telemetry.RateLimitRejected, Name: "api", Key: "alice"},
-		{Type: telemetry.RateLimitRejected, Name: "api", Key: "bob"}, // keys count together
+		{Type: telemetry.RateLimitRefused, Name: "api", Key: "alice"},
+		{Type: telemetry.RateLimitRefused, Name: "api", Key: "bob"}, // keys count together
 		{Type: telemetry.BreakerRefused, Name: "cache"},
 	} {
 		c.Observe(e)
 	}
 	want := []telemetry.Count{
 		{Name: "", Type: telemetry.RetryGaveUp, N: 1},
-		{Name: "api", Type: telemetry.RateLimitRejected, N: 2},
+		{Name: "api", Type: telemetry.RateLimitRefused, N: 2},
 		{Name: "cache", Type: telemetry.BreakerRefused, N: 1},
 		{Name: "db", Type: telemetry.BreakerOpened, N: 1},
 		{Name: "db", Type: telemetry.BreakerRefused, N: 2},

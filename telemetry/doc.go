@@ -22,8 +22,11 @@
 //   - [Counter]: counts per policy and event type, for exporters
 //   - [CheckName]: the check of a name given to a policy (valid UTF-8)
 //   - [Slog], [NewSlog], [SlogOptions], [Level]: events as log lines
-//   - [Guard], [Snapshot], [BreakerStats], [BulkheadStats],
-//     [LimiterStats]: a guard's live state in one shape
+//   - [Guard], [Snapshot], [Value], [ValueType], [KeySummary], [KeyStat],
+//     [AddTop]: a guard's live state, described by the guard: its kind,
+//     name, state, refusals and named values (unit, type, help), so that
+//     exporters, dashboards and health checks render any guard, one of
+//     your own included, without knowing its kind
 //   - [Registry], [NewRegistry], [ErrDuplicate], [ErrNoName],
 //     [ErrInvalidName]: guards and pipelines by name;
 //     [Registry.OpenBreakers] answers "which breakers are open now?"
@@ -73,14 +76,17 @@
 //	                          (in a call that hedged)            (since the first copy)
 //	hedge.losers_cancelled    the other copies were cancelled    Attempt (how many)              —                       Debug
 //	bulkhead.queued_admitted  a queued call got a slot           Wait (time in the queue)        —                       Debug
-//	bulkhead.rejected         a call was refused (full, queue    Err, Wait (time in the queue)   OnRateLimiterRejected   Debug
+//	bulkhead.refused          a call was refused (full, queue    Err, Wait (time in the queue)   OnRateLimiterRejected   Debug
 //	                          timeout)
-//	ratelimit.rejected        a call was refused                 Err, Wait (its Retry-After),    OnRateLimiterRejected   Debug
+//	ratelimit.refused         a call was refused                 Err, Wait (its Retry-After),    OnRateLimiterRejected   Debug
 //	                                                             Key (keyed limiters)
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// Every policy in the table emits its events. A keyed rate limiter's events
+// A policy may own its event types: package adaptive's limiter emits
+// adaptive.refused (adaptive.EventRefused: Err, the refusal), which the
+// exporters count as a call refused and a [Slog] writes at Debug, as every
+// "kind.refused" type. Every policy in the table emits its events. A keyed rate limiter's events
 // leave Key empty: naming the key would cost an allocation per event, so
 // they count under the limiter's Name.
 //

@@ -80,14 +80,14 @@ const (
 const (
 	// BulkheadQueuedAdmitted: a call that waited in the queue got a slot.
 	BulkheadQueuedAdmitted Type = "bulkhead.queued_admitted"
-	// BulkheadRejected: the bulkhead refused a call.
-	BulkheadRejected Type = "bulkhead.rejected"
+	// BulkheadRefused: the bulkhead refused a call.
+	BulkheadRefused Type = "bulkhead.refused"
 )
 
 // The events of the rate limiter.
 const (
-	// RateLimitRejected: the rate limiter refused a call.
-	RateLimitRejected Type = "ratelimit.rejected"
+	// RateLimitRefused: the rate limiter refused a call.
+	RateLimitRefused Type = "ratelimit.refused"
 	// RateLimitWaited: a call waited for a token.
 	RateLimitWaited Type = "ratelimit.waited"
 )
@@ -109,7 +109,7 @@ func (t Type) Kind() Kind {
 }
 
 // The states of a breaker as events and snapshots name them: the values of
-// [Event.From], [Event.To] and [BreakerStats.State].
+// [Event.From], [Event.To] and [Snapshot.State].
 const (
 	StateClosed   = "closed"
 	StateOpen     = "open"

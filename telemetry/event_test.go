@@ -15,8 +15,8 @@ var allTypes = map[telemetry.Kind][]telemetry.Type{
 	telemetry.Retry:     {telemetry.RetryAttemptFailed, telemetry.RetryWaiting, telemetry.RetryGaveUp},
 	telemetry.Timeout:   {telemetry.TimeoutExpired, telemetry.TimeoutAbandoned},
 	telemetry.Hedge:     {telemetry.HedgeLaunched, telemetry.HedgeWon, telemetry.HedgeLosersCancelled},
-	telemetry.Bulkhead:  {telemetry.BulkheadQueuedAdmitted, telemetry.BulkheadRejected},
-	telemetry.RateLimit: {telemetry.RateLimitRejected, telemetry.RateLimitWaited},
+	telemetry.Bulkhead:  {telemetry.BulkheadQueuedAdmitted, telemetry.BulkheadRefused},
+	telemetry.RateLimit: {telemetry.RateLimitRefused, telemetry.RateLimitWaited},
 	telemetry.Fallback:  {telemetry.FallbackUsed},
 }
 

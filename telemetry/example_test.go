@@ -105,7 +105,7 @@ func ExampleRegistry_OpenBreakers() {
 		}
 	}
 	for _, s := range reg.OpenBreakers() {
-		fmt.Println(s.Name, s.Breaker.State)
+		fmt.Println(s.Name, s.State)
 	}
 	// Output:
 	// billing open
@@ -135,7 +135,8 @@ func ExampleRegistry_Snapshots() {
 	b.Record(true)
 	_, _ = b.Allow()
 	for _, s := range reg.Snapshots() {
-		fmt.Printf("%s %s: %s, generation %d, %d refused\n", s.Kind, s.Name, s.Breaker.State, s.Breaker.Generation, s.Refused)
+		gen, _ := s.Value("generation")
+		fmt.Printf("%s %s: %s, generation %v, %d refused\n", s.Kind, s.Name, s.State, gen, s.Refused)
 	}
 	// Output:
 	// breaker db: open, generation 2, 1 refused
@@ -176,7 +177,7 @@ func ExampleMulti() {
 
 // Every event type names the kind of policy that emits it.
 func ExampleType_Kind() {
-	fmt.Println(telemetry.BreakerOpened.Kind(), telemetry.RetryGaveUp.Kind(), telemetry.RateLimitRejected.Kind())
+	fmt.Println(telemetry.BreakerOpened.Kind(), telemetry.RetryGaveUp.Kind(), telemetry.RateLimitRefused.Kind())
 	// Output: breaker retry ratelimit
 }
 

@@ -34,6 +34,8 @@ func TestCheckName(t *testing.T) {
 // namedGuard is a guard of one's own, whose name no option checked.
 type namedGuard string
 
+func (g namedGuard) Name() string { return string(g) }
+
 func (g namedGuard) Snapshot() telemetry.Snapshot {
 	return telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: string(g)}
 }

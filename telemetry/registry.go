@@ -59,7 +59,8 @@ type guardKey struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{} }
 
-// Register adds g under the kind and name of its snapshot. It returns an
+// Register adds g under its Name and the Kind of its snapshot (taken once,
+// here; [Registry.Snapshots] lists g under that name). It returns an
 // error matching [ErrNoName] if the name is "", one matching
 // [ErrInvalidName] if it is not valid UTF-8, and one matching
 // [ErrDuplicate] (naming the kind and name) if a guard of that kind and
@@ -70,6 +71,7 @@ func (r *Registry) Register(g Guard) error {
 		panic("telemetry: Register guard must not be nil")
 	}
 	s := g.Snapshot()
+	s.Name = g.Name()
 	if s.Name == "" {
 		return fmt.Errorf("%w: a %s without a Name", ErrNoName, kindOrGuard(s.Kind))
 	}
@@ -96,6 +98,26 @@ func kindOrGuard(k Kind) string {
 		return "guard"
 	}
 	return string(k)
+}
+
+// Unregister removes g, registered under its kind and name, and reports
+// whether it was registered. A different guard registered under that kind
+// and name stays (Unregister compares guards with ==, so g must be of a
+// comparable type, as a pointer is). Unregister panics if g is nil.
+func (r *Registry) Unregister(g Guard) bool {
+	if g == nil {
+		panic("telemetry: Unregister guard must not be nil")
+	}
+	k := guardKey{g.Name(), g.Snapshot().Kind}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.guards[k]; !ok || old != g {
+		return false
+	}
+	delete(r.guards, k)
+	i, _ := slices.BinarySearchFunc(r.order, k, func(e entry, k guardKey) int { return compareKeys(e.key, k) })
+	r.order = slices.Delete(r.order, i, i+1)
+	return true
 }
 
 // RegisterPipeline adds the pipeline p under name, with its chain as
@@ -140,17 +162,20 @@ func (r *Registry) Snapshots() []Snapshot {
 	out := make([]Snapshot, len(guards))
 	for i, e := range guards {
 		out[i] = e.guard.Snapshot()
+		out[i].Name = e.key.name // the name it is registered under, whatever the guard says
 	}
 	return out
 }
 
-// OpenBreakers returns the snapshots of the registered breakers that are
-// not closed now, open or half-open (refusing every call, or all but a
-// few trials), in name order; none (nil) when every breaker is closed.
+// OpenBreakers returns the snapshots of the registered guards with
+// states that are not closed now, open or half-open (refusing every call,
+// or all but a few trials): breakers, and guards of your own whose State
+// is [StateOpen] or [StateHalfOpen]. They come in name order; none (nil)
+// when every such guard is closed.
 func (r *Registry) OpenBreakers() []Snapshot {
 	var open []Snapshot
 	for _, s := range r.Snapshots() {
-		if s.Kind == Breaker && s.Breaker.State != StateClosed {
+		if s.State == StateOpen || s.State == StateHalfOpen {
 			open = append(open, s)
 		}
 	}

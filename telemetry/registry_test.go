@@ -15,9 +15,10 @@ import (
 )
 
 // guard is a Guard with a fixed snapshot.
-type guard telemetry.Snapshot
+type guard struct{ s telemetry.Snapshot }
 
-func (g guard) Snapshot() telemetry.Snapshot { return telemetry.Snapshot(g) }
+func (g guard) Name() string                 { return g.s.Name }
+func (g guard) Snapshot() telemetry.Snapshot { return g.s }
 
 func newBreaker(name string) *breaker.Breaker {
 	return breaker.New(breaker.WithName(name), breaker.WithClock(clock.NewFake()))
@@ -39,14 +40,14 @@ func TestRegistryDuplicate(t *testing.T) {
 		t.Fatalf("error = %q, want %q", err, want)
 	}
 	// The first stays.
-	if got := r.Snapshots(); len(got) != 1 || got[0].Breaker.State != telemetry.StateClosed {
+	if got := r.Snapshots(); len(got) != 1 || got[0].State != telemetry.StateClosed {
 		t.Fatalf("Snapshots() = %+v, want the first breaker only (closed)", got)
 	}
 	// Another kind may take the name.
-	if err := r.Register(guard{Kind: telemetry.Bulkhead, Name: "db"}); err != nil {
+	if err := r.Register(guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db"}}); err != nil {
 		t.Fatalf("Register of a bulkhead named like a breaker = %v, want nil", err)
 	}
-	if err := r.Register(guard{Kind: telemetry.Bulkhead, Name: "db"}); !errors.Is(err, telemetry.ErrDuplicate) {
+	if err := r.Register(guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db"}}); !errors.Is(err, telemetry.ErrDuplicate) {
 		t.Fatalf("Register of a second bulkhead db = %v, want ErrDuplicate", err)
 	}
 
@@ -77,22 +78,27 @@ func TestRegistryEnumeration(t *testing.T) {
 	r := telemetry.NewRegistry()
 	for _, g := range []telemetry.Guard{
 		newBreaker("search"),
-		guard{Kind: telemetry.RateLimit, Name: "api", Limiter: telemetry.LimiterStats{Rate: 10, Burst: 5, Tokens: 5}},
+		guard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Values: []telemetry.Value{{Name: "rate", Value: 10}}}},
 		newBreaker("api"),
-		guard{Kind: telemetry.Bulkhead, Name: "billing", Bulkhead: telemetry.BulkheadStats{Limit: 4, InFlight: 1}},
+		guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "billing", Refused: 2}},
 	} {
 		if err := r.Register(g); err != nil {
 			t.Fatal(err)
 		}
 	}
-	closed := telemetry.BreakerStats{State: telemetry.StateClosed, Generation: 1}
 	want := []telemetry.Snapshot{
-		{Kind: telemetry.Breaker, Name: "api", Breaker: closed},
-		{Kind: telemetry.RateLimit, Name: "api", Limiter: telemetry.LimiterStats{Rate: 10, Burst: 5, Tokens: 5}},
-		{Kind: telemetry.Bulkhead, Name: "billing", Bulkhead: telemetry.BulkheadStats{Limit: 4, InFlight: 1}},
-		{Kind: telemetry.Breaker, Name: "search", Breaker: closed},
+		{Kind: telemetry.Breaker, Name: "api", State: telemetry.StateClosed},
+		{Kind: telemetry.RateLimit, Name: "api", Values: []telemetry.Value{{Name: "rate", Value: 10}}},
+		{Kind: telemetry.Bulkhead, Name: "billing", Refused: 2},
+		{Kind: telemetry.Breaker, Name: "search", State: telemetry.StateClosed},
 	}
-	if diff := cmp.Diff(want, r.Snapshots()); diff != "" {
+	got := r.Snapshots()
+	for i := range got { // the breakers' Values are the breaker package's to test
+		if got[i].Kind == telemetry.Breaker {
+			got[i].Values = nil
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("Snapshots() mismatch (-want +got):\n%s", diff)
 	}
 
@@ -116,7 +122,7 @@ func TestRegistryOpenBreakers(t *testing.T) {
 	a := breaker.New(breaker.WithName("a"), breaker.WithClock(f), breaker.WithThreshold(1), breaker.WithCooldown(10))
 	b := breaker.New(breaker.WithName("b"), breaker.WithClock(f))
 	c := breaker.New(breaker.WithName("c"), breaker.WithClock(f))
-	for _, g := range []telemetry.Guard{c, b, a, guard{Kind: telemetry.Bulkhead, Name: "a"}} {
+	for _, g := range []telemetry.Guard{c, b, a, guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "a"}}} {
 		if err := r.Register(g); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +130,7 @@ func TestRegistryOpenBreakers(t *testing.T) {
 	names := func() []string {
 		var out []string
 		for _, s := range r.OpenBreakers() {
-			out = append(out, s.Name+" "+s.Breaker.State)
+			out = append(out, s.Name+" "+s.State)
 		}
 		return out
 	}
@@ -171,7 +177,7 @@ func TestRegistryGuardMayUseTheRegistry(t *testing.T) {
 	go func() { done <- r.Snapshots() }() // makes the half-open transition happen
 	select {
 	case got := <-done:
-		if len(got) != 1 || got[0].Breaker.State != telemetry.StateHalfOpen {
+		if len(got) != 1 || got[0].State != telemetry.StateHalfOpen {
 			t.Fatalf("Snapshots() = %+v, want db half-open", got)
 		}
 	case <-time.After(10 * time.Second):

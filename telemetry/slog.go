@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -91,8 +92,9 @@ func NewSlog(l *slog.Logger, o *SlogOptions) *Slog {
 // Level returns the level at which a [Slog] writes events of type t:
 // Warn for [BreakerOpened], [BreakerEvicted] and [RetryGaveUp]; Info for the other
 // transitions ([BreakerHalfOpened], [BreakerClosed]), [TimeoutAbandoned]
-// and [FallbackUsed]; Debug for the other built-in types; Info for types
-// it does not know.
+// and [FallbackUsed]; Debug for the other built-in types and for every
+// other "kind.refused" type (a refusal is per call, as a built-in
+// guard's); Info for the other types it does not know.
 func Level(t Type) slog.Level {
 	switch t {
 	case BreakerOpened, BreakerEvicted, RetryGaveUp:
@@ -103,8 +105,11 @@ func Level(t Type) slog.Level {
 		RetryAttemptFailed, RetryWaiting,
 		TimeoutExpired,
 		HedgeLaunched, HedgeWon, HedgeLosersCancelled,
-		BulkheadQueuedAdmitted, BulkheadRejected,
-		RateLimitRejected, RateLimitWaited:
+		BulkheadQueuedAdmitted, BulkheadRefused,
+		RateLimitRefused, RateLimitWaited:
+		return slog.LevelDebug
+	}
+	if strings.HasSuffix(string(t), ".refused") {
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo

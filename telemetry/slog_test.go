@@ -56,7 +56,7 @@ func TestSlogLevelsAndAttributes(t *testing.T) {
 		{Type: telemetry.BreakerRefused, Name: "db", Err: errors.New("breaker: open"), Wait: time.Second},
 		{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: errors.New("boom")},
 		{Type: telemetry.RetryGaveUp, Name: "get", Attempt: 3, Err: errors.New("retry: attempts used up")},
-		{Type: telemetry.RateLimitRejected, Name: "api", Key: "alice", Elapsed: time.Millisecond},
+		{Type: telemetry.RateLimitRefused, Name: "api", Key: "alice", Elapsed: time.Millisecond},
 		{Type: telemetry.FallbackUsed, Name: "prices"},
 		{Type: "custom.thing", Name: "mine"},
 	} {
@@ -70,7 +70,7 @@ func TestSlogLevelsAndAttributes(t *testing.T) {
 		`level=DEBUG msg=breaker.refused policy=breaker name=db error="breaker: open" wait=1s`,
 		`level=DEBUG msg=retry.attempt_failed policy=retry attempt=1 error=boom`,
 		`level=WARN msg=retry.gave_up policy=retry name=get attempt=3 error="retry: attempts used up"`,
-		`level=DEBUG msg=ratelimit.rejected policy=ratelimit name=api key=alice elapsed=1ms`,
+		`level=DEBUG msg=ratelimit.refused policy=ratelimit name=api key=alice elapsed=1ms`,
 		`level=INFO msg=fallback.used policy=fallback name=prices`,
 		`level=INFO msg=custom.thing policy=custom name=mine`,
 	)
@@ -172,5 +172,18 @@ func TestNewSlogPanics(t *testing.T) {
 			}()
 			c.f()
 		}()
+	}
+}
+
+// A refusal of a policy's own event type is written at Debug, as the
+// built-in refusals; other unknown types at Info.
+func TestLevelOfOwnTypes(t *testing.T) {
+	for typ, want := range map[telemetry.Type]slog.Level{
+		"adaptive.refused": slog.LevelDebug, "mine.refused": slog.LevelDebug,
+		"mine.flushed": slog.LevelInfo, telemetry.BulkheadRefused: slog.LevelDebug,
+	} {
+		if got := telemetry.Level(typ); got != want {
+			t.Errorf("Level(%q) = %v, want %v", typ, got, want)
+		}
 	}
 }

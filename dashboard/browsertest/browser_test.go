@@ -21,7 +21,11 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/dashboard"
 	"github.com/f0b5b96b/resilience/internal/dashdemo"
+	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/throttle"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -358,23 +362,39 @@ func TestBrowserThousands(t *testing.T) {
 	cons.check(t)
 }
 
-// fakeGuard is a guard of a fixed snapshot: the bulkheads and rate
-// limiters, whose snapshots the policies do not give yet.
-type fakeGuard telemetry.Snapshot
+// fakeGuard is a guard of one's own, of a fixed snapshot.
+type fakeGuard struct{ s telemetry.Snapshot }
 
-func (g fakeGuard) Snapshot() telemetry.Snapshot { return telemetry.Snapshot(g) }
+func (g fakeGuard) Name() string                 { return g.s.Name }
+func (g fakeGuard) Snapshot() telemetry.Snapshot { return g.s }
 
-// A bulkhead's and a rate limiter's parts of a tile, beside a breaker's
-// or alone.
+// One guard of each core kind, and one of a user's own, each rendered
+// from what it describes: a tile per name, a row per guard.
 func TestBrowserGuardKinds(t *testing.T) {
 	reg := telemetry.NewRegistry()
 	dash := dashboard.New(reg, nil)
+	bh := bulkhead.New(10, bulkhead.WithName("db"))
+	for range 3 {
+		if !bh.TryAcquire() {
+			t.Fatal("TryAcquire = false on an idle bulkhead")
+		}
+	}
+	hosts := breaker.NewKeyed[string](breaker.WithName("hosts"), breaker.WithThreshold(1))
+	hosts.Breaker("a.example").Record(true) // open
+	hosts.Breaker("b.example")
+	users := ratelimit.NewKeyed[string](1, 1, ratelimit.WithName("users"))
+	users.Allow("u1")
+	users.Allow("u1") // refused
 	for _, g := range []telemetry.Guard{
 		breaker.New(breaker.WithName("db")),
-		fakeGuard{Kind: telemetry.Bulkhead, Name: "db", Refused: 4, Bulkhead: telemetry.BulkheadStats{Limit: 10, InFlight: 3, Queued: 2}},
-		fakeGuard{Kind: telemetry.RateLimit, Name: "db", Limiter: telemetry.LimiterStats{Rate: 100, Burst: 10, Tokens: 3.456}},
-		fakeGuard{Kind: telemetry.RateLimit, Name: "api", Limiter: telemetry.LimiterStats{Rate: 0.5, Burst: 1, Tokens: -2}},
-		fakeGuard{Kind: telemetry.Bulkhead, Name: "pool", Bulkhead: telemetry.BulkheadStats{Limit: 4, InFlight: 4}},
+		bh,
+		ratelimit.New(100, 10, ratelimit.WithName("db")),
+		hosts,
+		users,
+		adaptive.New(adaptive.WithName("search")),
+		throttle.New(throttle.WithName("api")),
+		fakeGuard{telemetry.Snapshot{Kind: "mycache", Name: "cache", State: telemetry.StateOpen, Refused: 2,
+			Values: []telemetry.Value{{Name: "entries", Unit: "{entry}", Help: "Entries cached.", Value: 12}}}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)
@@ -388,22 +408,43 @@ func TestBrowserGuardKinds(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate("http://"+addr+"/")); err != nil {
 		t.Fatalf("opening the page: %v", err)
 	}
-	waitFor(t, tab, 10*time.Second, "three tiles", `document.querySelectorAll('.tile').length === 3`, tilesShown)
+	waitFor(t, tab, 10*time.Second, "six tiles", `document.querySelectorAll('.tile').length === 6`, tilesShown)
 	rows := func(name string) []string {
 		return eval[[]string](t, tab, fmt.Sprintf(`(() => { const e = document.querySelector('.tile[data-name=%q]');
-			return [e.querySelector('.badge').textContent, ...[...e.querySelectorAll('.row.bulkhead, .row.limiter')].filter(r => !r.hidden).map(r => r.textContent)]; })()`, name))
+			if (!e) return ['no tile'];
+			return [e.dataset.state, e.querySelector('.badge').textContent,
+				...[...e.querySelectorAll('.row.guard')].filter(r => !r.hidden).map(r => r.dataset.kind)]; })()`, name))
 	}
 	for _, c := range []struct {
 		name string
 		want []string
 	}{
-		{"db", []string{"closed", "bulkhead 3/10 in flight · 2 queued", "limiter 3.5/10 tokens · 100/s"}},
-		{"api", []string{"limiter", "limiter -2/1 tokens · 0.5/s"}},
-		{"pool", []string{"bulkhead", "bulkhead 4/4 in flight · 0 queued"}},
+		{"db", []string{"closed", "closed", "breaker", "bulkhead", "ratelimit"}},
+		{"hosts", []string{"none", "breaker", "breaker"}},
+		{"users", []string{"none", "ratelimit", "ratelimit"}},
+		{"search", []string{"none", "adaptive", "adaptive"}},
+		{"api", []string{"none", "throttle", "throttle"}},
+		{"cache", []string{"open", "open", "mycache"}},
 	} {
 		if got := rows(c.name); !slices.Equal(got, c.want) {
-			t.Errorf("tile %s shows %q, want %q", c.name, got, c.want)
+			t.Errorf("tile %s shows [state, badge, row kinds...] %q, want %q", c.name, got, c.want)
 		}
+	}
+	text := func(name, kind string) string {
+		return eval[string](t, tab, fmt.Sprintf(`[...document.querySelectorAll('.tile[data-name=%q] .row.guard')].find(r => r.dataset.kind === %q).textContent`, name, kind))
+	}
+	for _, c := range []struct{ name, kind, want string }{
+		{"db", "bulkhead", "bulkhead · limit 10 · in flight 3 · queued 0"},
+		{"db", "ratelimit", "ratelimit · rate 100/s · burst 10 · tokens 10"},
+		{"hosts", "breaker", "breaker (2 keys) · keys 2 · max keys 8192 · open keys 1"},
+		{"cache", "mycache", "mycache · entries 12"},
+	} {
+		if got := text(c.name, c.kind); got != c.want {
+			t.Errorf("tile %s's %s row reads %q, want %q", c.name, c.kind, got, c.want)
+		}
+	}
+	if got := eval[string](t, tab, `document.querySelector('.tile[data-name="users"] .row.guard').title`); !strings.Contains(got, "top keys: u1 (1 refused)") {
+		t.Errorf("the users row's title is %q, want it to name the top key u1", got)
 	}
 	cons.check(t)
 }

@@ -1,5 +1,5 @@
 // The dashboard page: reads the stream of snapshots at ./events (format
-// version 1, see the Go package's documentation) and keeps one tile per
+// version 2, see the Go package's documentation) and keeps one tile per
 // guard name and one row per pipeline up to date. DOM nodes are made once
 // per name and reused: an update only writes the text that changed, moves
 // only the tiles whose place changed, and draws the sparklines of the
@@ -7,7 +7,8 @@
 'use strict';
 
 (() => {
-  const VERSION = 1;
+  const VERSION = 2;
+  const ROWS = 3;          // guard rows a tile shows; the others are in the last row's title
   const HISTORY = 120;       // points of a sparkline: 2 minutes, one a second
   const STALE_MS = 5000;     // no event for this long: reconnect
   const tilesEl = document.getElementById('tiles');
@@ -24,6 +25,7 @@
   let order = [];            // tile names in display order
   let gen = 0;               // the apply that last saw a tile
   let filter = '';
+  let described = {};        // kind -> value name -> {unit, type, help}: the snapshots' "values"
 
   // What the page did, for tests and for the curious (window.dashboard.stats).
   const stats = {
@@ -84,8 +86,7 @@
       el('b', q, lat, '–');
     }
     el('small', '', lat, ' ms');
-    el('div', 'row bulkhead', root).hidden = true;
-    el('div', 'row limiter', root).hidden = true;
+    for (let i = 0; i < ROWS; i++) el('div', 'row guard', root).hidden = true;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('class', 'spark');
     svg.setAttribute('viewBox', `0 0 ${HISTORY - 1} 32`);
@@ -109,7 +110,7 @@
     nameEl.title = name;
     const t = {
       name, root, badge: q('.badge'), calls: q('b.calls'), err: q('b.err'), ref: q('b.ref'),
-      p50: q('b.p50'), p90: q('b.p90'), p99: q('b.p99'), bh: q('.bulkhead'), lim: q('.limiter'),
+      p50: q('b.p50'), p90: q('b.p90'), p99: q('b.p99'), grows: [...root.querySelectorAll('.row.guard')],
       pc: q('path.calls'), pe: q('path.errors'),
       state: '', hCalls: [], hErrors: [], sparkDirty: true, gen: 0, rows: 0,
     };
@@ -154,16 +155,50 @@
   }
 
   function stateOf(g) {
-    if (!g.breaker) return 'none';
-    return g.breaker.forced ? 'forced-' + g.breaker.state : g.breaker.state;
+    if (!g.state) return 'none';
+    return g.forced ? 'forced-' + g.state : g.state;
   }
 
   function badgeOf(g, state) {
     if (state !== 'none') return state.replace('-', ' ');
-    const kinds = [];
-    if (g.bulkhead) kinds.push('bulkhead');
-    if (g.limiter) kinds.push('limiter');
+    const kinds = [...new Set(g.guards.map((x) => x.kind))];
     return kinds.length ? kinds.join(' · ') : 'measured';
+  }
+
+  // unitOf returns how a unit reads after a number: '' for a count
+  // ("{call}"), '/s' for "{token}/s", 's' for seconds.
+  function unitOf(unit) {
+    const u = (unit || '').replace(/\{[^}]*\}/g, '');
+    return u === '1' ? '' : u;
+  }
+
+  function fmtValue(v, unit) {
+    if (v === null || v === undefined) return '–';
+    const u = unitOf(unit);
+    if (u === 's') return ms(v * 1000) + ' ms';
+    const a = Math.abs(v);
+    const text = a >= 100 || Number.isInteger(v) ? v.toFixed(0) : String(+v.toPrecision(3));
+    return text + (u && !u.startsWith('/') ? ' ' + u : u);
+  }
+
+  // guardRow is one guard as a row: its kind (and state, for a tile of
+  // several stateful guards), then its first values, each as the guard
+  // describes it; all of them in the title, with their help.
+  function guardRow(x) {
+    const d = described[x.kind] || {};
+    const parts = [x.kind + (x.keys ? ` (${x.keys.keys} keys)` : '')];
+    const title = [x.kind + (x.state ? ' ' + x.state : '') + ': refused ' + x.refused];
+    let shown = 0;
+    for (const [name, v] of Object.entries(x.values || {})) {
+      const desc = d[name] || {};
+      const text = fmtValue(v, desc.unit);
+      if (shown < 3) { parts.push(name.replace(/_/g, ' ') + ' ' + text); shown++; }
+      title.push(`${name} ${text}${desc.help ? ' — ' + desc.help : ''}`);
+    }
+    if (x.keys && x.keys.top && x.keys.top.length) {
+      title.push('top keys: ' + x.keys.top.map((k) => `${k.key}${k.state ? ' ' + k.state : ''} (${k.refused} refused)`).join(', '));
+    }
+    return [parts.join(' · '), title.join('\n')];
   }
 
   function updateTile(t, g, full) {
@@ -172,7 +207,7 @@
       t.state = state;
       t.root.dataset.state = state;
     }
-    const kinds = state + (g.bulkhead ? ' b' : '') + (g.limiter ? ' l' : '');
+    const kinds = state + ' ' + g.guards.map((x) => x.kind).join(' ');
     if (t.kinds !== kinds) { t.kinds = kinds; set(t.badge, badgeOf(g, state)); }
     setv(t.calls, g.callsPerSec, fmtNum);
     setv(t.err, g.errorPct, fmtPct);
@@ -183,18 +218,21 @@
     setv(t.p50, l.p50, fmtMs);
     setv(t.p90, l.p90, fmtMs);
     setv(t.p99, l.p99, fmtMs);
-    if (g.bulkhead) {
-      const b = g.bulkhead;
-      set(t.bh, `bulkhead ${b.inFlight}/${b.limit} in flight · ${b.queued} queued`);
+    const rows = Math.min(g.guards.length, ROWS);
+    for (let i = 0; i < ROWS; i++) {
+      const r = t.grows[i];
+      if (i < rows) {
+        const [text, title] = guardRow(g.guards[i]);
+        let more = '';
+        if (i === ROWS - 1 && g.guards.length > ROWS) {
+          more = '\n' + g.guards.slice(ROWS).map((x) => guardRow(x)[1]).join('\n');
+        }
+        set(r, text);
+        if (r.title !== title + more) r.title = title + more;
+        r.dataset.kind = g.guards[i].kind;
+      }
+      if (r.hidden !== (i >= rows)) r.hidden = i >= rows;
     }
-    if (t.bh.hidden === !!g.bulkhead) t.bh.hidden = !g.bulkhead;
-    if (g.limiter) {
-      const q = g.limiter;
-      const rate = q.rate === null ? '∞' : num(q.rate);
-      set(t.lim, `limiter ${num(q.tokens, 1)}/${q.burst} tokens · ${rate}/s`);
-    }
-    if (t.lim.hidden === !!g.limiter) t.lim.hidden = !g.limiter;
-    const rows = (g.bulkhead ? 1 : 0) + (g.limiter ? 1 : 0);
     if (t.rows !== rows) { t.rows = rows; t.root.dataset.rows = rows; }
 
     if (full) {
@@ -304,6 +342,7 @@
       return;
     }
     gen++;
+    described = snap.values || {};
     const guards = snap.guards;
     const names = new Array(guards.length);
     let moved = guards.length !== order.length;
@@ -320,10 +359,8 @@
       names[i] = g.name;
       if (!moved && order[i] !== g.name) moved = true;
       updateTile(t, g, full);
-      if (g.breaker) {
-        if (g.breaker.state === 'open') open++;
-        else if (g.breaker.state === 'half-open') half++;
-      }
+      if (g.state === 'open') open++;
+      else if (g.state === 'half-open') half++;
     }
     if (tiles.size !== guards.length) {
       for (const [name, t] of tiles) {

@@ -140,9 +140,9 @@ loop:
 			}
 		case <-watch.C:
 			s := state()
-			if s.Breaker.State != last.Breaker.State {
-				fmt.Fprintf(out, "%6.1fs  breaker prices: %s -> %s\n", time.Since(start).Seconds(), last.Breaker.State, s.Breaker.State)
-				switch s.Breaker.State {
+			if s.State != last.State {
+				fmt.Fprintf(out, "%6.1fs  breaker prices: %s -> %s\n", time.Since(start).Seconds(), last.State, s.State)
+				switch s.State {
 				case telemetry.StateOpen:
 					opened++
 					openedNow = true

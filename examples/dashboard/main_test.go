@@ -78,7 +78,7 @@ func checkSnapshot(t *testing.T, url string) {
 	for _, g := range s.Guards {
 		names = append(names, g.Name)
 	}
-	if s.Version != 1 || len(names) != 4 {
-		t.Fatalf("snapshot: version %d, tiles %v; want version 1 and the 4 dependencies", s.Version, names)
+	if s.Version != 2 || len(names) != 4 {
+		t.Fatalf("snapshot: version %d, tiles %v; want version 2 and the 4 dependencies", s.Version, names)
 	}
 }

@@ -240,7 +240,7 @@ func run(c config, out io.Writer) bool {
 				now.Sub(start).Seconds(), phaseAt(now.Add(-time.Millisecond)),
 				second.calls.Swap(0), second.ok.Swap(0), second.hits.Swap(0),
 				fallbacks-last.fallbacks, timeouts-last.timeouts, retries-last.retries, gaveUp-last.gaveUp, s.Refused-last.refused,
-				s.Breaker.State, s.Breaker.Failures, s.Breaker.Calls)
+				s.State, value(s, "window_failures"), value(s, "window_calls"))
 			last.fallbacks, last.timeouts, last.retries, last.gaveUp, last.refused = fallbacks, timeouts, retries, gaveUp, s.Refused
 		}
 	}
@@ -331,4 +331,11 @@ func cached() *http.Response {
 		Header:     http.Header{"X-From-Cache": {"1"}},
 		Body:       io.NopCloser(strings.NewReader("41.50")),
 	}
+}
+
+// value returns the value of s named name, as an integer (0 if s has
+// none).
+func value(s telemetry.Snapshot, name string) uint64 {
+	v, _ := s.Value(name)
+	return uint64(v)
 }

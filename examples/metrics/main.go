@@ -130,17 +130,6 @@ func run(c config, out io.Writer) bool {
 	}
 	defer otelMetrics.Close()
 	collector := resilienceprom.New(resilienceprom.WithRegistry(reg))
-	promReg := prometheus.NewPedanticRegistry()
-	promReg.MustRegister(collector)
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(promReg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
-	metricsURL, stopMetrics, err := serve(mux)
-	if err != nil {
-		fmt.Fprintln(out, "metrics:", err)
-		return false
-	}
-	defer stopMetrics()
-	metricsURL += "/metrics"
 
 	// The client pipeline, observed by both.
 	obs := telemetry.Multi(otelMetrics, collector)
@@ -156,6 +145,19 @@ func run(c config, out io.Writer) bool {
 		fmt.Fprintln(out, "metrics:", err)
 		return false
 	}
+	// A pedantic registry checks each metric against those the Collector
+	// described when registered: register it once the guards are in reg.
+	promReg := prometheus.NewPedanticRegistry()
+	promReg.MustRegister(collector)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(promReg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
+	metricsURL, stopMetrics, err := serve(mux)
+	if err != nil {
+		fmt.Fprintln(out, "metrics:", err)
+		return false
+	}
+	defer stopMetrics()
+	metricsURL += "/metrics"
 	om := resilienceotel.Measure[*http.Response](otelMetrics, "prices", c.attempts)
 	pm := resilienceprom.Measure[*http.Response](collector, "prices", c.attempts)
 	pipeline := resilience.Then(
@@ -239,7 +241,7 @@ loop:
 	fmt.Fprintf(out, "\nfrom %s (%d lines), a few:\n", metricsURL, strings.Count(text, "\n"))
 	for _, line := range strings.Split(text, "\n") {
 		for _, prefix := range []string{
-			"resilience_calls_total{", "resilience_circuit_breaker_state{",
+			"resilience_calls_total{", "resilience_guard_state{",
 			`resilience_events_total{event="breaker.`, "resilience_call_duration_seconds_count{",
 			"resilience_attempt_duration_seconds_count{",
 		} {
@@ -304,10 +306,11 @@ func breakerEvents(e string) string {
 	return `resilience_events_total{event="breaker.` + e + `",name="prices",policy="breaker"}`
 }
 
-// breakerState is the state whose series of resilience_circuit_breaker_state is 1.
+// breakerState is the state of the prices breaker's series of
+// resilience_guard_state (1, with the state as a label).
 func (s series) breakerState() string {
 	for _, st := range []string{telemetry.StateClosed, telemetry.StateOpen, telemetry.StateHalfOpen} {
-		if s[`resilience_circuit_breaker_state{name="prices",state="`+st+`"}`] == 1 {
+		if s[`resilience_guard_state{name="prices",policy="breaker",state="`+st+`"}`] == 1 {
 			return st
 		}
 	}

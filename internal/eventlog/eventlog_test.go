@@ -70,7 +70,7 @@ func TestConcurrentObserve(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				r.Observe(ev(telemetry.BulkheadRejected, g*each+i))
+				r.Observe(ev(telemetry.BulkheadRefused, g*each+i))
 				_ = r.All()
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -38,7 +39,7 @@ func TestOutcomeOf(t *testing.T) {
 }
 
 // TestRecordsWait: only the wait events' waits are recorded, not a
-// negative one nor resilience.Never, and a bulkhead.rejected event's only
+// negative one nor resilience.Never, and a bulkhead.refused event's only
 // if it waited.
 func TestRecordsWait(t *testing.T) {
 	for _, c := range []struct {
@@ -50,10 +51,10 @@ func TestRecordsWait(t *testing.T) {
 		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: -1}, false},
 		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: resilience.Never}, false},
 		{telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.BulkheadRejected, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.BulkheadRejected}, false},
+		{telemetry.Event{Type: telemetry.BulkheadRefused, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: telemetry.BulkheadRefused}, false},
 		{telemetry.Event{Type: telemetry.RateLimitWaited, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.RateLimitRejected, Wait: time.Millisecond}, false},
+		{telemetry.Event{Type: telemetry.RateLimitRefused, Wait: time.Millisecond}, false},
 		{telemetry.Event{Type: telemetry.BreakerOpened, Wait: time.Millisecond}, false},
 	} {
 		if got := RecordsWait(c.e); got != c.want {
@@ -71,5 +72,13 @@ func TestEventOutcomes(t *testing.T) {
 		default:
 			t.Errorf("EventOutcomes[%s] = %q", typ, o)
 		}
+	}
+}
+
+// A policy's own refusal event counts as a call refused, as the built-in
+// ones do.
+func TestOwnRefusalIsRejected(t *testing.T) {
+	if got := EventOutcomes[adaptive.EventRefused]; got != OutcomeRejected {
+		t.Errorf("EventOutcomes[adaptive.refused] = %q, want %q", got, OutcomeRejected)
 	}
 }

@@ -54,8 +54,8 @@ type Window struct {
 	Successes, Drops int
 	// MaxInFlight is the most calls in flight at once during the window.
 	MaxInFlight int
-	// Rejected counts the calls the Limiter refused in the window.
-	Rejected int
+	// Refused counts the calls the Limiter refused in the window.
+	Refused int
 	// Duration is how long the window lasted.
 	Duration time.Duration
 }

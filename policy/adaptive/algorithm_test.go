@@ -28,7 +28,7 @@ func TestGradient2(t *testing.T) {
 		{"gradient floored at 0.5", 100, win(time.Second, 100), 90},
 		{"half the calls failed: gradient 0.75", 100, adaptive.Window{Latency: 10 * time.Millisecond, Baseline: 10 * time.Millisecond, Successes: 50, Drops: 50}, 95},
 		{"failures only: gradient 0.5", 100, adaptive.Window{Drops: 5}, 90},
-		{"nothing ended", 100, adaptive.Window{Rejected: 7}, 100},
+		{"nothing ended", 100, adaptive.Window{Refused: 7}, 100},
 		{"no baseline yet: no queueing", 100, adaptive.Window{Latency: time.Second, Successes: 10}, 110},
 		{"Tolerance 1 and Smoothing 1: the full gradient", 100, win(20*time.Millisecond, 100), 50},
 	}
@@ -78,7 +78,7 @@ func TestVegas(t *testing.T) {
 		{"queue 20, above 6·log: falls by log", 100, win(12500*time.Microsecond, 100), 98},
 		{"a failure: falls by log", 100, adaptive.Window{Latency: 10 * time.Millisecond, Baseline: 10 * time.Millisecond, Successes: 9, Drops: 1}, 98},
 		{"limit 5: log is at least 1", 5, win(10*time.Millisecond, 5), 11},
-		{"nothing ended", 100, adaptive.Window{Rejected: 3}, 100},
+		{"nothing ended", 100, adaptive.Window{Refused: 3}, 100},
 	}
 	for _, tt := range tests {
 		if got := (adaptive.Vegas{}).Next(tt.limit, tt.w); math.Abs(got-tt.want) > 1e-9 {

@@ -91,6 +91,11 @@ type Config struct {
 	// "adaptive(Name)". Empty (the default) leaves it unnamed.
 	Name string
 
+	// Observer receives the limiter's events ([EventRefused]); nil (the
+	// default) reports none, at no cost. It is not written to or read
+	// from JSON.
+	Observer telemetry.Observer
+
 	// Clock is the source of time for latencies, windows and MaxWait.
 	// nil (the default) means clock.Real(), read through the runtime's
 	// monotonic clock (time.Since). The limiter's time never runs
@@ -188,7 +193,7 @@ func (c Config) resolved() Config {
 
 // MarshalJSON writes c as a JSON object of its non-zero fields, by their
 // Go names, with durations as Go duration strings ("250ms", "off").
-// Algorithm and Clock are left out.
+// Algorithm, Observer and Clock are left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
@@ -283,6 +288,10 @@ func WithName(name string) Option {
 	telemetry.CheckName("adaptive: WithName", name)
 	return option(func(c *Config) { c.Name = name })
 }
+
+// WithObserver sets [Config.Observer], the receiver of the limiter's
+// events.
+func WithObserver(o telemetry.Observer) Option { return option(func(c *Config) { c.Observer = o }) }
 
 // WithClock sets [Config.Clock], the source of time.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }

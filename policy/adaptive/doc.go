@@ -79,7 +79,10 @@
 //     reserve ([WithReserve]) critical calls are shed last, and in the
 //     queue they go first.
 //   - [Limiter.Stats] reports the limit, the calls in flight and queued,
-//     the refusals, the latency and the baseline, for metrics.
+//     the refusals, the latency and the baseline, for metrics;
+//     [Limiter.Name] and [Limiter.Snapshot] (kind [Kind]) make the limiter
+//     a telemetry.Guard, for a telemetry.Registry, the dashboard, the
+//     exporters and resiliencehttp.Health.
 //   - [Gradient2], [Vegas], [AIMD]: the [Algorithm]s, values whose zero
 //     fields mean their defaults.
 //

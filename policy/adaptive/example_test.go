@@ -33,7 +33,7 @@ func ExampleNew() {
 	// Output:
 	// adaptive: full (search)
 	// true true
-	// {Limit:20 InFlight:20 Queued:0 Rejected:1 Latency:0s Baseline:0s}
+	// {Limit:20 InFlight:20 Queued:0 Refused:1 Latency:0s Baseline:0s}
 }
 
 // Code that calls the dependency itself takes a permit and ends it with
@@ -197,7 +197,7 @@ func ExampleConfig_json() {
 	fmt.Printf("%+v\n", lim.Stats())
 	fmt.Println(adaptive.Policy[int](lim))
 	// Output:
-	// {Limit:20 InFlight:0 Queued:0 Rejected:0 Latency:0s Baseline:0s}
+	// {Limit:20 InFlight:0 Queued:0 Refused:0 Latency:0s Baseline:0s}
 	// adaptive(search)
 }
 

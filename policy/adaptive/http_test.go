@@ -104,7 +104,7 @@ func TestMiddlewareShedsLoad(t *testing.T) {
 	if got := get("/critical/2", "critical"); got.Code != http.StatusServiceUnavailable {
 		t.Fatalf("a critical request over the whole limit: %+v, want 503", got)
 	}
-	if s := lim.Stats(); s.InFlight != 4 || s.Rejected != 2 {
+	if s := lim.Stats(); s.InFlight != 4 || s.Refused != 2 {
 		t.Fatalf("Stats %+v, want 4 in flight and 2 rejected", s)
 	}
 	released = true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Limiter is an adaptive concurrency limit for one dependency: it admits
@@ -279,6 +280,9 @@ func (l *Limiter) refuse(err error, now int64) error {
 	l.rejected.Add(1)
 	l.winRejected.Add(1)
 	l.maybeEnd(now)
+	if o := l.cfg.Observer; o != nil {
+		o.Observe(telemetry.Event{Type: EventRefused, Name: l.cfg.Name, Err: err})
+	}
 	return err
 }
 
@@ -326,10 +330,10 @@ type Stats struct {
 	InFlight int
 	// Queued is how many callers wait for admission now.
 	Queued int
-	// Rejected counts the calls refused since New: over the limit, their
+	// Refused counts the calls refused since New: over the limit, their
 	// place in the queue taken, or MaxWait spent in the queue. It only
 	// grows.
-	Rejected uint64
+	Refused uint64
 	// Latency is the mean latency of the successful calls of the last
 	// window that ended (of those timed: see [Limiter]); 0 before the
 	// first, or if it had none.
@@ -349,7 +353,7 @@ func (l *Limiter) Stats() Stats {
 		Limit:    int(limitOf(s)),
 		InFlight: int(heldOf(s)),
 		Queued:   int(queuedOf(s)),
-		Rejected: l.rejected.Load(),
+		Refused:  l.rejected.Load(),
 		Latency:  time.Duration(l.latency.Load()),
 		Baseline: time.Duration(l.baseline.Load()),
 	}

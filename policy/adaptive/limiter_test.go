@@ -55,7 +55,7 @@ func TestAdmitsUpToTheLimitThenRefuses(t *testing.T) {
 	if _, ok := resilience.RetryAfter(err); ok {
 		t.Errorf("a limiter's refusal carries no Retry-After hint, got one in %v", err)
 	}
-	want := adaptive.Stats{Limit: 3, InFlight: 3, Rejected: 1}
+	want := adaptive.Stats{Limit: 3, InFlight: 3, Refused: 1}
 	if diff := cmp.Diff(want, lim.Stats()); diff != "" {
 		t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 	}

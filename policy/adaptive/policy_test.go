@@ -129,8 +129,8 @@ func TestConcurrentCallsStayWithinTheLimit(t *testing.T) {
 		t.Errorf("%d calls ran at once, limit %d", got, limit)
 	}
 	s := lim.Stats()
-	if s.InFlight != 0 || s.Queued != 0 || s.Rejected != uint64(refused.Load()) || admitted.Load()+refused.Load() != goroutines*calls {
-		t.Errorf("after %d admitted and %d refused of %d: Stats %+v, want none in flight or queued and Rejected = refused",
+	if s.InFlight != 0 || s.Queued != 0 || s.Refused != uint64(refused.Load()) || admitted.Load()+refused.Load() != goroutines*calls {
+		t.Errorf("after %d admitted and %d refused of %d: Stats %+v, want none in flight or queued and Refused = refused",
 			admitted.Load(), refused.Load(), goroutines*calls, s)
 	}
 }

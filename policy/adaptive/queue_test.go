@@ -122,7 +122,7 @@ func TestFullQueueShedsLowestPriorityFirst(t *testing.T) {
 		if diff := cmp.Diff(want, states(l1, n1, l2, c1, n2, n3, l3)); diff != "" {
 			t.Fatalf("mismatch (-want +got):\n%s", diff)
 		}
-		if s := lim.Stats(); s.Queued != 3 || s.Rejected != 4 {
+		if s := lim.Stats(); s.Queued != 3 || s.Refused != 4 {
 			t.Fatalf("Stats %+v, want 3 queued and 4 rejected", s)
 		}
 		if !errors.Is(l1.err, adaptive.ErrFull) {
@@ -151,7 +151,7 @@ func TestMaxWaitInTheQueue(t *testing.T) {
 		if !errors.Is(w.err, adaptive.ErrQueueTimeout) || !errors.Is(w.err, adaptive.ErrFull) {
 			t.Errorf("the queue timeout %v does not match ErrQueueTimeout and ErrFull", w.err)
 		}
-		if s := lim.Stats(); s.Queued != 0 || s.Rejected != 1 {
+		if s := lim.Stats(); s.Queued != 0 || s.Refused != 1 {
 			t.Errorf("Stats %+v, want none queued and 1 rejected", s)
 		}
 	})

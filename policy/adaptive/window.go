@@ -51,7 +51,7 @@ func (l *Limiter) endLocked(now, start int64) {
 		Successes:   int(ok),
 		Drops:       int(drops),
 		MaxInFlight: int(max(maxIn, held)),
-		Rejected:    int(rejected),
+		Refused:     int(rejected),
 		Duration:    time.Duration(elapsed),
 	}
 	if n > 0 {

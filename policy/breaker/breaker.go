@@ -801,7 +801,7 @@ func (b *Breaker) countsLocked(now int64) Counts {
 		Slow:                 b.slow,
 		ConsecutiveSuccesses: succ - b.succAtFail,
 		ConsecutiveFailures:  b.streakLocked(succ),
-		Rejected:             b.rejectedLocked(gen),
+		Refused:              b.rejectedLocked(gen),
 	}
 	if x := b.win; x != nil && wordState(w) == Closed {
 		switch {

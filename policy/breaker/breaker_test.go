@@ -341,7 +341,7 @@ func TestHalfOpenMaxTrials(t *testing.T) {
 		t.Fatalf("Allow after an ignored trial = %v", err)
 	}
 	wantRefused(t, b, breaker.ErrTooManyTrials, 30*time.Second)
-	wantCounts(t, b, breaker.Counts{Rejected: 2})
+	wantCounts(t, b, breaker.Counts{Refused: 2})
 	ps[1].Done(nil)
 	ps[2].Done(nil)
 	wantState(t, b, breaker.HalfOpen)
@@ -487,7 +487,7 @@ func TestRefusedPermitReportsNothing(t *testing.T) {
 	p.Report(breaker.Failure)
 	var zero breaker.Permit
 	zero.Done(errBoom)
-	wantCounts(t, b, breaker.Counts{Rejected: 1})
+	wantCounts(t, b, breaker.Counts{Refused: 1})
 }
 
 func TestReportPanicsOnInvalidOutcome(t *testing.T) {
@@ -506,7 +506,7 @@ func TestStateAndCountsAreFresh(t *testing.T) {
 	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldown(time.Second))
 	fail(t, b, f, 1)
 	wantRefused(t, b, breaker.ErrOpen, time.Second)
-	wantCounts(t, b, breaker.Counts{Rejected: 1})
+	wantCounts(t, b, breaker.Counts{Refused: 1})
 	f.Advance(time.Second)
 	wantCounts(t, b, breaker.Counts{}) // half-open already: its own counts
 	wantState(t, b, breaker.HalfOpen)
@@ -575,7 +575,7 @@ func TestRefusalsShareTheirError(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = b.Allow() }); n != 0 {
 		t.Fatalf("a forced refusal allocates %v times", n)
 	}
-	wantCounts(t, b, breaker.Counts{Rejected: 101}) // ForceOpen started a new generation; AllocsPerRun runs 101 times
+	wantCounts(t, b, breaker.Counts{Refused: 101}) // ForceOpen started a new generation; AllocsPerRun runs 101 times
 }
 
 func TestClockGoingBackwards(t *testing.T) {

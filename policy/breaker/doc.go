@@ -48,7 +48,9 @@
 //   - [Keyed], [NewKeyed], [KeyedPolicy], [WithMaxKeys]: one breaker per
 //     key (a host, a tenant), at most MaxKeys of them, closed ones
 //     forgotten first; [Keyed.Breaker], [Keyed.All], [Keyed.Stats]
-//     ([KeyedStats]), [Keyed.Len]
+//     ([KeyedStats]), [Keyed.Len]; [Keyed.Name] and [Keyed.Snapshot] (the
+//     keys, the open ones and the five with the most refusals) make it a
+//     telemetry.Guard
 //   - [DefaultClassify], [Outcome]: which errors are failures
 //   - [ErrOpen], [ErrForcedOpen], [ErrTooManyTrials]: refusals (*resilience.RefusedError)
 //

@@ -208,7 +208,7 @@ func ExampleBreaker_Allow() {
 	p.Done(nil) // a second report is ignored
 	fmt.Printf("%+v\n", b.Counts())
 	// Output:
-	// {Calls:1 Successes:0 Failures:1 Slow:0 FailureRatio:1 ConsecutiveSuccesses:0 ConsecutiveFailures:1 Rejected:0}
+	// {Calls:1 Successes:0 Failures:1 Slow:0 FailureRatio:1 ConsecutiveSuccesses:0 ConsecutiveFailures:1 Refused:0}
 }
 
 // Report states the outcome outright, without an error to classify.
@@ -687,11 +687,11 @@ func ExampleBreaker_Stats() {
 	report(b, errUnavailable) // trips
 	report(b, nil)            // refused
 	s := b.Stats()
-	fmt.Printf("%v, generation %d, %d refused now, %d in all\n", s.State, s.Generation, s.Counts.Rejected, s.Refused)
+	fmt.Printf("%v, generation %d, %d refused now, %d in all\n", s.State, s.Generation, s.Counts.Refused, s.Refused)
 	clk.Advance(time.Second)
 	report(b, nil) // a successful trial closes it
 	s = b.Stats()
-	fmt.Printf("%v, generation %d, %d refused now, %d in all\n", s.State, s.Generation, s.Counts.Rejected, s.Refused)
+	fmt.Printf("%v, generation %d, %d refused now, %d in all\n", s.State, s.Generation, s.Counts.Refused, s.Refused)
 	// Output:
 	// open, generation 2, 1 refused now, 1 in all
 	// closed, generation 4, 0 refused now, 1 in all
@@ -704,6 +704,7 @@ func ExampleBreaker_Snapshot() {
 	b.ForceOpen()
 	report(b, nil)
 	s := b.Snapshot()
-	fmt.Println(s.Kind, s.Name, s.Breaker.State, s.Breaker.Forced, s.Refused)
-	// Output: breaker search open true 1
+	forced, _ := s.Value("forced")
+	fmt.Println(s.Kind, s.Name, s.State, forced, s.Refused)
+	// Output: breaker search open 1 1
 }

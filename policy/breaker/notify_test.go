@@ -59,7 +59,7 @@ func TestCallbackMayCallTheBreaker(t *testing.T) {
 	b, f := newFake(breaker.WithThreshold(1), breaker.WithOnStateChange(func(tr breaker.Transition) {
 		c := b.Counts()
 		seen = append(seen, tr.From.String()+">"+tr.To.String()+" now "+b.State().String())
-		if tr.To == breaker.Open && c.Rejected == 0 {
+		if tr.To == breaker.Open && c.Refused == 0 {
 			p, err := b.Allow() // refused, counted
 			if err == nil {
 				p.Done(nil)

@@ -45,7 +45,7 @@ import (
 // generation that has ended, finding a word of a later one, counts in
 // refusedAcc alone, under the lock. So a refusal is one compare-and-swap,
 // the lifetime total (refusedAcc plus every word's count, read under the
-// lock) is exact, and a generation's Rejected (its words) never holds a
+// lock) is exact, and a generation's Refused (its words) never holds a
 // refusal of another.
 type shard struct {
 	succ atomic.Uint64 // tagged count of successes

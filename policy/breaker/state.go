@@ -64,7 +64,7 @@ type Transition struct {
 // Calls, Successes, Failures, Slow and FailureRatio are over the sliding
 // window while the breaker is closed and a window is configured (the
 // window the ratio rules see), and since the state began otherwise. The
-// consecutive counts and Rejected are since the state began: they do not
+// consecutive counts and Refused are since the state began: they do not
 // decay with time. Outcomes the classifier ignores appear nowhere.
 type Counts struct {
 	Calls                uint64  // Successes + Failures
@@ -74,5 +74,5 @@ type Counts struct {
 	FailureRatio         float64 // Failures / Calls, in [0, 1]; 0 when Calls is 0
 	ConsecutiveSuccesses uint64  // successes since the last failure
 	ConsecutiveFailures  uint64  // failures since the last success; saturates at 2³²-1
-	Rejected             uint64  // calls refused (ErrOpen, ErrTooManyTrials)
+	Refused              uint64  // calls refused (ErrOpen, ErrTooManyTrials)
 }

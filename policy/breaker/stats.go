@@ -18,7 +18,7 @@ type Stats struct {
 	// [Breaker.Counts] returns them.
 	Counts Counts
 	// Refused is the number of calls the breaker has refused since it was
-	// made (Counts.Rejected starts from zero at each generation). It only
+	// made (Counts.Refused starts from zero at each generation). It only
 	// grows.
 	Refused uint64
 }
@@ -29,7 +29,7 @@ type Stats struct {
 // belong to one generation and a transition never falls between them.
 // Successes and refusals, which are counted without that lock, are in it
 // or not whole; Refused is read after Counts, so it is never less than
-// the Counts.Rejected it comes with. Like [Breaker.State] and
+// the Counts.Refused it comes with. Like [Breaker.State] and
 // [Breaker.Counts], Stats makes a transition that time has made due
 // happen first (and delivers its callback and event).
 //
@@ -48,34 +48,110 @@ func (b *Breaker) Stats() Stats {
 		Forced:     wordForced(w),
 		Generation: wordGen(w),
 		Counts:     b.countsLocked(now),
-		Refused:    b.refusalsLocked(), // after Counts: never below its Rejected
+		Refused:    b.refusalsLocked(), // after Counts: never below its Refused
 	}
 	b.unlock()
 	return s
 }
 
 // Snapshot returns [Breaker.Stats] in the shape all guards share, for a
-// telemetry.Registry and exporters: Kind telemetry.Breaker, the breaker's
-// Name, Refused, and the Breaker part.
+// telemetry.Registry, exporters, dashboards and health checks: Kind
+// telemetry.Breaker, the breaker's Name, its State ("closed", "open",
+// "half-open"), Refused, and these Values (the counts are those of the
+// current state, as [Breaker.Counts] has them):
+//
+//	window_calls           gauge  "{call}"  calls counted in the current state
+//	window_failures        gauge  "{call}"
+//	failure_ratio          gauge  "1"       failures / calls, in [0, 1]
+//	window_refused         gauge  "{call}"  calls refused in the current state
+//	window_successes       gauge  "{call}"
+//	window_slow            gauge  "{call}"
+//	consecutive_failures   gauge  "{call}"
+//	consecutive_successes  gauge  "{call}"
+//	generation             gauge  "{generation}"
+//	forced                 gauge  "1"       1 while held open or closed by hand, else 0
+//
+// It allocates the Values slice.
 func (b *Breaker) Snapshot() telemetry.Snapshot {
-	s := b.Stats()
+	return b.Stats().snapshot(b.cfg.name)
+}
+
+func (s Stats) snapshot(name string) telemetry.Snapshot {
 	c := s.Counts
+	forced := 0.0
+	if s.Forced {
+		forced = 1
+	}
 	return telemetry.Snapshot{
 		Kind:    telemetry.Breaker,
-		Name:    b.cfg.name,
+		Name:    name,
+		State:   s.State.String(),
 		Refused: s.Refused,
-		Breaker: telemetry.BreakerStats{
-			State:                s.State.String(),
-			Forced:               s.Forced,
-			Generation:           s.Generation,
-			Calls:                c.Calls,
-			Successes:            c.Successes,
-			Failures:             c.Failures,
-			Slow:                 c.Slow,
-			FailureRatio:         c.FailureRatio,
-			ConsecutiveSuccesses: c.ConsecutiveSuccesses,
-			ConsecutiveFailures:  c.ConsecutiveFailures,
-			Rejected:             c.Rejected,
+		Values: []telemetry.Value{
+			{Name: "window_calls", Unit: "{call}", Help: "Calls counted in the current state (over the sliding window while closed).", Value: float64(c.Calls)},
+			{Name: "window_failures", Unit: "{call}", Help: "Failures counted in the current state (over the sliding window while closed).", Value: float64(c.Failures)},
+			{Name: "failure_ratio", Unit: "1", Help: "Failures / calls counted in the current state, in [0, 1].", Value: c.FailureRatio},
+			{Name: "window_refused", Unit: "{call}", Help: "Calls refused in the current state.", Value: float64(c.Refused)},
+			{Name: "window_successes", Unit: "{call}", Help: "Successes counted in the current state (over the sliding window while closed).", Value: float64(c.Successes)},
+			{Name: "window_slow", Unit: "{call}", Help: "Slow calls counted in the current state (over the sliding window while closed).", Value: float64(c.Slow)},
+			{Name: "consecutive_failures", Unit: "{call}", Help: "Failures in a row, in the current state.", Value: float64(c.ConsecutiveFailures)},
+			{Name: "consecutive_successes", Unit: "{call}", Help: "Successes in a row, in the current state.", Value: float64(c.ConsecutiveSuccesses)},
+			{Name: "generation", Unit: "{generation}", Help: "The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.", Value: float64(s.Generation)},
+			{Name: "forced", Unit: "1", Help: "1 while the breaker is held open or closed by hand (ForceOpen, ForceClosed), else 0.", Value: forced},
+		},
+	}
+}
+
+// Name returns the Keyed's name (its Config.Name), shared by its
+// breakers.
+func (k *Keyed[K]) Name() string { return k.cfg.name }
+
+// Snapshot returns the Keyed in the shape all guards share, for a
+// telemetry.Registry, exporters, dashboards and health checks: Kind
+// telemetry.Breaker, the Keyed's Name, no State (each key has its own),
+// Refused, the refusals of the breakers of the keys tracked now (a
+// forgotten key's refusals leave the sum, so it may fall), Keys (the keys
+// tracked, those whose breaker is open, and the [telemetry.TopKeys] keys
+// with the most refusals), and these Values:
+//
+//	keys                gauge    "{key}"  keys tracked now
+//	max_keys            gauge    "{key}"  the bound on them (Config.MaxKeys)
+//	open_keys           gauge    "{key}"  keys whose breaker is open now
+//	half_open_keys      gauge    "{key}"  keys whose breaker is half-open now
+//	evicted             counter  "{key}"  keys forgotten to make room
+//	evicted_not_closed  counter  "{key}"  of those, breakers not closed
+//
+// It reads every tracked breaker's Stats (as [Keyed.All] lists them, so
+// outside the Keyed's lock), so it costs a lock and a read of the shards
+// per key, and allocates the list of breakers and the Values.
+func (k *Keyed[K]) Snapshot() telemetry.Snapshot {
+	ks := k.Stats()
+	sum := telemetry.KeySummary{Keys: ks.Keys, MaxKeys: ks.MaxKeys}
+	var refused uint64
+	halfOpen := 0
+	for _, b := range k.All() {
+		s := b.Stats()
+		refused += s.Refused
+		switch s.State {
+		case Open:
+			sum.Open++
+		case HalfOpen:
+			halfOpen++
+		}
+		sum.Top = telemetry.AddTop(sum.Top, telemetry.KeyStat{Key: s.Key, State: s.State.String(), Refused: s.Refused})
+	}
+	return telemetry.Snapshot{
+		Kind:    telemetry.Breaker,
+		Name:    k.cfg.name,
+		Refused: refused,
+		Keys:    &sum,
+		Values: []telemetry.Value{
+			{Name: "keys", Unit: "{key}", Help: "Keys tracked now, each with its breaker.", Value: float64(ks.Keys)},
+			{Name: "max_keys", Unit: "{key}", Help: "The most keys tracked (MaxKeys).", Value: float64(ks.MaxKeys)},
+			{Name: "open_keys", Unit: "{key}", Help: "Keys whose breaker is open now.", Value: float64(sum.Open)},
+			{Name: "half_open_keys", Unit: "{key}", Help: "Keys whose breaker is half-open now.", Value: float64(halfOpen)},
+			{Name: "evicted", Unit: "{key}", Type: telemetry.CounterValue, Help: "Keys forgotten to make room for new ones.", Value: float64(ks.Evicted)},
+			{Name: "evicted_not_closed", Unit: "{key}", Type: telemetry.CounterValue, Help: "Keys forgotten while their breaker was open, half-open or forced.", Value: float64(ks.EvictedNotClosed)},
 		},
 	}
 }

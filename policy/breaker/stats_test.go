@@ -29,18 +29,18 @@ func TestStats(t *testing.T) {
 	for range 3 {
 		_, _ = b.Allow()
 	}
-	wantStats(t, b, breaker.Stats{State: breaker.Open, Generation: 2, Counts: breaker.Counts{Rejected: 3}, Refused: 3})
+	wantStats(t, b, breaker.Stats{State: breaker.Open, Generation: 2, Counts: breaker.Counts{Refused: 3}, Refused: 3})
 	// Due transitions happen on reading, as with State.
 	f.Advance(time.Minute)
 	wantStats(t, b, breaker.Stats{State: breaker.HalfOpen, Generation: 3, Refused: 3})
 	p, _ := b.Allow()
 	_, _ = b.Allow() // too many trials
-	wantStats(t, b, breaker.Stats{State: breaker.HalfOpen, Generation: 3, Counts: breaker.Counts{Rejected: 1}, Refused: 4})
+	wantStats(t, b, breaker.Stats{State: breaker.HalfOpen, Generation: 3, Counts: breaker.Counts{Refused: 1}, Refused: 4})
 	p.Done(nil)
 	wantStats(t, b, breaker.Stats{State: breaker.Closed, Generation: 4, Refused: 4})
 	b.ForceOpen()
 	_, _ = b.Allow()
-	wantStats(t, b, breaker.Stats{State: breaker.Open, Forced: true, Generation: 5, Counts: breaker.Counts{Rejected: 1}, Refused: 5})
+	wantStats(t, b, breaker.Stats{State: breaker.Open, Forced: true, Generation: 5, Counts: breaker.Counts{Refused: 1}, Refused: 5})
 	b.ForceClosed()
 	wantStats(t, b, breaker.Stats{State: breaker.Closed, Forced: true, Generation: 6, Refused: 5})
 	b.Reset()
@@ -54,24 +54,31 @@ func TestSnapshot(t *testing.T) {
 	b.ForceOpen()
 	_, _ = b.Allow()
 	_, _ = b.Allow()
-	want := telemetry.Snapshot{Kind: telemetry.Breaker, Name: "db", Refused: 2, Breaker: telemetry.BreakerStats{
-		State: telemetry.StateOpen, Forced: true, Generation: 2, Rejected: 2}}
-	if diff := cmp.Diff(want, b.Snapshot()); diff != "" {
+	values := func(kv ...float64) map[string]float64 {
+		m := map[string]float64{}
+		for i, n := range []string{"forced", "generation", "window_calls", "window_successes", "window_failures", "window_slow",
+			"window_refused", "failure_ratio", "consecutive_successes", "consecutive_failures"} {
+			m[n] = kv[i]
+		}
+		return m
+	}
+	want := snapView{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateOpen, Refused: 2,
+		Values: values(1, 2, 0, 0, 0, 0, 2, 0, 0, 0)}
+	if diff := cmp.Diff(want, view(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)
 	}
 	b.Reset()
 	succeed(t, b, f, 1)
 	fail(t, b, f, 1)
-	want = telemetry.Snapshot{Kind: telemetry.Breaker, Name: "db", Refused: 2, Breaker: telemetry.BreakerStats{
-		State: telemetry.StateClosed, Generation: 3, Calls: 2, Successes: 1, Failures: 1, FailureRatio: 0.5,
-		ConsecutiveFailures: 1}}
-	if diff := cmp.Diff(want, b.Snapshot()); diff != "" {
+	want = snapView{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateClosed, Refused: 2,
+		Values: values(0, 3, 2, 1, 1, 0, 0, 0.5, 0, 1)}
+	if diff := cmp.Diff(want, view(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)
 	}
 	b.Reset()
 	succeed(t, b, f, 1)
-	if got := b.Snapshot().Breaker.ConsecutiveSuccesses; got != 1 {
-		t.Fatalf("ConsecutiveSuccesses = %d, want 1", got)
+	if got, _ := b.Snapshot().Value("consecutive_successes"); got != 1 {
+		t.Fatalf("ConsecutiveSuccesses = %v, want 1", got)
 	}
 }
 
@@ -80,7 +87,7 @@ func TestStatsIsNeverTorn(t *testing.T) {
 	// generation is forced open and an odd one closed; others are refused
 	// while it is open; readers check that every Stats belongs to one
 	// generation: its state, forced flag and counts agree with the
-	// generation's parity, and Refused covers Counts.Rejected.
+	// generation's parity, and Refused covers Counts.Refused.
 	b, _ := newFake()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -119,10 +126,10 @@ func TestStatsIsNeverTorn(t *testing.T) {
 			switch {
 			case open && (s.State != breaker.Open || !s.Forced || s.Counts.Calls != 0):
 				bad = "an even generation that is not forced open with no calls"
-			case !open && (s.State != breaker.Closed || s.Forced || s.Counts.Rejected != 0):
+			case !open && (s.State != breaker.Closed || s.Forced || s.Counts.Refused != 0):
 				bad = "an odd generation that is not closed, unforced, with no refusals"
-			case s.Refused < s.Counts.Rejected:
-				bad = "Refused below Counts.Rejected"
+			case s.Refused < s.Counts.Refused:
+				bad = "Refused below Counts.Refused"
 			}
 			if bad != "" {
 				select {
@@ -139,4 +146,26 @@ func TestStatsIsNeverTorn(t *testing.T) {
 		t.Fatalf("torn Stats: %s", e)
 	default:
 	}
+}
+
+// snapView is a telemetry.Snapshot as the guard describes itself: the
+// parts every reader renders.
+type snapView struct {
+	Kind    telemetry.Kind
+	Name    string
+	State   string
+	Refused uint64
+	Values  map[string]float64
+	Keys    *telemetry.KeySummary
+}
+
+func view(s telemetry.Snapshot) snapView {
+	v := snapView{Kind: s.Kind, Name: s.Name, State: s.State, Refused: s.Refused, Values: map[string]float64{}, Keys: s.Keys}
+	for _, x := range s.Values {
+		if x.Help == "" || x.Unit == "" {
+			panic("value " + x.Name + " does not describe itself")
+		}
+		v.Values[x.Name] = x.Value
+	}
+	return v
 }

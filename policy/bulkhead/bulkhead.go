@@ -160,8 +160,8 @@ func (b *Bulkhead) Acquire(ctx context.Context) error {
 // sync.Mutex.TryLock may fail while the mutex is being unlocked). Acquire
 // without a queue decides in the same way.
 //
-// A false result is a refusal: it is counted in [Stats.Rejected] and
-// reported as a bulkhead.rejected event (Err matching [ErrFull]).
+// A false result is a refusal: it is counted in [Stats.Refused] and
+// reported as a bulkhead.refused event (Err matching [ErrFull]).
 func (b *Bulkhead) TryAcquire() bool {
 	// The lock-free fast path: add a unit, and keep it if that leaves
 	// state <= max, which holds exactly when nobody is queued (the queued
@@ -187,7 +187,7 @@ func (b *Bulkhead) TryAcquire() bool {
 func (b *Bulkhead) refuse(err error, wait time.Duration) error {
 	b.rejected.Add(1)
 	if b.obs != nil {
-		b.obs.Observe(telemetry.Event{Type: telemetry.BulkheadRejected, Name: b.cfg.Name, Err: err, Wait: wait})
+		b.obs.Observe(telemetry.Event{Type: telemetry.BulkheadRefused, Name: b.cfg.Name, Err: err, Wait: wait})
 	}
 	return err
 }

@@ -43,7 +43,7 @@ type Config struct {
 	Name string
 
 	// Observer, if not nil, receives the bulkhead's events (see package
-	// telemetry for the table): each refusal (bulkhead.rejected, Err the
+	// telemetry for the table): each refusal (bulkhead.refused, Err the
 	// refusal, Wait the time spent in the queue: 0 for ErrFull) and each
 	// queued call that got a slot (bulkhead.queued_admitted, Wait the time
 	// in the queue). A call that gets a free slot at once emits nothing.

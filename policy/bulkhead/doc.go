@@ -61,7 +61,7 @@
 //
 // # Events
 //
-// With an observer, the bulkhead reports bulkhead.rejected for each
+// With an observer, the bulkhead reports bulkhead.refused for each
 // refusal (TryAcquire's false included; Err, and Wait = the time spent in
 // the queue) and bulkhead.queued_admitted when a queued call gets a slot
 // (Wait = the time queued); nothing for a call that gets a free slot.

@@ -321,7 +321,7 @@ func ExampleWithObserver() {
 	_ = b.Acquire(ctx)
 	fmt.Println(b.Acquire(ctx))
 	fmt.Println(b.TryAcquire())
-	fmt.Println(events.Count("db", telemetry.BulkheadRejected))
+	fmt.Println(events.Count("db", telemetry.BulkheadRefused))
 	// Output:
 	// bulkhead: full (db)
 	// false
@@ -338,8 +338,9 @@ func ExampleBulkhead_Stats() {
 	_ = b.Acquire(ctx) // refused
 	fmt.Printf("%+v\n", b.Stats())
 	s := b.Snapshot()
-	fmt.Println(s.Kind, s.Name, s.Refused, s.Bulkhead.InFlight)
+	inFlight, _ := s.Value("in_flight")
+	fmt.Println(s.Kind, s.Name, s.Refused, inFlight)
 	// Output:
-	// {Limit:2 InFlight:2 Queued:0 Rejected:1}
+	// {Limit:2 InFlight:2 Queued:0 Refused:1}
 	// bulkhead db 1 2
 }

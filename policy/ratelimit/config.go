@@ -62,7 +62,7 @@ type Config struct {
 	Name string
 
 	// Observer, if not nil, receives the limiter's events (see package
-	// telemetry for the table): each refusal (ratelimit.rejected, from
+	// telemetry for the table): each refusal (ratelimit.refused, from
 	// Allow, AllowN and Wait/WaitN: Err the refusal, Wait its Retry-After,
 	// 0 from Allow and AllowN, which give none) and each Wait/WaitN that
 	// waited for its token (ratelimit.waited, Wait the time waited). A call

@@ -34,7 +34,9 @@
 //   - [NewKeyed] creates a [Keyed]: one bucket per key, for at most
 //     [WithMaxKeys] keys, least recently used forgotten first;
 //     [Keyed.Allow], [Keyed.Limiter] and [Keyed.Len] use it;
-//     [Keyed.SetRate] and [Keyed.SetBurst] retune every key at once.
+//     [Keyed.SetRate] and [Keyed.SetBurst] retune every key at once;
+//     [Keyed.Name] and [Keyed.Snapshot] (the keys, the empty ones and the
+//     five with the most refusals) make it a telemetry.Guard.
 //
 // # Settings
 //
@@ -61,7 +63,7 @@
 //
 // # Events
 //
-// With an observer, the limiter reports ratelimit.rejected for each
+// With an observer, the limiter reports ratelimit.refused for each
 // refusal of Allow, AllowN or Wait (Err, and Wait = its Retry-After, 0 from
 // Allow and AllowN) and ratelimit.waited when a call waited for its token
 // (Wait = the time waited); nothing for a call admitted at once. A Keyed's

@@ -532,7 +532,7 @@ func ExampleWithObserver() {
 	events := telemetry.NewCounter()
 	l := ratelimit.New(1, 2, ratelimit.WithName("api"), ratelimit.WithObserver(events))
 	fmt.Println(l.Allow(), l.Allow(), l.Allow())
-	fmt.Println(events.Count("api", telemetry.RateLimitRejected))
+	fmt.Println(events.Count("api", telemetry.RateLimitRefused))
 	// Output:
 	// true true false
 	// 1
@@ -548,6 +548,6 @@ func ExampleLimiter_Stats() {
 	s := l.Snapshot()
 	fmt.Println(s.Kind, s.Name, s.Refused)
 	// Output:
-	// {Rate:10 Burst:3 Tokens:0 Rejected:1}
+	// {Rate:10 Burst:3 Tokens:0 Refused:1}
 	// ratelimit api 1
 }

@@ -300,7 +300,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 func (l *Limiter) refuse(p *params, err error, hint time.Duration) error {
 	l.rejected.Add(1)
 	if o := p.cfg.Observer; o != nil {
-		o.Observe(telemetry.Event{Type: telemetry.RateLimitRejected, Name: p.cfg.Name, Err: err, Wait: hint})
+		o.Observe(telemetry.Event{Type: telemetry.RateLimitRefused, Name: p.cfg.Name, Err: err, Wait: hint})
 	}
 	return err
 }

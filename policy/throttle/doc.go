@@ -33,7 +33,11 @@
 //     [Permit] it returns reports the outcome with [Permit.Done].
 //   - [Policy] makes a Throttler a layer of a resilience.Policy[T].
 //   - [Throttler.Stats] reports the window's requests and accepts, the
-//     probability of a refusal now and the refusals, for metrics.
+//     probability of a refusal now and the refusals, for metrics;
+//     [Throttler.Name] and [Throttler.Snapshot] (kind [Kind], with the
+//     accept ratio) make the throttler a telemetry.Guard, for a
+//     telemetry.Registry, the dashboard, the exporters and
+//     resiliencehttp.Health.
 //
 // # Defaults
 //

@@ -28,7 +28,7 @@ func ExampleNew() {
 		p.Done(errors.New("503 Service Unavailable"))
 	}
 	s := th.Stats()
-	fmt.Printf("sent %d of 1000; refused %d; probability of a refusal now %.3f\n", sent, s.Rejected, s.Probability)
+	fmt.Printf("sent %d of 1000; refused %d; probability of a refusal now %.3f\n", sent, s.Refused, s.Probability)
 	// Output:
 	// sent 46 of 1000; refused 954; probability of a refusal now 0.979
 }

@@ -50,7 +50,7 @@ func TestPolicyCountsTheOpsOutcome(t *testing.T) {
 	if _, err := p.Do(ctx, func(context.Context) (string, error) { called = true; return "", nil }); called || !errors.Is(err, throttle.ErrThrottled) {
 		t.Fatalf("throttled: op called %v, err %v; want not called and ErrThrottled", called, err)
 	}
-	if s := th.Stats(); s.Requests != 3 || s.Accepts != 1 || s.Rejected != 1 || s.Probability != 0.25 {
+	if s := th.Stats(); s.Requests != 3 || s.Accepts != 1 || s.Refused != 1 || s.Probability != 0.25 {
 		t.Fatalf("Stats %+v, want 3 requests, 1 accept, 1 refused, probability 1/4", s)
 	}
 }

@@ -306,8 +306,8 @@ type Stats struct {
 	// Probability is the probability that a request made now is
 	// refused, in [0, 1).
 	Probability float64
-	// Rejected counts the requests refused since New. It only grows.
-	Rejected uint64
+	// Refused counts the requests refused since New. It only grows.
+	Refused uint64
 }
 
 // Stats returns the throttler's state now. It takes no lock and
@@ -315,7 +315,7 @@ type Stats struct {
 // concurrent requests they may be a request apart.
 func (t *Throttler) Stats() Stats {
 	e := t.cur.Load()
-	st := Stats{Rejected: t.rejected.Load()}
+	st := Stats{Refused: t.rejected.Load()}
 	if e < 0 {
 		// Idle: the counts the window still holds, read as of now.
 		now := t.epochNow()

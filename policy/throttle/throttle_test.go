@@ -48,7 +48,7 @@ func TestSucceedingCallsAreNeverRefused(t *testing.T) {
 		}
 		fake.Advance(3 * time.Second)
 	}
-	if s := th.Stats(); s.Probability != 0 || s.Rejected != 0 || s.Requests != s.Accepts {
+	if s := th.Stats(); s.Probability != 0 || s.Refused != 0 || s.Requests != s.Accepts {
 		t.Fatalf("Stats %+v, want probability 0, nothing refused, every request accepted", s)
 	}
 }
@@ -85,7 +85,7 @@ func TestOwnRefusalsAreNotCounted(t *testing.T) {
 	}))
 	send(th, 10, errors.New("503")) // the first is sent (probability 0), then all are refused
 	s := th.Stats()
-	if s.Rejected != 9 || s.Requests != 1 || s.Accepts != 0 || s.Probability != 0.5 {
+	if s.Refused != 9 || s.Requests != 1 || s.Accepts != 0 || s.Probability != 0.5 {
 		t.Fatalf("10 requests to a failing dependency, refusing whenever it may: Stats %+v, want 9 refused, 1 request, 0 accepts, probability 1/2", s)
 	}
 	if draws != 9 {

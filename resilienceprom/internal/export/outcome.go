@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -27,13 +28,14 @@ const PipelineType = "pipeline"
 // policy, by outcome: an exporter counts them among the calls as well as
 // among the events. Read only.
 var EventOutcomes = map[telemetry.Type]string{
-	telemetry.BreakerFailure:    OutcomeFailure,
-	telemetry.BreakerIgnored:    OutcomeIgnored,
-	telemetry.BreakerRefused:    OutcomeRejected,
-	telemetry.RetryGaveUp:       OutcomeFailure,
-	telemetry.TimeoutExpired:    OutcomeFailure,
-	telemetry.BulkheadRejected:  OutcomeRejected,
-	telemetry.RateLimitRejected: OutcomeRejected,
+	telemetry.BreakerFailure:   OutcomeFailure,
+	telemetry.BreakerIgnored:   OutcomeIgnored,
+	telemetry.BreakerRefused:   OutcomeRejected,
+	telemetry.RetryGaveUp:      OutcomeFailure,
+	telemetry.TimeoutExpired:   OutcomeFailure,
+	telemetry.BulkheadRefused:  OutcomeRejected,
+	telemetry.RateLimitRefused: OutcomeRejected,
+	adaptive.EventRefused:      OutcomeRejected,
 }
 
 // WaitEvents are the events whose Wait is a wait that a call makes (a
@@ -42,18 +44,18 @@ var EventOutcomes = map[telemetry.Type]string{
 var WaitEvents = map[telemetry.Type]bool{
 	telemetry.RetryWaiting:           true,
 	telemetry.BulkheadQueuedAdmitted: true,
-	telemetry.BulkheadRejected:       true,
+	telemetry.BulkheadRefused:        true,
 	telemetry.RateLimitWaited:        true,
 }
 
 // RecordsWait reports whether e's wait is recorded: e is one of
 // [WaitEvents], its Wait is not negative nor resilience.Never, and a
-// bulkhead.rejected event's only if the call waited in the queue (Wait > 0).
+// bulkhead.refused event's only if the call waited in the queue (Wait > 0).
 func RecordsWait(e telemetry.Event) bool {
 	if !WaitEvents[e.Type] || e.Wait == resilience.Never || e.Wait < 0 {
 		return false
 	}
-	return e.Type != telemetry.BulkheadRejected || e.Wait > 0
+	return e.Type != telemetry.BulkheadRefused || e.Wait > 0
 }
 
 // OutcomeOf is the outcome of a call made under ctx that returned err:

@@ -39,8 +39,8 @@ func AllTypes(down error) []telemetry.Event {
 		{Type: telemetry.HedgeWon, Attempt: 2, Elapsed: 60 * time.Millisecond},
 		{Type: telemetry.HedgeLosersCancelled, Attempt: 1},
 		{Type: telemetry.BulkheadQueuedAdmitted, Wait: 30 * time.Millisecond},
-		{Type: telemetry.BulkheadRejected, Err: resilience.Refuse(bulkhead.ErrQueueTimeout, "x", -1), Wait: 100 * time.Millisecond},
-		{Type: telemetry.RateLimitRejected, Err: resilience.Refuse(ratelimit.ErrLimited, "x", 2*time.Second), Wait: 2 * time.Second, Key: "k"},
+		{Type: telemetry.BulkheadRefused, Err: resilience.Refuse(bulkhead.ErrQueueTimeout, "x", -1), Wait: 100 * time.Millisecond},
+		{Type: telemetry.RateLimitRefused, Err: resilience.Refuse(ratelimit.ErrLimited, "x", 2*time.Second), Wait: 2 * time.Second, Key: "k"},
 		{Type: telemetry.RateLimitWaited, Wait: 10 * time.Millisecond, Key: "k"},
 		{Type: telemetry.FallbackUsed, Err: down},
 	}

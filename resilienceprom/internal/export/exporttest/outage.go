@@ -42,9 +42,17 @@ func Outage(t testing.TB, clk *clock.Fake, reg *telemetry.Registry, obs telemetr
 	for _, g := range []telemetry.Guard{
 		b,
 		FakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 5,
-			Bulkhead: telemetry.BulkheadStats{Limit: 8, InFlight: 3, Queued: 2}}},
+			Values: []telemetry.Value{
+				{Name: "limit", Unit: "{call}", Help: "The most calls the bulkhead lets run at once.", Value: 8},
+				{Name: "in_flight", Unit: "{call}", Help: "Calls holding a slot of the bulkhead now.", Value: 3},
+				{Name: "queued", Unit: "{call}", Help: "Calls waiting in the bulkhead's queue now.", Value: 2},
+			}}},
 		FakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Refused: 7,
-			Limiter: telemetry.LimiterStats{Rate: 100, Burst: 20, Tokens: -1.5}}},
+			Values: []telemetry.Value{
+				{Name: "rate", Unit: "{token}/s", Help: "Tokens the rate limiter adds per second.", Value: 100},
+				{Name: "burst", Unit: "{token}", Help: "The most tokens the rate limiter's bucket holds.", Value: 20},
+				{Name: "tokens", Unit: "{token}", Help: "Tokens in the rate limiter's bucket now (negative: owed to waiters).", Value: -1.5},
+			}}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)
@@ -73,9 +81,12 @@ func Outage(t testing.TB, clk *clock.Fake, reg *telemetry.Registry, obs telemetr
 	}
 }
 
-// FakeGuard is a guard whose snapshot is set by the test: a bulkhead or a
-// rate limiter, whose events and Stats are not built yet.
+// FakeGuard is a guard whose snapshot is set by the test, as a guard of
+// a user's own is: the exporters know it only by what it describes.
 type FakeGuard struct{ S telemetry.Snapshot }
+
+// Name returns g.S.Name.
+func (g FakeGuard) Name() string { return g.S.Name }
 
 // Snapshot returns g.S.
 func (g FakeGuard) Snapshot() telemetry.Snapshot { return g.S }

@@ -1,0 +1,46 @@
+package throttle_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/throttle"
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+func TestSnapshot(t *testing.T) {
+	random := never
+	th := throttle.New(throttle.WithClock(clock.NewFake()), throttle.WithRandom(func() float64 { return random() }), throttle.WithName("api"))
+	send(th, 2, nil)
+	send(th, 6, errors.New("503")) // 8 requests, 2 accepts: p = (8-2·2)/9
+	random = always
+	refused := send(th, 5, nil)
+	if refused != 5 {
+		t.Fatalf("%d of 5 refused, want 5", refused)
+	}
+	if th.Name() != "api" {
+		t.Errorf("Name() = %q, want api", th.Name())
+	}
+	s := th.Snapshot()
+	got := map[string]float64{}
+	for _, v := range s.Values {
+		if v.Unit == "" || v.Help == "" {
+			t.Errorf("value %s does not describe itself: %+v", v.Name, v)
+		}
+		got[v.Name] = v.Value
+	}
+	if s.Kind != throttle.Kind || s.Name != "api" || s.Refused != 5 {
+		t.Errorf("Snapshot = %+v, want kind throttle, name api, 5 refused", s)
+	}
+	want := map[string]float64{"requests": 8, "accepts": 2, "accept_ratio": 0.25, "refuse_probability": 4.0 / 9}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("Values mismatch (-want +got):\n%s", diff)
+	}
+	if err := telemetry.NewRegistry().Register(th); err != nil {
+		t.Fatalf("Register = %v", err)
+	}
+}
