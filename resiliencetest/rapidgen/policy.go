@@ -2,6 +2,7 @@ package rapidgen
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +16,20 @@ import (
 	"github.com/f0b5b96b/resilience/policy/retry"
 )
 
+// Rand draws a seed, logged under label, and returns a random source made
+// from it, for a policy's WithRand (retry, backoff, throttle, chaos): the
+// property's seed then decides every draw, so a failing case replays
+// exactly and shrinks towards seed 0. The source is for one policy; give
+// each its own.
+func Rand(t *rapid.T, label string) *rand.Rand {
+	seed := rapid.Uint64().Draw(t, label)
+	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+}
+
 // Backoff returns a generator of backoff schedules that the backoff
 // constructors accept: constant, linear or exponential, with delays of up
-// to 10 s and any jitter. Their jitter draws from the default random source.
+// to 10 s and any jitter. Their jitter draws from a source seeded by the
+// property (see [Rand]), so a failing case replays its waits exactly.
 func Backoff() *rapid.Generator[backoff.Schedule] {
 	return rapid.Custom(func(t *rapid.T) backoff.Schedule {
 		base := millis(t, time.Millisecond, time.Second, "base")
@@ -31,7 +43,8 @@ func Backoff() *rapid.Generator[backoff.Schedule] {
 			mult := 1 + float64(rapid.IntRange(0, 30).Draw(t, "multiplier tenths above 1"))/10
 			s = backoff.Exponential(base, mult, millis(t, base, 10*time.Second, "max"))
 		}
-		return s.WithJitter(backoff.Jitter(rapid.IntRange(int(backoff.None), int(backoff.Decorrelated)).Draw(t, "jitter")))
+		s = s.WithJitter(backoff.Jitter(rapid.IntRange(int(backoff.None), int(backoff.Decorrelated)).Draw(t, "jitter")))
+		return s.WithRand(Rand(t, "jitter seed"))
 	})
 }
 

@@ -3,6 +3,7 @@ package rapidgen
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/retry"
@@ -170,5 +172,49 @@ func TestStrings(t *testing.T) {
 	}
 	if got, want := (LimiterSettings{Rate: 2.5, Burst: 3}).GoString(), "limiter{Rate: 2.5, Burst: 3}"; got != want {
 		t.Errorf("GoString = %q, want %q", got, want)
+	}
+}
+
+// A property's seed decides a drawn backoff's jitter: the same seed gives
+// the same waits, so a failing case replays exactly.
+func TestBackoffJitterReplaysFromSeed(t *testing.T) {
+	waits := func(seed uint64) []time.Duration {
+		var got []time.Duration
+		rapid.Custom(func(t *rapid.T) int {
+			s := Backoff().Draw(t, "backoff").WithJitter(backoff.Full)
+			seq := s.Start()
+			for range 8 {
+				got = append(got, seq.Next())
+			}
+			return 0
+		}).Example(int(seed))
+		return got
+	}
+	a, b := waits(7), waits(7)
+	if !slices.Equal(a, b) {
+		t.Errorf("same seed, different waits: %v and %v", a, b)
+	}
+	differ := false
+	for seed := range uint64(20) {
+		if !slices.Equal(waits(seed), a) {
+			differ = true
+			break
+		}
+	}
+	if !differ {
+		t.Error("20 seeds gave the same waits: the jitter does not come from the seed")
+	}
+}
+
+// Rand gives one source per seed: the same seed, the same numbers.
+func TestRandFromSeed(t *testing.T) {
+	draw := func(seed int) []uint64 {
+		return rapid.Custom(func(t *rapid.T) []uint64 {
+			r := Rand(t, "seed")
+			return []uint64{r.Uint64(), r.Uint64(), r.Uint64()}
+		}).Example(seed)
+	}
+	if a, b := draw(3), draw(3); !slices.Equal(a, b) {
+		t.Errorf("same seed, different numbers: %v and %v", a, b)
 	}
 }
