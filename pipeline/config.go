@@ -52,7 +52,9 @@ func fieldOf(t reflect.Type, msg string) string {
 			rest = name[i+1:]
 		}
 	}
-	end := strings.IndexFunc(rest, func(r rune) bool { return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') })
+	end := strings.IndexFunc(rest, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	})
 	if end >= 0 {
 		rest = rest[:end]
 	}
