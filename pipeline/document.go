@@ -96,7 +96,7 @@ func Parse(data []byte) (Document, error) {
 			if err := str(p+".kind", g["kind"], &spec.Kind); err != nil {
 				return Document{}, err
 			}
-			spec.Config = g["config"]
+			spec.Config = nonNull(g["config"])
 			d.Guards[name] = spec
 		}
 	}
@@ -125,7 +125,7 @@ func Parse(data []byte) (Document, error) {
 				if err := str(lp+".guard", l["guard"], &layers[i].Guard); err != nil {
 					return Document{}, err
 				}
-				layers[i].Config = l["config"]
+				layers[i].Config = nonNull(l["config"])
 			}
 			d.Pipelines[name] = layers
 		}
@@ -164,6 +164,14 @@ func objectOf(path string, raw json.RawMessage) (map[string]json.RawMessage, err
 func isTypeError(err error) bool {
 	var te *json.UnmarshalTypeError
 	return errors.As(err, &te)
+}
+
+// nonNull returns raw, or nil for JSON null: an absent config.
+func nonNull(raw json.RawMessage) json.RawMessage {
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return nil
+	}
+	return raw
 }
 
 func str(path string, raw json.RawMessage, dst *string) error {

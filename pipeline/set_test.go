@@ -352,3 +352,30 @@ func TestRemovedPipelineRefuses(t *testing.T) {
 		t.Errorf("Do after p was removed = %v, want ErrNoPipeline", err)
 	}
 }
+
+func TestConcurrentApplies(t *testing.T) {
+	s := pipeline.NewSet[int](pipeline.WithClock(clock.NewFake()))
+	mustApply(t, s, loadDoc(3, 2, 1, 10, 4))
+	lim := s.Guard("lim").(*ratelimit.Limiter)
+	const appliers, applies = 2, 10
+	var wg sync.WaitGroup
+	for i := range appliers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range applies {
+				if _, err := s.ApplyJSON(loadDoc(3+j, 2, float64(1+i), 10+j, 4+i)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got, want := s.Version(), uint64(1+appliers*applies); got != want {
+		t.Errorf("Version = %d, want %d", got, want)
+	}
+	if s.Guard("lim") != lim {
+		t.Error("concurrent reloads replaced the limiter")
+	}
+}
