@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
@@ -173,5 +176,59 @@ func TestWithKindOfABuiltInKindPanics(t *testing.T) {
 			}()
 			pipeline.WithKind(kind, func(json.RawMessage) (resilience.Policy[int], error) { return resilience.Policy[int]{}, nil })
 		}()
+	}
+}
+
+func TestBuildGivesClockAndObserver(t *testing.T) {
+	clk := clock.NewFake()
+	var mu sync.Mutex
+	var events []telemetry.Type
+	obs := telemetry.ObserverFunc(func(e telemetry.Event) { mu.Lock(); events = append(events, e.Type); mu.Unlock() })
+	ps, err := build(`{"guards": {"b": {"kind": "breaker", "config": {"Threshold": 1, "Cooldown": "10s"}}},
+		"pipelines": {"p": [{"guard": "b"}]}}`, pipeline.WithClock(clk), pipeline.WithObserver(obs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := ps.Guards["b"].(*breaker.Breaker)
+	ps.Policies["p"].Do(context.Background(), func(context.Context) (int, error) { return 0, errors.New("down") })
+	if b.State() != breaker.Open {
+		t.Fatalf("breaker = %v after a failure with threshold 1, want open", b.State())
+	}
+	clk.Advance(10 * time.Second)
+	if b.State() != breaker.HalfOpen {
+		t.Errorf("breaker = %v after the fake clock passed the cooldown, want half-open", b.State())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(events, telemetry.BreakerOpened) {
+		t.Errorf("events = %v, want one of type %v", events, telemetry.BreakerOpened)
+	}
+}
+
+func TestRateLimitWaitsOnlyWithMaxWait(t *testing.T) {
+	ps, err := build(`{"guards": {
+		"now": {"kind": "ratelimit", "config": {"Rate": 1, "Burst": 1}},
+		"wait": {"kind": "ratelimit", "config": {"Rate": 1, "Burst": 1, "MaxWait": "2s"}}},
+		"pipelines": {"now": [{"guard": "now"}], "wait": [{"guard": "wait"}]}}`, pipeline.WithClock(clock.NewFake()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []time.Duration
+	for _, name := range []string{"now", "wait"} {
+		got = append(got, ps.Policies[name].Layers()[0].MaxWait)
+	}
+	if diff := cmp.Diff([]time.Duration{0, 2 * time.Second}, got); diff != "" {
+		t.Errorf("layers' MaxWait mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestNullConfigIsAbsent(t *testing.T) {
+	ps, err := build(`{"guards": {"b": {"kind": "breaker", "config": null}},
+		"pipelines": {"p": [{"guard": "b", "config": null}, {"kind": "retry", "config": null}]}}`)
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	if got, want := ps.Policies["p"].String(), "breaker(b) > retry"; got != want {
+		t.Errorf("pipeline = %q, want %q", got, want)
 	}
 }
