@@ -9,8 +9,14 @@ import (
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// Option configures a [Set] or a [Build].
-type Option func(*settings)
+// Option configures a [Set] or a [Build]. Options are made by the With
+// functions of this package and apply in order: the last one to set a
+// setting wins.
+type Option interface{ apply(*settings) }
+
+type option func(*settings)
+
+func (o option) apply(s *settings) { o(s) }
 
 type settings struct {
 	clock    clock.Clock
@@ -23,12 +29,12 @@ type settings struct {
 // WithClock sets the clock of every guard and layer whose configuration
 // does not set one (configurations read from JSON never do). Without it,
 // clock.Real().
-func WithClock(c clock.Clock) Option { return func(s *settings) { s.clock = c } }
+func WithClock(c clock.Clock) Option { return option(func(s *settings) { s.clock = c }) }
 
 // WithObserver sets the observer of every guard and layer that takes one
 // (breaker, bulkhead, ratelimit, retry, timeout, hedge). Without it, no
 // events.
-func WithObserver(o telemetry.Observer) Option { return func(s *settings) { s.observer = o } }
+func WithObserver(o telemetry.Observer) Option { return option(func(s *settings) { s.observer = o }) }
 
 // WithRegistry registers in r each breaker, bulkhead and rate limiter when
 // it is made (by [Build], or by the [Set.Apply] that adds it), under its
@@ -37,13 +43,13 @@ func WithObserver(o telemetry.Observer) Option { return func(s *settings) { s.ob
 // stays registered, and one added again later under the same name is not
 // registered (its Reload lists the error). Without it, nothing is
 // registered.
-func WithRegistry(r *telemetry.Registry) Option { return func(s *settings) { s.registry = r } }
+func WithRegistry(r *telemetry.Registry) Option { return option(func(s *settings) { s.registry = r }) }
 
 // WithOnReload sets f to be called with each successful [Set.Apply]'s
 // [Reload], after the new version is in use, on the goroutine that
 // called Apply, one at a time. Without it, nothing is called; Apply
 // returns the Reload either way.
-func WithOnReload(f func(Reload)) Option { return func(s *settings) { s.onReload = f } }
+func WithOnReload(f func(Reload)) Option { return option(func(s *settings) { s.onReload = f }) }
 
 // WithKind adds a layer kind of the caller's: a layer {"kind": kind,
 // "config": ...} is build(config), config being the layer's "config" as
@@ -67,12 +73,12 @@ func WithKind[T any](kind string, build func(config json.RawMessage) (resilience
 	if build == nil {
 		panic(fmt.Sprintf("pipeline: WithKind(%q): build must not be nil", kind))
 	}
-	return func(s *settings) {
+	return option(func(s *settings) {
 		if s.kinds == nil {
 			s.kinds = make(map[string]any)
 		}
 		s.kinds[kind] = build
-	}
+	})
 }
 
 func configure[T any](opts []Option) settings {
@@ -81,7 +87,7 @@ func configure[T any](opts []Option) settings {
 		if o == nil {
 			panic("pipeline: option must not be nil")
 		}
-		o(&s)
+		o.apply(&s)
 	}
 	if s.clock == nil {
 		s.clock = clock.Real()
