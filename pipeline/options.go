@@ -39,10 +39,11 @@ func WithObserver(o telemetry.Observer) Option { return option(func(s *settings)
 // WithRegistry registers in r each breaker, bulkhead and rate limiter when
 // it is made (by [Build], or by the [Set.Apply] that adds it), under its
 // kind and Name (the guard's name in the document, unless its config sets
-// Name). The registry cannot forget a guard: one that a reload removes
-// stays registered, and one added again later under the same name is not
-// registered (its Reload lists the error). Without it, nothing is
-// registered.
+// Name). A guard that a reload removes, or replaces by one of another
+// kind, is unregistered before the guards the reload makes are
+// registered. A registration the registry refuses (another guard of that
+// kind and name, registered by someone else) is listed in the Reload's
+// Errors. Without it, nothing is registered.
 func WithRegistry(r *telemetry.Registry) Option { return option(func(s *settings) { s.registry = r }) }
 
 // WithOnReload sets f to be called with each successful [Set.Apply]'s

@@ -164,6 +164,16 @@ func (s *Set[T]) Apply(d Document) (Reload, error) {
 	s.cur.Store(v)
 	r := Reload{Version: v.n, Changes: changes}
 	if s.s.registry != nil {
+		// A guard the new version no longer has (removed, or replaced by
+		// one of another kind) leaves the registry first, so that one made
+		// under its name can take its place.
+		for name, g := range old.guards {
+			if ng := v.guards[name]; ng == nil || ng.value != g.value {
+				if tg, ok := g.value.(telemetry.Guard); ok {
+					s.s.registry.Unregister(tg)
+				}
+			}
+		}
 		for _, g := range made {
 			if tg, ok := g.value.(telemetry.Guard); ok {
 				if err := s.s.registry.Register(tg); err != nil {

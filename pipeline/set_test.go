@@ -14,6 +14,7 @@ import (
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/telemetry"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -377,5 +378,40 @@ func TestConcurrentApplies(t *testing.T) {
 	}
 	if s.Guard("lim") != lim {
 		t.Error("concurrent reloads replaced the limiter")
+	}
+}
+
+// A reload that removes a guard, or replaces it by one of another kind
+// under its name, takes it out of the registry: the registry lists the
+// guards of the current document, and a guard of the old name made later
+// registers.
+func TestReloadUnregistersRemovedGuards(t *testing.T) {
+	r := telemetry.NewRegistry()
+	s := pipeline.NewSet[int](pipeline.WithRegistry(r))
+	registered := func() []string {
+		var got []string
+		for _, g := range r.Snapshots() {
+			got = append(got, string(g.Kind)+" "+g.Name)
+		}
+		return got
+	}
+	mustApply(t, s, []byte(`{"guards": {"a": {"kind": "breaker"}, "b": {"kind": "bulkhead", "config": {"MaxConcurrent": 2}}}}`))
+	if diff := cmp.Diff([]string{"breaker a", "bulkhead b"}, registered()); diff != "" {
+		t.Fatalf("first document: registered mismatch (-want +got):\n%s", diff)
+	}
+	rl := mustApply(t, s, []byte(`{"guards": {"a": {"kind": "breaker"}}}`))
+	if diff := cmp.Diff([]string{"breaker a"}, registered()); diff != "" {
+		t.Errorf("b removed: registered mismatch (-want +got):\n%s", diff)
+	}
+	rl = mustApply(t, s, []byte(`{"guards": {"a": {"kind": "breaker"}, "b": {"kind": "bulkhead", "config": {"MaxConcurrent": 3}}}}`))
+	if len(rl.Errors) != 0 {
+		t.Errorf("b added again: registration errors %v", rl.Errors)
+	}
+	if diff := cmp.Diff([]string{"breaker a", "bulkhead b"}, registered()); diff != "" {
+		t.Errorf("b added again: registered mismatch (-want +got):\n%s", diff)
+	}
+	mustApply(t, s, []byte(`{"guards": {"a": {"kind": "bulkhead", "config": {"MaxConcurrent": 1}}, "b": {"kind": "bulkhead", "config": {"MaxConcurrent": 3}}}}`))
+	if diff := cmp.Diff([]string{"bulkhead a", "bulkhead b"}, registered()); diff != "" {
+		t.Errorf("a replaced by a bulkhead: registered mismatch (-want +got):\n%s", diff)
 	}
 }
