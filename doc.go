@@ -37,6 +37,8 @@
 //   - clock: the time source, Real and Fake (for tests)
 //   - backoff: delay schedules (constant, linear, exponential) and jitter
 //   - telemetry: events, observers (Counter, Slog), snapshots, Registry
+//   - pipeline: pipelines and shared guards from a JSON document, reloaded
+//     live with the guards' state kept
 //   - dashboard: a live page of a Registry's guards and pipelines
 //   - resiliencehttp: Transport, Middleware, HostBreaker, Health for net/http
 //   - resiliencetest: the fault kit for testing pipelines
