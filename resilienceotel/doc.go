@@ -1,6 +1,7 @@
 // Package resilienceotel reports what the resilience policies do as
 // OpenTelemetry metrics: their events, the calls and attempts through
-// them, and the live state of the shared guards.
+// them, and the live state of the shared guards; and as span events on
+// the caller's span: what the pipeline did with one call.
 //
 //	reg := telemetry.NewRegistry()
 //	m, err := resilienceotel.New(resilienceotel.WithRegistry(reg)) // the global MeterProvider
@@ -14,6 +15,9 @@
 //   - New, with WithMeterProvider, WithRegistry, WithKeys, WithClock: a
 //     Metrics, the telemetry.Observer to give to the policies' WithObserver
 //   - Measure, Layers: policy layers that time and count calls and attempts
+//   - Trace, TraceLayers, with TraceBreaker, TraceClock: policy layers that
+//     record each call's attempts, waits, refusals, hedges and fallback on
+//     the caller's span
 //   - Metrics.Close: stops reporting
 //
 // # Instruments
@@ -103,6 +107,40 @@
 // its invalid bytes replaced by U+FFFD, and counted in
 // resilience.exporter.sanitized (once per event, and per guard snapshot
 // read at a collection).
+//
+// # Traces
+//
+// Trace returns two layers, Call (outermost, outside any fallback) and
+// Attempt (inside the retry and the hedge, outside the guards whose
+// refusals it should see):
+//
+//	t := resilienceotel.Trace[*http.Response]("prices", resilienceotel.TraceBreaker(b))
+//	p := resilience.Then(t.Call, retry.New[*http.Response](), t.Attempt, breaker.Policy[*http.Response](b), timeout.New[*http.Response](time.Second))
+//
+// They write on trace.SpanFromContext of the call's context, and start no
+// span. Each event carries resilience.policy.name:
+//
+//	event                        when                                              attributes
+//	resilience.attempt           an attempt ended                                  resilience.attempt, resilience.outcome, resilience.attempt.duration (s), error.type, server.address, resilience.breaker.state
+//	resilience.retry.wait        an attempt starts after an earlier one ended      resilience.attempt (the new one), resilience.wait.duration (s)
+//	resilience.refused           a guard refused an attempt, or the call before    error.type (the guard's condition), resilience.guard.name, resilience.retry_after (s)
+//	                             any attempt
+//	resilience.hedge.launched    an attempt starts while another runs              resilience.attempt
+//	resilience.hedge.won         the first of concurrent attempts to succeed       resilience.attempt
+//	resilience.fallback          the call succeeded though every attempt failed    error.type, server.address (of the replaced error)
+//
+// When the call returns, the span gets resilience.policy.name,
+// resilience.attempts (attempts that reached the Attempt layer) and
+// resilience.outcome; its status is left to its owner. server.address is
+// the host of a *url.Error in the error's chain, absent otherwise;
+// resilience.breaker.state, with TraceBreaker, is the breaker's state when
+// the attempt started; resilience.retry_after is absent without a hint.
+// The layers see the errors, not the policies' events: a wait is the
+// measured gap between two attempts, a hedge's winner is the first copy
+// to succeed, and a fallback is inferred from a success after failed
+// attempts. A call whose span does not record goes through both layers
+// without allocating; a recording one allocates a context and the events'
+// attributes.
 //
 // # Cost
 //
