@@ -52,6 +52,12 @@ func (e *StatusError) Error() string {
 	return "resiliencehttp: " + status
 }
 
+// HTTPStatusCode returns e.StatusCode. Code that reads the status of a
+// failure without importing this package finds it through this method:
+// the exporters resilienceotel and resilienceprom report it as the
+// failure's error.type ("503").
+func (e *StatusError) HTTPStatusCode() int { return e.StatusCode }
+
 // RetryAfter returns the wait that the response's Retry-After header asked
 // for, or -1 (no hint) when After is 0: a response without the header (or
 // with "Retry-After: 0") gives no hint, so it never shadows a guard's hint

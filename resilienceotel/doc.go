@@ -89,9 +89,12 @@
 // (breaker.open, breaker.forced_open, breaker.too_many_trials, bulkhead.full,
 // bulkhead.queue_timeout, ratelimit.limited, refused, timeout,
 // context.deadline_exceeded, context.canceled, retry.attempts,
-// retry.max_elapsed, retry.max_wait, retry.budget_exhausted), else the
-// error's Go type ("*url.Error"), looking through fmt.Errorf's and
-// errors.Join's wrappers and, for a retry.Error, at its last attempt's error.
+// retry.max_elapsed, retry.max_wait, retry.budget_exhausted); for an HTTP
+// failure (a resiliencehttp.StatusError, or any error with an
+// HTTPStatusCode() int method) its status code ("503"), as OpenTelemetry's
+// HTTP conventions have it; else the error's Go type ("*url.Error"),
+// looking through fmt.Errorf's and errors.Join's wrappers and, for a
+// retry.Error, at its last attempt's error.
 // At most 64 distinct values are reported; later ones read "_OTHER".
 // resilience.key is off by default: a keyed breaker's events count under its
 // name; WithKeys(n) turns it on (today only a breaker.Keyed's events carry

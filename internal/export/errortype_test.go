@@ -2,12 +2,14 @@ package export
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/resiliencehttp"
 )
 
 type downError struct{}
@@ -31,6 +33,25 @@ func TestErrorTypeAllocs(t *testing.T) {
 	for _, err := range []error{resilience.Refuse(bulkhead.ErrFull, "b", -1), retry.ErrAttempts, context.Canceled} {
 		if n := testing.AllocsPerRun(100, func() { ErrorType(err) }); n != 0 {
 			t.Errorf("ErrorType(%v): %v allocs, want 0", err, n)
+		}
+	}
+}
+
+// TestErrorTypeHTTPStatus: the error.type of a resiliencehttp.StatusError,
+// bare or wrapped, is its status code, found without allocating.
+func TestErrorTypeHTTPStatus(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&resiliencehttp.StatusError{StatusCode: 503, Status: "503 Service Unavailable"}, "503"},
+		{fmt.Errorf("get: %w", &resiliencehttp.StatusError{StatusCode: 429}), "429"},
+	} {
+		if got := ErrorType(c.err); got != c.want {
+			t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
+		}
+		if n := testing.AllocsPerRun(100, func() { ErrorType(c.err) }); n != 0 {
+			t.Errorf("ErrorType(%v): %v allocs, want 0", c.err, n)
 		}
 	}
 }

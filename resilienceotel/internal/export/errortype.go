@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strconv"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
@@ -64,6 +65,28 @@ var sentinels = func() map[error]string {
 	return m
 }()
 
+// httpStatus is an error that carries an HTTP response's status code, as a
+// resiliencehttp.StatusError does. Its error.type is the code ("503"), as
+// OpenTelemetry's HTTP conventions have it, not its Go type.
+type httpStatus interface{ HTTPStatusCode() int }
+
+// statusCodes are the error.type values of the status codes 100 to 599,
+// made once, so that naming a failure's status does not allocate.
+var statusCodes = func() (s [600]string) {
+	for c := 100; c < len(s); c++ {
+		s[c] = strconv.Itoa(c)
+	}
+	return s
+}()
+
+// statusType is the error.type of HTTP status code c: its decimal digits.
+func statusType(c int) string {
+	if c >= 100 && c < len(statusCodes) {
+		return statusCodes[c]
+	}
+	return strconv.Itoa(c)
+}
+
 // wrappers are the types of the standard library's wrapping errors, which
 // say nothing of the error's class: error.type is the type of what they
 // wrap.
@@ -71,7 +94,8 @@ var wrappers = map[string]bool{"*fmt.wrapError": true, "*fmt.wrapErrors": true, 
 
 // ErrorType is the value of the error.type attribute for err: "" for nil;
 // the name of the library's condition it matches (knownErrors), else err's
-// Go type ("*url.Error"). It looks through fmt.Errorf's and errors.Join's wrappers
+// Go type ("*url.Error"); for an error with an HTTPStatusCode() int method
+// (a resiliencehttp.StatusError), the status code ("503"). It looks through fmt.Errorf's and errors.Join's wrappers
 // (to the first error they wrap) and through a *retry.Error to its last
 // attempt's error: why the retry gave up is in its retry.gave_up event.
 func ErrorType(err error) string {
@@ -87,6 +111,8 @@ func ErrorType(err error) string {
 		if e.Err != nil {
 			return ErrorType(e.Err)
 		}
+	case httpStatus:
+		return statusType(e.HTTPStatusCode())
 	}
 	t := reflect.TypeOf(err).String()
 	if wrappers[t] {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/f0b5b96b/resilience"
@@ -27,7 +28,8 @@ type ErrorTypeCase struct {
 
 // ErrorTypes returns the cases of error.type: every guard's refusal, a
 // custom refusal, a timeout, the context's errors, every retry give-up,
-// a Go type, and each of them looked for through fmt.Errorf, errors.Join
+// a Go type, an HTTP status code (an error with an HTTPStatusCode
+// method), and each of them looked for through fmt.Errorf, errors.Join
 // and a retry.Error (to its last attempt's error). down is an error of
 // the caller's own type, whose error.type is downType. ErrorTypes fails t
 // if a timeout or a retry does not return the error it must.
@@ -60,8 +62,19 @@ func ErrorTypes(t testing.TB, down error, downType string) []ErrorTypeCase {
 		{retryErr(t, down), downType},
 		{retryErr(t, resilience.Refuse(breaker.ErrOpen, "b", -1)), "breaker.open"},
 		{fmt.Errorf("call: %w", retryErr(t, urlErr)), "*url.Error"},
+		{statusError(503), "503"},
+		{fmt.Errorf("%w: reading its body: %w", statusError(502), down), "502"},
+		{retryErr(t, statusError(429)), "429"},
+		{statusError(999), "999"},
 	}
 }
+
+// statusError is an HTTP failure of status code: an error with an
+// HTTPStatusCode method, as a resiliencehttp.StatusError is.
+type statusError int
+
+func (e statusError) Error() string       { return "status " + strconv.Itoa(int(e)) }
+func (e statusError) HTTPStatusCode() int { return int(e) }
 
 // timeoutErr is the error of a call that a timeout policy cut off.
 func timeoutErr(t testing.TB) error {
