@@ -74,6 +74,16 @@
 // collection, from a goroutine (the SDK makes instruments under the lock
 // it collects under), and is reported from the next collection on.
 //
+// The breaker's counted values (window_calls, window_failures,
+// window_successes, window_slow, and failure_ratio, their ratio) are what
+// its rules see: over its sliding window while it is closed and has one
+// (WindowCalls, WindowDuration, or a FailureRatio or SlowCallRatio rule,
+// the last 100 calls by default); otherwise, and while open or half-open,
+// since its current state began: a breaker with only a Threshold rule
+// counts the calls since it last closed, a half-open one its trials.
+// window_refused is always since the current state began, and the
+// consecutive counts are within it. Each value's help says so.
+//
 // # Attributes
 //
 //	resilience.policy.type            the policy's kind ("breaker", "retry", "bulkhead", "ratelimit", ...), "pipeline" for Measure

@@ -72,6 +72,16 @@
 // the values of the guards registered when it is called: a pedantic
 // registry rejects those of guards registered after the Collector.
 //
+// The breaker's counted values (window_calls, window_failures,
+// window_successes, window_slow, and failure_ratio, their ratio) are what
+// its rules see: over its sliding window while it is closed and has one
+// (WindowCalls, WindowDuration, or a FailureRatio or SlowCallRatio rule,
+// the last 100 calls by default); otherwise, and while open or half-open,
+// since its current state began: a breaker with only a Threshold rule
+// counts the calls since it last closed, a half-open one its trials.
+// window_refused is always since the current state began, and the
+// consecutive counts are within it. Each value's help says so.
+//
 // No name loses a scrape: a name that is not valid UTF-8 (which WithName
 // options and the registry reject, but a guard or event source of one's
 // own may report) is sent with its invalid bytes replaced by U+FFFD, and

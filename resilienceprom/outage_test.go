@@ -91,22 +91,22 @@ resilience_guard_refused_total{name="api",policy="ratelimit"} 7
 # HELP resilience_guard_state 1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.
 # TYPE resilience_guard_state gauge
 resilience_guard_state{name="prices",policy="breaker",state="closed"} 1
-# HELP resilience_breaker_window_calls Calls counted in the current state (over the sliding window while closed).
+# HELP resilience_breaker_window_calls Calls counted: over the sliding window while closed, if the breaker has one (WindowCalls, WindowDuration, or a ratio rule: the last 100 calls); else since the current state began (half-open: the trials).
 # TYPE resilience_breaker_window_calls gauge
 resilience_breaker_window_calls{name="prices"} 1
-# HELP resilience_breaker_window_failures Failures counted in the current state (over the sliding window while closed).
+# HELP resilience_breaker_window_failures Failures counted: over the sliding window while closed, if the breaker has one; else since the current state began.
 # TYPE resilience_breaker_window_failures gauge
 resilience_breaker_window_failures{name="prices"} 0
-# HELP resilience_breaker_failure_ratio Failures / calls counted in the current state, in [0, 1].
+# HELP resilience_breaker_failure_ratio window_failures / window_calls, in [0, 1]; 0 without calls.
 # TYPE resilience_breaker_failure_ratio gauge
 resilience_breaker_failure_ratio{name="prices"} 0
-# HELP resilience_breaker_window_refused Calls refused in the current state.
+# HELP resilience_breaker_window_refused Calls refused since the current state began (not a window: refusals happen while open or half-open).
 # TYPE resilience_breaker_window_refused gauge
 resilience_breaker_window_refused{name="prices"} 0
-# HELP resilience_breaker_window_successes Successes counted in the current state (over the sliding window while closed).
+# HELP resilience_breaker_window_successes Successes counted: over the sliding window while closed, if the breaker has one; else since the current state began.
 # TYPE resilience_breaker_window_successes gauge
 resilience_breaker_window_successes{name="prices"} 1
-# HELP resilience_breaker_window_slow Slow calls counted in the current state (over the sliding window while closed).
+# HELP resilience_breaker_window_slow Slow calls counted: over the sliding window while closed, if the breaker has one; else since the current state began.
 # TYPE resilience_breaker_window_slow gauge
 resilience_breaker_window_slow{name="prices"} 0
 # HELP resilience_breaker_consecutive_failures Failures in a row, in the current state.

@@ -60,16 +60,25 @@ func (b *Breaker) Stats() Stats {
 // "half-open"), Refused, and these Values (the counts are those of the
 // current state, as [Breaker.Counts] has them):
 //
-//	window_calls           gauge  "{call}"  calls counted in the current state
-//	window_failures        gauge  "{call}"
-//	failure_ratio          gauge  "1"       failures / calls, in [0, 1]
-//	window_refused         gauge  "{call}"  calls refused in the current state
-//	window_successes       gauge  "{call}"
-//	window_slow            gauge  "{call}"
-//	consecutive_failures   gauge  "{call}"
-//	consecutive_successes  gauge  "{call}"
+//	window_calls           gauge  "{call}"  calls counted (see below)
+//	window_failures        gauge  "{call}"  failures counted
+//	failure_ratio          gauge  "1"       window_failures / window_calls, in [0, 1]
+//	window_refused         gauge  "{call}"  calls refused since the current state began
+//	window_successes       gauge  "{call}"  successes counted
+//	window_slow            gauge  "{call}"  slow calls counted
+//	consecutive_failures   gauge  "{call}"  failures in a row, in the current state
+//	consecutive_successes  gauge  "{call}"  successes in a row, in the current state
 //	generation             gauge  "{generation}"
 //	forced                 gauge  "1"       1 while held open or closed by hand, else 0
+//
+// The counted calls, failures, successes and slow calls are those the
+// breaker's rules see: over the sliding window while the breaker is closed
+// and has one (WindowCalls, WindowDuration, or a FailureRatio or
+// SlowCallRatio rule, which keeps the last 100 calls by default);
+// otherwise, and in every other state, since the current state began (so a
+// closed breaker with only a Threshold rule counts the calls since it last
+// closed, and a half-open one counts its trials).
+// window_refused is never over a window. The help of each value says so.
 //
 // It allocates the Values slice.
 func (b *Breaker) Snapshot() telemetry.Snapshot {
@@ -88,12 +97,12 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 		State:   s.State.String(),
 		Refused: s.Refused,
 		Values: []telemetry.Value{
-			{Name: "window_calls", Unit: "{call}", Help: "Calls counted in the current state (over the sliding window while closed).", Value: float64(c.Calls)},
-			{Name: "window_failures", Unit: "{call}", Help: "Failures counted in the current state (over the sliding window while closed).", Value: float64(c.Failures)},
-			{Name: "failure_ratio", Unit: "1", Help: "Failures / calls counted in the current state, in [0, 1].", Value: c.FailureRatio},
-			{Name: "window_refused", Unit: "{call}", Help: "Calls refused in the current state.", Value: float64(c.Refused)},
-			{Name: "window_successes", Unit: "{call}", Help: "Successes counted in the current state (over the sliding window while closed).", Value: float64(c.Successes)},
-			{Name: "window_slow", Unit: "{call}", Help: "Slow calls counted in the current state (over the sliding window while closed).", Value: float64(c.Slow)},
+			{Name: "window_calls", Unit: "{call}", Help: "Calls counted: over the sliding window while closed, if the breaker has one (WindowCalls, WindowDuration, or a ratio rule: the last 100 calls); else since the current state began (half-open: the trials).", Value: float64(c.Calls)},
+			{Name: "window_failures", Unit: "{call}", Help: "Failures counted: over the sliding window while closed, if the breaker has one; else since the current state began.", Value: float64(c.Failures)},
+			{Name: "failure_ratio", Unit: "1", Help: "window_failures / window_calls, in [0, 1]; 0 without calls.", Value: c.FailureRatio},
+			{Name: "window_refused", Unit: "{call}", Help: "Calls refused since the current state began (not a window: refusals happen while open or half-open).", Value: float64(c.Refused)},
+			{Name: "window_successes", Unit: "{call}", Help: "Successes counted: over the sliding window while closed, if the breaker has one; else since the current state began.", Value: float64(c.Successes)},
+			{Name: "window_slow", Unit: "{call}", Help: "Slow calls counted: over the sliding window while closed, if the breaker has one; else since the current state began.", Value: float64(c.Slow)},
 			{Name: "consecutive_failures", Unit: "{call}", Help: "Failures in a row, in the current state.", Value: float64(c.ConsecutiveFailures)},
 			{Name: "consecutive_successes", Unit: "{call}", Help: "Successes in a row, in the current state.", Value: float64(c.ConsecutiveSuccesses)},
 			{Name: "generation", Unit: "{generation}", Help: "The breaker's generation: 1 when made, one more at each transition, ForceOpen, ForceClosed or Reset.", Value: float64(s.Generation)},

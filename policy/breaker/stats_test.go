@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -168,4 +169,31 @@ func view(s telemetry.Snapshot) snapView {
 		v.Values[x.Name] = x.Value
 	}
 	return v
+}
+
+// TestSnapshotWindowMeaning: a closed breaker's window_calls is over its
+// sliding window when it has one (calls leave it as time passes), and
+// since the breaker closed when it has none (only a Threshold rule); the
+// help of the value says both.
+func TestSnapshotWindowMeaning(t *testing.T) {
+	windowed, fw := newFake(breaker.WithFailureRatio(0.5), breaker.WithWindowDuration(10*time.Second))
+	threshold, ft := newFake(breaker.WithThreshold(5))
+	succeed(t, windowed, fw, 3)
+	succeed(t, threshold, ft, 3)
+	fw.Advance(time.Minute)
+	ft.Advance(time.Minute)
+	for _, c := range []struct {
+		name string
+		b    *breaker.Breaker
+		want float64
+	}{{"windowed", windowed, 0}, {"threshold only", threshold, 3}} {
+		if got, _ := c.b.Snapshot().Value("window_calls"); got != c.want {
+			t.Errorf("%s: window_calls = %v a minute after 3 calls, want %v", c.name, got, c.want)
+		}
+	}
+	for _, v := range threshold.Snapshot().Values {
+		if v.Name == "window_calls" && (!strings.Contains(v.Help, "sliding window") || !strings.Contains(v.Help, "since the current state began")) {
+			t.Errorf("window_calls help %q does not say both meanings", v.Help)
+		}
+	}
 }
