@@ -130,7 +130,7 @@ func Trace[T any](name string, opts ...TraceOption) TraceLayers[T] {
 		}
 		c := &traceCall{Context: ctx, owner: tr, span: span}
 		v, err := next.Call(c)
-		tr.endCall(c, ctx, err)
+		tr.endCall(ctx, c, err)
 		return v, err
 	}).Describe(resilience.Layer{Kind: resilience.KindOther})
 	attempt := resilience.New("trace-attempt("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {
@@ -140,7 +140,7 @@ func Trace[T any](name string, opts ...TraceOption) TraceLayers[T] {
 		}
 		n, start, state := tr.startAttempt(c)
 		v, err := next.Call(ctx)
-		tr.endAttempt(c, ctx, n, start, state, err)
+		tr.endAttempt(ctx, c, n, start, state, err)
 		return v, err
 	}).Describe(resilience.Layer{Kind: resilience.KindOther})
 	return TraceLayers[T]{Call: call, Attempt: attempt}
@@ -201,7 +201,7 @@ func (tr *tracer) startAttempt(c *traceCall) (n int, start time.Time, state stri
 	return n, start, state
 }
 
-func (tr *tracer) endAttempt(c *traceCall, ctx context.Context, n int, start time.Time, state string, err error) {
+func (tr *tracer) endAttempt(ctx context.Context, c *traceCall, n int, start time.Time, state string, err error) {
 	end := tr.cfg.clock.Now()
 	c.mu.Lock()
 	c.running--
@@ -227,7 +227,7 @@ func (tr *tracer) endAttempt(c *traceCall, ctx context.Context, n int, start tim
 	}
 }
 
-func (tr *tracer) endCall(c *traceCall, ctx context.Context, err error) {
+func (tr *tracer) endCall(ctx context.Context, c *traceCall, err error) {
 	c.mu.Lock()
 	attempts, succeeded, lastErr := c.attempts, c.succeeded, c.lastErr
 	c.mu.Unlock()

@@ -3,6 +3,7 @@ package resilienceotel_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
+	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/retry"
@@ -281,5 +283,42 @@ func BenchmarkTrace(b *testing.B) {
 				_, _ = p.Do(c.ctx, op)
 			}
 		})
+	}
+}
+
+// TestTraceClock: the layers time attempts on the clock TraceClock gives.
+func TestTraceClock(t *testing.T) {
+	clk := clock.NewFake()
+	tl := resilienceotel.Trace[int]("prices", resilienceotel.TraceClock(clk))
+	p := resilience.Then(tl.Call, tl.Attempt)
+	events, _ := traced(t, func(ctx context.Context) {
+		_, _ = p.Do(ctx, func(context.Context) (int, error) { clk.Advance(30 * time.Millisecond); return 1, nil })
+	})
+	if len(events) != 1 || events[0].Attrs["resilience.attempt.duration"] != 0.03 {
+		t.Errorf("events = %v, want one attempt of 0.03s", events)
+	}
+}
+
+// TestTracePanics: Trace and its options panic on invalid arguments,
+// naming them.
+func TestTracePanics(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"empty name", func() { resilienceotel.Trace[int]("") }, "resilienceotel: Trace name must not be empty"},
+		{"nil option", func() { resilienceotel.Trace[int]("p", nil) }, "resilienceotel: Trace option must not be nil"},
+		{"nil clock", func() { resilienceotel.TraceClock(nil) }, "resilienceotel: TraceClock clock must not be nil"},
+		{"nil breaker", func() { resilienceotel.TraceBreaker(nil) }, "resilienceotel: TraceBreaker breaker must not be nil"},
+	} {
+		func() {
+			defer func() {
+				if got := fmt.Sprint(recover()); got != c.want {
+					t.Errorf("%s: panic %q, want %q", c.name, got, c.want)
+				}
+			}()
+			c.f()
+		}()
 	}
 }
