@@ -30,8 +30,7 @@ var guards = []guardAPI{
 	{"ratelimit", "Limiter", []string{"WithName", "WithClock", "WithObserver"}},
 	{"ratelimit", "Keyed", []string{"WithName", "WithClock", "WithObserver", "WithMaxKeys"}},
 	{"adaptive", "Limiter", []string{"WithName", "WithClock", "WithObserver"}},
-	// The throttler emits no events: no WithObserver.
-	{"throttle", "Throttler", []string{"WithName", "WithClock"}},
+	{"throttle", "Throttler", []string{"WithName", "WithClock", "WithObserver"}},
 }
 
 // exported is the exported API of one package, read from its sources.
