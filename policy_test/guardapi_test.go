@@ -31,6 +31,9 @@ var guards = []guardAPI{
 	{"ratelimit", "Keyed", []string{"WithName", "WithClock", "WithObserver", "WithMaxKeys"}},
 	{"adaptive", "Limiter", []string{"WithName", "WithClock", "WithObserver"}},
 	{"throttle", "Throttler", []string{"WithName", "WithClock", "WithObserver"}},
+	// The chaos injector reads no time (chaos.Latency takes its clock):
+	// no WithClock.
+	{"chaos", "Injector", []string{"WithName", "WithObserver"}},
 }
 
 // exported is the exported API of one package, read from its sources.
