@@ -20,8 +20,18 @@ type guardAPI struct {
 	options  []string // package-level options the guard's constructor takes
 }
 
-// guards lists every core guard type. A guard added to the policies is
-// added here; a type that loses Name or Snapshot, or a package that loses
+// dir returns the directory of g's package, from the repository's root:
+// policy/<pkg> for the core's policies, the path itself for a package
+// named by its path (a nested module's, "resilienceredis").
+func (g guardAPI) dir() string {
+	if strings.HasPrefix(g.pkg, "resilience") {
+		return g.pkg
+	}
+	return filepath.Join("policy", g.pkg)
+}
+
+// guards lists every guard type of the core and of the nested modules. A
+// guard added is added here; a type that loses Name or Snapshot, or a package that loses
 // one of the options, fails TestGuardAPI.
 var guards = []guardAPI{
 	{"breaker", "Breaker", []string{"WithName", "WithClock", "WithObserver"}},
@@ -30,8 +40,16 @@ var guards = []guardAPI{
 	{"ratelimit", "Limiter", []string{"WithName", "WithClock", "WithObserver"}},
 	{"ratelimit", "Keyed", []string{"WithName", "WithClock", "WithObserver", "WithMaxKeys"}},
 	{"adaptive", "Limiter", []string{"WithName", "WithClock", "WithObserver"}},
-	// The throttler emits no events: no WithObserver.
-	{"throttle", "Throttler", []string{"WithName", "WithClock"}},
+	{"throttle", "Throttler", []string{"WithName", "WithClock", "WithObserver"}},
+	// The chaos injector reads no time (chaos.Latency takes its clock):
+	// no WithClock.
+	{"chaos", "Injector", []string{"WithName", "WithObserver"}},
+	// The fleet-wide guards of the nested module resilienceredis take
+	// their name as an argument of their constructors and read the Redis
+	// server's clock: no WithName, no WithClock.
+	{"resilienceredis", "Limiter", []string{"WithObserver"}},
+	{"resilienceredis", "KeyedLimiter", []string{"WithObserver"}},
+	{"resilienceredis", "Breaker", []string{"WithObserver"}},
 }
 
 // exported is the exported API of one package, read from its sources.
@@ -125,7 +143,7 @@ func TestGuardAPI(t *testing.T) {
 	for _, g := range guards {
 		api, ok := pkgs[g.pkg]
 		if !ok {
-			api = readPackage(t, filepath.Join("..", "policy", g.pkg))
+			api = readPackage(t, filepath.Join("..", g.dir()))
 			pkgs[g.pkg] = api
 		}
 		for _, m := range slices.Sorted(func(yield func(string) bool) {

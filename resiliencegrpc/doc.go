@@ -43,13 +43,17 @@
 // side. A refusal is answered with ResourceExhausted (a rate limit) or
 // Unavailable and a pushback ([RefusalStatus]), under a generic message that
 // names no guard unless [WithGuardNames] says so. [KeyedLimit] limits each
-// client apart, keyed by [PeerKey] or [MetadataKey].
+// client apart, keyed by [PeerKey] or [MetadataKey]. [WithObserver]
+// reports the server side's decision on each call as an event of this
+// package, kind [Kind] ("grpc_server"): [EventAnswered], [EventFailure] or
+// [EventRefused].
 //
 // Turn gRPC's own retries off on a client whose policy retries
 // (grpc.WithDisableRetry()): see the README for how the two stack.
 //
 // Entry points: [UnaryClientInterceptor], [StreamClientInterceptor],
 // [WithClassify], [WithBreaker], [WithMethod], [WithGuardNames],
+// [WithObserver],
 // [UnaryServerInterceptor],
 // [StreamServerInterceptor], [InHandle], [RefusalStatus], [KeyedLimit],
 // [PeerKey], [MetadataKey], [IsFailure], [ParsePushback], [StatusError],

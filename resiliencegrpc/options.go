@@ -7,6 +7,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 )
@@ -63,7 +64,8 @@ type route struct {
 	classify func(*status.Status) bool // nil means IsFailure
 	breaker  *breaker.Breaker          // nil: committed streams' failures are not recorded
 
-	guardNames bool // server side: a refusal's message names its guard
+	guardNames bool               // server side: a refusal's message names its guard
+	observer   telemetry.Observer // server side: the receiver of the decisions' events; nil if none
 }
 
 // waitsForReady reports whether an attempt under ctx is a half-open trial
@@ -113,6 +115,17 @@ func WithClassify(f func(*status.Status) bool) Option {
 // interceptors ignore it.
 func WithGuardNames() Option {
 	return option(func(c *config) { c.guardNames = true })
+}
+
+// WithObserver makes the server side ([UnaryServerInterceptor],
+// [StreamServerInterceptor], [InHandle]) report its decision on each call
+// to o, as one event: [EventAnswered], [EventFailure] or [EventRefused]
+// (see "Events" at UnaryServerInterceptor). o is called on the call's
+// goroutine (gRPC's reading goroutine for InHandle), from many at once, so
+// it must be safe for that, and quick. nil, the default, reports nothing.
+// The client interceptors ignore it.
+func WithObserver(o telemetry.Observer) Option {
+	return option(func(c *config) { c.observer = o })
 }
 
 // WithBreaker names the breaker inside the policy, for the client

@@ -10,6 +10,7 @@ import (
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resiliencegrpc/internal/refusal"
 	"github.com/f0b5b96b/resilience/resiliencegrpc/internal/serve"
+	"github.com/f0b5b96b/resilience/telemetry"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -64,11 +65,26 @@ import (
 // Retry, hedge and fallback belong on the client side
 // ([UnaryClientInterceptor]), where a call can be made again.
 //
+// # Events
+//
+// With [WithObserver], the interceptors report their decision on each
+// call as one event: [EventAnswered] (the handler returned OK or a status
+// the classification calls an answer; Err the handler's error, nil for
+// OK), [EventFailure] (the handler returned a status the classification
+// calls a failure, Err its error; or p returned without calling the
+// handler, Err [ErrNotServed]) or [EventRefused] (p refused the call
+// before the handler ran; Err p's error, whose status the caller got). The
+// events' Name is p's description, p.String() (for example
+// "ratelimit(api) > breaker(db)"), and their Key the call's full method,
+// "/package.Service/Method". A handler that panics reports nothing: the
+// panic goes on to gRPC.
+//
 // UnaryServerInterceptor panics if an option is nil or invalid; it uses
-// [WithClassify] and [WithGuardNames] and ignores the other options. The interceptor is safe
-// for simultaneous use.
+// [WithClassify], [WithGuardNames] and [WithObserver] and ignores the
+// other options. The interceptor is safe for simultaneous use.
 func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.UnaryServerInterceptor {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
+	name := p.String()
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		c := &unaryServing{r: r, req: req, handler: handler}
 		// However p returns, a panic included, the interceptor does not
@@ -76,14 +92,63 @@ func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.
 		ran, err := c.Do(ctx, p, c.serve)
 		switch {
 		case ran:
+			r.observeServed(name, info.FullMethod, c.herr)
 			return c.resp, c.herr
 		case err != nil:
+			r.observe(EventRefused, name, info.FullMethod, err)
 			st, md := r.refusalStatus(err)
 			_ = grpc.SetTrailer(ctx, md)
 			return nil, st.Err()
 		}
+		r.observe(EventFailure, name, info.FullMethod, ErrNotServed)
 		return nil, status.Error(codes.Internal, msgNotServed)
 	}
+}
+
+// Kind is the kind of the server side's events.
+const Kind telemetry.Kind = "grpc_server"
+
+// The events of the server side ([UnaryServerInterceptor],
+// [StreamServerInterceptor], [InHandle]), which this package owns (package
+// telemetry lists the events of the policies), one per call, to the
+// observer given with [WithObserver]. See "Events" at
+// UnaryServerInterceptor for their fields.
+const (
+	// EventAnswered: the handler answered the call, OK or with a status
+	// that is not a failure (Err the handler's error, nil for OK).
+	EventAnswered telemetry.Type = "grpc_server.answered"
+	// EventFailure: the handler failed (Err its error, a status the
+	// classification calls a failure), or the policy returned without
+	// calling it (Err ErrNotServed; the caller got Internal).
+	EventFailure telemetry.Type = "grpc_server.failure"
+	// EventRefused: the call was refused before the handler ran (Err the
+	// policy's error; the caller got [RefusalStatus]'s status). A
+	// telemetry.Slog writes it at Debug, as every "*.refused" event.
+	EventRefused telemetry.Type = "grpc_server.refused"
+)
+
+// ErrNotServed is the Err of an [EventFailure] reporting a call that the
+// server interceptor's policy let through without calling the handler (a
+// fallback turned a refusal into a success): the caller got Internal.
+var ErrNotServed = errors.New(msgNotServed)
+
+// observe reports an event of type typ, if r has an observer.
+func (r *route) observe(typ telemetry.Type, name, method string, err error) {
+	if r.observer != nil {
+		r.observer.Observe(telemetry.Event{Type: typ, Name: name, Key: method, Err: err})
+	}
+}
+
+// observeServed reports the event of a call whose handler returned herr.
+func (r *route) observeServed(name, method string, herr error) {
+	if r.observer == nil {
+		return
+	}
+	typ := EventAnswered
+	if r.guardErr(herr) != nil {
+		typ = EventFailure
+	}
+	r.observe(typ, name, method, herr)
 }
 
 // StreamServerInterceptor is [UnaryServerInterceptor] for streams: the
@@ -94,20 +159,26 @@ func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.
 // retry's or a hedge's further call of the op is a permanent refusal), the
 // interceptor never returns while it runs (a timeout WithAbandon is waited
 // out), and a policy that returns nil without calling it (a fallback)
-// ends the stream with an Internal status naming the problem.
+// ends the stream with an Internal status naming the problem. With
+// [WithObserver] it reports its decision on each stream as the unary
+// interceptor does on each call (see "Events" there).
 func StreamServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.StreamServerInterceptor {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
+	name := p.String()
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		c := &streamServing{r: r, srv: srv, ss: ss, handler: handler}
 		ran, err := c.Do(ss.Context(), p, c.serve)
 		switch {
 		case ran:
+			r.observeServed(name, info.FullMethod, c.herr)
 			return c.herr
 		case err != nil:
+			r.observe(EventRefused, name, info.FullMethod, err)
 			st, md := r.refusalStatus(err)
 			ss.SetTrailer(md)
 			return st.Err()
 		}
+		r.observe(EventFailure, name, info.FullMethod, ErrNotServed)
 		return status.Error(codes.Internal, msgNotServed)
 	}
 }
@@ -201,13 +272,18 @@ func (r *route) guardErr(err error) error {
 // pushback travels as the status's google.rpc.RetryInfo detail, which the
 // client interceptors read as they read the trailer. The call's incoming
 // metadata and peer are in the context p gets ([MetadataKey], [PeerKey]).
-// InHandle uses [WithGuardNames] and ignores the other options; it panics
-// if an option is nil.
+// With [WithObserver] it reports each call it refuses as [EventRefused]
+// (Key the call's full method); a call it admits is reported by the
+// interceptors, if they have an observer. InHandle uses [WithGuardNames]
+// and [WithObserver] and ignores the other options; it panics if an
+// option is nil.
 func InHandle(p resilience.Policy[struct{}], opts ...Option) tap.ServerInHandle {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
+	name := p.String()
 	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
 		_, err := p.Do(ctx, admit)
 		if err != nil {
+			r.observe(EventRefused, name, info.FullMethodName, err)
 			st, _ := r.refusalStatus(err)
 			return ctx, st.Err()
 		}

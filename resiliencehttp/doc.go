@@ -27,7 +27,9 @@
 // for guards only: the handler runs at most once per request, and ServeHTTP
 // never returns while it runs, whatever the policy does (a retry's second
 // call is refused, an abandoning timeout is waited out, a fallback that
-// skips the handler gets 500).
+// skips the handler gets 500). [WithObserver] reports its decision on
+// each request as an event: [EventAnswered], [EventFailure] or
+// [EventRefused] (kind [Kind], "http_server").
 //
 // [HostBreaker] keys breakers by the request's host (a breaker.Keyed): a
 // host that fails is cut off while the others are still called. The layers

@@ -57,7 +57,10 @@ import (
 //
 // Each guard is its telemetry.Snapshot: "refused" is Snapshot.Refused
 // (refusals since the guard was made); "state" is left out for guards
-// without states, "critical" for guards not critical; "values" are
+// without states, "critical" for guards not critical; "reason" is
+// Snapshot.Reason, why the guard is in its state, left out when the guard
+// gives none (a fleet-wide guard deciding locally gives the error of its
+// last round trip to Redis); "values" are
 // Snapshot.Values, name to number, in the guard's order (their units and
 // help are the guard's documentation's); "keys" is a keyed guard's
 // Snapshot.Keys. A value that JSON cannot spell (NaN, ±Inf) makes the
@@ -125,6 +128,7 @@ type healthGuard struct {
 	Name     string                `json:"name"`
 	Refused  uint64                `json:"refused"`
 	State    string                `json:"state,omitempty"`
+	Reason   string                `json:"reason,omitempty"`
 	Critical bool                  `json:"critical,omitempty"`
 	Values   healthValues          `json:"values,omitempty"`
 	Keys     *telemetry.KeySummary `json:"keys,omitempty"`
@@ -159,7 +163,7 @@ func (h *health) check() healthBody {
 	body := healthBody{Status: "ok", Guards: []healthGuard{}}
 	seen := make([]bool, len(h.critical))
 	for _, s := range h.reg.Snapshots() {
-		g := healthGuard{Kind: s.Kind, Name: s.Name, Refused: s.Refused, State: s.State, Keys: s.Keys}
+		g := healthGuard{Kind: s.Kind, Name: s.Name, Refused: s.Refused, State: s.State, Reason: s.Reason, Keys: s.Keys}
 		g.Values = s.Values
 		if i := slices.Index(h.critical, s.Name); i >= 0 && s.State != "" {
 			g.Critical, seen[i] = true, true

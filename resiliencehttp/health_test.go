@@ -254,3 +254,16 @@ func TestHealthValueNotANumber(t *testing.T) {
 		t.Errorf("status %d, body %q; want 500 naming the value ratio", resp.StatusCode, body)
 	}
 }
+
+// A guard's Reason, why it is in its state, is in the answer beside the
+// state.
+func TestHealthReason(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	g := guardOf{telemetry.Snapshot{Kind: "fleetlimit", Name: "api", State: "local", Reason: "dial tcp: connection refused"}}
+	if err := reg.Register(g); err != nil {
+		t.Fatal(err)
+	}
+	srv := serveHealth(t, resiliencehttp.Health(reg))
+	wantProbe(t, "a guard with a reason", srv, 200, `{"status": "ok", "guards": [
+		{"kind": "fleetlimit", "name": "api", "refused": 0, "state": "local", "reason": "dial tcp: connection refused"}]}`)
+}

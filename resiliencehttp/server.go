@@ -13,6 +13,7 @@ import (
 	"github.com/f0b5b96b/resilience/internal/refusal"
 	"github.com/f0b5b96b/resilience/internal/serve"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Middleware returns server middleware that admits each request through p,
@@ -90,6 +91,18 @@ import (
 // Flush, Hijack (when the server's ResponseWriter has it), ReadFrom and,
 // for http.ResponseController, Unwrap.
 //
+// # Events
+//
+// With [WithObserver], Middleware reports its decision on each request as
+// one event: [EventAnswered] (the handler answered, and not with a
+// failure), [EventFailure] (the handler answered with a failure, Err its
+// [*StatusError]; or p let the request through without calling the
+// handler, Err [ErrNotServed]) or [EventRefused] (p's guards, or an inner
+// Middleware, refused it; Err the refusal). The events' Name is p's
+// description, p.String() (for example "ratelimit(api) > breaker(db)"),
+// and their Key the request's key under [WithKeyedLimit] ("" without it).
+// A handler that panics reports nothing: the panic goes on to net/http.
+//
 // Middleware panics if an option is nil or invalid, with a message naming
 // it.
 func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(http.Handler) http.Handler {
@@ -100,6 +113,7 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 		}
 		o.applyMiddleware(&m)
 	}
+	name := p.String()
 	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s := &serving{p: p, h: h, r: r, rec: recorder{ResponseWriter: w}}
@@ -107,25 +121,73 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 			// return while the handler runs.
 			var ran bool
 			var err error
+			var key string
 			if m.key == nil {
 				ran, err = s.Do(r.Context(), p, s.serve)
 			} else {
-				lim := m.limits.Limiter(trackedKey(m.key(r)))
+				key = trackedKey(m.key(r))
+				lim := m.limits.Limiter(key)
 				ran, err = s.Do(r.Context(), ratelimit.Policy[struct{}](lim), s.guard)
 			}
 			switch {
 			case ran:
 				// The handler answered.
+				if m.observer != nil {
+					m.observer.Observe(s.outcome(name, key))
+				}
 			case err != nil:
 				refuse(w, err)
 				if errors.Is(err, resilience.ErrRefused) {
 					markRefused(w, err)
 				}
+				if m.observer != nil {
+					m.observer.Observe(telemetry.Event{Type: EventRefused, Name: name, Key: key, Err: err})
+				}
 			default:
 				http.Error(w, msgNotServed, http.StatusInternalServerError)
+				if m.observer != nil {
+					m.observer.Observe(telemetry.Event{Type: EventFailure, Name: name, Key: key, Err: ErrNotServed})
+				}
 			}
 		})
 	}
+}
+
+// Kind is the kind of [Middleware]'s events.
+const Kind telemetry.Kind = "http_server"
+
+// The events of [Middleware], which this package owns (package telemetry
+// lists the events of the policies), one per request, to the observer
+// given with [WithObserver]. See "Events" at Middleware for their fields.
+const (
+	// EventAnswered: the handler answered the request, with a status
+	// that is not a failure (2xx, 3xx, 4xx, 501), or hijacked it.
+	EventAnswered telemetry.Type = "http_server.answered"
+	// EventFailure: the handler answered with a failure (a 5xx other than
+	// 501; Err its *StatusError), or p returned without calling it (Err
+	// ErrNotServed; the client got 500).
+	EventFailure telemetry.Type = "http_server.failure"
+	// EventRefused: the request was refused before the handler ran (Err
+	// the refusal, which the client got as 429 or 503), by p's guards,
+	// the WithKeyedLimit limit, or a Middleware inside this one. A
+	// telemetry.Slog writes it at Debug, as every "*.refused" event.
+	EventRefused telemetry.Type = "http_server.refused"
+)
+
+// ErrNotServed is the Err of an [EventFailure] reporting a request that
+// the Middleware's policy let through without calling the handler (a
+// fallback turned a refusal into a success): the client got 500.
+var ErrNotServed = errors.New(msgNotServed)
+
+// outcome returns the event of a request whose handler ran.
+func (s *serving) outcome(name, key string) telemetry.Event {
+	switch {
+	case s.rec.refused != nil:
+		return telemetry.Event{Type: EventRefused, Name: name, Key: key, Err: s.rec.refused}
+	case failed(s.rec.status):
+		return telemetry.Event{Type: EventFailure, Name: name, Key: key, Err: &StatusError{StatusCode: s.rec.status}}
+	}
+	return telemetry.Event{Type: EventAnswered, Name: name, Key: key}
 }
 
 // msgNotServed is the answer to a request that p let through without
@@ -208,8 +270,17 @@ func (o middlewareOption) applyMiddleware(m *middleware) { o(m) }
 
 // middleware is Middleware's configuration.
 type middleware struct {
-	key    func(*http.Request) string
-	limits *ratelimit.Keyed[string]
+	key      func(*http.Request) string
+	limits   *ratelimit.Keyed[string]
+	observer telemetry.Observer
+}
+
+// WithObserver makes [Middleware] report its decision on each request to
+// o: [EventAnswered], [EventFailure] or [EventRefused] (see "Events" at
+// Middleware). o is called on the request's goroutine, from many at once,
+// so it must be safe for that. nil, the default, reports nothing.
+func WithObserver(o telemetry.Observer) MiddlewareOption {
+	return middlewareOption(func(m *middleware) { m.observer = o })
 }
 
 // WithKeyedLimit rate-limits requests per key: each request takes a token

@@ -15,6 +15,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/telemetry"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -90,6 +91,13 @@ type Breaker struct {
 	eventsMu sync.Mutex
 	eventsC  chan struct{}
 
+	// why is why the instance decides alone: the error of the round trip
+	// that failed last; nil before any failed.
+	why atomic.Pointer[reason]
+	// The counts of Snapshot, since the breaker was made: calls refused,
+	// and calls the local breaker decided.
+	refused, localN atomic.Uint64
+
 	ctx    context.Context
 	cancel context.CancelFunc
 	ps     *redis.PubSub // under mu
@@ -143,7 +151,8 @@ type outcomes struct {
 	lead, run, cur              uint64 // failures before the first success, longest run, current run
 	n                           int
 	streak                      int    // the instance's consecutive failures in this generation, across batches
-	sent, dropped, flushes, bad uint64 // totals, for tests
+	sent, dropped, flushes, bad uint64 // outcomes sent, dropped, refused by the fence (bad); flushes
+	fenced                      uint64 // batches refused by the fence
 }
 
 // report is a trial's outcome, for the background goroutine to send.
@@ -359,6 +368,9 @@ func (b *Breaker) Allow() (Permit, error) {
 		return Permit{b: b, word: w, start: start}, nil
 	}
 	a, err := b.allowSlow(w)
+	if err != nil {
+		b.refused.Add(1)
+	}
 	return Permit{b: b, word: a.word, ep: a.ep, start: a.start, member: a.member, local: a.local}, err
 }
 
@@ -398,7 +410,7 @@ func (b *Breaker) allowSlow(w uint64) (admission, error) {
 	st, err := b.call(b.ctx, acquireScript, member, b.cfg.MaxTrials)
 	if err != nil {
 		b.endTrial("", false)
-		b.goDown()
+		b.goDown(err)
 		return b.allowLocal()
 	}
 	switch st.verdict {
@@ -449,6 +461,7 @@ func (b *Breaker) endTrial(member string, admitted bool) {
 
 // allowLocal asks the local breaker, while Redis is unreachable.
 func (b *Breaker) allowLocal() (admission, error) {
+	b.localN.Add(1)
 	lp := new(breaker.Permit)
 	var err error
 	*lp, err = b.local.Allow()
@@ -799,9 +812,11 @@ func (b *Breaker) RulesMismatch() error {
 	return b.mismatchErr(other)
 }
 
-// goDown makes the instance decide locally: Redis did not answer. The
-// local breaker starts afresh; a cooldown learnt from Redis still holds.
-func (b *Breaker) goDown() {
+// goDown makes the instance decide locally: Redis did not answer, err
+// says why. The local breaker starts afresh; a cooldown learnt from Redis
+// still holds. The change is reported to the Observer as BreakerLocal.
+func (b *Breaker) goDown(err error) {
+	b.why.Store(&reason{err})
 	b.mu.Lock()
 	w := b.word.Load()
 	if viewDown(w) {
@@ -811,6 +826,9 @@ func (b *Breaker) goDown() {
 	b.local.Reset()
 	b.setView(w, w|downBit)
 	b.mu.Unlock()
+	if o := b.cfg.Observer; o != nil {
+		o.Observe(telemetry.Event{Type: BreakerLocal, Name: b.cfg.Name, Err: err})
+	}
 	b.batch.mu.Lock()
 	b.batch.dropped += uint64(b.batch.n)
 	b.batch.reset(0, 0)
@@ -940,7 +958,7 @@ func (b *Breaker) tick() {
 // sync reads the shared state.
 func (b *Breaker) sync() {
 	if _, err := b.call(b.ctx, readScript); err != nil && b.ctx.Err() == nil {
-		b.goDown()
+		b.goDown(err)
 	}
 }
 
@@ -991,10 +1009,15 @@ func (b *Breaker) flush() bool {
 		q.sent += uint64(n)
 	default:
 		q.bad += uint64(n)
+		q.fenced++
 	}
 	q.mu.Unlock()
 	if err != nil && b.ctx.Err() == nil {
-		b.goDown()
+		b.goDown(err)
+	}
+	if o := b.cfg.Observer; o != nil && err == nil && verdict != 1 {
+		o.Observe(telemetry.Event{Type: BreakerFenced, Name: b.cfg.Name,
+			Err: fmt.Errorf("%w: %d outcomes counted for generation %d", ErrFenced, n, viewGen(w))})
 	}
 	return true
 }
@@ -1003,7 +1026,7 @@ func (b *Breaker) flush() bool {
 func (b *Breaker) sendReport(r report) {
 	_, err := b.call(b.ctx, reportScript, viewGen(r.word), r.ep, r.member, r.o, b.cfg.SuccessThreshold)
 	if err != nil && b.ctx.Err() == nil {
-		b.goDown()
+		b.goDown(err)
 	}
 }
 

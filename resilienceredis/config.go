@@ -220,6 +220,15 @@ type BreakerConfig struct {
 	// and again when those rules change; from the goroutine that calls
 	// OnStateChange, one call at a time. It must not block for long.
 	OnRulesMismatch func(error)
+	// Observer, if not nil, receives the breaker's events: each time the
+	// instance starts deciding alone because Redis did not answer
+	// (BreakerLocal, with why), and each batch of outcomes that Redis
+	// refused because the shared state had moved to another generation
+	// (BreakerFenced). It is called from the goroutine that found it out
+	// (a caller's, or the breaker's flusher), so it must be safe for
+	// simultaneous use and must not block for long. It is not written to
+	// JSON. nil (the default) reports nothing.
+	Observer telemetry.Observer
 
 	// Timeout bounds every Redis round trip: no call through the breaker
 	// waits on Redis longer than it (only calls that would be half-open
@@ -371,10 +380,11 @@ func WithFallback(rate float64, burst int) LimiterOption {
 	return limiterOption(func(c *LimiterConfig) { c.FallbackRate, c.FallbackBurst = rate, burst })
 }
 
-// WithObserver sets [LimiterConfig.Observer]: where the limiter's events
+// WithObserver sets the Observer of a limiter or a breaker
+// ([LimiterConfig.Observer], [BreakerConfig.Observer]): where its events
 // go (nil: nowhere).
-func WithObserver(o telemetry.Observer) LimiterOption {
-	return limiterOption(func(c *LimiterConfig) { c.Observer = o })
+func WithObserver(o telemetry.Observer) Option {
+	return bothOption{func(c *LimiterConfig) { c.Observer = o }, func(c *BreakerConfig) { c.Observer = o }}
 }
 
 // WithBreakerConfig sets the non-zero fields of c (so it never erases

@@ -176,6 +176,21 @@
 // for. A round trip that outlives the bound ends when the client gives it
 // up.
 //
+// # Telemetry
+//
+// [Limiter], [KeyedLimiter] and [Breaker] are telemetry.Guards (Name and
+// Snapshot), for a telemetry.Registry, the exporters, the dashboard and
+// resiliencehttp.Health. A limiter's snapshot (kind "ratelimit") says
+// where its decisions are made now, State [StateShared] or [StateLocal]
+// (with the Reason: the error of the round trip that failed last), and
+// counts the decisions of each; a breaker's (kind "breaker") has its state,
+// whether the instance decides alone (value local, and the Reason), and
+// the outcomes sent, refused by the generation fence, and dropped.
+// [WithObserver] gives a limiter's events (LimiterLocal, one per decision
+// its fallback makes, and the checks' warnings) and a breaker's
+// ([BreakerLocal] each time it starts deciding alone, [BreakerFenced] for
+// each batch the fence refused) to a telemetry.Observer.
+//
 // # Keys
 //
 // A limiter's bucket is Prefix+"rl:{name}:rate/burst" (a KeyedLimiter's,

@@ -188,6 +188,9 @@ type limiterParams struct {
 	fbOne                *ratelimit.Limiter
 	fbKeyed              *ratelimit.Keyed[string]
 	failOpen, failClosed bool
+
+	// The counts of Snapshot, since the limiter was made.
+	refused, sharedN, localN atomic.Uint64
 }
 
 // Limiter is a token bucket shared by every instance of a fleet: each
@@ -350,6 +353,7 @@ func (l *Limiter) take(ctx context.Context, n int) error {
 	case n == 0 || p.inf:
 		return nil
 	case int64(n) > int64(p.cfg.Burst):
+		p.refused.Add(1)
 		return resilience.Refuse(ratelimit.ErrLimited, p.cfg.Name, resilience.Never)
 	}
 	if err := ctx.Err(); err != nil {
@@ -362,16 +366,21 @@ func (l *Limiter) take(ctx context.Context, n int) error {
 	ok, wait, _, err := l.eval(ctx, args)
 	switch {
 	case err == errLocal:
+		p.localN.Add(1)
 		p.observe(LimiterLocal, l.key, p.why())
 		if l.localAllow(n) {
 			return nil
 		}
+		p.refused.Add(1)
 		return resilience.Refuse(ratelimit.ErrLimited, p.cfg.Name, -1)
 	case err != nil:
 		return err
 	case !ok:
+		p.sharedN.Add(1)
+		p.refused.Add(1)
 		return resilience.Refuse(ratelimit.ErrLimited, p.cfg.Name, wait)
 	}
+	p.sharedN.Add(1)
 	return nil
 }
 
@@ -538,13 +547,22 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	ok, wait, tat, err := l.eval(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
+		p.localN.Add(1)
 		p.observe(LimiterLocal, l.key, p.why())
-		return l.localWait(ctx, n)
+		err := l.localWait(ctx, n)
+		if errors.Is(err, ratelimit.ErrLimited) {
+			p.refused.Add(1)
+		}
+		return err
 	case err != nil:
 		return err
 	case !ok:
+		p.sharedN.Add(1)
+		p.refused.Add(1)
 		return resilience.Refuse(ratelimit.ErrLimited, p.cfg.Name, wait)
-	case wait <= 0:
+	}
+	p.sharedN.Add(1)
+	if wait <= 0 {
 		return nil
 	}
 	t := time.NewTimer(wait)

@@ -84,9 +84,16 @@
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
 // A policy may own its event types: package adaptive's limiter emits
-// adaptive.refused (adaptive.EventRefused: Err, the refusal), which the
+// adaptive.refused (adaptive.EventRefused: Err, the refusal) and package
+// throttle's throttler throttle.refused (throttle.EventRefused), which the
 // exporters count as a call refused and a [Slog] writes at Debug, as every
-// "kind.refused" type. Every policy in the table emits its events. A keyed rate limiter's events
+// "kind.refused" type (and every "kind.failure" and "kind.answered"). So
+// do package chaos's injector (chaos.fault, chaos.latency, chaos.result,
+// chaos.injected: one per injection), resiliencehttp's Middleware and
+// resiliencegrpc's server side (http_server.* and grpc_server.*:
+// answered, failure, refused, one per request), and resilienceredis's
+// fleet-wide guards (ratelimit.local, breaker.local, breaker.fenced); the
+// exporters count those as events only. Every policy in the table emits its events. A keyed rate limiter's events
 // leave Key empty: naming the key would cost an allocation per event, so
 // they count under the limiter's Name.
 //

@@ -8,6 +8,7 @@ import (
 	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/chaos"
 	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
@@ -61,6 +62,7 @@ func TestWithNameRejectsInvalidUTF8(t *testing.T) {
 		"adaptive: WithName":           func() { adaptive.WithName(bad) },
 		"breaker: WithName":            func() { breaker.WithName(bad) },
 		"bulkhead: WithName":           func() { bulkhead.WithName(bad) },
+		"chaos: WithName":              func() { chaos.WithName(bad) },
 		"hedge: WithName":              func() { hedge.WithName(bad) },
 		"ratelimit: WithName":          func() { ratelimit.WithName(bad) },
 		"retry: WithName":              func() { retry.WithName(bad) },

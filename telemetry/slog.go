@@ -93,8 +93,10 @@ func NewSlog(l *slog.Logger, o *SlogOptions) *Slog {
 // Warn for [BreakerOpened], [BreakerEvicted] and [RetryGaveUp]; Info for the other
 // transitions ([BreakerHalfOpened], [BreakerClosed]), [TimeoutAbandoned]
 // and [FallbackUsed]; Debug for the other built-in types and for every
-// other "kind.refused" type (a refusal is per call, as a built-in
-// guard's); Info for the other types it does not know.
+// other "kind.refused", "kind.failure" and "kind.answered" type (the
+// outcome of one call, as a built-in guard's refusals and failures are:
+// a server's decision on each request, for one); Info for the other
+// types it does not know.
 func Level(t Type) slog.Level {
 	switch t {
 	case BreakerOpened, BreakerEvicted, RetryGaveUp:
@@ -109,7 +111,7 @@ func Level(t Type) slog.Level {
 		RateLimitRefused, RateLimitWaited:
 		return slog.LevelDebug
 	}
-	if strings.HasSuffix(string(t), ".refused") {
+	if strings.HasSuffix(string(t), ".refused") || strings.HasSuffix(string(t), ".failure") || strings.HasSuffix(string(t), ".answered") {
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo

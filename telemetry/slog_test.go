@@ -181,6 +181,8 @@ func TestLevelOfOwnTypes(t *testing.T) {
 	for typ, want := range map[telemetry.Type]slog.Level{
 		"adaptive.refused": slog.LevelDebug, "mine.refused": slog.LevelDebug,
 		"mine.flushed": slog.LevelInfo, telemetry.BulkheadRefused: slog.LevelDebug,
+		"http_server.answered": slog.LevelDebug, "grpc_server.failure": slog.LevelDebug,
+		"chaos.fault": slog.LevelInfo,
 	} {
 		if got := telemetry.Level(typ); got != want {
 			t.Errorf("Level(%q) = %v, want %v", typ, got, want)

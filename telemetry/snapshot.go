@@ -40,6 +40,13 @@ type Snapshot struct {
 	// states. A guard whose State is [StateOpen] refuses every call: a
 	// health check may count it as down (see [Snapshot.Open]).
 	State string
+	// Reason says in words why the guard is in its State, where the
+	// State alone does not say it (a fleet-wide guard deciding on the
+	// instance's own state says why: the error of its last round trip to
+	// Redis); "" otherwise. It is for people (a health check's JSON, a
+	// tooltip), not a label: its text is not bounded, and exporters leave
+	// it out.
+	Reason string
 	// Refused is the number of calls the guard has refused since it was
 	// made (for a breaker: ErrOpen and ErrTooManyTrials; for a bulkhead:
 	// full or queue timeout; for a rate limiter: limited; ...). It only

@@ -10,6 +10,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/adaptive"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/throttle"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -78,7 +79,9 @@ func TestEventOutcomes(t *testing.T) {
 // A policy's own refusal event counts as a call refused, as the built-in
 // ones do.
 func TestOwnRefusalIsRejected(t *testing.T) {
-	if got := EventOutcomes[adaptive.EventRefused]; got != OutcomeRejected {
-		t.Errorf("EventOutcomes[adaptive.refused] = %q, want %q", got, OutcomeRejected)
+	for _, typ := range []telemetry.Type{adaptive.EventRefused, throttle.EventRefused} {
+		if got := EventOutcomes[typ]; got != OutcomeRejected {
+			t.Errorf("EventOutcomes[%s] = %q, want %q", typ, got, OutcomeRejected)
+		}
 	}
 }

@@ -24,8 +24,10 @@ func Fault[T any](in *Injector, fault func(ctx context.Context) error) resilienc
 		panic("chaos: Fault needs an Injector and a fault func, got nil")
 	}
 	return describe(resilience.Layer{Kind: resilience.KindOther, MaxWait: resilience.Off}, resilience.New("chaos.fault", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-		if in.Inject() {
-			if err := fault(ctx); err != nil {
+		if in.decide() {
+			err := fault(ctx)
+			in.injected(&in.faults, EventFault, err, 0)
+			if err != nil {
 				var zero T
 				return zero, err
 			}
@@ -51,8 +53,10 @@ func Latency[T any](in *Injector, clk clock.Clock, delay func() time.Duration) r
 		clk = clock.Real()
 	}
 	return describe(resilience.Layer{Kind: resilience.KindOther, MaxWait: resilience.Off}, resilience.New("chaos.latency", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-		if in.Inject() {
-			if d := delay(); d > 0 {
+		if in.decide() {
+			d := delay()
+			in.injected(&in.latencies, EventLatency, nil, max(d, 0))
+			if d > 0 {
 				if err := clk.Sleep(ctx, d); err != nil {
 					var zero T
 					return zero, err
@@ -76,8 +80,10 @@ func Result[T any](in *Injector, result func(ctx context.Context) (T, error)) re
 		panic("chaos: Result needs an Injector and a result func, got nil")
 	}
 	return describe(resilience.Layer{Kind: resilience.KindOther, MaxWait: resilience.Off}, resilience.New("chaos.result", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-		if in.Inject() {
-			return result(ctx)
+		if in.decide() {
+			v, err := result(ctx)
+			in.injected(&in.results, EventResult, err, 0)
+			return v, err
 		}
 		return next.Call(ctx)
 	}))

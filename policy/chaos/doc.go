@@ -20,6 +20,15 @@
 // test, seed it with [WithRand] so that the same calls get chaos on every
 // run.
 //
+// An Injector is a telemetry.Guard: named with [WithName], it registers in
+// a telemetry.Registry, and its [Injector.Snapshot] (kind [Kind], state
+// [StateOn] or [StateOff]) shows the calls it decided while on and its
+// injections by type, in the exporters, the dashboard and
+// resiliencehttp.Health. [WithObserver] reports each injection as an event
+// of this package: [EventFault], [EventLatency], [EventResult], and
+// [EventInjected] for calls of [Injector.Inject] of your own. While the
+// injector is off nothing is counted or reported.
+//
 // Put chaos policies innermost, next to the dependency, so that the other
 // policies see an injected fault as one of the dependency's:
 //

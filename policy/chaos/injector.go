@@ -6,8 +6,10 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/f0b5b96b/resilience/internal/lockedrand"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Injector decides which calls get chaos: each call that reaches a chaos
@@ -27,7 +29,14 @@ type Injector struct {
 	rate    float64
 	enabled bool
 
-	random func() float64
+	random   func() float64
+	name     string
+	observer telemetry.Observer
+
+	// The counts of calls decided while chaos was on, and of injections
+	// by type (see Snapshot). Written only while the probability is
+	// above 0, so an injector that is off costs a call one load.
+	calls, faults, latencies, results, others atomic.Uint64
 }
 
 // NewInjector returns an enabled injector of the given rate, in [0, 1]: the
@@ -36,8 +45,10 @@ type Injector struct {
 // be safe for simultaneous use. nil means the top-level Float64 of
 // math/rand/v2. To make a test's chaos repeatable, give a seeded source
 // with [WithRand] (and random nil), or a seeded function of your own
-// behind a lock. NewInjector panics if rate is not in [0, 1], if an option
-// is nil, and if both random and WithRand are given.
+// behind a lock. [WithName] names the injector (for a telemetry.Registry,
+// see [Injector.Snapshot]) and [WithObserver] reports each injection as an
+// event. NewInjector panics if rate is not in [0, 1], if an option is nil,
+// and if both random and WithRand are given.
 func NewInjector(rate float64, random func() float64, opts ...InjectorOption) *Injector {
 	checkRate(rate)
 	var o injectorOptions
@@ -56,7 +67,7 @@ func NewInjector(rate float64, random func() float64, opts ...InjectorOption) *I
 	if random == nil {
 		random = rand.Float64
 	}
-	in := &Injector{rate: rate, enabled: true, random: random}
+	in := &Injector{rate: rate, enabled: true, random: random, name: o.name, observer: o.observer}
 	in.p.Store(math.Float64bits(rate))
 	return in
 }
@@ -65,7 +76,28 @@ func NewInjector(rate float64, random func() float64, opts ...InjectorOption) *I
 type InjectorOption func(*injectorOptions)
 
 type injectorOptions struct {
-	random func() float64
+	random   func() float64
+	name     string
+	observer telemetry.Observer
+}
+
+// WithName names the injector: the name it is registered, exported and
+// shown under as a telemetry.Guard, and the Name of its events. Without
+// it the injector is unnamed ("": a telemetry.Registry refuses it). It
+// panics if name is not valid UTF-8 (see telemetry.CheckName).
+func WithName(name string) InjectorOption {
+	telemetry.CheckName("chaos: WithName", name)
+	return func(o *injectorOptions) { o.name = name }
+}
+
+// WithObserver sets the receiver of the injector's events: one per
+// injection, by the chaos policies ([EventFault], [EventLatency],
+// [EventResult]) or by a call of [Injector.Inject] ([EventInjected]).
+// Without it (or with nil) none are reported, at no cost. The observer is
+// called on the goroutine of the call that gets chaos, from many at once,
+// so it must be safe for that.
+func WithObserver(o telemetry.Observer) InjectorOption {
+	return func(opts *injectorOptions) { opts.observer = o }
 }
 
 // WithRand makes the injector draw from r's Float64, under a mutex of the
@@ -89,22 +121,54 @@ func checkRate(rate float64) {
 }
 
 // Inject decides one call: it reports whether the call gets chaos. The
-// chaos policies call it once per call; call it yourself for chaos of your
-// own. While the injector is disabled or its rate is 0 it costs one atomic
-// load.
+// chaos policies decide their calls the same way; call it yourself for
+// chaos of your own: each call that gets chaos counts as an injection of
+// your own (the injected_other value of [Injector.Snapshot]) and is
+// reported as [EventInjected]. While the injector is disabled or its rate
+// is 0 it costs one atomic load.
 func (in *Injector) Inject() bool {
+	p := in.p.Load()
+	return p != 0 && in.own(p)
+}
+
+// own decides a call of Inject under the probability of bits p, above 0,
+// and counts and reports an injection.
+//
+//go:noinline
+func (in *Injector) own(p uint64) bool {
+	if !in.draw(p) {
+		return false
+	}
+	in.injected(&in.others, EventInjected, nil, 0)
+	return true
+}
+
+// decide reports whether a call of a chaos policy gets chaos; the policy
+// reports the injection with injected.
+func (in *Injector) decide() bool {
 	p := in.p.Load()
 	return p != 0 && in.draw(p)
 }
 
 // draw reports whether a call gets chaos under the probability of bits p,
-// which is above 0. It is kept out of line so that Inject, the whole cost
-// of a call while chaos is off, inlines into the policies.
+// which is above 0, and counts the call. It is kept out of line so that
+// decide, the whole cost of a call while chaos is off, inlines into the
+// policies.
 //
 //go:noinline
 func (in *Injector) draw(p uint64) bool {
+	in.calls.Add(1)
 	r := math.Float64frombits(p)
 	return r >= 1 || in.random() < r
+}
+
+// injected counts an injection in n and reports it as an event of type
+// typ, with err and wait.
+func (in *Injector) injected(n *atomic.Uint64, typ telemetry.Type, err error, wait time.Duration) {
+	n.Add(1)
+	if o := in.observer; o != nil {
+		o.Observe(telemetry.Event{Type: typ, Name: in.name, Err: err, Wait: wait})
+	}
 }
 
 // SetRate sets the rate, in [0, 1]. A disabled injector keeps it for when

@@ -15,7 +15,7 @@ import (
 
 // Config is the whole configuration of a [Throttler], one field per
 // option, for configurations read at run time (it reads and writes JSON,
-// but for Clock and Random): fill it, check it with [Config.Validate], and
+// but for Observer, Clock and Random): fill it, check it with [Config.Validate], and
 // pass it with [WithConfig].
 //
 // A zero field means the field's default, stated at the field, so
@@ -40,6 +40,12 @@ type Config struct {
 	// Name names the throttler in errors and in the policy's layer name,
 	// "throttle(Name)". Empty (the default) leaves it unnamed.
 	Name string
+
+	// Observer receives the throttler's events ([EventRefused], one per
+	// refusal); nil (the default) reports none, at no cost. It is called
+	// on the refused caller's goroutine, from many at once, so it must be
+	// safe for that. It is not written to or read from JSON.
+	Observer telemetry.Observer
 
 	// Clock is the source of time for the window's buckets. nil (the
 	// default) means clock.Real(). It is not written to or read from
@@ -74,8 +80,8 @@ func (c Config) Validate() error {
 }
 
 // MarshalJSON writes c as a JSON object of its non-zero fields, by their
-// Go names, with Window as a Go duration string ("2m0s"). Clock and
-// Random are left out.
+// Go names, with Window as a Go duration string ("2m0s"). Observer,
+// Clock and Random are left out.
 func (c Config) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c) }
 
 // UnmarshalJSON reads what [Config.MarshalJSON] writes into c: the fields
@@ -121,6 +127,10 @@ func WithName(name string) Option {
 	telemetry.CheckName("throttle: WithName", name)
 	return option(func(c *Config) { c.Name = name })
 }
+
+// WithObserver sets [Config.Observer], the receiver of the throttler's
+// events (without it, none are reported).
+func WithObserver(o telemetry.Observer) Option { return option(func(c *Config) { c.Observer = o }) }
 
 // WithClock sets [Config.Clock], the source of time.
 func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }

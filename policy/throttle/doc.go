@@ -25,7 +25,8 @@
 // # Entry points
 //
 //   - [New] creates a Throttler; [Option]s configure it: [WithK],
-//     [WithWindow], [WithName], [WithClock], [WithRandom], [WithRand]. A
+//     [WithWindow], [WithName], [WithObserver], [WithClock], [WithRandom],
+//     [WithRand]. A
 //     [Config] read at run time (it reads and writes JSON) is checked with
 //     [Config.Validate] and given with [WithConfig], which sets its
 //     non-zero fields only.
@@ -38,6 +39,8 @@
 //     accept ratio) make the throttler a telemetry.Guard, for a
 //     telemetry.Registry, the dashboard, the exporters and
 //     resiliencehttp.Health.
+//   - [WithObserver] reports each refusal as an event, [EventRefused]
+//     ("throttle.refused"), which the exporters count as a call refused.
 //
 // # Defaults
 //
@@ -45,6 +48,7 @@
 //	WithK, K               2                            requests sent per accepted one
 //	WithWindow, Window     2m (16 buckets of 7.5s)      time.Duration
 //	WithName, Name         unnamed
+//	WithObserver, Observer none (no events)
 //	WithClock, Clock       clock.Real()
 //	WithRandom, Random     math/rand/v2's Float64       in [0, 1)
 //	WithRand, Random       (a seeded *rand.Rand, locked)

@@ -5,8 +5,19 @@ import "github.com/f0b5b96b/resilience/telemetry"
 // Name returns the throttler's name (its Config.Name).
 func (t *Throttler) Name() string { return t.name }
 
-// Kind is the kind of a throttler's snapshots.
+// Kind is the kind of a throttler's snapshots and events.
 const Kind telemetry.Kind = "throttle"
+
+// The events of the throttler, which this package owns (package telemetry
+// lists the events of the other policies). A [Throttler] reports them to
+// its [Config.Observer].
+const (
+	// EventRefused: the throttler refused a request (Err: the refusal, a
+	// *resilience.RefusedError matching [ErrThrottled]). Exporters count
+	// it as a call refused; a telemetry.Slog writes it at Debug, as every
+	// "*.refused" event.
+	EventRefused telemetry.Type = "throttle.refused"
+)
 
 // Snapshot returns [Throttler.Stats] in the shape all guards share, for a
 // telemetry.Registry, exporters, dashboards and health checks: Kind

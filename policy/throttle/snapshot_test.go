@@ -44,3 +44,32 @@ func TestSnapshot(t *testing.T) {
 		t.Fatalf("Register = %v", err)
 	}
 }
+
+// Each refusal is reported once, as throttle.refused with its error and
+// the throttler's name, without allocating; the events agree with Stats.
+// Requests let through report nothing.
+func TestEventRefused(t *testing.T) {
+	var events telemetry.Counter
+	var last telemetry.Event
+	obs := telemetry.Multi(&events, telemetry.ObserverFunc(func(e telemetry.Event) { last = e }))
+	random := never
+	th := throttle.New(throttle.WithClock(clock.NewFake()), throttle.WithRandom(func() float64 { return random() }),
+		throttle.WithName("api"), throttle.WithObserver(obs))
+	send(th, 8, errors.New("503"))
+	if n := events.Count("api", throttle.EventRefused); n != 0 {
+		t.Fatalf("%d throttle.refused events before any refusal, want 0", n)
+	}
+	random = always
+	if refused := send(th, 3, nil); refused != 3 {
+		t.Fatalf("%d of 3 refused, want 3", refused)
+	}
+	if n := events.Count("api", throttle.EventRefused); n != 3 || n != th.Stats().Refused {
+		t.Errorf("%d throttle.refused events, Stats().Refused %d; want 3 of each", n, th.Stats().Refused)
+	}
+	if last.Type != throttle.EventRefused || last.Name != "api" || !errors.Is(last.Err, throttle.ErrThrottled) || last.Kind() != throttle.Kind {
+		t.Errorf("event %+v, want throttle.refused of api with ErrThrottled", last)
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = th.Allow() }); n != 0 {
+		t.Errorf("a refusal with an observer: %v allocs, want 0", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // buckets is the number of time buckets of a throttler's window.
@@ -56,6 +57,7 @@ type Throttler struct {
 	clk       clock.Clock
 	mono      bool // clk is clock.Real(): read time.Since(start)
 	random    func() float64
+	observer  telemetry.Observer
 	width     time.Duration // of a bucket
 	start     time.Time     // bucket e spans [start + e·width, start + (e+1)·width)
 	throttled error         // the shared refusal
@@ -165,6 +167,7 @@ func New(opts ...Option) *Throttler {
 		clk:       c.Clock,
 		mono:      c.Clock == clock.Real(),
 		random:    c.Random,
+		observer:  c.Observer,
 		width:     c.Window / buckets,
 		start:     c.Clock.Now(),
 		throttled: resilience.Refuse(ErrThrottled, c.Name, -1),
@@ -187,6 +190,9 @@ func (t *Throttler) Allow() (Permit, error) {
 	b := &t.ring[e%buckets]
 	if p := t.probability(b); p > 0 && t.random() < p {
 		t.rejected.Add(1)
+		if o := t.observer; o != nil {
+			o.Observe(telemetry.Event{Type: EventRefused, Name: t.name, Err: t.throttled})
+		}
 		return Permit{}, t.throttled
 	}
 	b.stripe().requests.Add(1)
