@@ -8,6 +8,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/adaptive"
+	"github.com/f0b5b96b/resilience/policy/throttle"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -36,6 +37,7 @@ var EventOutcomes = map[telemetry.Type]string{
 	telemetry.BulkheadRefused:  OutcomeRejected,
 	telemetry.RateLimitRefused: OutcomeRejected,
 	adaptive.EventRefused:      OutcomeRejected,
+	throttle.EventRefused:      OutcomeRejected,
 }
 
 // WaitEvents are the events whose Wait is a wait that a call makes (a
