@@ -120,12 +120,6 @@ func run(c config, dir string) error {
 	if err != nil {
 		top = modRoot
 	}
-	unlock, err := lock(top)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-
 	relPkg, _ := filepath.Rel(modRoot, pkgDir)
 	pkgArg := "./" + filepath.ToSlash(relPkg)
 	relTop, _ := filepath.Rel(top, pkgDir)
@@ -143,6 +137,11 @@ func run(c config, dir string) error {
 		}
 		return nil
 	}
+	unlock, err := lock(top)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if c.ids != "" {
 		var sel []mutant
 		for _, s := range strings.Split(c.ids, ",") {
