@@ -234,6 +234,8 @@ func run(c config, dir string) error {
 	fmt.Printf("  equivalent  %d\n", counts[equivalent])
 	if k+s > 0 {
 		fmt.Printf("  score       %.1f%% = killed / (killed + survived)\n", 100*float64(k)/float64(k+s))
+	} else {
+		fmt.Printf("  score       n/a (no mutant killed or survived)\n")
 	}
 	for _, t := range timeouts {
 		fmt.Printf("  timed out: %s\n", t)

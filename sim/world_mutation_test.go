@@ -146,9 +146,11 @@ func TestSleepEdges(t *testing.T) {
 	}
 }
 
-// TestWatchdogFiresAfterAStep: a call that blocks after the run made
-// steps is reported stuckAfter after the last step (to the watchdog's
-// tick).
+// TestWatchdogFiresAfterAStep: a call that blocks after the run made a
+// step is reported stuckAfter after that step (to the watchdog's 1s
+// tick), however long the run took before it. The first call blocks 2s of
+// wall-clock time (the bubble's) before it goes on, so its step comes
+// after the watchdog's first looks.
 func TestWatchdogFiresAfterAStep(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
@@ -161,15 +163,13 @@ func TestWatchdogFiresAfterAStep(t *testing.T) {
 						<-release
 						return 0, nil
 					}
+					time.Sleep(2 * time.Second)
 					return next.Call(ctx)
 				})
 			}})
 		})
-		// The watchdog ticks each second: the steps may come before its
-		// first look or after, so it fires on the tenth tick or the
-		// eleventh.
-		if got := time.Since(start); got < stuckAfter || got > stuckAfter+time.Second {
-			t.Errorf("the watchdog fired after %v, want %v to %v", got, stuckAfter, stuckAfter+time.Second)
+		if got, want := time.Since(start), 2*time.Second+stuckAfter; got < want || got > want+time.Second {
+			t.Errorf("the watchdog fired after %v, want %v to %v", got, want, want+time.Second)
 		}
 		close(release)
 		synctest.Wait()
@@ -215,4 +215,28 @@ func TestWatchdogCountsOnlyTimeWithoutAStep(t *testing.T) {
 			t.Errorf("%d successes, want 3", r.Successes)
 		}
 	})
+}
+
+// TestTimeoutOfOneCallLeavesTheOthersSleeps: a call's timeout ending
+// wakes only the calls asleep on that call's context. Here the first call
+// (served in 10ms, woken by time) then sleeps 1s on a context of its own;
+// the second (20ms, its server busy) is cut by its 15ms timeout meanwhile:
+// the first call's sleep still lasts its 1s.
+func TestTimeoutOfOneCallLeavesTheOthersSleeps(t *testing.T) {
+	var slept []time.Duration
+	Run(Scenario{Server: Server{Slope: 10 * time.Millisecond}, Clients: []Clients{{N: 2, Calls: 1}}},
+		PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+			clk := env.Clock()
+			pause := resilience.New("pause", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+				v, err := next.Call(ctx)
+				t0 := clk.Now()
+				_ = clk.Sleep(context.Background(), time.Second)
+				slept = append(slept, clk.Now().Sub(t0))
+				return v, err
+			})
+			return resilience.Then(pause, timeout.New[int](15*time.Millisecond, timeout.WithClock(clk)))
+		}})
+	if diff := cmp.Diff([]time.Duration{time.Second, time.Second}, slept); diff != "" {
+		t.Errorf("sleeps after the calls mismatch (-want +got):\n%s", diff)
+	}
 }
