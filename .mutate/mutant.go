@@ -122,8 +122,7 @@ func generate(path, rel string, src []byte) ([]mutant, error) {
 		}
 		return true
 	})
-	var walk func(n ast.Node) bool
-	walk = func(n ast.Node) bool {
+	walk := func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.GenDecl:
 			if n.Tok == token.CONST {
