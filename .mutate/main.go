@@ -85,11 +85,18 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(c, flag.Arg(0)); err != nil {
+	if err := run(c, flag.Arg(0)); errors.Is(err, errInterrupted) {
+		os.Exit(130)
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		os.Exit(1)
 	}
 }
+
+// errInterrupted is run's error when a signal ended it; the report of
+// the mutants run so far has been printed, and the temporary files
+// removed.
+var errInterrupted = errors.New("interrupted")
 
 type outcome int
 
@@ -178,7 +185,7 @@ func run(c config, dir string) error {
 	res := runCmd(ctx, modRoot, base, 30*time.Minute)
 	baseline := time.Since(start)
 	if ctx.Err() != nil {
-		return errors.New("interrupted")
+		return errInterrupted
 	}
 	if res.err != nil {
 		return fmt.Errorf("baseline tests fail on the unmutated tree:\n%s", res.out)
@@ -244,7 +251,7 @@ func run(c config, dir string) error {
 		fmt.Printf("  survived:  %s\n", sv)
 	}
 	if ctx.Err() != nil {
-		os.Exit(130)
+		return errInterrupted
 	}
 	return nil
 }
