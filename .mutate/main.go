@@ -1,0 +1,511 @@
+// Command mutate runs mutation testing on one Go package of this repository.
+//
+// Usage (from anywhere in the repository; .mutate/run builds and runs it):
+//
+//	.mutate/run [flags] ./policy/breaker
+//	.mutate/run -files 'keyed*.go' ./policy/breaker
+//	.mutate/run resilienceredis            # a nested module's root package
+//
+// It lists the mutants of the package's non-test files (flipped comparison
+// bounds, negated comparisons and if conditions, && <-> ||, + <-> -, * <-> /,
+// ++ <-> --, removed "!", removed assignments, increments and calls, 0 <-> 1
+// and true <-> false), then applies one mutant at a time and runs the
+// package's tests ("go test -count=1 -failfast") on it. A mutant is
+//
+//   - killed when the tests fail,
+//   - survived when they pass (or when no test executes its line: the
+//     baseline coverage profile says so, and the mutant is not run),
+//   - timed out when the tests hang past the per-mutant timeout (the
+//     baseline test time times -factor, plus -slack),
+//   - not viable when the mutated package does not compile,
+//   - equivalent when listed in the equivalent file (-equiv): a mutant
+//     that no test can kill because the behaviour does not change.
+//
+// The score is killed / (killed + survived); timed-out, not-viable and
+// equivalent mutants are not in it.
+//
+// The source tree is never written: each mutant is handed to the go command
+// through -overlay, so an interrupted run (Ctrl-C) leaves nothing to
+// restore. A lock (flock on a file in the temporary directory, keyed by the
+// repository's path) keeps two runs off the same tree at once.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	files  string
+	run    string
+	factor float64
+	slack  time.Duration
+	max    int
+	list   bool
+	ids    string
+	equiv  string
+	op     string
+	v      bool
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.files, "files", "", "comma-separated globs of file names to mutate (default: every non-test .go file)")
+	flag.StringVar(&c.run, "run", "", "passed to go test -run")
+	flag.Float64Var(&c.factor, "factor", 3, "per-mutant timeout = factor × baseline test time + slack")
+	flag.DurationVar(&c.slack, "slack", 15*time.Second, "added to the per-mutant timeout")
+	flag.IntVar(&c.max, "max", 0, "run at most this many mutants (0: all)")
+	flag.BoolVar(&c.list, "list", false, "list the mutants and exit")
+	flag.StringVar(&c.ids, "ids", "", "comma-separated mutant numbers (from -list) to run")
+	flag.StringVar(&c.equiv, "equiv", "", "file of equivalent mutants (default: .mutate/equivalent.txt at the repository top)")
+	flag.StringVar(&c.op, "op", "", "comma-separated operator classes to run (boundary,negate,logical,arith,incdec,not,remove,const)")
+	flag.BoolVar(&c.v, "v", false, "print every mutant's result")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: mutate [flags] PACKAGE_DIR\n\nPACKAGE_DIR is a directory (./policy/breaker, resilienceredis).\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() != 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(c, flag.Arg(0)); errors.Is(err, errInterrupted) {
+		os.Exit(130)
+	} else if err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		os.Exit(1)
+	}
+}
+
+// errInterrupted is run's error when a signal ended it; the report of
+// the mutants run so far has been printed, and the temporary files
+// removed.
+var errInterrupted = errors.New("interrupted")
+
+type outcome int
+
+const (
+	killed outcome = iota
+	survived
+	uncovered // survived without running: no test executes the line
+	timedOut
+	notViable
+	equivalent
+)
+
+var outcomeName = [...]string{"killed", "SURVIVED", "SURVIVED (not covered)", "timed out", "not viable", "equivalent"}
+
+func run(c config, dir string) error {
+	pkgDir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(pkgDir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	modRoot, err := findUp(pkgDir, "go.mod")
+	if err != nil {
+		return err
+	}
+	top, err := findUp(pkgDir, ".git")
+	if err != nil {
+		top = modRoot
+	}
+	relPkg, _ := filepath.Rel(modRoot, pkgDir)
+	pkgArg := "./" + filepath.ToSlash(relPkg)
+	relTop, _ := filepath.Rel(top, pkgDir)
+	if relTop == "" {
+		relTop = "."
+	}
+
+	ms, err := mutants(c, pkgDir, top)
+	if err != nil {
+		return err
+	}
+	if c.list {
+		for i, m := range ms {
+			fmt.Printf("%4d %s\n", i, m.key())
+		}
+		return nil
+	}
+	unlock, err := lock(top)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if c.ids != "" {
+		var sel []mutant
+		for _, s := range strings.Split(c.ids, ",") {
+			i, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || i < 0 || i >= len(ms) {
+				return fmt.Errorf("-ids: %q is not a mutant number in 0..%d", s, len(ms)-1)
+			}
+			sel = append(sel, ms[i])
+		}
+		ms = sel
+	}
+	if c.max > 0 && len(ms) > c.max {
+		ms = ms[:c.max]
+	}
+	equiv, err := readEquiv(c.equiv, top)
+	if err != nil {
+		return err
+	}
+
+	tmp, err := os.MkdirTemp("", "mutate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// Baseline: the tests must pass unmutated; its coverage profile tells
+	// which mutants no test reaches; its duration sets the timeout.
+	profile := filepath.Join(tmp, "cover.out")
+	base := goTest(c, pkgArg, "", "-coverprofile="+profile, "-covermode=set")
+	start := time.Now()
+	res := runCmd(ctx, modRoot, base, 30*time.Minute)
+	baseline := time.Since(start)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if res.err != nil {
+		return fmt.Errorf("baseline tests fail on the unmutated tree:\n%s", res.out)
+	}
+	cover, err := readCover(profile)
+	if err != nil {
+		return err
+	}
+	timeout := time.Duration(c.factor*float64(baseline)) + c.slack
+	fmt.Printf("mutate %s: %d mutants, baseline %.1fs, timeout per mutant %.1fs\n",
+		relTop, len(ms), baseline.Seconds(), timeout.Seconds())
+
+	counts := map[outcome]int{}
+	var survivors, timeouts []string
+	overlay := filepath.Join(tmp, "overlay.json")
+	srcs := map[string][]byte{}
+	for i, m := range ms {
+		if ctx.Err() != nil {
+			break
+		}
+		o := equivalent
+		if !equiv[m.key()] {
+			o = uncovered
+			if covered(cover, m) {
+				o = runMutant(ctx, c, m, srcs, tmp, overlay, modRoot, pkgArg, timeout)
+			}
+		}
+		if ctx.Err() != nil {
+			break // the run was interrupted, not the mutant judged
+		}
+		counts[o]++
+		switch o {
+		case survived, uncovered:
+			survivors = append(survivors, m.key())
+		case timedOut:
+			timeouts = append(timeouts, m.key())
+		}
+		if c.v || o == survived || o == uncovered {
+			fmt.Printf("[%d/%d] %-22s %s\n", i+1, len(ms), outcomeName[o], m.key())
+		}
+	}
+	if ctx.Err() != nil {
+		fmt.Println("interrupted: the counts below cover the mutants run so far")
+	}
+	k, s := counts[killed], counts[survived]+counts[uncovered]
+	total := k + s + counts[timedOut] + counts[notViable] + counts[equivalent]
+	fmt.Printf("\npackage %s\n", relTop)
+	fmt.Printf("  mutants     %d\n", total)
+	fmt.Printf("  killed      %d\n", k)
+	fmt.Printf("  survived    %d (not covered by any test: %d)\n", s, counts[uncovered])
+	fmt.Printf("  timed out   %d\n", counts[timedOut])
+	fmt.Printf("  not viable  %d (do not compile)\n", counts[notViable])
+	fmt.Printf("  equivalent  %d\n", counts[equivalent])
+	if k+s > 0 {
+		fmt.Printf("  score       %.1f%% = killed / (killed + survived)\n", 100*float64(k)/float64(k+s))
+	} else {
+		fmt.Printf("  score       n/a (no mutant killed or survived)\n")
+	}
+	for _, t := range timeouts {
+		fmt.Printf("  timed out: %s\n", t)
+	}
+	for _, sv := range survivors {
+		fmt.Printf("  survived:  %s\n", sv)
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return nil
+}
+
+func runMutant(ctx context.Context, c config, m mutant, srcs map[string][]byte, tmp, overlay, modRoot, pkgArg string, timeout time.Duration) outcome {
+	src, ok := srcs[m.file]
+	if !ok {
+		var err error
+		if src, err = os.ReadFile(m.file); err != nil {
+			fmt.Fprintln(os.Stderr, "mutate:", err)
+			return notViable
+		}
+		srcs[m.file] = src
+	}
+	mutFile := filepath.Join(tmp, "mutant_"+filepath.Base(m.file))
+	js, _ := json.Marshal(map[string]map[string]string{"Replace": {m.file: mutFile}})
+	if os.WriteFile(mutFile, m.apply(src), 0o644) != nil || os.WriteFile(overlay, js, 0o644) != nil {
+		return notViable
+	}
+	// go test's own -timeout is set past ours so that a hang is seen as
+	// a hang here and not as a failing test.
+	args := goTest(c, pkgArg, "-failfast", "-overlay="+overlay, "-timeout="+(2*timeout+time.Minute).String())
+	res := runCmd(ctx, modRoot, args, timeout)
+	switch {
+	case res.timedOut, bytes.Contains(res.out, []byte("panic: test timed out")):
+		return timedOut
+	case res.err == nil:
+		return survived
+	case bytes.Contains(res.out, []byte("[build failed]")), bytes.Contains(res.out, []byte("[setup failed]")):
+		return notViable
+	}
+	return killed
+}
+
+func goTest(c config, pkg string, extra ...string) []string {
+	args := []string{"go", "test", "-count=1"}
+	if c.run != "" {
+		args = append(args, "-run="+c.run)
+	}
+	args = append(args, extra...)
+	return append(args, pkg)
+}
+
+type result struct {
+	out      []byte
+	err      error
+	timedOut bool
+}
+
+// runCmd runs args in dir in its own process group, killed whole on
+// timeout or when ctx ends.
+func runCmd(ctx context.Context, dir string, args []string, timeout time.Duration) result {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return result{err: err}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return result{out: out.Bytes(), err: err}
+	case <-t.C:
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return result{out: out.Bytes(), err: errors.New("timed out"), timedOut: true}
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		return result{out: out.Bytes(), err: ctx.Err()}
+	}
+}
+
+func mutants(c config, pkgDir, top string) ([]mutant, error) {
+	entries, err := os.ReadDir(pkgDir)
+	if err != nil {
+		return nil, err
+	}
+	var globs []string
+	if c.files != "" {
+		globs = strings.Split(c.files, ",")
+	}
+	ops := map[string]bool{}
+	if c.op != "" {
+		for _, o := range strings.Split(c.op, ",") {
+			ops[strings.TrimSpace(o)] = true
+		}
+	}
+	var all []mutant
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if len(globs) > 0 && !matchAny(globs, name) {
+			continue
+		}
+		path := filepath.Join(pkgDir, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if generated(src) {
+			continue
+		}
+		rel, _ := filepath.Rel(top, path)
+		ms, err := generate(path, filepath.ToSlash(rel), src)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if len(ops) == 0 || ops[m.op] {
+				all = append(all, m)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no mutants in %s (files %q)", pkgDir, c.files)
+	}
+	return all, nil
+}
+
+func matchAny(globs []string, name string) bool {
+	for _, g := range globs {
+		if ok, _ := filepath.Match(strings.TrimSpace(g), name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func generated(src []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "package ") {
+			return false
+		}
+		if strings.HasPrefix(line, "// Code generated ") && strings.HasSuffix(line, " DO NOT EDIT.") {
+			return true
+		}
+	}
+	return false
+}
+
+func findUp(dir, name string) (string, error) {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, name)); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no %s above %s", name, dir)
+		}
+		d = parent
+	}
+}
+
+// lock takes an exclusive, non-blocking flock on a file named after the
+// tree's path, so two runs cannot share a tree. The kernel drops the lock
+// when the process dies, so there is never a stale lock to clean.
+func lock(top string) (func(), error) {
+	sum := sha256.Sum256([]byte(top))
+	path := filepath.Join(os.TempDir(), "mutate-"+hex.EncodeToString(sum[:8])+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("another mutate run is using %s (lock %s)", top, path)
+	}
+	return func() { f.Close() }, nil
+}
+
+// block is one coverage-profile block of a file.
+type block struct {
+	startLine, startCol, endLine, endCol int
+	count                                int
+}
+
+func readCover(path string) (map[string][]block, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	cov := map[string][]block{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "mode:") {
+			continue
+		}
+		// name.go:L1.C1,L2.C2 statements count
+		colon := strings.LastIndex(line, ":")
+		var b block
+		var stmts int
+		if _, err := fmt.Sscanf(line[colon+1:], "%d.%d,%d.%d %d %d",
+			&b.startLine, &b.startCol, &b.endLine, &b.endCol, &stmts, &b.count); err != nil {
+			return nil, fmt.Errorf("coverage profile line %q: %v", line, err)
+		}
+		base := filepath.Base(line[:colon])
+		cov[base] = append(cov[base], b)
+	}
+	for _, bs := range cov {
+		sort.Slice(bs, func(i, j int) bool { return bs[i].startLine < bs[j].startLine })
+	}
+	return cov, nil
+}
+
+// covered reports whether a test may execute the mutant: false only when
+// the mutant lies in blocks that the baseline never ran and in none it ran.
+func covered(cov map[string][]block, m mutant) bool {
+	in := func(b block) bool {
+		after := m.line > b.startLine || m.line == b.startLine && m.col >= b.startCol
+		before := m.line < b.endLine || m.line == b.endLine && m.col <= b.endCol
+		return after && before
+	}
+	seen := false
+	for _, b := range cov[filepath.Base(m.file)] {
+		if in(b) {
+			if b.count > 0 {
+				return true
+			}
+			seen = true
+		}
+	}
+	return !seen
+}
+
+// readEquiv reads the equivalent-mutant list: one mutant key a line, as
+// printed by a run ("path:line:col op desc"), then " # " and the reason.
+func readEquiv(path, top string) (map[string]bool, error) {
+	if path == "" {
+		path = filepath.Join(top, ".mutate", "equivalent.txt")
+		if _, err := os.Stat(path); err != nil {
+			return nil, nil
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	eq := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, _, _ := strings.Cut(line, " # ")
+		eq[strings.TrimSpace(key)] = true
+	}
+	return eq, nil
+}
