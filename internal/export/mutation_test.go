@@ -63,14 +63,14 @@ func TestErrorTypeThroughEveryWrapper(t *testing.T) {
 	}
 }
 
-// TestRecordsWaitRejectedAfterAnyWait: a bulkhead.rejected event's wait is
+// TestRecordsWaitRejectedAfterAnyWait: a bulkhead.refused event's wait is
 // recorded from the first nanosecond spent in the queue.
-func TestRecordsWaitRejectedAfterAnyWait(t *testing.T) {
+func TestRecordsWaitRefusedAfterAnyWait(t *testing.T) {
 	for _, c := range []struct {
 		wait time.Duration
 		want bool
 	}{{0, false}, {time.Nanosecond, true}} {
-		e := telemetry.Event{Type: telemetry.BulkheadRejected, Wait: c.wait}
+		e := telemetry.Event{Type: telemetry.BulkheadRefused, Wait: c.wait}
 		if got := RecordsWait(e); got != c.want {
 			t.Errorf("RecordsWait(bulkhead.rejected, Wait %v) = %v, want %v", c.wait, got, c.want)
 		}

@@ -133,8 +133,8 @@ func TestOneUntimedSuccessDoesNotGrowTheLimit(t *testing.T) {
 	}
 }
 
-// Window.Rejected counts the refusals of its own window only.
-func TestRejectedIsPerWindow(t *testing.T) {
+// Window.Refused counts the refusals of its own window only.
+func TestRefusedIsPerWindow(t *testing.T) {
 	fake := clock.NewFake()
 	rec := &recorder{}
 	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithInitial(1), adaptive.WithWindow(time.Second, 1))
@@ -150,10 +150,10 @@ func TestRejectedIsPerWindow(t *testing.T) {
 	}
 	var got []int
 	for _, w := range rec.windows {
-		got = append(got, w.Rejected)
+		got = append(got, w.Refused)
 	}
 	if len(got) != 2 || got[0] != 1 || got[1] != 0 {
-		t.Errorf("Rejected of the windows: %v, want [1 0]", got)
+		t.Errorf("Refused of the windows: %v, want [1 0]", got)
 	}
 }
 
