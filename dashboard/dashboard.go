@@ -52,6 +52,7 @@ type Dashboard struct {
 	reg     *telemetry.Registry
 	counter *telemetry.Counter
 	clock   clock.Clock
+	made    time.Time // when New made it: the start of the first snapshot's rates
 
 	mmu    sync.Mutex
 	meters map[string]*meter
@@ -82,6 +83,7 @@ func New(reg *telemetry.Registry, o *Options) *Dashboard {
 		reg:     reg,
 		counter: opt.Counter,
 		clock:   opt.Clock,
+		made:    opt.Clock.Now(),
 		meters:  make(map[string]*meter),
 
 		writeTimeout: writeTimeout,

@@ -68,6 +68,14 @@
 // however many clients watch, and nothing runs while no one does. Rates
 // are over the time since the previous snapshot; after a time with no
 // client, the history points that time spans all get its average rate.
+// The first snapshot has rates too, so that the page's first frame is
+// complete: its rates are over the time since New (at least an Interval),
+// of counts from zero; likewise, a tile or pipeline that appears later
+// has its counts from zero over the time since the previous snapshot.
+// Those counts are since each guard, Measure layer and Counter was made:
+// exact when they are made with the dashboard, as at a service's start; a
+// guard that counted before the dashboard was made (or registered later
+// than made) adds those counts to its first rate.
 //
 // # A tile
 //
@@ -108,8 +116,8 @@
 // Other tools may read the stream or snapshot.json. A snapshot is one JSON
 // object; fields may be added within a version, and "version" changes
 // when one changes meaning or goes away. Numbers that cannot be known
-// (a rate before a second snapshot, a latency without calls, an infinite
-// limiter rate) are null. Rates are rounded to 0.1, latencies to three
+// (a rate without a source, a latency without calls, an infinite limiter
+// rate) are null. Rates are rounded to 0.1, latencies to three
 // significant digits; a guard's values are exact integers or have six
 // significant digits.
 //
