@@ -29,7 +29,7 @@ type Options struct {
 	// pipeline's retries (retry.waiting) and fallbacks (fallback.used) and,
 	// for a breaker without a Measure layer, its failures
 	// (breaker.failure). nil (the default): those numbers are unknown
-	// (null in the JSON, "–" on the page).
+	// (null in the JSON, "n/a" on the page).
 	Counter *telemetry.Counter
 	// Clock is the time source of the snapshots, of the stream's ticks and
 	// of the Measure layers' timings. nil means clock.Real().

@@ -94,16 +94,24 @@
 //   - calls per second and the error % over the last 10 s (from Measure;
 //     without one, the error % is a guard's value "failure_ratio", a
 //     breaker's over its window), refusals per second (from the guards'
-//     Refused counts);
+//     Refused counts); a rate without a source (calls without Measure)
+//     reads "n/a", and the first frame has every other rate (see below);
 //   - latency p50 / p90 / p99 over the last 10 s, of the calls through
 //     Measure that the guards let through;
 //   - a row per guard (at most three; the others in the last row's
-//     tooltip): its kind and its first three values as the guard orders
-//     them, with their units; every value, its help and a keyed guard's
-//     top keys in the row's tooltip;
+//     tooltip): its kind, its State as it gives it (a breaker's "open", a
+//     guard's own states, such as a fleet guard's), and its first three
+//     values as the guard orders them, with their units, leaving out
+//     durations (unit "s") that are 0; every value and its help in the
+//     row's tooltip;
+//   - under a guard's row, in a state other than closed, its durations
+//     that are not 0 (an open breaker's "open for 12 s · cooldown left
+//     18 s", from its values open_for and cooldown_left), and a keyed
+//     guard's top keys, each with its state and refusals;
 //   - a sparkline of the last two minutes: calls and errors per second
 //     (errors from Measure; without one, the Counter's breaker.failure
-//     events of a name whose guard reports a failure_ratio).
+//     events of a name whose guard reports a failure_ratio), with its
+//     scale beside it: the rate at its top (its bottom is 0).
 //
 // A pipeline's row shows its chain (Policy.String()), and its retries
 // (retry.waiting events) and fallbacks (fallback.used events) per second

@@ -167,6 +167,14 @@ func tileState(name string) string {
 	return fmt.Sprintf(`(document.querySelector('.tile[data-name=%q]') || {dataset: {state: 'no tile'}}).dataset.state`, name)
 }
 
+// firstFrameUnknown lists the rates the page shows as "–" (none known) or
+// "n/a" (no source), tile by tile and pipeline by pipeline, if it has had
+// only its first snapshot; else ["not the first frame"].
+const firstFrameUnknown = `window.dashboard.stats.snapshots !== 1 || window.dashboard.stats.updates !== 0 ? ['not the first frame'] :
+	[...[...document.querySelectorAll('.tile')].flatMap(e => [...e.querySelectorAll('b.calls, b.ref')].map(b => [e.dataset.name + ' ' + b.className, b.textContent])),
+	 ...[...document.querySelectorAll('#pipelines tbody tr')].flatMap(r => [...r.querySelectorAll('td.num')].map(td => ['pipeline ' + r.dataset.name, td.textContent]))]
+	.filter(([, text]) => text === '–' || text === 'n/a').map(([where]) => where)`
+
 const tilesShown = `[...document.querySelectorAll('.tile')].map(e => e.dataset.name + ': ' + e.dataset.state)`
 
 // nextPhase waits for the scenario to reach phase p and returns when.
@@ -227,11 +235,20 @@ func TestBrowser(t *testing.T) {
 		want = append(want, s.Name)
 	}
 	waitFor(t, tab, 10*time.Second, fmt.Sprintf("a tile for each of the %d guards %v", len(want), want),
-		fmt.Sprintf(`document.querySelectorAll('.tile').length === %d && document.getElementById('status').dataset.status === 'live'`, len(want)), tilesShown)
+		fmt.Sprintf(`document.querySelectorAll('.tile').length === %d && document.getElementById('status').dataset.status === 'live' && window.dashboard.stats.updates === 0`, len(want)), tilesShown)
 	got := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].map(e => e.dataset.name)`)
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("tiles for %v, want one for each guard %v", got, want)
+	}
+	// The first frame is complete: a number for every rate, and a scale
+	// on every sparkline (every tile here has a Measure layer, and the
+	// dashboard a Counter).
+	if dashes := eval[[]string](t, tab, firstFrameUnknown); len(dashes) > 0 {
+		t.Errorf("the first frame shows no rate for %q", dashes)
+	}
+	if bad := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].filter(e => !/^\d+(\.\d)?\/s$/.test(e.querySelector('.scale').textContent)).map(e => e.dataset.name + ': ' + JSON.stringify(e.querySelector('.scale').textContent))`); len(bad) > 0 {
+		t.Errorf("sparklines without a scale (want the rate at their top, as 25/s): %q", bad)
 	}
 	if s := eval[string](t, tab, tileState("recommendations")); s != "forced-open" {
 		t.Errorf("the tile of the breaker forced open shows %q, want forced-open", s)
@@ -381,12 +398,26 @@ func TestBrowserGuardKinds(t *testing.T) {
 	}
 	hosts := breaker.NewKeyed[string](breaker.WithName("hosts"), breaker.WithThreshold(1))
 	hosts.Breaker("a.example").Record(true) // open
+	if _, err := hosts.Breaker("a.example").Allow(); err == nil {
+		t.Fatal("an open breaker admitted a call")
+	}
 	hosts.Breaker("b.example")
+	// A breaker open for 12 s of its 30 s cooldown, on its own clock.
+	f := clock.NewFake()
+	pay := breaker.New(breaker.WithName("pay"), breaker.WithThreshold(1), breaker.WithCooldown(30*time.Second), breaker.WithClock(f))
+	pay.Record(true)
+	f.Advance(12 * time.Second)
+	// Calls through a Measure layer: a sparkline, with its scale.
+	m := dashboard.Measure[int](dash, "db")
+	for range 5 {
+		_, _ = m.Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
+	}
 	users := ratelimit.NewKeyed[string](1, 1, ratelimit.WithName("users"))
 	users.Allow("u1")
 	users.Allow("u1") // refused
 	for _, g := range []telemetry.Guard{
 		breaker.New(breaker.WithName("db")),
+		pay,
 		bh,
 		ratelimit.New(100, 10, ratelimit.WithName("db")),
 		hosts,
@@ -408,7 +439,13 @@ func TestBrowserGuardKinds(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate("http://"+addr+"/")); err != nil {
 		t.Fatalf("opening the page: %v", err)
 	}
-	waitFor(t, tab, 10*time.Second, "six tiles", `document.querySelectorAll('.tile').length === 6`, tilesShown)
+	waitFor(t, tab, 10*time.Second, "seven tiles", `document.querySelectorAll('.tile').length === 7 && window.dashboard.stats.updates === 0`, tilesShown)
+	// The first frame: every rate known, but the calls of the names
+	// without a Measure layer (all but db): "n/a", no source.
+	if got := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].map(e => e.dataset.name + ' ' + e.querySelector('b.calls').textContent + ' ' + e.querySelector('b.ref').textContent).sort()`); !slices.Equal(got, []string{
+		"api n/a 0", "cache n/a 2", "db 5 0", "hosts n/a 1", "pay n/a 0", "search n/a 0", "users n/a 1"}) {
+		t.Errorf("the first frame's [tile calls/s refused/s] are %q", got)
+	}
 	rows := func(name string) []string {
 		return eval[[]string](t, tab, fmt.Sprintf(`(() => { const e = document.querySelector('.tile[data-name=%q]');
 			if (!e) return ['no tile'];
@@ -425,6 +462,7 @@ func TestBrowserGuardKinds(t *testing.T) {
 		{"search", []string{"none", "adaptive", "adaptive"}},
 		{"api", []string{"none", "throttle", "throttle"}},
 		{"cache", []string{"open", "open", "mycache"}},
+		{"pay", []string{"open", "open", "breaker"}},
 	} {
 		if got := rows(c.name); !slices.Equal(got, c.want) {
 			t.Errorf("tile %s shows [state, badge, row kinds...] %q, want %q", c.name, got, c.want)
@@ -434,17 +472,44 @@ func TestBrowserGuardKinds(t *testing.T) {
 		return eval[string](t, tab, fmt.Sprintf(`[...document.querySelectorAll('.tile[data-name=%q] .row.guard')].find(r => r.dataset.kind === %q).textContent`, name, kind))
 	}
 	for _, c := range []struct{ name, kind, want string }{
+		{"db", "breaker", "breaker closed · window calls 0 · window failures 0 · failure ratio 0"},
 		{"db", "bulkhead", "bulkhead · limit 10 · in flight 3 · queued 0"},
 		{"db", "ratelimit", "ratelimit · rate 100/s · burst 10 · tokens 10"},
 		{"hosts", "breaker", "breaker (2 keys) · keys 2 · max keys 8192 · open keys 1"},
-		{"cache", "mycache", "mycache · entries 12"},
+		{"cache", "mycache", "mycache open · entries 12"},
+		{"pay", "breaker", "breaker open · window calls 0 · window failures 0 · failure ratio 0"},
 	} {
 		if got := text(c.name, c.kind); got != c.want {
 			t.Errorf("tile %s's %s row reads %q, want %q", c.name, c.kind, got, c.want)
 		}
 	}
-	if got := eval[string](t, tab, `document.querySelector('.tile[data-name="users"] .row.guard').title`); !strings.Contains(got, "top keys: u1 (1 refused)") {
+	// Each guard's second and third lines: its durations out of a closed
+	// state (the open breaker's open for, cooldown left), a keyed guard's
+	// top keys (key, state, refusals).
+	lines := func(name string) []string {
+		return eval[[]string](t, tab, fmt.Sprintf(`[...document.querySelectorAll('.tile[data-name=%q] .row.timers, .tile[data-name=%q] .row.keys')].filter(r => !r.hidden).map(r => r.className + ': ' + r.textContent)`, name, name))
+	}
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"pay", []string{"row timers: open for 12 s · cooldown left 18 s"}},
+		{"hosts", []string{"row keys: top keys: a.example open 1 refused"}},
+		{"users", []string{"row keys: top keys: u1 1 refused"}},
+		{"db", nil},
+		{"cache", nil},
+	} {
+		if got := lines(c.name); !slices.Equal(got, c.want) {
+			t.Errorf("tile %s's lines of durations and keys are %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := eval[string](t, tab, `document.querySelector('.tile[data-name="users"] .row.guard').title`); !strings.Contains(got, "top keys: u1 1 refused") {
 		t.Errorf("the users row's title is %q, want it to name the top key u1", got)
+	}
+	// The scale of a sparkline: the rate at its top; none without one.
+	scales := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].map(e => e.dataset.name + ' ' + e.querySelector('.scale').textContent).sort()`)
+	if want := []string{"api ", "cache ", "db 5/s", "hosts ", "pay ", "search ", "users "}; !slices.Equal(scales, want) {
+		t.Errorf("sparkline scales %q, want %q", scales, want)
 	}
 	cons.check(t)
 }
