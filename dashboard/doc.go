@@ -172,11 +172,11 @@
 // A snapshot is taken and encoded once per Interval, whoever asks, into
 // bytes the dashboard reuses; each client copies them. For 5 000 breakers
 // with Measure layers (BenchmarkSnapshot5000, on a loaded 2-vCPU VM) it
-// takes 9 to 9.3 ms of CPU, of which 3.9 to 4.3 ms are the registry's
+// takes about 10 ms of CPU, of which about 4.4 ms are the registry's
 // Snapshots (its sort of the names and the breakers' own Snapshot
-// methods, each allocating its Values) and about 5 ms the dashboard's:
-// the rates, the order and 2.1 MB of JSON (each breaker's ten values
-// named). A client that connects gets the history too (4.6 MB for 5 000
+// methods, each allocating its Values) and about 5.6 ms the dashboard's:
+// the rates, the order and 2.2 MB of JSON (each breaker's twelve values
+// named). A client that connects gets the history too (4.8 MB for 5 000
 // tiles). The page makes the DOM nodes of a tile once (cloned) and then
 // writes only the values that changed, draws only the sparklines on
 // screen and moves only the tiles whose place changed; a tile's size
