@@ -145,7 +145,7 @@
 //	      "forced": false,                // that guard is held by ForceOpen or ForceClosed; left out with state
 //	      "guards": [                     // the name's guards, by kind: each its telemetry.Snapshot
 //	        {"kind": "breaker", "state": "open", "refused": 172,
-//	         "values": {"window_calls": 0, "window_failures": 0, "failure_ratio": 0, ...}},
+//	         "values": {"open_for": 12.5, "cooldown_left": 17.5, "window_calls": 0, ...}},
 //	        {"kind": "bulkhead", "refused": 4, "values": {"limit": 10, "in_flight": 3, "queued": 0}},
 //	        {"kind": "breaker", "refused": 9, "values": {"keys": 2, ...},  // a keyed guard
 //	         "keys": {"keys": 2, "maxKeys": 8192, "open": 1, "top": [{"key": "a", "state": "open", "refused": 9}]}}
