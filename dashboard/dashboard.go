@@ -29,7 +29,7 @@ type Options struct {
 	// pipeline's retries (retry.waiting) and fallbacks (fallback.used) and,
 	// for a breaker without a Measure layer, its failures
 	// (breaker.failure). nil (the default): those numbers are unknown
-	// (null in the JSON, "–" on the page).
+	// (null in the JSON, "n/a" on the page).
 	Counter *telemetry.Counter
 	// Clock is the time source of the snapshots, of the stream's ticks and
 	// of the Measure layers' timings. nil means clock.Real().
@@ -52,6 +52,7 @@ type Dashboard struct {
 	reg     *telemetry.Registry
 	counter *telemetry.Counter
 	clock   clock.Clock
+	made    time.Time // when New made it: the start of the first snapshot's rates
 
 	mmu    sync.Mutex
 	meters map[string]*meter
@@ -82,6 +83,7 @@ func New(reg *telemetry.Registry, o *Options) *Dashboard {
 		reg:     reg,
 		counter: opt.Counter,
 		clock:   opt.Clock,
+		made:    opt.Clock.Now(),
 		meters:  make(map[string]*meter),
 
 		writeTimeout: writeTimeout,

@@ -68,6 +68,14 @@
 // however many clients watch, and nothing runs while no one does. Rates
 // are over the time since the previous snapshot; after a time with no
 // client, the history points that time spans all get its average rate.
+// The first snapshot has rates too, so that the page's first frame is
+// complete: its rates are over the time since New (at least an Interval),
+// of counts from zero; likewise, a tile or pipeline that appears later
+// has its counts from zero over the time since the previous snapshot.
+// Those counts are since each guard, Measure layer and Counter was made:
+// exact when they are made with the dashboard, as at a service's start; a
+// guard that counted before the dashboard was made (or registered later
+// than made) adds those counts to its first rate.
 //
 // # A tile
 //
@@ -86,16 +94,24 @@
 //   - calls per second and the error % over the last 10 s (from Measure;
 //     without one, the error % is a guard's value "failure_ratio", a
 //     breaker's over its window), refusals per second (from the guards'
-//     Refused counts);
+//     Refused counts); a rate without a source (calls without Measure)
+//     reads "n/a", and the first frame has every other rate (see below);
 //   - latency p50 / p90 / p99 over the last 10 s, of the calls through
 //     Measure that the guards let through;
 //   - a row per guard (at most three; the others in the last row's
-//     tooltip): its kind and its first three values as the guard orders
-//     them, with their units; every value, its help and a keyed guard's
-//     top keys in the row's tooltip;
+//     tooltip): its kind, its State as it gives it (a breaker's "open", a
+//     guard's own states, such as a fleet guard's), and its first three
+//     values as the guard orders them, with their units, leaving out
+//     durations (unit "s") that are 0; every value and its help in the
+//     row's tooltip;
+//   - under a guard's row, in a state other than closed, its durations
+//     that are not 0 (an open breaker's "open for 12 s · cooldown left
+//     18 s", from its values open_for and cooldown_left), and a keyed
+//     guard's top keys, each with its state and refusals;
 //   - a sparkline of the last two minutes: calls and errors per second
 //     (errors from Measure; without one, the Counter's breaker.failure
-//     events of a name whose guard reports a failure_ratio).
+//     events of a name whose guard reports a failure_ratio), with its
+//     scale beside it: the rate at its top (its bottom is 0).
 //
 // A pipeline's row shows its chain (Policy.String()), and its retries
 // (retry.waiting events) and fallbacks (fallback.used events) per second
@@ -108,8 +124,8 @@
 // Other tools may read the stream or snapshot.json. A snapshot is one JSON
 // object; fields may be added within a version, and "version" changes
 // when one changes meaning or goes away. Numbers that cannot be known
-// (a rate before a second snapshot, a latency without calls, an infinite
-// limiter rate) are null. Rates are rounded to 0.1, latencies to three
+// (a rate without a source, a latency without calls, an infinite limiter
+// rate) are null. Rates are rounded to 0.1, latencies to three
 // significant digits; a guard's values are exact integers or have six
 // significant digits.
 //
@@ -129,7 +145,7 @@
 //	      "forced": false,                // that guard is held by ForceOpen or ForceClosed; left out with state
 //	      "guards": [                     // the name's guards, by kind: each its telemetry.Snapshot
 //	        {"kind": "breaker", "state": "open", "refused": 172,
-//	         "values": {"window_calls": 0, "window_failures": 0, "failure_ratio": 0, ...}},
+//	         "values": {"open_for": 12.5, "cooldown_left": 17.5, "window_calls": 0, ...}},
 //	        {"kind": "bulkhead", "refused": 4, "values": {"limit": 10, "in_flight": 3, "queued": 0}},
 //	        {"kind": "breaker", "refused": 9, "values": {"keys": 2, ...},  // a keyed guard
 //	         "keys": {"keys": 2, "maxKeys": 8192, "open": 1, "top": [{"key": "a", "state": "open", "refused": 9}]}}
@@ -156,11 +172,11 @@
 // A snapshot is taken and encoded once per Interval, whoever asks, into
 // bytes the dashboard reuses; each client copies them. For 5 000 breakers
 // with Measure layers (BenchmarkSnapshot5000, on a loaded 2-vCPU VM) it
-// takes 9 to 9.3 ms of CPU, of which 3.9 to 4.3 ms are the registry's
+// takes about 10 ms of CPU, of which about 4.4 ms are the registry's
 // Snapshots (its sort of the names and the breakers' own Snapshot
-// methods, each allocating its Values) and about 5 ms the dashboard's:
-// the rates, the order and 2.1 MB of JSON (each breaker's ten values
-// named). A client that connects gets the history too (4.6 MB for 5 000
+// methods, each allocating its Values) and about 5.6 ms the dashboard's:
+// the rates, the order and 2.2 MB of JSON (each breaker's twelve values
+// named). A client that connects gets the history too (4.8 MB for 5 000
 // tiles). The page makes the DOM nodes of a tile once (cloned) and then
 // writes only the values that changed, draws only the sparklines on
 // screen and moves only the tiles whose place changed; a tile's size

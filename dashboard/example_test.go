@@ -68,7 +68,7 @@ func ExampleNew() {
 	}
 	get()
 	// Output:
-	// v2 prices: closed, – calls/s | retry(prices) > measure(prices) > breaker(prices): – retries/s
+	// v2 prices: closed, 0 calls/s | retry(prices) > measure(prices) > breaker(prices): 0 retries/s
 	// v2 prices: closed, 20 calls/s | retry(prices) > measure(prices) > breaker(prices): 0 retries/s
 }
 

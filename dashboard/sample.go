@@ -181,10 +181,17 @@ func (d *Dashboard) take(now time.Time) {
 		slices.SortFunc(d.byName, func(a, b *tile) int { return strings.Compare(a.name, b.name) })
 	}
 
-	elapsed := 0.0 // seconds since the last snapshot; 0: no rates
-	steps := 0     // history points the time since then spans
-	if !d.last.IsZero() && now.After(d.last) {
-		elapsed = now.Sub(d.last).Seconds()
+	// The rates are over the time since the last snapshot, or for the
+	// first one since the dashboard was made; the counts of a tile or
+	// pipeline seen for the first time are from zero (see derive).
+	prev := d.last
+	if prev.IsZero() {
+		prev = d.made
+	}
+	elapsed := 0.0 // seconds since then; 0: no rates but a new tile's
+	steps := 0     // history points that time spans
+	if now.After(prev) {
+		elapsed = now.Sub(prev).Seconds()
 		steps = min(max(int(math.Round(elapsed/Interval.Seconds())), 1), HistoryLen)
 	}
 	d.last = now
@@ -299,7 +306,14 @@ func (d *Dashboard) derive(t *tile, now time.Time, elapsed float64, steps int) {
 	}
 	nan := math.NaN()
 	t.calls, t.errors, t.refusals = nan, nan, nan
-	if t.hasBase && elapsed > 0 {
+	if !t.hasBase {
+		// Seen for the first time: its counts are from zero, since its
+		// guards and meter were made, taken to be within the time since
+		// the last snapshot (at least an Interval), so that the first
+		// frame has rates.
+		elapsed, steps = max(elapsed, Interval.Seconds()), max(steps, 1)
+	}
+	if elapsed > 0 {
 		rate := func(now, then uint64) float64 {
 			if now < then { // a guard replaced by one with fewer counts
 				return 0
@@ -378,9 +392,13 @@ func (d *Dashboard) pipelines(seq uint64, elapsed float64) {
 			for _, n := range p.fbNames {
 				f += d.counter.Count(n, telemetry.FallbackUsed)
 			}
-			if p.hasBase && elapsed > 0 {
-				p.retryRate = float64(r-min(p.retries, r)) / elapsed
-				p.fbRate = float64(f-min(p.fallbacks, f)) / elapsed
+			span := elapsed
+			if !p.hasBase { // from zero, as a new tile's (see derive)
+				p.retries, p.fallbacks, span = 0, 0, max(elapsed, Interval.Seconds())
+			}
+			if span > 0 {
+				p.retryRate = float64(r-min(p.retries, r)) / span
+				p.fbRate = float64(f-min(p.fallbacks, f)) / span
 			}
 			p.retries, p.fallbacks, p.hasBase = r, f, true
 		}

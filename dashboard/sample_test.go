@@ -39,16 +39,18 @@ func TestTilesByName(t *testing.T) {
 
 	got := snap(t, d, false)
 	closed := breakerValues(db.Snapshot())
-	want := []tileJSON{
-		{Name: "api", Guards: []guardJSON{{Kind: "ratelimit", Refused: 7, Values: jsonValues("rate", 100, "burst", 10, "tokens", 3.456)}}},
+	want := []tileJSON{ // the first snapshot's rates: the counts from zero over an Interval (the fake clock has not moved)
+		{Name: "api", Guards: []guardJSON{{Kind: "ratelimit", Refused: 7, Values: jsonValues("rate", 100, "burst", 10, "tokens", 3.456)}},
+			RefusalsPerSec: ptr(7)},
 		{
 			Name: "db", State: "closed",
 			Guards: []guardJSON{
 				{Kind: "breaker", State: "closed", Values: closed},
 				{Kind: "bulkhead", Refused: 4, Values: jsonValues("limit", 10, "in_flight", 3, "queued", 2)},
 			},
+			RefusalsPerSec: ptr(4),
 		},
-		{Name: "search", Guards: []guardJSON{}},
+		{Name: "search", Guards: []guardJSON{}, CallsPerSec: ptr(0), ErrorsPerSec: ptr(0), RefusalsPerSec: ptr(0)},
 	}
 	if diff := cmp.Diff(want, got.Guards); diff != "" {
 		t.Errorf("tiles mismatch (-want +got):\n%s", diff)
@@ -100,9 +102,9 @@ func TestTileOrder(t *testing.T) {
 	}
 }
 
-// Rates are per second over the time since the last snapshot; the first
-// snapshot has none. The history gets one point per Interval, and a gap
-// with no snapshot is filled with its average rate.
+// Rates are per second over the time since the last snapshot (the first
+// snapshot's: see TestFirstSnapshotRates). The history gets one point per
+// Interval, and a gap with no snapshot is filled with its average rate.
 func TestRatesAndHistory(t *testing.T) {
 	d, f, reg := newFakeDashboard(t)
 	bh := newFake(telemetry.Bulkhead, "db")
@@ -122,10 +124,7 @@ func TestRatesAndHistory(t *testing.T) {
 	}
 
 	first := snap(t, d, true).Guards[0]
-	if first.CallsPerSec != nil || first.ErrorsPerSec != nil || first.RefusalsPerSec != nil {
-		t.Errorf("first snapshot has rates %v %v %v, want null (nothing to compare with)", first.CallsPerSec, first.ErrorsPerSec, first.RefusalsPerSec)
-	}
-	if diff := cmp.Diff(&historyJSON{Calls: []float64{}, Errors: []float64{}}, first.History); diff != "" {
+	if diff := cmp.Diff(&historyJSON{Calls: []float64{0}, Errors: []float64{0}}, first.History); diff != "" {
 		t.Errorf("first history mismatch (-want +got):\n%s", diff)
 	}
 
@@ -137,7 +136,7 @@ func TestRatesAndHistory(t *testing.T) {
 		Name: "db", Guards: []guardJSON{{Kind: "bulkhead", Refused: 5, Values: jsonValues()}},
 		CallsPerSec: ptr(25), ErrorsPerSec: ptr(10), RefusalsPerSec: ptr(5), ErrorPct: ptr(40),
 		LatencyMs: &latencyJSON{P50: 0.000512, P90: 0.000512, P99: 0.000512}, // all 0 ns: the underflow bucket (< 1.024 µs) reads 512 ns
-		History:   &historyJSON{Calls: []float64{25}, Errors: []float64{10}},
+		History:   &historyJSON{Calls: []float64{0, 25}, Errors: []float64{0, 10}},
 	}
 	if diff := cmp.Diff(want, g); diff != "" {
 		t.Errorf("after 1 s mismatch (-want +got):\n%s", diff)
@@ -149,7 +148,7 @@ func TestRatesAndHistory(t *testing.T) {
 	g = snap(t, d, true).Guards[0]
 	want.CallsPerSec, want.ErrorsPerSec, want.RefusalsPerSec = ptr(10), ptr(1), ptr(0)
 	want.ErrorPct = ptr(23.6) // 13 of the 55 calls in the last 10 s, to 0.1
-	want.History = &historyJSON{Calls: []float64{25, 10, 10, 10}, Errors: []float64{10, 1, 1, 1}}
+	want.History = &historyJSON{Calls: []float64{0, 25, 10, 10, 10}, Errors: []float64{0, 10, 1, 1, 1}}
 	if diff := cmp.Diff(want, g); diff != "" {
 		t.Errorf("after a 3 s gap mismatch (-want +got):\n%s", diff)
 	}
@@ -169,6 +168,65 @@ func TestRatesAndHistory(t *testing.T) {
 	}
 	if first := h.Calls[0]; first != float64(5%7) {
 		t.Errorf("oldest point %v, want %d (the 6th second of the loop)", first, 5%7)
+	}
+}
+
+// The first frame has rates: the first snapshot's are the counts from
+// zero over the time since the dashboard was made (at least an Interval),
+// its history that many points of that average; a tile or pipeline that
+// appears later has its counts from zero over the time since the
+// snapshot before.
+func TestFirstSnapshotRates(t *testing.T) {
+	f := clock.NewFake()
+	var events telemetry.Counter
+	reg := telemetry.NewRegistry()
+	d := New(reg, &Options{Counter: &events, Clock: f})
+	bh := newFake(telemetry.Bulkhead, "db")
+	if err := errors.Join(reg.Register(bh), reg.RegisterPipeline("db", retry.New[int](retry.WithName("db")))); err != nil {
+		t.Fatal(err)
+	}
+	p := Measure[int](d, "db")
+	f.Advance(4 * time.Second)
+	for i := range 40 {
+		var err error
+		if i < 8 {
+			err = errBoom
+		}
+		_, _ = p.Do(context.Background(), op(f, 0, err))
+	}
+	bh.set(func(s *telemetry.Snapshot) { s.Refused = 12 })
+	for range 6 {
+		events.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "db"})
+	}
+	s := snap(t, d, true)
+	g := s.Guards[0]
+	want := tileJSON{
+		Name: "db", Guards: []guardJSON{{Kind: "bulkhead", Refused: 12, Values: jsonValues()}},
+		CallsPerSec: ptr(10), ErrorsPerSec: ptr(2), RefusalsPerSec: ptr(3), ErrorPct: ptr(20),
+		LatencyMs: &latencyJSON{P50: 0.000512, P90: 0.000512, P99: 0.000512},
+		History:   &historyJSON{Calls: []float64{10, 10, 10, 10}, Errors: []float64{2, 2, 2, 2}},
+	}
+	if diff := cmp.Diff(want, g); diff != "" {
+		t.Errorf("first snapshot, 4 s after New, mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]pipeJSON{{Name: "db", Chain: "retry(db)", RetriesPerSec: ptr(1.5), FallbacksPerSec: ptr(0)}}, s.Pipelines); diff != "" {
+		t.Errorf("first snapshot's pipelines mismatch (-want +got):\n%s", diff)
+	}
+
+	// A guard registered between two snapshots: its counts over the time between.
+	late := newFake(telemetry.RateLimit, "late")
+	late.set(func(s *telemetry.Snapshot) { s.Refused = 5 })
+	if err := reg.Register(late); err != nil {
+		t.Fatal(err)
+	}
+	f.Advance(2 * time.Second)
+	for _, g := range snap(t, d, true).Guards {
+		if g.Name != "late" {
+			continue
+		}
+		if g.RefusalsPerSec == nil || *g.RefusalsPerSec != 2.5 || len(g.History.Calls) != 0 {
+			t.Errorf("a tile new since the last snapshot: refusals/s %v, history %+v; want 2.5 (5 refusals over 2 s), no calls", g.RefusalsPerSec, g.History)
+		}
 	}
 }
 
@@ -233,7 +291,7 @@ func TestCounterSources(t *testing.T) {
 		ErrorsPerSec:   ptr(2),
 		RefusalsPerSec: ptr(0),
 		ErrorPct:       ptr(50),
-		History:        &historyJSON{Calls: nil, Errors: []float64{2}},
+		History:        &historyJSON{Calls: nil, Errors: []float64{0, 2}},
 	}
 	if diff := cmp.Diff([]tileJSON{want}, s.Guards); diff != "" {
 		t.Errorf("tile mismatch (-want +got):\n%s", diff)

@@ -41,7 +41,7 @@ func ExampleHealth() {
 	clk.Advance(time.Second) // half-open: healthy, so trials can come
 	probe()
 	// Output:
-	// 200 {"status":"ok","guards":[{"kind":"breaker","name":"payments","refused":0,"state":"closed","critical":true,"values":{"window_calls":0,"window_failures":0,"failure_ratio":0,"window_refused":0,"window_successes":0,"window_slow":0,"consecutive_failures":0,"consecutive_successes":0,"generation":1,"forced":0}}]}
-	// 503 {"status":"unavailable","open":["payments"],"guards":[{"kind":"breaker","name":"payments","refused":0,"state":"open","critical":true,"values":{"window_calls":0,"window_failures":0,"failure_ratio":0,"window_refused":0,"window_successes":0,"window_slow":0,"consecutive_failures":0,"consecutive_successes":0,"generation":2,"forced":0}}]}
-	// 200 {"status":"ok","guards":[{"kind":"breaker","name":"payments","refused":0,"state":"half-open","critical":true,"values":{"window_calls":0,"window_failures":0,"failure_ratio":0,"window_refused":0,"window_successes":0,"window_slow":0,"consecutive_failures":0,"consecutive_successes":0,"generation":3,"forced":0}}]}
+	// 200 {"status":"ok","guards":[{"kind":"breaker","name":"payments","refused":0,"state":"closed","critical":true,"values":{"open_for":0,"cooldown_left":0,"window_calls":0,"window_failures":0,"failure_ratio":0,"window_refused":0,"window_successes":0,"window_slow":0,"consecutive_failures":0,"consecutive_successes":0,"generation":1,"forced":0}}]}
+	// 503 {"status":"unavailable","open":["payments"],"guards":[{"kind":"breaker","name":"payments","refused":0,"state":"open","critical":true,"values":{"open_for":0,"cooldown_left":1,"window_calls":0,"window_failures":0,"failure_ratio":0,"window_refused":0,"window_successes":0,"window_slow":0,"consecutive_failures":0,"consecutive_successes":0,"generation":2,"forced":0}}]}
+	// 200 {"status":"ok","guards":[{"kind":"breaker","name":"payments","refused":0,"state":"half-open","critical":true,"values":{"open_for":0,"cooldown_left":0,"window_calls":0,"window_failures":0,"failure_ratio":0,"window_refused":0,"window_successes":0,"window_slow":0,"consecutive_failures":0,"consecutive_successes":0,"generation":3,"forced":0}}]}
 }

@@ -76,10 +76,11 @@ func serveHealth(t *testing.T, h http.Handler) *httptest.Server {
 }
 
 // breakerValues is the "values" of a breaker of generation gen without
-// calls in its state, refused of them refused.
-func breakerValues(gen, refused int) string {
-	return fmt.Sprintf(`{"window_calls": 0, "window_failures": 0, "failure_ratio": 0, "window_refused": %d, "window_successes": 0,
-		"window_slow": 0, "consecutive_failures": 0, "consecutive_successes": 0, "generation": %d, "forced": 0}`, refused, gen)
+// calls in its state, refused of them refused, open for openFor seconds
+// with left seconds of cooldown left (0, 0 if not open).
+func breakerValues(gen, refused int, openFor, left float64) string {
+	return fmt.Sprintf(`{"open_for": %g, "cooldown_left": %g, "window_calls": 0, "window_failures": 0, "failure_ratio": 0, "window_refused": %d, "window_successes": 0,
+		"window_slow": 0, "consecutive_failures": 0, "consecutive_successes": 0, "generation": %d, "forced": 0}`, openFor, left, refused, gen)
 }
 
 // A critical breaker that opens turns the answer to 503; half-open is
@@ -101,7 +102,7 @@ func TestHealthCriticalBreakerOpenThenRecovers(t *testing.T) {
 		return `[` + payments + `, {"kind": "breaker", "name": "search", "refused": 0, ` + search + `}]`
 	}
 	closed := func(gen int) string {
-		return `"state": "closed", "values": ` + breakerValues(gen, 0)
+		return `"state": "closed", "values": ` + breakerValues(gen, 0, 0, 0)
 	}
 	searchClosed := closed(1)
 	wantProbe(t, "all closed", srv, 200, `{"status": "ok", "guards": `+guards(
@@ -109,7 +110,7 @@ func TestHealthCriticalBreakerOpenThenRecovers(t *testing.T) {
 
 	// A breaker that is not critical opens: still 200.
 	search.Record(true)
-	searchOpen := `"state": "open", "values": ` + breakerValues(2, 0)
+	searchOpen := `"state": "open", "values": ` + breakerValues(2, 0, 0, 30)
 	wantProbe(t, "search open", srv, 200, `{"status": "ok", "guards": `+guards(
 		`{"kind": "breaker", "name": "payments", "refused": 0, "critical": true, `+closed(1)+`}`, searchOpen)+`}`)
 
@@ -120,11 +121,12 @@ func TestHealthCriticalBreakerOpenThenRecovers(t *testing.T) {
 		t.Fatalf("Allow = %v, want ErrOpen", err)
 	}
 	wantProbe(t, "payments open", srv, 503, `{"status": "unavailable", "open": ["payments"], "guards": `+guards(
-		`{"kind": "breaker", "name": "payments", "refused": 1, "critical": true, "state": "open", "values": `+breakerValues(2, 1)+`}`,
+		`{"kind": "breaker", "name": "payments", "refused": 1, "critical": true, "state": "open", "values": `+breakerValues(2, 1, 0, 1)+`}`,
 		searchOpen)+`}`)
 
 	// The cooldown ends: half-open, healthy, so trials can come.
 	clk.Advance(time.Second)
+	searchOpen = `"state": "open", "values": ` + breakerValues(2, 0, 1, 29)
 	code, _, _ := probe(t, srv, http.MethodGet)
 	if code != 200 {
 		t.Errorf("half-open: status %d, want 200", code)
@@ -151,7 +153,7 @@ func TestHealthCriticalBreakerOpenThenRecovers(t *testing.T) {
 // By default no breaker is critical: every breaker open still answers
 // 200, with their states in the body.
 func TestHealthDefaultNothingCritical(t *testing.T) {
-	b := breaker.New(breaker.WithName("payments"), breaker.WithThreshold(1))
+	b := breaker.New(breaker.WithName("payments"), breaker.WithThreshold(1), breaker.WithClock(clock.NewFake()))
 	reg := telemetry.NewRegistry()
 	if err := reg.Register(b); err != nil {
 		t.Fatal(err)
@@ -159,7 +161,7 @@ func TestHealthDefaultNothingCritical(t *testing.T) {
 	b.Record(true)
 	srv := serveHealth(t, resiliencehttp.Health(reg))
 	wantProbe(t, "open, not critical", srv, 200, `{"status": "ok", "guards": [{"kind": "breaker", "name": "payments", "refused": 0, "state": "open",
-		"values": `+breakerValues(2, 0)+`}]}`)
+		"values": `+breakerValues(2, 0, 0, 30)+`}]}`)
 }
 
 // A critical name that is not registered is unhealthy, named under

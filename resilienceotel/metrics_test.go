@@ -34,6 +34,8 @@ func TestInstruments(t *testing.T) {
 		"resilience.guard.refused":                 "{call}",
 		"resilience.guard.state":                   "1",
 		"resilience.breaker.forced":                "1",
+		"resilience.breaker.open_for":              "s",
+		"resilience.breaker.cooldown_left":         "s",
 		"resilience.breaker.generation":            "{generation}",
 		"resilience.breaker.window_calls":          "{call}",
 		"resilience.breaker.window_successes":      "{call}",

@@ -91,6 +91,12 @@ resilience_guard_refused_total{name="api",policy="ratelimit"} 7
 # HELP resilience_guard_state 1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.
 # TYPE resilience_guard_state gauge
 resilience_guard_state{name="prices",policy="breaker",state="closed"} 1
+# HELP resilience_breaker_open_for_seconds Time since the breaker last opened; 0 unless it is open.
+# TYPE resilience_breaker_open_for_seconds gauge
+resilience_breaker_open_for_seconds{name="prices"} 0
+# HELP resilience_breaker_cooldown_left_seconds Time until the open breaker turns half-open; 0 unless it is open, and while held open by ForceOpen.
+# TYPE resilience_breaker_cooldown_left_seconds gauge
+resilience_breaker_cooldown_left_seconds{name="prices"} 0
 # HELP resilience_breaker_window_calls Calls counted: over the sliding window while closed, if the breaker has one (WindowCalls, WindowDuration, or a ratio rule: the last 100 calls); else since the current state began (half-open: the trials).
 # TYPE resilience_breaker_window_calls gauge
 resilience_breaker_window_calls{name="prices"} 1

@@ -167,6 +167,12 @@ func tileState(name string) string {
 	return fmt.Sprintf(`(document.querySelector('.tile[data-name=%q]') || {dataset: {state: 'no tile'}}).dataset.state`, name)
 }
 
+// ratesUnknown lists the rates the page shows as "–" (none known) or
+// "n/a" (no source), tile by tile and pipeline by pipeline.
+const ratesUnknown = `[...[...document.querySelectorAll('.tile')].flatMap(e => [...e.querySelectorAll('b.calls, b.ref')].map(b => [e.dataset.name + ' ' + b.className, b.textContent])),
+	 ...[...document.querySelectorAll('#pipelines tbody tr')].flatMap(r => [...r.querySelectorAll('td.num')].map(td => ['pipeline ' + r.dataset.name, td.textContent]))]
+	.filter(([, text]) => text === '–' || text === 'n/a').map(([where]) => where)`
+
 const tilesShown = `[...document.querySelectorAll('.tile')].map(e => e.dataset.name + ': ' + e.dataset.state)`
 
 // nextPhase waits for the scenario to reach phase p and returns when.
@@ -227,11 +233,21 @@ func TestBrowser(t *testing.T) {
 		want = append(want, s.Name)
 	}
 	waitFor(t, tab, 10*time.Second, fmt.Sprintf("a tile for each of the %d guards %v", len(want), want),
-		fmt.Sprintf(`document.querySelectorAll('.tile').length === %d && document.getElementById('status').dataset.status === 'live'`, len(want)), tilesShown)
+		fmt.Sprintf(`document.querySelectorAll('.tile').length === %d && document.getElementById('status').dataset.status === 'live' && window.dashboard.stats.updates === 0`, len(want)), tilesShown)
 	got := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].map(e => e.dataset.name)`)
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Fatalf("tiles for %v, want one for each guard %v", got, want)
+	}
+	// The first frame is complete (or the one after it, if an update came
+	// in between: TestBrowserGuardKinds pins the first on a fake clock): a
+	// number for every rate, and a scale on every sparkline (every tile
+	// here has a Measure layer, and the dashboard a Counter).
+	if dashes := eval[[]string](t, tab, ratesUnknown); len(dashes) > 0 {
+		t.Errorf("the first frame shows no rate for %q", dashes)
+	}
+	if bad := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].filter(e => !/^\d+(\.\d)?\/s$/.test(e.querySelector('.scale').textContent)).map(e => e.dataset.name + ': ' + JSON.stringify(e.querySelector('.scale').textContent))`); len(bad) > 0 {
+		t.Errorf("sparklines without a scale (want the rate at their top, as 25/s): %q", bad)
 	}
 	if s := eval[string](t, tab, tileState("recommendations")); s != "forced-open" {
 		t.Errorf("the tile of the breaker forced open shows %q, want forced-open", s)
@@ -371,8 +387,8 @@ func (g fakeGuard) Snapshot() telemetry.Snapshot { return g.s }
 // One guard of each core kind, and one of a user's own, each rendered
 // from what it describes: a tile per name, a row per guard.
 func TestBrowserGuardKinds(t *testing.T) {
+	f := clock.NewFake()
 	reg := telemetry.NewRegistry()
-	dash := dashboard.New(reg, nil)
 	bh := bulkhead.New(10, bulkhead.WithName("db"))
 	for range 3 {
 		if !bh.TryAcquire() {
@@ -381,12 +397,29 @@ func TestBrowserGuardKinds(t *testing.T) {
 	}
 	hosts := breaker.NewKeyed[string](breaker.WithName("hosts"), breaker.WithThreshold(1))
 	hosts.Breaker("a.example").Record(true) // open
+	if _, err := hosts.Breaker("a.example").Allow(); err == nil {
+		t.Fatal("an open breaker admitted a call")
+	}
 	hosts.Breaker("b.example")
+	// A breaker open for 12 s of its 30 s cooldown.
+	pay := breaker.New(breaker.WithName("pay"), breaker.WithThreshold(1), breaker.WithCooldown(30*time.Second), breaker.WithClock(f))
+	pay.Record(true)
+	f.Advance(12 * time.Second)
+	// The dashboard's clock is a fake that stays put from now: the stream
+	// sends its first snapshot and no update, so the page shows its first
+	// frame, with the rates over an Interval.
+	dash := dashboard.New(reg, &dashboard.Options{Clock: f})
+	// Calls through a Measure layer: a sparkline, with its scale.
+	m := dashboard.Measure[int](dash, "db")
+	for range 5 {
+		_, _ = m.Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
+	}
 	users := ratelimit.NewKeyed[string](1, 1, ratelimit.WithName("users"))
 	users.Allow("u1")
 	users.Allow("u1") // refused
 	for _, g := range []telemetry.Guard{
 		breaker.New(breaker.WithName("db")),
+		pay,
 		bh,
 		ratelimit.New(100, 10, ratelimit.WithName("db")),
 		hosts,
@@ -395,6 +428,10 @@ func TestBrowserGuardKinds(t *testing.T) {
 		throttle.New(throttle.WithName("api")),
 		fakeGuard{telemetry.Snapshot{Kind: "mycache", Name: "cache", State: telemetry.StateOpen, Refused: 2,
 			Values: []telemetry.Value{{Name: "entries", Unit: "{entry}", Help: "Entries cached.", Value: 12}}}},
+		// A fleet guard whose store is unreachable, limiting on its own:
+		// its state shown as it gives it.
+		fakeGuard{telemetry.Snapshot{Kind: "fleetlimit", Name: "quota", State: "local",
+			Values: []telemetry.Value{{Name: "shared", Unit: "1", Help: "1 while the limit is shared through the store.", Value: 0}}}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)
@@ -408,7 +445,16 @@ func TestBrowserGuardKinds(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate("http://"+addr+"/")); err != nil {
 		t.Fatalf("opening the page: %v", err)
 	}
-	waitFor(t, tab, 10*time.Second, "six tiles", `document.querySelectorAll('.tile').length === 6`, tilesShown)
+	waitFor(t, tab, 10*time.Second, "eight tiles", `document.querySelectorAll('.tile').length === 8`, tilesShown)
+	if s := eval[[]int](t, tab, `[window.dashboard.stats.snapshots, window.dashboard.stats.updates]`); !slices.Equal(s, []int{1, 0}) {
+		t.Fatalf("the page had %d snapshots and %d updates, want its first frame: 1, 0", s[0], s[1])
+	}
+	// The first frame: every rate known, but the calls of the names
+	// without a Measure layer (all but db): "n/a", no source.
+	if got := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].map(e => e.dataset.name + ' ' + e.querySelector('b.calls').textContent + ' ' + e.querySelector('b.ref').textContent).sort()`); !slices.Equal(got, []string{
+		"api n/a 0", "cache n/a 2", "db 5 0", "hosts n/a 1", "pay n/a 0", "quota n/a 0", "search n/a 0", "users n/a 1"}) {
+		t.Errorf("the first frame's [tile calls/s refused/s] are %q", got)
+	}
 	rows := func(name string) []string {
 		return eval[[]string](t, tab, fmt.Sprintf(`(() => { const e = document.querySelector('.tile[data-name=%q]');
 			if (!e) return ['no tile'];
@@ -425,6 +471,8 @@ func TestBrowserGuardKinds(t *testing.T) {
 		{"search", []string{"none", "adaptive", "adaptive"}},
 		{"api", []string{"none", "throttle", "throttle"}},
 		{"cache", []string{"open", "open", "mycache"}},
+		{"pay", []string{"open", "open", "breaker"}},
+		{"quota", []string{"local", "local", "fleetlimit"}},
 	} {
 		if got := rows(c.name); !slices.Equal(got, c.want) {
 			t.Errorf("tile %s shows [state, badge, row kinds...] %q, want %q", c.name, got, c.want)
@@ -434,17 +482,45 @@ func TestBrowserGuardKinds(t *testing.T) {
 		return eval[string](t, tab, fmt.Sprintf(`[...document.querySelectorAll('.tile[data-name=%q] .row.guard')].find(r => r.dataset.kind === %q).textContent`, name, kind))
 	}
 	for _, c := range []struct{ name, kind, want string }{
+		{"db", "breaker", "breaker closed · window calls 0 · window failures 0 · failure ratio 0"},
 		{"db", "bulkhead", "bulkhead · limit 10 · in flight 3 · queued 0"},
 		{"db", "ratelimit", "ratelimit · rate 100/s · burst 10 · tokens 10"},
 		{"hosts", "breaker", "breaker (2 keys) · keys 2 · max keys 8192 · open keys 1"},
-		{"cache", "mycache", "mycache · entries 12"},
+		{"cache", "mycache", "mycache open · entries 12"},
+		{"pay", "breaker", "breaker open · window calls 0 · window failures 0 · failure ratio 0"},
+		{"quota", "fleetlimit", "fleetlimit local · shared 0"},
 	} {
 		if got := text(c.name, c.kind); got != c.want {
 			t.Errorf("tile %s's %s row reads %q, want %q", c.name, c.kind, got, c.want)
 		}
 	}
-	if got := eval[string](t, tab, `document.querySelector('.tile[data-name="users"] .row.guard').title`); !strings.Contains(got, "top keys: u1 (1 refused)") {
+	// Each guard's second and third lines: its durations out of a closed
+	// state (the open breaker's open for, cooldown left), a keyed guard's
+	// top keys (key, state, refusals).
+	lines := func(name string) []string {
+		return eval[[]string](t, tab, fmt.Sprintf(`[...document.querySelectorAll('.tile[data-name=%q] .row.timers, .tile[data-name=%q] .row.keys')].filter(r => !r.hidden).map(r => r.className + ': ' + r.textContent)`, name, name))
+	}
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"pay", []string{"row timers: open for 12 s · cooldown left 18 s"}},
+		{"hosts", []string{"row keys: top keys: a.example open 1 refused"}},
+		{"users", []string{"row keys: top keys: u1 1 refused"}},
+		{"db", nil},
+		{"cache", nil},
+	} {
+		if got := lines(c.name); !slices.Equal(got, c.want) {
+			t.Errorf("tile %s's lines of durations and keys are %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := eval[string](t, tab, `document.querySelector('.tile[data-name="users"] .row.guard').title`); !strings.Contains(got, "top keys: u1 1 refused") {
 		t.Errorf("the users row's title is %q, want it to name the top key u1", got)
+	}
+	// The scale of a sparkline: the rate at its top; none without one.
+	scales := eval[[]string](t, tab, `[...document.querySelectorAll('.tile')].map(e => e.dataset.name + ' ' + e.querySelector('.scale').textContent).sort()`)
+	if want := []string{"api ", "cache ", "db 5/s", "hosts ", "pay ", "quota ", "search ", "users "}; !slices.Equal(scales, want) {
+		t.Errorf("sparkline scales %q, want %q", scales, want)
 	}
 	cons.check(t)
 }

@@ -86,7 +86,12 @@
       el('b', q, lat, '–');
     }
     el('small', '', lat, ' ms');
-    for (let i = 0; i < ROWS; i++) el('div', 'row guard', root).hidden = true;
+    for (let i = 0; i < ROWS; i++) {
+      el('div', 'row guard', root).hidden = true;
+      el('div', 'row timers', root).hidden = true; // a guard's running durations, out of a closed state
+      el('div', 'row keys', root).hidden = true; // a keyed guard's top keys
+    }
+    const box = el('div', 'sparkbox', root);
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('class', 'spark');
     svg.setAttribute('viewBox', `0 0 ${HISTORY - 1} 32`);
@@ -96,7 +101,8 @@
       p.setAttribute('class', cls);
       svg.appendChild(p);
     }
-    root.appendChild(svg);
+    box.appendChild(svg);
+    el('span', 'scale', box, ''); // the sparkline's scale: the value at its top
     return root;
   })();
 
@@ -111,6 +117,7 @@
     const t = {
       name, root, badge: q('.badge'), calls: q('b.calls'), err: q('b.err'), ref: q('b.ref'),
       p50: q('b.p50'), p90: q('b.p90'), p99: q('b.p99'), grows: [...root.querySelectorAll('.row.guard')],
+      trows: [...root.querySelectorAll('.row.timers')], krows: [...root.querySelectorAll('.row.keys')], scale: q('.scale'),
       pc: q('path.calls'), pe: q('path.errors'),
       state: '', hCalls: [], hErrors: [], sparkDirty: true, gen: 0, rows: 0,
     };
@@ -137,7 +144,9 @@
   }
 
   const dash = (f) => (v) => (v === null || v === undefined ? '–' : f(v));
-  const fmtNum = dash((v) => num(v));
+  // A rate is null only without a source (no Measure layer, no Counter):
+  // the first snapshot has rates already.
+  const fmtRate = (v) => (v === null || v === undefined ? 'n/a' : num(v));
   const fmtPct = dash((v) => num(v) + '%');
   const fmtMs = dash(ms);
 
@@ -172,33 +181,59 @@
     return u === '1' ? '' : u;
   }
 
+  // secs formats a duration in seconds: 350 ms, 2.5 s, 12 s, 4m05s, 2h03m.
+  function secs(v) {
+    if (v < 1) return ms(v * 1000) + ' ms';
+    if (v < 10) return v.toFixed(1).replace(/\.0$/, '') + ' s';
+    if (v < 60) return Math.floor(v) + ' s';
+    const two = (n) => String(Math.floor(n)).padStart(2, '0');
+    if (v < 3600) return Math.floor(v / 60) + 'm' + two(v % 60) + 's';
+    return Math.floor(v / 3600) + 'h' + two((v % 3600) / 60) + 'm';
+  }
+
   function fmtValue(v, unit) {
     if (v === null || v === undefined) return '–';
     const u = unitOf(unit);
-    if (u === 's') return ms(v * 1000) + ' ms';
+    if (u === 's') return secs(v);
     const a = Math.abs(v);
     const text = a >= 100 || Number.isInteger(v) ? v.toFixed(0) : String(+v.toPrecision(3));
     return text + (u && !u.startsWith('/') ? ' ' + u : u);
   }
 
-  // guardRow is one guard as a row: its kind (and state, for a tile of
-  // several stateful guards), then its first values, each as the guard
-  // describes it; all of them in the title, with their help.
+  // guardRow is one guard as a row: its kind and its state as it gives
+  // it (a breaker's "open", a fleet guard's own states), then its first
+  // three other values, each as the guard describes it; all of them in
+  // the title, with their help. Durations ("s") that are 0 are left out
+  // of the row (timers not running: a closed breaker's open_for and
+  // cooldown_left); a guard in a state other than closed shows those that
+  // are not 0 on a line of their own, the second element (a breaker's
+  // open for, cooldown left), else ''. The third is a keyed guard's top
+  // keys (key, state, refusals), else ''.
   function guardRow(x) {
     const d = described[x.kind] || {};
-    const parts = [x.kind + (x.keys ? ` (${x.keys.keys} keys)` : '')];
+    const parts = [x.kind + (x.state ? ' ' + x.state : '') + (x.keys ? ` (${x.keys.keys} keys)` : '')];
     const title = [x.kind + (x.state ? ' ' + x.state : '') + ': refused ' + x.refused];
+    const timers = [];
+    const timed = x.state && x.state !== 'closed';
     let shown = 0;
     for (const [name, v] of Object.entries(x.values || {})) {
       const desc = d[name] || {};
       const text = fmtValue(v, desc.unit);
-      if (shown < 3) { parts.push(name.replace(/_/g, ' ') + ' ' + text); shown++; }
+      const label = name.replace(/_/g, ' ') + ' ' + text;
+      if (unitOf(desc.unit) === 's' && (v === 0 || timed)) {
+        if (v !== 0) timers.push(label);
+      } else if (shown < 3) {
+        parts.push(label);
+        shown++;
+      }
       title.push(`${name} ${text}${desc.help ? ' — ' + desc.help : ''}`);
     }
+    let keys = '';
     if (x.keys && x.keys.top && x.keys.top.length) {
-      title.push('top keys: ' + x.keys.top.map((k) => `${k.key}${k.state ? ' ' + k.state : ''} (${k.refused} refused)`).join(', '));
+      keys = 'top keys: ' + x.keys.top.map((k) => `${k.key}${k.state ? ' ' + k.state : ''} ${k.refused} refused`).join(' · ');
+      title.push(keys);
     }
-    return [parts.join(' · '), title.join('\n')];
+    return [parts.join(' · '), title.join('\n'), timers.join(' · '), keys];
   }
 
   function updateTile(t, g, full) {
@@ -209,31 +244,43 @@
     }
     const kinds = state + ' ' + g.guards.map((x) => x.kind).join(' ');
     if (t.kinds !== kinds) { t.kinds = kinds; set(t.badge, badgeOf(g, state)); }
-    setv(t.calls, g.callsPerSec, fmtNum);
+    setv(t.calls, g.callsPerSec, fmtRate);
     setv(t.err, g.errorPct, fmtPct);
     const bad = g.errorPct !== null && g.errorPct >= 10;
     if (t.bad !== bad) { t.bad = bad; t.err.classList.toggle('bad', bad); }
-    setv(t.ref, g.refusalsPerSec, fmtNum);
+    setv(t.ref, g.refusalsPerSec, fmtRate);
     const l = g.latencyMs || {};
     setv(t.p50, l.p50, fmtMs);
     setv(t.p90, l.p90, fmtMs);
     setv(t.p99, l.p99, fmtMs);
     const rows = Math.min(g.guards.length, ROWS);
+    let lines = rows;
     for (let i = 0; i < ROWS; i++) {
       const r = t.grows[i];
+      const kr = t.krows[i];
+      const tr = t.trows[i];
+      let keys = '', timers = '';
       if (i < rows) {
-        const [text, title] = guardRow(g.guards[i]);
+        const [text, title, tm, k] = guardRow(g.guards[i]);
+        keys = k;
+        timers = tm;
         let more = '';
         if (i === ROWS - 1 && g.guards.length > ROWS) {
           more = '\n' + g.guards.slice(ROWS).map((x) => guardRow(x)[1]).join('\n');
         }
         set(r, text);
         if (r.title !== title + more) r.title = title + more;
-        r.dataset.kind = g.guards[i].kind;
+        if (r.dataset.kind !== g.guards[i].kind) r.dataset.kind = g.guards[i].kind;
+        const st = g.guards[i].state || '';
+        if (r.dataset.state !== st) r.dataset.state = st;
       }
       if (r.hidden !== (i >= rows)) r.hidden = i >= rows;
+      if (timers) { set(tr, timers); lines++; }
+      if (tr.hidden !== !timers) tr.hidden = !timers;
+      if (keys) { set(kr, keys); if (kr.title !== keys) kr.title = keys; lines++; }
+      if (kr.hidden !== !keys) kr.hidden = !keys;
     }
-    if (t.rows !== rows) { t.rows = rows; t.root.dataset.rows = rows; }
+    if (t.rows !== lines) { t.rows = lines; t.root.dataset.rows = lines; }
 
     if (full) {
       const h = g.history || {};
@@ -268,6 +315,9 @@
     let top = 1;
     for (const v of t.hCalls) if (v > top) top = v;
     for (const v of t.hErrors) if (v > top) top = v;
+    // The scale: the value at the sparkline's top (its bottom is 0).
+    set(t.scale, t.hCalls.length || t.hErrors.length ? num(top) + '/s' : '');
+    if (t.scale.title !== 'sparkline scale: 0 to ' + t.scale.textContent) t.scale.title = 'sparkline scale: 0 to ' + t.scale.textContent;
     const dc = path(t.hCalls, top);
     const de = path(t.hErrors, top);
     if (t.dc !== dc) { t.dc = dc; t.pc.setAttribute('d', dc); }
@@ -325,8 +375,8 @@
       }
       if (pipesBody.children[i] !== r.tr) pipesBody.insertBefore(r.tr, pipesBody.children[i] || null);
       set(r.chain, p.chain);
-      setv(r.retries, p.retriesPerSec, fmtNum);
-      setv(r.fallbacks, p.fallbacksPerSec, fmtNum);
+      setv(r.retries, p.retriesPerSec, fmtRate);
+      setv(r.fallbacks, p.fallbacksPerSec, fmtRate);
       i++;
     }
     for (const [name, r] of pipes) {

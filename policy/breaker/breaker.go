@@ -63,6 +63,7 @@ type Breaker struct {
 
 	mu         sync.Mutex
 	hintTimer  *time.Timer // real clock: makes the hint stale (see freshenLocked)
+	since      int64       // when the current state was entered, in ns since cfg.base
 	fails      uint64      // failures in this generation
 	slow       uint64      // slow calls in this generation
 	succAtFail uint64      // successes of this generation at its last failure
@@ -749,6 +750,9 @@ func (b *Breaker) setLocked(to State, forced bool, at int64) {
 		b.restartCooldownsLocked()
 	}
 	b.word.Store(makeWord(gen, to, forced))
+	if changed {
+		b.since = at
+	}
 	if f := b.cfg.regroup; f != nil && (from != Closed || wordForced(old)) != (to != Closed || forced) {
 		f(b) // a Keyed's breaker went from closed to not, or back
 	}

@@ -41,7 +41,7 @@
 //   - [Breaker.State], [Breaker.Counts], [Breaker.Name], and
 //     Config.OnStateChange with a [Transition]: observation
 //   - [Breaker.Stats] (a consistent [Stats]: state, generation, counts,
-//     refusals) and [Breaker.Snapshot] (the same as a telemetry.Snapshot,
+//     refusals, how long it has been open and the cooldown left) and [Breaker.Snapshot] (the same as a telemetry.Snapshot,
 //     for a telemetry.Registry); [WithObserver]: the breaker's events
 //     (transitions, refusals, failures, ignored outcomes) for a
 //     telemetry.Observer

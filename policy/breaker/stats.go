@@ -1,6 +1,10 @@
 package breaker
 
-import "github.com/f0b5b96b/resilience/telemetry"
+import (
+	"time"
+
+	"github.com/f0b5b96b/resilience/telemetry"
+)
 
 // Stats is a snapshot of a breaker's live state, from [Breaker.Stats]:
 // its state and generation and the counts of that state, all of one
@@ -21,6 +25,14 @@ type Stats struct {
 	// made (Counts.Refused starts from zero at each generation). It only
 	// grows.
 	Refused uint64
+	// OpenFor is how long the breaker has been open: the time since it
+	// last entered the open state (by a trip, a failed trial, a trial
+	// that timed out, or ForceOpen); 0 unless State is Open.
+	OpenFor time.Duration
+	// CooldownLeft is the time until the open breaker turns half-open;
+	// 0 unless State is Open, and 0 for a breaker held open by ForceOpen
+	// (it stays open until ForceClosed or Reset).
+	CooldownLeft time.Duration
 }
 
 // Stats returns a snapshot of the breaker now. It is consistent: State,
@@ -50,6 +62,12 @@ func (b *Breaker) Stats() Stats {
 		Counts:     b.countsLocked(now),
 		Refused:    b.refusalsLocked(), // after Counts: never below its Refused
 	}
+	if s.State == Open {
+		s.OpenFor = time.Duration(max(now-b.since, 0))
+		if !s.Forced {
+			s.CooldownLeft = time.Duration(max(b.deadline.Load()-now, 0))
+		}
+	}
 	b.unlock()
 	return s
 }
@@ -60,6 +78,8 @@ func (b *Breaker) Stats() Stats {
 // "half-open"), Refused, and these Values (the counts are those of the
 // current state, as [Breaker.Counts] has them):
 //
+//	open_for               gauge  "s"       Stats.OpenFor: time since the breaker opened; 0 unless open
+//	cooldown_left          gauge  "s"       Stats.CooldownLeft: time until it turns half-open; 0 unless open, and while forced
 //	window_calls           gauge  "{call}"  calls counted (see below)
 //	window_failures        gauge  "{call}"  failures counted
 //	failure_ratio          gauge  "1"       window_failures / window_calls, in [0, 1]
@@ -97,6 +117,8 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 		State:   s.State.String(),
 		Refused: s.Refused,
 		Values: []telemetry.Value{
+			{Name: "open_for", Unit: "s", Help: "Time since the breaker last opened; 0 unless it is open.", Value: s.OpenFor.Seconds()},
+			{Name: "cooldown_left", Unit: "s", Help: "Time until the open breaker turns half-open; 0 unless it is open, and while held open by ForceOpen.", Value: s.CooldownLeft.Seconds()},
 			{Name: "window_calls", Unit: "{call}", Help: "Calls counted: over the sliding window while closed, if the breaker has one (WindowCalls, WindowDuration, or a ratio rule: the last 100 calls); else since the current state began (half-open: the trials).", Value: float64(c.Calls)},
 			{Name: "window_failures", Unit: "{call}", Help: "Failures counted: over the sliding window while closed, if the breaker has one; else since the current state began.", Value: float64(c.Failures)},
 			{Name: "failure_ratio", Unit: "1", Help: "window_failures / window_calls, in [0, 1]; 0 without calls.", Value: c.FailureRatio},

@@ -30,7 +30,7 @@ func TestStats(t *testing.T) {
 	for range 3 {
 		_, _ = b.Allow()
 	}
-	wantStats(t, b, breaker.Stats{State: breaker.Open, Generation: 2, Counts: breaker.Counts{Refused: 3}, Refused: 3})
+	wantStats(t, b, breaker.Stats{State: breaker.Open, Generation: 2, Counts: breaker.Counts{Refused: 3}, Refused: 3, CooldownLeft: time.Minute})
 	// Due transitions happen on reading, as with State.
 	f.Advance(time.Minute)
 	wantStats(t, b, breaker.Stats{State: breaker.HalfOpen, Generation: 3, Refused: 3})
@@ -57,14 +57,14 @@ func TestSnapshot(t *testing.T) {
 	_, _ = b.Allow()
 	values := func(kv ...float64) map[string]float64 {
 		m := map[string]float64{}
-		for i, n := range []string{"forced", "generation", "window_calls", "window_successes", "window_failures", "window_slow",
+		for i, n := range []string{"open_for", "cooldown_left", "forced", "generation", "window_calls", "window_successes", "window_failures", "window_slow",
 			"window_refused", "failure_ratio", "consecutive_successes", "consecutive_failures"} {
 			m[n] = kv[i]
 		}
 		return m
 	}
 	want := snapView{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateOpen, Refused: 2,
-		Values: values(1, 2, 0, 0, 0, 0, 2, 0, 0, 0)}
+		Values: values(0, 0, 1, 2, 0, 0, 0, 0, 2, 0, 0, 0)}
 	if diff := cmp.Diff(want, view(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)
 	}
@@ -72,7 +72,7 @@ func TestSnapshot(t *testing.T) {
 	succeed(t, b, f, 1)
 	fail(t, b, f, 1)
 	want = snapView{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateClosed, Refused: 2,
-		Values: values(0, 3, 2, 1, 1, 0, 0, 0.5, 0, 1)}
+		Values: values(0, 0, 0, 3, 2, 1, 1, 0, 0, 0.5, 0, 1)}
 	if diff := cmp.Diff(want, view(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)
 	}
@@ -81,6 +81,47 @@ func TestSnapshot(t *testing.T) {
 	if got, _ := b.Snapshot().Value("consecutive_successes"); got != 1 {
 		t.Fatalf("ConsecutiveSuccesses = %v, want 1", got)
 	}
+}
+
+// How long an open breaker has been open and the cooldown it has left:
+// Stats.OpenFor and CooldownLeft, the Snapshot's open_for and
+// cooldown_left (in seconds); both 0 while it is not open, and the
+// cooldown left 0 while it is held open by ForceOpen.
+func TestStatsOpenForAndCooldownLeft(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldown(time.Minute))
+	check := func(state breaker.State, openFor, left time.Duration) {
+		t.Helper()
+		s := b.Stats()
+		if s.State != state || s.OpenFor != openFor || s.CooldownLeft != left {
+			t.Fatalf("Stats() = %v, open for %v, cooldown left %v; want %v, %v, %v", s.State, s.OpenFor, s.CooldownLeft, state, openFor, left)
+		}
+		snap := b.Snapshot()
+		o, ok1 := snap.Value("open_for")
+		l, ok2 := snap.Value("cooldown_left")
+		if !ok1 || !ok2 || o != openFor.Seconds() || l != left.Seconds() {
+			t.Fatalf("Snapshot() open_for %v (%v), cooldown_left %v (%v); want %v, %v", o, ok1, l, ok2, openFor.Seconds(), left.Seconds())
+		}
+	}
+	check(breaker.Closed, 0, 0)
+	f.Advance(5 * time.Second)
+	check(breaker.Closed, 0, 0)
+	fail(t, b, f, 1) // trips
+	check(breaker.Open, 0, time.Minute)
+	f.Advance(20 * time.Second)
+	check(breaker.Open, 20*time.Second, 40*time.Second)
+	f.Advance(40 * time.Second)
+	check(breaker.HalfOpen, 0, 0)
+	fail(t, b, f, 1) // the trial fails: open again, for a new cooldown
+	f.Advance(1500 * time.Millisecond)
+	check(breaker.Open, 1500*time.Millisecond, time.Minute-1500*time.Millisecond)
+	b.ForceOpen() // still open: held, with no cooldown
+	f.Advance(time.Hour)
+	check(breaker.Open, time.Hour+1500*time.Millisecond, 0)
+	b.Reset()
+	check(breaker.Closed, 0, 0)
+	b.ForceOpen()
+	f.Advance(time.Second)
+	check(breaker.Open, time.Second, 0)
 }
 
 func TestStatsIsNeverTorn(t *testing.T) {
