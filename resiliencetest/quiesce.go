@@ -1,14 +1,12 @@
 package resiliencetest
 
 import (
-	"bytes"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"weak"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/goroutines"
 )
 
 // pipeline tells when the goroutines of a driven call are all blocked.
@@ -28,18 +26,11 @@ import (
 // pipeline is blocked is one in which none of them can move until something
 // outside the pipeline (the fake clock, in Drive) wakes one.
 type pipeline struct {
-	drive uint64          // the goroutine calling Drive
-	old   map[uint64]bool // goroutines alive when Drive began, drive aside
-	in    map[uint64]bool // goroutines of the pipeline seen so far
-	out   map[uint64]bool // goroutines seen so far that are not of it
-	buf   []byte
-	gs    []gstate
-}
-
-// gstate is one goroutine of a snapshot.
-type gstate struct {
-	id, parent uint64 // parent is 0 when the traceback does not name it
-	blocked    bool
+	drive  uint64          // the goroutine calling Drive
+	old    map[uint64]bool // goroutines alive when Drive began, drive aside
+	in     map[uint64]bool // goroutines of the pipeline seen so far
+	out    map[uint64]bool // goroutines seen so far that are not of it
+	stacks goroutines.Stacks
 }
 
 // members remembers, for each fake, the goroutines that earlier Drive calls
@@ -53,19 +44,19 @@ var members sync.Map // weak.Pointer[clock.Fake] -> map[uint64]bool
 // that earlier Drive calls on fake counted in stay in, the others are left
 // out.
 func newPipeline(fake *clock.Fake) *pipeline {
-	p := &pipeline{old: map[uint64]bool{}, in: map[uint64]bool{}, out: map[uint64]bool{}, buf: make([]byte, 64<<10)}
-	p.drive = currentGoroutine()
+	p := &pipeline{old: map[uint64]bool{}, in: map[uint64]bool{}, out: map[uint64]bool{}}
+	p.drive = goroutines.Current()
 	var before map[uint64]bool
 	if v, ok := members.Load(weak.Make(fake)); ok {
 		before = v.(map[uint64]bool)
 	}
 	for _, g := range p.snapshot() {
 		switch {
-		case g.id == p.drive:
-		case before[g.id]:
-			p.in[g.id] = true
+		case g.ID == p.drive:
+		case before[g.ID]:
+			p.in[g.ID] = true
 		default:
-			p.old[g.id] = true
+			p.old[g.ID] = true
 		}
 	}
 	return p
@@ -76,12 +67,12 @@ func newPipeline(fake *clock.Fake) *pipeline {
 func (p *pipeline) save(fake *clock.Fake) {
 	alive := map[uint64]bool{}
 	gs := p.snapshot()
-	byID := make(map[uint64]*gstate, len(gs))
+	byID := make(map[uint64]*goroutines.State, len(gs))
 	for i := range gs {
-		byID[gs[i].id] = &gs[i]
+		byID[gs[i].ID] = &gs[i]
 	}
 	for i := range gs {
-		if id := gs[i].id; id != p.drive && p.member(id, byID, 0) {
+		if id := gs[i].ID; id != p.drive && p.member(id, byID, 0) {
 			alive[id] = true
 		}
 	}
@@ -99,14 +90,14 @@ func (p *pipeline) save(fake *clock.Fake) {
 // blocked (on a channel, a select, a sync.Cond or a sync.WaitGroup).
 func (p *pipeline) quiescent() bool {
 	gs := p.snapshot()
-	byID := make(map[uint64]*gstate, len(gs))
+	byID := make(map[uint64]*goroutines.State, len(gs))
 	for i := range gs {
-		byID[gs[i].id] = &gs[i]
+		byID[gs[i].ID] = &gs[i]
 	}
 	quiet := true
 	for i := range gs {
 		g := &gs[i]
-		if g.id != p.drive && p.member(g.id, byID, 0) && !g.blocked {
+		if g.ID != p.drive && p.member(g.ID, byID, 0) && !g.Blocked {
 			quiet = false
 		}
 	}
@@ -115,7 +106,7 @@ func (p *pipeline) quiescent() bool {
 
 // member reports whether goroutine id, alive in byID, is of the pipeline,
 // and remembers the answer.
-func (p *pipeline) member(id uint64, byID map[uint64]*gstate, depth int) bool {
+func (p *pipeline) member(id uint64, byID map[uint64]*goroutines.State, depth int) bool {
 	switch {
 	case id == p.drive || p.in[id]:
 		return true
@@ -124,7 +115,7 @@ func (p *pipeline) member(id uint64, byID map[uint64]*gstate, depth int) bool {
 	}
 	g := byID[id]
 	var in bool
-	switch parent := g.parent; {
+	switch parent := g.Parent; {
 	case parent == p.drive || p.in[parent]:
 		in = true
 	case p.old[parent] || p.out[parent]:
@@ -143,99 +134,4 @@ func (p *pipeline) member(id uint64, byID map[uint64]*gstate, depth int) bool {
 }
 
 // snapshot returns the state of every goroutine, from one runtime.Stack.
-func (p *pipeline) snapshot() []gstate {
-	for {
-		n := runtime.Stack(p.buf, true)
-		if n < len(p.buf) {
-			p.gs = parseGoroutines(p.buf[:n], p.gs[:0])
-			return p.gs
-		}
-		p.buf = make([]byte, 2*len(p.buf))
-	}
-}
-
-var (
-	goroutinePrefix = []byte("goroutine ")
-	createdInfix    = []byte(" in goroutine ")
-	createdPrefix   = []byte("created by ")
-)
-
-// parseGoroutines appends to gs the goroutines of a traceback of all
-// goroutines, as runtime.Stack(buf, true) writes it:
-//
-//	goroutine 7 [chan receive, 2 minutes]:
-//	...frames...
-//	created by pkg.f in goroutine 6
-func parseGoroutines(b []byte, gs []gstate) []gstate {
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i], b[i+1:]
-		} else {
-			b = nil
-		}
-		switch {
-		case bytes.HasPrefix(line, goroutinePrefix):
-			rest := line[len(goroutinePrefix):]
-			end := 0
-			for end < len(rest) && rest[end] >= '0' && rest[end] <= '9' {
-				end++
-			}
-			id, err := strconv.ParseUint(string(rest[:end]), 10, 64)
-			if err != nil {
-				continue
-			}
-			status := ""
-			if i := bytes.IndexByte(rest, '['); i >= 0 {
-				s := rest[i+1:]
-				if j := bytes.IndexAny(s, ",]"); j >= 0 {
-					s = s[:j]
-				}
-				status = string(s)
-			}
-			gs = append(gs, gstate{id: id, blocked: blockedStatus(status)})
-		case bytes.HasPrefix(line, createdPrefix) && len(gs) > 0:
-			if i := bytes.LastIndex(line, createdInfix); i >= 0 {
-				if id, err := strconv.ParseUint(string(line[i+len(createdInfix):]), 10, 64); err == nil {
-					gs[len(gs)-1].parent = id
-				}
-			}
-		}
-	}
-	return gs
-}
-
-// blockedStatus reports whether a goroutine in the traceback status s
-// (the text in brackets up to the first comma) waits for another goroutine
-// to wake it. A goroutine that is running, runnable, in a system call, in
-// the runtime, sleeping on the real clock, waiting for I/O or for a mutex
-// (which its holder, running, will release) is not blocked: it moves on by
-// itself.
-func blockedStatus(s string) bool {
-	for trimmed := true; trimmed; {
-		trimmed = false
-		for _, suffix := range []string{" (durable)", " (scan)", " (leaked)"} {
-			if t, ok := strings.CutSuffix(s, suffix); ok {
-				s, trimmed = t, true
-			}
-		}
-	}
-	switch s {
-	case "chan receive", "chan send", "select",
-		"chan receive (nil chan)", "chan send (nil chan)", "select (no cases)",
-		"sync.Cond.Wait", "sync.WaitGroup.Wait":
-		return true
-	}
-	return false
-}
-
-// currentGoroutine returns the id of the calling goroutine, from the first
-// line of its traceback.
-func currentGoroutine() uint64 {
-	var buf [64]byte
-	gs := parseGoroutines(buf[:runtime.Stack(buf[:], false)], nil)
-	if len(gs) == 0 {
-		return 0
-	}
-	return gs[0].id
-}
+func (p *pipeline) snapshot() []goroutines.State { return p.stacks.Take() }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/goroutines"
 )
 
 // The simulator runs every simulated call on a goroutine of its own, a
@@ -208,7 +209,7 @@ func (w *world) state() (stopping bool, now time.Duration) {
 func (p *proc) main() {
 	<-p.wake
 	w := p.w
-	gid := goid()
+	gid := goroutines.Current()
 	w.mu.Lock()
 	p.gid = gid
 	w.procs[gid] = p
@@ -248,7 +249,7 @@ func (w *world) run(end time.Duration) {
 		close(w.ended)
 	}()
 	stuck := w.watchdog(stop)
-	w.sched = goid()
+	w.sched = goroutines.Current()
 	w.group = newGroup(w.sched)
 	w.mu.Lock()
 	w.created = goroutinesCreated()
@@ -367,11 +368,11 @@ func (w *world) settle(stuck <-chan struct{}) {
 	// Count the goroutines of the run blocked on something other than
 	// the clock, from the last snapshot (in which all were blocked).
 	w.outside = 0
-	for _, g := range w.group.gs {
-		if g.id == w.sched || !w.group.in[g.id] {
+	for _, g := range w.group.stacks.Last() {
+		if g.ID == w.sched || !w.group.in[g.ID] {
 			continue
 		}
-		if p := w.procs[g.id]; p == nil || !p.done && p.ev.index < 0 {
+		if p := w.procs[g.ID]; p == nil || !p.done && p.ev.index < 0 {
 			w.outside++
 		}
 	}
@@ -610,7 +611,7 @@ func (w *world) enter() *proc {
 		return p
 	}
 	w.mu.Unlock()
-	gid := goid()
+	gid := goroutines.Current()
 	w.mu.Lock()
 	if p := w.cur; p != nil && p.gid == gid {
 		w.mu.Unlock()

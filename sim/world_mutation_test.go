@@ -146,59 +146,6 @@ func TestSleepEdges(t *testing.T) {
 	}
 }
 
-// TestWatchdogFiresAfterAStep: a call that blocks after the run made a
-// step is reported stuckAfter after that step (to the watchdog's 1s
-// tick), however long the run took before it. The first call blocks 2s of
-// wall-clock time (the bubble's) before it goes on, so its step comes
-// after the watchdog's first looks.
-func TestWatchdogFiresAfterAStep(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
-		calls := 0
-		start := time.Now()
-		wantPanic(t, "on something other than the simulator's clock", func() {
-			Run(Scenario{Duration: time.Minute, Clients: []Clients{{Calls: 2}}}, PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
-				return resilience.New("stuck", func(ctx context.Context, next resilience.Next[int]) (int, error) {
-					if calls++; calls == 2 {
-						<-release
-						return 0, nil
-					}
-					time.Sleep(2 * time.Second)
-					return next.Call(ctx)
-				})
-			}})
-		})
-		if got, want := time.Since(start), 2*time.Second+stuckAfter; got < want || got > want+time.Second {
-			t.Errorf("the watchdog fired after %v, want %v to %v", got, want, want+time.Second)
-		}
-		close(release)
-		synctest.Wait()
-	})
-}
-
-// TestWatchdogFiresAfterStuckAfter: in a synctest bubble, a call blocked
-// on a channel of its own is reported after exactly stuckAfter without a
-// step, not sooner, not later.
-func TestWatchdogFiresAfterStuckAfter(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
-		start := time.Now()
-		wantPanic(t, "on something other than the simulator's clock", func() {
-			Run(Scenario{Duration: time.Minute, Clients: []Clients{{Calls: 1}}}, PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
-				return resilience.New("stuck", func(ctx context.Context, next resilience.Next[int]) (int, error) {
-					<-release
-					return 0, nil
-				})
-			}})
-		})
-		if got := time.Since(start); got != stuckAfter {
-			t.Errorf("the watchdog fired after %v, want %v", got, stuckAfter)
-		}
-		close(release)
-		synctest.Wait()
-	})
-}
-
 // TestWatchdogCountsOnlyTimeWithoutAStep: in a synctest bubble, calls that
 // each block for 6s of wall-clock time (under stuckAfter) but make steps
 // in between run to the end, 18s in all: the watchdog counts only the
