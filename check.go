@@ -153,6 +153,9 @@ func (p Policy[T]) Check(ack ...Code) []Finding {
 		}
 		for _, in := range ls[i+1:] {
 			for _, r := range rules {
+				if r.code == TimeoutOutsideLimiter && in.MaxWait == 0 {
+					continue // a limiter that never waits (no queue; Policy, not WaitPolicy) costs the deadline nothing
+				}
 				if slices.Contains(r.outer, o.Kind) && slices.Contains(r.inner, in.Kind) && !slices.Contains(ack, r.code) &&
 					!slices.Contains(o.Acknowledged, r.code) && !slices.Contains(in.Acknowledged, r.code) {
 					fs = append(fs, Finding{Code: r.code, Outer: o.Name, Inner: in.Name, What: r.what, Why: r.why, Fix: r.fix})

@@ -30,9 +30,19 @@ func breakerP() resilience.Policy[int] { return breaker.Policy[int](breaker.New(
 func hedgeP() resilience.Policy[int] {
 	return hedge.New[int](10*time.Millisecond, hedge.WithBudget(0.1))
 }
+
 func bulkheadP() resilience.Policy[int]  { return bulkhead.Policy[int](bulkhead.New(4)) }
 func ratelimitP() resilience.Policy[int] { return ratelimit.Policy[int](ratelimit.New(10, 10)) }
-func timeoutP() resilience.Policy[int]   { return timeout.New[int](time.Second) }
+
+// Limiters that wait (a queue, WaitPolicy), so that a timeout outside them
+// counts their waits.
+func queuedBulkheadP() resilience.Policy[int] {
+	return bulkhead.Policy[int](bulkhead.New(4, bulkhead.WithMaxQueue(8), bulkhead.WithMaxWait(time.Second)))
+}
+func waitingRatelimitP() resilience.Policy[int] {
+	return ratelimit.WaitPolicy[int](ratelimit.New(10, 10, ratelimit.WithMaxWait(time.Second)))
+}
+func timeoutP() resilience.Policy[int] { return timeout.New[int](time.Second) }
 
 // codes returns the codes of fs, in order.
 func codes(fs []resilience.Finding) []resilience.Code {
@@ -75,8 +85,8 @@ func TestCheckReportsEachWrongOrder(t *testing.T) {
 		{resilience.BulkheadOutsideRetry, adaptive.Policy[int](adaptive.New()), retryP()},
 		{resilience.RateLimitOutsideRetry, ratelimitP(), retryP()},
 		{resilience.RateLimitOutsideRetry, ratelimit.WaitPolicy[int](ratelimit.New(10, 10)), retryP()},
-		{resilience.TimeoutOutsideLimiter, timeoutP(), bulkheadP()},
-		{resilience.TimeoutOutsideLimiter, timeoutP(), ratelimitP()},
+		{resilience.TimeoutOutsideLimiter, timeoutP(), queuedBulkheadP()},
+		{resilience.TimeoutOutsideLimiter, timeoutP(), waitingRatelimitP()},
 		{resilience.RetryInsideRetry, retryP(), retryP()},
 		{resilience.HedgeInsideBreaker, breakerP(), hedgeP()},
 		{resilience.HedgeOutsideRetry, hedgeP(), retryP()},
@@ -131,7 +141,7 @@ func TestCheckHedgeWithoutBudget(t *testing.T) {
 func TestCheckAcknowledged(t *testing.T) {
 	// An overall deadline around the retry, on purpose, and a timeout
 	// around the bulkhead so that the queue wait counts.
-	p := resilience.Then(timeoutP(), retryP(), breakerP(), timeoutP(), bulkheadP())
+	p := resilience.Then(timeoutP(), retryP(), breakerP(), timeoutP(), queuedBulkheadP())
 	got := codes(p.Check())
 	want := []resilience.Code{resilience.TimeoutOutsideRetry, resilience.TimeoutOutsideLimiter, resilience.TimeoutOutsideLimiter}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -306,5 +316,19 @@ func TestCheckLayerAcknowledged(t *testing.T) {
 	}
 	if got := (resilience.Policy[int]{}).Acknowledge(resilience.RetryInsideRetry); got.String() != "identity" {
 		t.Errorf("Acknowledge of the zero Policy = %s, want identity", got)
+	}
+}
+
+// A limiter that never waits (a bulkhead without a queue, a rate limiter
+// that refuses) costs a timeout outside it nothing: no finding.
+func TestCheckTimeoutOutsideLimiterThatNeverWaits(t *testing.T) {
+	for _, inner := range []resilience.Policy[int]{
+		bulkhead.Policy[int](bulkhead.New(4)),
+		ratelimit.Policy[int](ratelimit.New(10, 10)),
+	} {
+		p := resilience.Then(timeoutP(), inner)
+		if fs := p.Check(); len(fs) != 0 {
+			t.Errorf("%s: Check() = %v, want nothing", p, fs)
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 // exactly and shrinks towards seed 0. The source is for one policy; give
 // each its own.
 func Rand(t *rapid.T, label string) *rand.Rand {
+	t.Helper()
 	seed := rapid.Uint64().Draw(t, label)
 	return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 }
