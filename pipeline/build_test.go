@@ -48,7 +48,9 @@ func TestBuildErrorsNameTheirPath(t *testing.T) {
 		{`{"guards": {"b": {"kind": "breaker", "config": {"Threshold": "x"}}}}`,
 			"guards.b.config.Threshold", "breaker: Config.Threshold"},
 		{`{"guards": {"b": {"kind": "breaker", "config": {"Treshold": 3}}}}`,
-			"guards.b.config", `unknown field "Treshold"`},
+			"guards.b.config.Treshold", `unknown field "Treshold"`},
+		{`{"pipelines": {"p": [{"kind": "retry", "config": {"Backoff": {"Kind": "constant", "Bse": "1s"}}}]}}`,
+			"pipelines.p[0].config.Backoff.Bse", `unknown field "Bse"`},
 		{`{"guards": {"l": {"kind": "ratelimit", "config": {"Burst": 3}}}}`,
 			"guards.l.config.Rate", "ratelimit: Rate must be set"},
 		{`{"guards": {"l": {"kind": "ratelimit", "config": {"Rate": 3}}}}`,
@@ -230,5 +232,19 @@ func TestNullConfigIsAbsent(t *testing.T) {
 	}
 	if got, want := ps.Policies["p"].String(), "breaker(b) > retry"; got != want {
 		t.Errorf("pipeline = %q, want %q", got, want)
+	}
+}
+
+// A key a config does not have, at any depth, matches ErrUnknownField, as a
+// key the document does not have does.
+func TestUnknownConfigFieldMatchesErrUnknownField(t *testing.T) {
+	for _, doc := range []string{
+		`{"guards": {"b": {"kind": "breaker", "config": {"Cooldwn": "1s"}}}}`,
+		`{"pipelines": {"p": [{"kind": "retry", "config": {"Backoff": {"Kind": "constant", "Bse": "1s"}}}]}}`,
+		`{"guardz": {}}`,
+	} {
+		if _, err := build(doc); !errors.Is(err, pipeline.ErrUnknownField) {
+			t.Errorf("%s: error %v, want one matching ErrUnknownField", doc, err)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
 )
 
 // decode reads raw (absent or null: nothing) into *c with c's
@@ -37,6 +39,11 @@ func decode[C any](path string, raw json.RawMessage, c *C, validate func(C) erro
 func configErr[C any](path string, err error) *Error {
 	if f := fieldOf(reflect.TypeFor[C](), err.Error()); f != "" {
 		path += "." + f
+	}
+	if uf := (*jsonconf.UnknownFieldError)(nil); errors.As(err, &uf) {
+		// A key the config (or a struct in it) does not have: the path
+		// names the key, and the error matches ErrUnknownField.
+		return pathErr(path+"."+uf.Key, unknownField{err})
 	}
 	return pathErr(path, err)
 }
@@ -108,3 +115,10 @@ func protect(f func() error) (err error) {
 	}()
 	return f()
 }
+
+// unknownField is a config's error of a key it has no field for, as its
+// package words it, matching [ErrUnknownField].
+type unknownField struct{ err error }
+
+func (e unknownField) Error() string   { return e.err.Error() }
+func (e unknownField) Unwrap() []error { return []error{e.err, ErrUnknownField} }

@@ -57,7 +57,8 @@ func (e *Error) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // ErrUnknownField is matched by the error of a key that a document's
-// object does not have.
+// object, or a layer's or guard's config (at any depth, as a backoff in a
+// retry's), does not have; the error's Path ends with that key.
 var ErrUnknownField = errors.New("pipeline: unknown field")
 
 func pathErr(path string, err error) *Error { return &Error{Path: path, Err: err} }

@@ -107,7 +107,7 @@ func Unmarshal(pkg string, data []byte, v any) error {
 	for key, raw := range fields {
 		i := fieldIndex(rt, key)
 		if i < 0 {
-			return fmt.Errorf("%s: %s: unknown field %q", pkg, rt.Name(), key)
+			return &UnknownFieldError{Pkg: pkg, Type: rt.Name(), Key: key}
 		}
 		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 			continue
@@ -172,4 +172,14 @@ func unmarshalValue(raw json.RawMessage, fv reflect.Value) error {
 		}
 	}
 	return json.Unmarshal(raw, fv.Addr().Interface())
+}
+
+// UnknownFieldError is the error of a key that the struct being read has no
+// field for; errors.As finds it through the errors of nested fields.
+type UnknownFieldError struct {
+	Pkg, Type, Key string
+}
+
+func (e *UnknownFieldError) Error() string {
+	return fmt.Sprintf("%s: %s: unknown field %q", e.Pkg, e.Type, e.Key)
 }
