@@ -132,14 +132,19 @@ func (l *Limiter) replace(b *bucket, q *params, ns int64) {
 }
 
 // convert returns the TAT under q that holds the tokens that TAT tat holds
-// under p at ns since the origin, capped at q's burst, rounded against the
-// caller (never more tokens than the exact count). A bucket under +Inf
-// counts as full.
+// under p at ns since the origin, capped at q's burst. The tokens are
+// rounded down to a unit (never more than the exact count), and the TAT is
+// placed from ns in q's units rounded down, the same reading a decision at
+// ns makes: so a whole count of tokens stays whole (4 tokens under 20/s
+// are 4 under 21/s, not 3.99... read as 3). Read later, the bucket may hold
+// up to one unit (1/inc of a token) more than the exact count, as the
+// rounding of two readings of the clock allows. A bucket under +Inf counts
+// as full.
 func convert(p, q *params, tat, ns int64) int64 {
 	if q.inf {
 		return 0
 	}
-	lo, hi := q.unitsRange(ns)
+	lo, _ := q.unitsRange(ns)
 	if p.inf {
 		return lo // full
 	}
@@ -165,10 +170,10 @@ func convert(p, q *params, tat, ns int64) int64 {
 		return q.tau - c
 	}
 	end := q.units(maxElapsed) + q.tau
-	if !fits || c < q.tau-(end-hi) {
+	if !fits || c < q.tau-(end-lo) {
 		return end
 	}
-	return hi + q.tau - c
+	return lo + q.tau - c
 }
 
 // mulDivFloor returns floor(x·m/d) for m >= 0 and d > 0, and whether it

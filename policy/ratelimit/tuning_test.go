@@ -424,3 +424,27 @@ func TestClockSteppedBackIsForgiven(t *testing.T) {
 		t.Fatalf("Tokens() 2s later = %v, want 1", got)
 	}
 }
+
+// A whole count of tokens survives a change of rate whatever the rates:
+// 4 tokens (200ms at 20/s) stay 4 under 21/s, 7/s, and back, as they do
+// under rates that divide evenly. Found by a user's review: SetRate(21)
+// left 3.99... tokens, read as 3, so a reload to such a rate lost one.
+func TestSetRateKeepsWholeTokens(t *testing.T) {
+	for _, rates := range [][]float64{{21}, {20}, {10}, {40}, {10, 20}, {21, 20}, {20, 21, 20}, {7}, {33, 3}} {
+		fk := clock.NewFake()
+		l := ratelimit.New(20, 11, ratelimit.WithClock(fk))
+		for l.Allow() {
+		}
+		fk.Advance(200 * time.Millisecond)
+		for _, r := range rates {
+			l.SetRate(r)
+		}
+		n := 0
+		for l.Allow() {
+			n++
+		}
+		if n != 4 {
+			t.Errorf("rates %v: %d tokens after 200ms at 20/s, want 4", rates, n)
+		}
+	}
+}
