@@ -19,6 +19,10 @@ type Totals struct {
 	Successes int // calls that returned no error
 	Refused   int // calls that failed with an error matching resilience.ErrRefused (a guard's refusal)
 	Failures  int // calls that failed with any other error
+	// Unfinished counts the client calls still in progress when the run
+	// ended (a dependency that hangs to the end, say), in the bucket where
+	// the run ended; they are not in Calls, nor in the latencies.
+	Unfinished int
 
 	// Server calls, counted when they arrive: the attempts that reached
 	// the server, the refused ones included.
@@ -42,6 +46,7 @@ func (t *Totals) add(u Totals) {
 	t.Successes += u.Successes
 	t.Refused += u.Refused
 	t.Failures += u.Failures
+	t.Unfinished += u.Unfinished
 	t.ServerCalls += u.ServerCalls
 	t.Overloaded += u.Overloaded
 	t.Down += u.Down
@@ -109,7 +114,10 @@ func (r *Result) Latency(q float64) time.Duration {
 	return s[max(i, 0)]
 }
 
-// SuccessRate is Successes / Calls, 0 when there were no calls.
+// SuccessRate is Successes / Calls, over the calls that ended, 0 when none
+// did. Calls still in progress when the run ended are in Unfinished: in a
+// steady run every client has one, but a run whose calls hang to its end
+// shows them there, not here.
 func (t Totals) SuccessRate() float64 {
 	if t.Calls == 0 {
 		return 0
@@ -157,6 +165,13 @@ func (rec *recorder) conflict(at time.Duration) {
 func (rec *recorder) inFlight(at time.Duration, n int) {
 	i := rec.bucket(at)
 	rec.r.InFlight[i] = max(rec.r.InFlight[i], n)
+}
+
+// unfinished counts a client call cut short by the end of the run, at at.
+func (rec *recorder) unfinished(at time.Duration) {
+	t := Totals{Unfinished: 1}
+	rec.r.Totals.add(t)
+	rec.r.Series[rec.bucket(at)].add(t)
 }
 
 // end counts a client call that ended at at with err, after took.

@@ -113,6 +113,8 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 					stopping, now := w.stopping, w.now
 					if !stopping {
 						rec.end(now, now-began, err)
+					} else {
+						rec.unfinished(now)
 					}
 					w.mu.Unlock()
 					if stopping {

@@ -260,3 +260,23 @@ func TestLatency(t *testing.T) {
 		t.Errorf("SuccessRate of no calls = %v, want 0", got)
 	}
 }
+
+// Calls still in progress when the run ends (here: hung on a server that
+// never answers, with no timeout) are counted as Unfinished, in the last
+// bucket, and in neither Calls nor the latencies.
+func TestUnfinishedCallsAreCounted(t *testing.T) {
+	r := Run(Scenario{
+		Duration: 3 * time.Second,
+		Server:   Server{Outages: []Outage{{Start: time.Second, End: 2 * time.Second, Mode: Hang}}},
+		Clients:  []Clients{{N: 3}},
+	}, PolicySet[int]{Name: "none", Build: func(*Env) resilience.Policy[int] { return resilience.Policy[int]{} }})
+	if r.Unfinished != 3 {
+		t.Errorf("Unfinished = %d, want 3 (every client hangs from 1s to the end)", r.Unfinished)
+	}
+	if got := r.Series[len(r.Series)-1].Unfinished; got != 3 {
+		t.Errorf("last bucket's Unfinished = %d, want 3", got)
+	}
+	if len(r.Latencies) != r.Calls {
+		t.Errorf("%d latencies for %d calls: an unfinished call has no latency", len(r.Latencies), r.Calls)
+	}
+}
