@@ -248,3 +248,19 @@ func TestUnknownConfigFieldMatchesErrUnknownField(t *testing.T) {
 		}
 	}
 }
+
+// A key given twice in one object is an error at its path, in the document
+// and in a config, where encoding/json would keep the last silently.
+func TestDuplicateKeysAreErrors(t *testing.T) {
+	for _, tc := range []struct{ doc, path, msg string }{
+		{`{"pipelines": {"p": [{"kind": "timeout", "config": {"Duration": "1s"}}], "p": []}}`, "pipelines.p", `the key "p" appears twice`},
+		{`{"guards": {"b": {"kind": "breaker", "kind": "bulkhead"}}}`, "guards.b.kind", `the key "kind" appears twice`},
+		{`{"guards": {"b": {"kind": "breaker", "config": {"Threshold": 3, "Threshold": 5}}}}`, "guards.b.config", `the key "Threshold" appears twice`},
+	} {
+		_, err := build(tc.doc)
+		var pe *pipeline.Error
+		if !errors.As(err, &pe) || pe.Path != tc.path || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: error %v, want one at %s saying %q", tc.doc, err, tc.path, tc.msg)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/f0b5b96b/resilience/internal/jsonconf"
 )
 
 // Document is a set of pipelines and the guards they share, as read from
@@ -68,7 +70,8 @@ func pathErrf(path, format string, args ...any) *Error {
 }
 
 // Parse reads a document from JSON. It is strict: a key that the document
-// does not have is an error matching [ErrUnknownField], and every error is
+// does not have is an error matching [ErrUnknownField], a key given twice
+// in one object is an error (encoding/json would keep the last), and every error is
 // an [*Error] naming the JSON path of the fault. Parse checks the form,
 // not the configurations: [Build] and [Set.Apply] check those.
 //
@@ -158,6 +161,9 @@ func objectOf(path string, raw json.RawMessage) (map[string]json.RawMessage, err
 			return nil, pathErr(path, fmt.Errorf("pipeline: %w", err))
 		}
 		return nil, pathErrf(path, "pipeline: a JSON object is expected, got %s", brief(raw))
+	}
+	if key, dup := jsonconf.DuplicateKey(raw); dup {
+		return nil, pathErrf(join(path, key), "pipeline: the key %q appears twice", key)
 	}
 	return m, nil
 }

@@ -104,6 +104,9 @@ func Unmarshal(pkg string, data []byte, v any) error {
 		}
 		return fmt.Errorf("%s: %s: %w", pkg, rt.Name(), err)
 	}
+	if key, dup := DuplicateKey(data); dup {
+		return fmt.Errorf("%s: %s: the key %q appears twice", pkg, rt.Name(), key)
+	}
 	for key, raw := range fields {
 		i := fieldIndex(rt, key)
 		if i < 0 {
@@ -182,4 +185,31 @@ type UnknownFieldError struct {
 
 func (e *UnknownFieldError) Error() string {
 	return fmt.Sprintf("%s: %s: unknown field %q", e.Pkg, e.Type, e.Key)
+}
+
+// DuplicateKey reports the first key that appears twice in the JSON object
+// data (at its top level), which encoding/json would read as the last one
+// silently. data must be a valid JSON object.
+func DuplicateKey(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return key, true
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }

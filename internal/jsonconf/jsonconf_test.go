@@ -94,3 +94,15 @@ func TestDuration(t *testing.T) {
 		t.Errorf("Duration mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// A key given twice is an error, not the last one silently.
+func TestDuplicateKeyIsAnError(t *testing.T) {
+	var c struct{ A, B int }
+	err := jsonconf.Unmarshal("pkg", []byte(`{"A": 1, "B": 2, "A": 3}`), &c)
+	if err == nil || !strings.Contains(err.Error(), `pkg: `) || !strings.Contains(err.Error(), `the key "A" appears twice`) {
+		t.Errorf("error %v, want one saying the key \"A\" appears twice", err)
+	}
+	if key, dup := jsonconf.DuplicateKey([]byte(`{"A": {"A": 1}, "B": [1, 1]}`)); dup {
+		t.Errorf("DuplicateKey found %q in an object without one (nested keys are their own objects')", key)
+	}
+}
