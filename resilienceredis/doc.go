@@ -13,6 +13,8 @@
 //   - [NewBreaker]: a circuit breaker whose state the fleet shares, with
 //     [Breaker.Allow] and [Permit] as policy/breaker has them, and
 //     [BreakerPolicy]: as a layer of a resilience.Policy[T].
+//   - [NewCacheStore]: a policy/cache Store on Redis, so that the caches
+//     of a fleet share their entries ([CacheStore], [Codec], [JSONCodec]).
 //   - [LimiterConfig], [BreakerConfig]: the configuration, with Validate
 //     and JSON; options ([WithTimeout], [WithPrefix], [WithThreshold], ...)
 //     set single fields.
@@ -199,6 +201,8 @@
 // a breaker's state is Prefix+"br:{name}" and Prefix+"br:{name}:window",
 // the instances' rules Prefix+"br:{name}:rules" (it expires when no
 // instance uses the breaker), and its channel
-// Prefix+"br:{name}". The hash tags keep each script's keys in one slot of
+// Prefix+"br:{name}"; a [CacheStore]'s entries are
+// Prefix+"cache:{name}:generation:key" and its generation
+// Prefix+"cache:{name}:gen". The hash tags keep each script's keys in one slot of
 // a Redis Cluster. Prefix is "resilience:" by default.
 package resilienceredis

@@ -11,6 +11,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/cache"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resilienceredis"
 	"github.com/redis/go-redis/v9"
@@ -219,4 +220,23 @@ func ExampleLimiterConfig_json() {
 	l := resilienceredis.NewLimiter(rdb, c.Name, c.Rate, c.Burst, resilienceredis.WithLimiterConfig(c), resilienceredis.WithPrefix(prefix))
 	fmt.Println(l.Name(), l.Allow(context.Background()))
 	// Output: api true
+}
+
+// Two caches (two instances of a service) share their entries through one
+// store on Redis: the second finds the value the first loaded.
+func ExampleNewCacheStore() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	type user struct{ Name string }
+	store := resilienceredis.NewCacheStore[user](rdb, "users", resilienceredis.JSONCodec[user](),
+		resilienceredis.WithCachePrefix(prefix))
+	a := cache.New[user](time.Minute, cache.WithStore[user](store))
+	b := cache.New[user](time.Minute, cache.WithStore[user](store))
+	loads := 0
+	fetch := func(ctx context.Context) (user, error) { loads++; return user{"Ada"}, nil }
+	ctx := cache.Key(context.Background(), "user:1")
+	u1, _ := a.Policy().Do(ctx, fetch)
+	u2, _ := b.Policy().Do(ctx, fetch)
+	fmt.Println(u1.Name, u2.Name, "loads:", loads)
+	// Output: Ada Ada loads: 1
 }
