@@ -104,8 +104,16 @@ func WithCacheObserver(o telemetry.Observer) CacheStoreOption {
 // millisecond): Redis forgets it then. Purge increments the generation,
 // kept at Prefix+"cache:{name}:gen" (without expiry): the entries of the
 // older generations are no longer read, and expire by their own TTLs.
-// Each operation is one script (one round trip); the hash tag keeps a
-// cache's keys in one slot of a Redis Cluster.
+// Each operation is one script (one round trip) that reads the
+// generation and builds the entry's key from it: the hash tag keeps those
+// keys in the slot of the keys the script declares, in a Redis Cluster.
+//
+// Times are the wall clock's: Discard is given to Redis as an instant
+// (PXAT), so a Redis server whose clock runs ahead forgets entries early
+// (a miss), one behind keeps them longer (the cache still never returns a
+// value past its Discard). A Set of an entry whose Discard is not after
+// time.Now() removes the key's entry instead: a cache on a clock.Fake
+// whose times lie in the wall clock's past stores nothing through it.
 //
 // Negative entries (cache.WithNegative) are stored as their error's text:
 // a Get returns a *[StoredError], so errors.Is against the load's own
