@@ -107,3 +107,17 @@ func BenchmarkBreakerClosed(b *testing.B) {
 		p.Done(nil)
 	}
 }
+
+// BenchmarkCacheStoreGet measures a hit of a CacheStore: one script round
+// trip and the decoding of a small JSON value.
+func BenchmarkCacheStoreGet(b *testing.B) {
+	ctx := context.Background()
+	s := NewCacheStore[user](newClient(b), "bench", nil, WithCachePrefix(testPrefix(b)), WithCacheTimeout(time.Second))
+	s.Set(ctx, "k", entryAt(user{"Ada", 36}, time.Hour, time.Hour))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := s.Get(ctx, "k"); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
