@@ -77,39 +77,7 @@ func TestStallOfOneCallHalvesTheLimit(t *testing.T) {
 
 // A window whose one success was not timed does not grow the limit.
 func TestOneUntimedSuccessDoesNotGrowTheLimit(t *testing.T) {
-	clk := &countingClock{Fake: clock.NewFake()}
-	rec := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
-	lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 10))
-	// As in TestUntimedSuccessesDoNotGrowTheLimit: window A of 1024 calls
-	// makes window B time one call in 4 after its first 256.
-	for range 1024 {
-		if err := call(lim, clk.Fake, 0, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	clk.Advance(time.Second)
-	if err := call(lim, clk.Fake, 0, context.Canceled); err != nil || len(rec.windows) != 1 {
-		t.Fatalf("window A did not end: %v, %d windows", err, len(rec.windows))
-	}
-	for range 256 {
-		if err := call(lim, clk.Fake, 0, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var timed, untimed []*adaptive.Permit
-	for range 100 {
-		before := clk.reads
-		p := hold(t, lim, 1)[0]
-		if clk.reads > before {
-			timed = append(timed, p)
-		} else {
-			untimed = append(untimed, p)
-		}
-	}
-	clk.Advance(time.Second)
-	if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) || len(rec.windows) != 2 {
-		t.Fatalf("window B did not end with a refusal: %v, %d windows", err, len(rec.windows))
-	}
+	clk, rec, lim, timed, untimed := heldUntimedWindow(t)
 	if got := lim.Stats().Limit; got != 200 || len(untimed) == 0 {
 		t.Fatalf("after window B: limit %d (want 200), %d untimed calls (want some)", got, len(untimed))
 	}

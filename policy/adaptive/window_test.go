@@ -354,41 +354,7 @@ func TestClockSteppedBackKeepsWindowing(t *testing.T) {
 // With one timed success among them the same window doubles it.
 func TestUntimedSuccessesDoNotGrowTheLimit(t *testing.T) {
 	for _, oneTimed := range []bool{false, true} {
-		clk := &countingClock{Fake: clock.NewFake()}
-		rec := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
-		lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 10))
-		// Window A: 1024 calls one after the other (using 1 of 100: the
-		// limit stays); then the next window times one call in 1025/256 = 4
-		// after its first 256.
-		for range 1024 {
-			if err := call(lim, clk.Fake, 0, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		clk.Advance(time.Second)
-		if err := call(lim, clk.Fake, 0, context.Canceled); err != nil || len(rec.windows) != 1 {
-			t.Fatalf("window A did not end: %v, %d windows", err, len(rec.windows))
-		}
-		// Window B: 256 timed successes, then 100 calls held, the limit.
-		for range 256 {
-			if err := call(lim, clk.Fake, 0, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-		var timed, untimed []*adaptive.Permit
-		for range 100 {
-			before := clk.reads
-			p := hold(t, lim, 1)[0]
-			if clk.reads > before {
-				timed = append(timed, p)
-			} else {
-				untimed = append(untimed, p)
-			}
-		}
-		clk.Advance(time.Second)
-		if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) || len(rec.windows) != 2 {
-			t.Fatalf("window B did not end with a refusal: %v, %d windows", err, len(rec.windows))
-		}
+		clk, rec, lim, timed, untimed := heldUntimedWindow(t)
 		if got := lim.Stats().Limit; got != 200 || len(untimed) < 50 {
 			t.Fatalf("after window B: limit %d (want 200), %d of 100 calls untimed (want most)", got, len(untimed))
 		}
@@ -418,4 +384,48 @@ func TestUntimedSuccessesDoNotGrowTheLimit(t *testing.T) {
 				w.Successes, oneTimed, w.MaxInFlight, got, want)
 		}
 	}
+}
+
+// heldUntimedWindow makes a limiter (limit 100, an algorithm that doubles
+// it) whose window A of 1024 calls one after the other makes window B time
+// one call in 4 after its first 256; window B then holds 100 calls (the
+// limit), timed or untimed as returned, and ends with a refusal, doubling
+// the limit to 200. The held permits are the callers' to end.
+func heldUntimedWindow(t *testing.T) (clk *countingClock, rec *recorder, lim *adaptive.Limiter, timed, untimed []*adaptive.Permit) {
+	t.Helper()
+	clk = &countingClock{Fake: clock.NewFake()}
+	rec = &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
+	lim = adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 10))
+	// Window A: 1024 calls one after the other (using 1 of 100: the limit
+	// stays); then the next window times one call in 1025/256 = 4 after
+	// its first 256.
+	for range 1024 {
+		if err := call(lim, clk.Fake, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Advance(time.Second)
+	if err := call(lim, clk.Fake, 0, context.Canceled); err != nil || len(rec.windows) != 1 {
+		t.Fatalf("window A did not end: %v, %d windows", err, len(rec.windows))
+	}
+	// Window B: 256 timed successes, then 100 calls held, the limit.
+	for range 256 {
+		if err := call(lim, clk.Fake, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 100 {
+		before := clk.reads
+		p := hold(t, lim, 1)[0]
+		if clk.reads > before {
+			timed = append(timed, p)
+		} else {
+			untimed = append(untimed, p)
+		}
+	}
+	clk.Advance(time.Second)
+	if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) || len(rec.windows) != 2 {
+		t.Fatalf("window B did not end with a refusal: %v, %d windows", err, len(rec.windows))
+	}
+	return clk, rec, lim, timed, untimed
 }
