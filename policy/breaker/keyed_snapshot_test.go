@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"github.com/f0b5b96b/resilience/internal/snapview"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,11 +26,11 @@ func TestKeyedSnapshot(t *testing.T) {
 	if k.Name() != "hosts" {
 		t.Errorf("Name() = %q, want hosts", k.Name())
 	}
-	want := snapView{Kind: telemetry.Breaker, Name: "hosts", Refused: 3,
+	want := snapview.View{Kind: telemetry.Breaker, Name: "hosts", Refused: 3,
 		Values: map[string]float64{"keys": 3, "max_keys": 3, "open_keys": 2, "half_open_keys": 0, "evicted": 0, "evicted_not_closed": 0},
 		Keys: &telemetry.KeySummary{Keys: 3, MaxKeys: 3, Open: 2, Top: []telemetry.KeyStat{
 			{Key: "a", State: telemetry.StateOpen, Refused: 2}, {Key: "b", State: telemetry.StateOpen, Refused: 1}}}}
-	if diff := cmp.Diff(want, view(k.Snapshot())); diff != "" {
+	if diff := cmp.Diff(want, snapview.Of(k.Snapshot())); diff != "" {
 		t.Errorf("Snapshot mismatch (-want +got):\n%s", diff)
 	}
 	reg := telemetry.NewRegistry()

@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"github.com/f0b5b96b/resilience/internal/snapview"
 	"strings"
 	"sync"
 	"testing"
@@ -63,17 +64,17 @@ func TestSnapshot(t *testing.T) {
 		}
 		return m
 	}
-	want := snapView{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateOpen, Refused: 2,
+	want := snapview.View{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateOpen, Refused: 2,
 		Values: values(0, 0, 1, 2, 0, 0, 0, 0, 2, 0, 0, 0)}
-	if diff := cmp.Diff(want, view(b.Snapshot())); diff != "" {
+	if diff := cmp.Diff(want, snapview.Of(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)
 	}
 	b.Reset()
 	succeed(t, b, f, 1)
 	fail(t, b, f, 1)
-	want = snapView{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateClosed, Refused: 2,
+	want = snapview.View{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateClosed, Refused: 2,
 		Values: values(0, 0, 0, 3, 2, 1, 1, 0, 0, 0.5, 0, 1)}
-	if diff := cmp.Diff(want, view(b.Snapshot())); diff != "" {
+	if diff := cmp.Diff(want, snapview.Of(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)
 	}
 	b.Reset()
@@ -188,28 +189,6 @@ func TestStatsIsNeverTorn(t *testing.T) {
 		t.Fatalf("torn Stats: %s", e)
 	default:
 	}
-}
-
-// snapView is a telemetry.Snapshot as the guard describes itself: the
-// parts every reader renders.
-type snapView struct {
-	Kind    telemetry.Kind
-	Name    string
-	State   string
-	Refused uint64
-	Values  map[string]float64
-	Keys    *telemetry.KeySummary
-}
-
-func view(s telemetry.Snapshot) snapView {
-	v := snapView{Kind: s.Kind, Name: s.Name, State: s.State, Refused: s.Refused, Values: map[string]float64{}, Keys: s.Keys}
-	for _, x := range s.Values {
-		if x.Help == "" || x.Unit == "" {
-			panic("value " + x.Name + " does not describe itself")
-		}
-		v.Values[x.Name] = x.Value
-	}
-	return v
 }
 
 // TestSnapshotWindowMeaning: a closed breaker's window_calls is over its

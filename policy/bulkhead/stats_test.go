@@ -3,6 +3,7 @@ package bulkhead_test
 import (
 	"context"
 	"errors"
+	"github.com/f0b5b96b/resilience/internal/snapview"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -119,9 +120,9 @@ func TestStatsAndSnapshot(t *testing.T) {
 		if diff := cmp.Diff(bulkhead.Stats{Limit: 3, InFlight: 3, Queued: 1, Refused: 1}, b.Stats()); diff != "" {
 			t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 		}
-		want := snapView{Kind: telemetry.Bulkhead, Name: "db", Refused: 1,
+		want := snapview.View{Kind: telemetry.Bulkhead, Name: "db", Refused: 1,
 			Values: map[string]float64{"limit": 3, "in_flight": 3, "queued": 1}}
-		if diff := cmp.Diff(want, view(b.Snapshot())); diff != "" {
+		if diff := cmp.Diff(want, snapview.Of(b.Snapshot())); diff != "" {
 			t.Errorf("Snapshot mismatch (-want +got):\n%s", diff)
 		}
 		cancel()
@@ -142,10 +143,10 @@ func TestRegister(t *testing.T) {
 		t.Errorf("second Register = %v, want ErrDuplicate", err)
 	}
 	_ = b.Acquire(t.Context())
-	want := []snapView{{Kind: telemetry.Bulkhead, Name: "db", Values: map[string]float64{"limit": 4, "in_flight": 1, "queued": 0}}}
-	var got []snapView
+	want := []snapview.View{{Kind: telemetry.Bulkhead, Name: "db", Values: map[string]float64{"limit": 4, "in_flight": 1, "queued": 0}}}
+	var got []snapview.View
 	for _, s := range reg.Snapshots() {
-		got = append(got, view(s))
+		got = append(got, snapview.Of(s))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Snapshots mismatch (-want +got):\n%s", diff)
@@ -171,26 +172,4 @@ func TestStatsZeroAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = b.Snapshot() }); n != 1 {
 		t.Errorf("Snapshot: %v allocs, want 1", n)
 	}
-}
-
-// snapView is a telemetry.Snapshot as the guard describes itself: the
-// parts every reader renders.
-type snapView struct {
-	Kind    telemetry.Kind
-	Name    string
-	State   string
-	Refused uint64
-	Values  map[string]float64
-	Keys    *telemetry.KeySummary
-}
-
-func view(s telemetry.Snapshot) snapView {
-	v := snapView{Kind: s.Kind, Name: s.Name, State: s.State, Refused: s.Refused, Values: map[string]float64{}, Keys: s.Keys}
-	for _, x := range s.Values {
-		if x.Help == "" || x.Unit == "" {
-			panic("value " + x.Name + " does not describe itself")
-		}
-		v.Values[x.Name] = x.Value
-	}
-	return v
 }

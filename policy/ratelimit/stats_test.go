@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
+	"github.com/f0b5b96b/resilience/internal/snapview"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -80,9 +81,9 @@ func TestStatsAndSnapshot(t *testing.T) {
 	if diff := cmp.Diff(ratelimit.Stats{Rate: 10, Burst: 5, Tokens: 2, Refused: 1}, l.Stats(), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 	}
-	want := snapView{Kind: telemetry.RateLimit, Name: "api", Refused: 1,
+	want := snapview.View{Kind: telemetry.RateLimit, Name: "api", Refused: 1,
 		Values: map[string]float64{"rate": 10, "burst": 5, "tokens": 2}}
-	if diff := cmp.Diff(want, view(l.Snapshot()), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(want, snapview.Of(l.Snapshot()), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("Snapshot mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -97,7 +98,7 @@ func TestRegister(t *testing.T) {
 		t.Errorf("second Register = %v, want ErrDuplicate", err)
 	}
 	snaps := reg.Snapshots()
-	if len(snaps) != 1 || snaps[0].Kind != telemetry.RateLimit || snaps[0].Name != "api" || view(snaps[0]).Values["burst"] != 5 {
+	if len(snaps) != 1 || snaps[0].Kind != telemetry.RateLimit || snaps[0].Name != "api" || snapview.Of(snaps[0]).Values["burst"] != 5 {
 		t.Errorf("Snapshots = %+v, want the limiter api with burst 5", snaps)
 	}
 }
@@ -150,26 +151,4 @@ func TestStatsZeroAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = l.Snapshot() }); n != 1 {
 		t.Errorf("Snapshot: %v allocs, want 1", n)
 	}
-}
-
-// snapView is a telemetry.Snapshot as the guard describes itself: the
-// parts every reader renders.
-type snapView struct {
-	Kind    telemetry.Kind
-	Name    string
-	State   string
-	Refused uint64
-	Values  map[string]float64
-	Keys    *telemetry.KeySummary
-}
-
-func view(s telemetry.Snapshot) snapView {
-	v := snapView{Kind: s.Kind, Name: s.Name, State: s.State, Refused: s.Refused, Values: map[string]float64{}, Keys: s.Keys}
-	for _, x := range s.Values {
-		if x.Help == "" || x.Unit == "" {
-			panic("value " + x.Name + " does not describe itself")
-		}
-		v.Values[x.Name] = x.Value
-	}
-	return v
 }
