@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
@@ -55,39 +56,73 @@ type Cache[T any] struct {
 	maxRefreshes                             int64
 	name, layer                              string
 	clock                                    clock.Clock
-	key                                      func(context.Context) string
+	key                                      func(context.Context) string // nil: KeyOf
 	size                                     func(T) int64
 	negIf, staleIf                           func(error) bool
 	obs                                      telemetry.Observer
 	store                                    Store[T] // nil: the in-memory store in the shards
 	shards                                   []shard[T]
+	tomb                                     *record[T] // a removed key's slot in a table
 	mask                                     uint64
 	seed                                     maphash.Seed
 	refreshing                               atomic.Int64
+	hits                                     [hitStripes]stripe
+}
+
+// hitStripes is the number of counters hits are spread over, so that
+// hits on several cores do not all write one cache line.
+const (
+	hitStripesLog = 3
+	hitStripes    = 1 << hitStripesLog
+)
+
+type stripe struct {
+	n atomic.Uint64
+	_ [56]byte
+}
+
+// countHit counts a hit on a stripe picked by the address of a variable
+// on the calling goroutine's stack: goroutines (whose stacks lie apart)
+// mostly count on stripes of their own, at the cost of a multiplication.
+// Any stripe is correct; the pick only spreads the writes.
+func (c *Cache[T]) countHit() {
+	var here byte
+	p := uint64(uintptr(unsafe.Pointer(&here)))
+	c.hits[(p>>10)*0x9e3779b97f4a7c15>>(64-hitStripesLog)].n.Add(1)
 }
 
 // shard is a part of the keys: their in-memory entries, their loads in
-// flight, and counters.
+// flight, and counters. Its table is read without the lock (a hit);
+// everything else, and every write of the table, is under mu.
 type shard[T any] struct {
 	mu      sync.Mutex
-	index   lru.Index[string, *record[T]]
+	table   atomic.Pointer[table[T]] // nil: empty
 	list    lru.List[string, *record[T]]
+	live    int // records in table
 	bytes   int64
 	flights map[string]*flight[T]
 
-	hits, misses, coalesced, stale, evictions, refreshes, refreshFailed atomic.Uint64
+	misses, coalesced, stale, evictions, refreshes, refreshFailed atomic.Uint64
 
 	_ [64]byte
 }
 
-// record is an entry of the in-memory store. fresh is true until a timer
-// of the cache's clock, armed when the entry is stored, fires at its
-// Expires: a hit reads the flag, not the clock. A record is never reused:
-// a new value of the key gets a new record.
+// record is an entry of the in-memory store. Everything but fresh, used
+// and le is written before the record is published in a table, and never
+// after: a hit reads them without a lock. fresh is true until a timer of
+// the cache's clock, armed when the entry is stored, fires at its Expires,
+// or until the record leaves the store: a hit reads the flag, not the
+// clock. used is set by a hit and cleared when the record gets its second
+// chance at the back of the recency list. A record is never reused: a new
+// value of the key gets a new record.
 type record[T any] struct {
+	key   string
+	hash  uint64 // maphash of key under the cache's seed
 	e     Entry[T]
 	fresh atomic.Bool
+	used  atomic.Bool
 	timer clock.Timer
+	le    lru.Entry[string, *record[T]] // on the shard's list; Value is the record; under mu
 }
 
 // flight is one load in progress. v, err, negative and panicked are
@@ -133,7 +168,7 @@ func New[T any](ttl time.Duration, opts ...Option) *Cache[T] {
 	c := &Cache[T]{
 		ttl: cfg.TTL, negTTL: cfg.NegativeTTL, swr: cfg.StaleWhileRevalidate, sie: cfg.StaleIfError,
 		loadTimeout: cfg.LoadTimeout, maxBytes: cfg.MaxBytes, maxRefreshes: int64(cfg.MaxRefreshes),
-		name: cfg.Name, layer: "cache", clock: cfg.Clock, key: cfg.Key,
+		name: cfg.Name, layer: "cache", clock: cfg.Clock, key: cfg.Key, tomb: new(record[T]),
 		negIf: cfg.NegativeIf, staleIf: cfg.StaleIf, obs: cfg.Observer, seed: maphash.MakeSeed(),
 	}
 	c.keep = max(c.swr, c.sie)
@@ -142,9 +177,6 @@ func New[T any](ttl time.Duration, opts ...Option) *Cache[T] {
 	}
 	if c.clock == nil {
 		c.clock = clock.Real()
-	}
-	if c.key == nil {
-		c.key = KeyOf
 	}
 	if c.loadTimeout == 0 {
 		c.loadTimeout = DefaultLoadTimeout
@@ -180,17 +212,16 @@ func New[T any](ttl time.Duration, opts ...Option) *Cache[T] {
 	return c
 }
 
-func (c *Cache[T]) shard(key string) *shard[T] {
-	if c.mask == 0 {
-		return &c.shards[0]
-	}
-	return &c.shards[maphash.String(c.seed, key)&c.mask]
+// shard returns the shard of key, and the hash of key that chose it.
+func (c *Cache[T]) shard(key string) (*shard[T], uint64) {
+	h := maphash.String(c.seed, key)
+	return &c.shards[h&c.mask], h
 }
 
-// lookupLocked returns the entry of key, made the most recently used, if
-// it is of use at now; sh.mu is held for the in-memory store. An entry
-// past its Discard time is removed and not returned.
-func (c *Cache[T]) lookupLocked(ctx context.Context, sh *shard[T], key string, now time.Time) (Entry[T], bool) {
+// lookupLocked returns the entry of key (of hash h), marked used, if it
+// is of use at now; sh.mu is held for the in-memory store. An entry past
+// its Discard time is removed and not returned.
+func (c *Cache[T]) lookupLocked(ctx context.Context, sh *shard[T], key string, h uint64, now time.Time) (Entry[T], bool) {
 	if c.store != nil {
 		e, ok := c.store.Get(ctx, key)
 		if ok && !now.Before(e.Discard) {
@@ -198,33 +229,45 @@ func (c *Cache[T]) lookupLocked(ctx context.Context, sh *shard[T], key string, n
 		}
 		return e, ok
 	}
-	le := sh.index.Get(key)
-	if le == nil {
+	rec := sh.find(key, h)
+	if rec == nil {
 		return Entry[T]{}, false
 	}
-	if !now.Before(le.Value.e.Discard) {
-		sh.remove(le)
+	if !now.Before(rec.e.Discard) {
+		c.remove(sh, rec)
 		return Entry[T]{}, false
 	}
-	sh.list.PushFront(le)
-	return le.Value.e, true
+	rec.use()
+	return rec.e, true
 }
 
-func (c *Cache[T]) lookup(ctx context.Context, sh *shard[T], key string, now time.Time) (Entry[T], bool) {
+func (c *Cache[T]) lookup(ctx context.Context, sh *shard[T], key string, h uint64, now time.Time) (Entry[T], bool) {
 	if c.store != nil {
-		return c.lookupLocked(ctx, sh, key, now)
+		return c.lookupLocked(ctx, sh, key, h, now)
 	}
 	sh.mu.Lock()
-	e, ok := c.lookupLocked(ctx, sh, key, now)
+	e, ok := c.lookupLocked(ctx, sh, key, h, now)
 	sh.mu.Unlock()
 	return e, ok
 }
 
-func (sh *shard[T]) remove(le *lru.Entry[string, *record[T]]) {
-	le.Remove()
-	sh.index.Delete(le)
-	sh.bytes -= le.Value.e.Size
-	le.Value.timer.Stop()
+// use marks r used since its last second chance. It writes the flag only
+// if it is clear, so that hits of a hot entry on several cores only read
+// its cache line.
+func (r *record[T]) use() {
+	if !r.used.Load() {
+		r.used.Store(true)
+	}
+}
+
+// remove takes rec out of sh; sh.mu is held. A hit that found rec before
+// finds it no longer fresh.
+func (c *Cache[T]) remove(sh *shard[T], rec *record[T]) {
+	rec.fresh.Store(false)
+	rec.timer.Stop()
+	rec.le.Remove()
+	sh.del(rec, c.tomb)
+	sh.bytes -= rec.e.Size
 }
 
 // hitResult is what [Cache.hit] found.
@@ -236,40 +279,32 @@ const (
 	staleSWR                  // a stale value within StaleWhileRevalidate: returned; refresh
 )
 
-// hit answers a call of key from the store if it can.
-func (c *Cache[T]) hit(ctx context.Context, key string) (v T, r hitResult, err error) {
-	sh := c.shard(key)
+// hit answers a call of key from the store if it can; info is the call's
+// Info, nil if none.
+func (c *Cache[T]) hit(ctx context.Context, key string, info *Info) (v T, r hitResult, err error) {
+	sh, h := c.shard(key)
 	if c.store == nil {
-		// A fresh record needs no clock.
-		sh.mu.Lock()
-		le := sh.index.Get(key)
-		if le == nil {
-			sh.mu.Unlock()
-			return v, notFound, nil
+		// A fresh record needs no clock and no lock.
+		if rec := sh.find(key, h); rec != nil && rec.fresh.Load() {
+			rec.use()
+			c.hitFresh(info, key, rec.e.Err)
+			return rec.e.Value, fresh, rec.e.Err
 		}
-		if rec := le.Value; rec.fresh.Load() {
-			sh.list.PushFront(le)
-			v, err = rec.e.Value, rec.e.Err
-			sh.mu.Unlock()
-			c.hitFresh(ctx, sh, key, err)
-			return v, fresh, err
-		}
-		sh.mu.Unlock()
 	}
 	now := c.clock.Now()
-	e, ok := c.lookup(ctx, sh, key, now)
+	e, ok := c.lookup(ctx, sh, key, h, now)
 	if !ok {
 		return v, notFound, nil
 	}
 	if now.Before(e.Expires) {
-		c.hitFresh(ctx, sh, key, e.Err)
+		c.hitFresh(info, key, e.Err)
 		return e.Value, fresh, e.Err
 	}
 	if e.Err == nil && now.Before(e.Expires.Add(c.swr)) {
 		age := now.Sub(e.Expires)
-		sh.hits.Add(1)
+		c.countHit()
 		sh.stale.Add(1)
-		if info := infoOf(ctx); info != nil {
+		if info != nil {
 			*info = Info{Outcome: Hit, Stale: true, Age: age}
 		}
 		if c.obs != nil {
@@ -281,9 +316,9 @@ func (c *Cache[T]) hit(ctx context.Context, key string) (v T, r hitResult, err e
 }
 
 // hitFresh counts and reports a fresh hit.
-func (c *Cache[T]) hitFresh(ctx context.Context, sh *shard[T], key string, err error) {
-	sh.hits.Add(1)
-	if info := infoOf(ctx); info != nil {
+func (c *Cache[T]) hitFresh(info *Info, key string, err error) {
+	c.countHit()
+	if info != nil {
 		*info = Info{Outcome: Hit}
 	}
 	if c.obs != nil {
@@ -294,7 +329,7 @@ func (c *Cache[T]) hitFresh(ctx context.Context, sh *shard[T], key string, err e
 // refresh starts a background load of key, unless one is in flight or
 // MaxRefreshes are running.
 func (c *Cache[T]) refresh(ctx context.Context, key string, load func(context.Context) (T, error)) {
-	sh := c.shard(key)
+	sh, h := c.shard(key)
 	sh.mu.Lock()
 	if sh.flights[key] != nil {
 		sh.mu.Unlock()
@@ -314,18 +349,18 @@ func (c *Cache[T]) refresh(ctx context.Context, key string, load func(context.Co
 	sh.flights[key] = f
 	sh.mu.Unlock()
 	sh.refreshes.Add(1)
-	go c.fly(ctx, key, sh, f, load, true)
+	go c.fly(ctx, key, sh, h, f, load, true)
 }
 
 // join answers a call of key that hit found nothing for, if a load just
 // stored a fresh entry (done); otherwise it returns the flight to wait
 // for: one in progress (Coalesced), or a new one (Miss) that the caller
 // must start with launch. A caller whose ctx is done gets ctx.Err().
-func (c *Cache[T]) join(ctx context.Context, key string) (f *flight[T], o Outcome, v T, err error, done bool) {
+func (c *Cache[T]) join(ctx context.Context, key string, info *Info) (f *flight[T], o Outcome, v T, err error, done bool) {
 	if err = ctx.Err(); err != nil {
 		return nil, 0, v, err, true // the caller gave up: no load starts
 	}
-	sh := c.shard(key)
+	sh, h := c.shard(key)
 	sh.mu.Lock()
 	if f = sh.flights[key]; f != nil {
 		sh.mu.Unlock()
@@ -340,9 +375,9 @@ func (c *Cache[T]) join(ctx context.Context, key string) (f *flight[T], o Outcom
 	// called under the lock, and a second load is only a cost.)
 	if c.store == nil {
 		now := c.clock.Now()
-		if e, ok := c.lookupLocked(ctx, sh, key, now); ok && now.Before(e.Expires) {
+		if e, ok := c.lookupLocked(ctx, sh, key, h, now); ok && now.Before(e.Expires) {
 			sh.mu.Unlock()
-			c.hitFresh(ctx, sh, key, e.Err)
+			c.hitFresh(info, key, e.Err)
 			return nil, Hit, e.Value, e.Err, true
 		}
 	}
@@ -356,9 +391,9 @@ func (c *Cache[T]) join(ctx context.Context, key string) (f *flight[T], o Outcom
 	return f, Miss, v, nil, false
 }
 
-// wait waits for f, or for ctx to end, and answers the call.
-func (c *Cache[T]) wait(ctx context.Context, key string, f *flight[T], o Outcome) (v T, err error) {
-	info := infoOf(ctx)
+// wait waits for f, or for ctx to end, and answers the call; info is the
+// call's Info, nil if none.
+func (c *Cache[T]) wait(ctx context.Context, key string, info *Info, f *flight[T], o Outcome) (v T, err error) {
 	select {
 	case <-f.done:
 	case <-ctx.Done():
@@ -372,8 +407,8 @@ func (c *Cache[T]) wait(ctx context.Context, key string, f *flight[T], o Outcome
 	}
 	if f.err != nil && !f.negative && c.sie > 0 && (c.staleIf == nil || c.staleIf(f.err)) {
 		now := c.clock.Now()
-		sh := c.shard(key)
-		if e, ok := c.lookup(ctx, sh, key, now); ok && e.Err == nil && now.Before(e.Expires.Add(c.sie)) {
+		sh, h := c.shard(key)
+		if e, ok := c.lookup(ctx, sh, key, h, now); ok && e.Err == nil && now.Before(e.Expires.Add(c.sie)) {
 			if now.Before(e.Expires) {
 				// A later load stored a fresh value since this one failed.
 				if info != nil {
@@ -405,11 +440,12 @@ func (c *Cache[T]) wait(ctx context.Context, key string, f *flight[T], o Outcome
 // load anyway, so it runs the load itself and saves the goroutine; a
 // panic of the load then goes up from wait as it does for the waiters.
 func (c *Cache[T]) launch(ctx context.Context, key string, f *flight[T], load func(context.Context) (T, error)) {
+	sh, h := c.shard(key)
 	if ctx.Done() == nil {
-		c.fly(ctx, key, c.shard(key), f, load, false)
+		c.fly(ctx, key, sh, h, f, load, false)
 		return
 	}
-	go c.fly(ctx, key, c.shard(key), f, load, false)
+	go c.fly(ctx, key, sh, h, f, load, false)
 }
 
 // errGoexit is the panic value callers of a load that called
@@ -417,11 +453,11 @@ func (c *Cache[T]) launch(ctx context.Context, key string, f *flight[T], load fu
 const errGoexit = "cache: the load called runtime.Goexit"
 
 // fly runs one load and stores its result.
-func (c *Cache[T]) fly(parent context.Context, key string, sh *shard[T], f *flight[T], load func(context.Context) (T, error), refresh bool) {
+func (c *Cache[T]) fly(parent context.Context, key string, sh *shard[T], h uint64, f *flight[T], load func(context.Context) (T, error), refresh bool) {
 	parent = context.WithoutCancel(parent)
-	if infoOf(parent) != nil {
+	if cv := callOf(parent); cv != nil && cv.info != nil {
 		// The caller's Info is the caller's: a cache below writes its own.
-		parent = context.WithValue(parent, infoCtxKey{}, (*Info)(nil))
+		parent = context.WithValue(parent, callCtxKey{}, &call{key: cv.key})
 	}
 	ctx, cancel := context.WithCancel(parent)
 	var t clock.Timer
@@ -442,7 +478,7 @@ func (c *Cache[T]) fly(parent context.Context, key string, sh *shard[T], f *flig
 			t.Stop()
 		}
 		cancel()
-		c.land(parent, key, sh, f, r, refresh)
+		c.land(parent, key, sh, h, f, r, refresh)
 	}()
 	f.v, f.err = load(ctx)
 	// The hooks run here too, so that a panic in one reaches the callers
@@ -480,7 +516,7 @@ func (c *Cache[T]) resultOf(f *flight[T]) (r result[T]) {
 }
 
 // land stores r, the result of f, ends the flight and reports.
-func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], f *flight[T], r result[T], refresh bool) {
+func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], h uint64, f *flight[T], r result[T], refresh bool) {
 	var evicted []string
 	if c.store != nil {
 		// A Store may be slow (a network): it is called without the
@@ -502,9 +538,9 @@ func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], f *flight
 	if !f.detached {
 		switch {
 		case r.store:
-			evicted = c.setLocked(sh, key, r.e, r.now)
+			evicted = c.setLocked(sh, key, h, r.e, r.now)
 		case r.tooLarge:
-			c.deleteLocked(sh, key) // the stored value is older than the one returned
+			c.deleteLocked(sh, key, h) // the stored value is older than the one returned
 		}
 		delete(sh.flights, key)
 	}
@@ -528,46 +564,58 @@ func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], f *flight
 	}
 }
 
-// setLocked stores e under key and evicts what the bounds require; it
-// returns the keys evicted if there is an observer.
-func (c *Cache[T]) setLocked(sh *shard[T], key string, e Entry[T], now time.Time) (evicted []string) {
+// setLocked stores e under key (of hash h) and evicts what the bounds
+// require; it returns the keys evicted if there is an observer.
+//
+// Eviction is second chance (CLOCK) on the recency list: a stored entry
+// goes to the front, unused; a hit marks its entry used without moving it
+// (a hit takes no lock); the back entry is evicted if unused, and
+// otherwise loses its mark and goes to the front, at most once per entry
+// held per store.
+func (c *Cache[T]) setLocked(sh *shard[T], key string, h uint64, e Entry[T], now time.Time) (evicted []string) {
 	if c.store != nil {
 		return nil // stored by land
 	}
-	rec := &record[T]{e: e}
+	rec := &record[T]{key: key, hash: h, e: e}
+	rec.le.Value = rec
 	rec.fresh.Store(true)
 	rec.timer = c.clock.AfterFunc(e.Expires.Sub(now), func() { rec.fresh.Store(false) })
-	le := sh.index.Get(key)
-	if le != nil {
-		sh.bytes -= le.Value.e.Size
-		le.Value.timer.Stop()
-		le.Value = rec
-	} else {
-		le = &lru.Entry[string, *record[T]]{Value: rec}
-		sh.index.Add(key, le)
+	if old := sh.put(rec, c.tomb); old != nil {
+		old.fresh.Store(false)
+		old.timer.Stop()
+		old.le.Remove()
+		sh.bytes -= old.e.Size
 	}
 	sh.bytes += e.Size
-	sh.list.PushFront(le)
+	sh.list.PushFront(&rec.le)
+	chances := sh.list.Len()
 	for sh.list.Len() > c.maxPerShard || c.maxBytes > 0 && sh.bytes > c.maxBytes {
-		old := sh.list.Back()
-		if old == le {
-			break // cannot happen: e alone fits
+		back := sh.list.Back()
+		r := back.Value
+		if r == rec || chances > 0 && r.used.Load() {
+			if sh.list.Len() == 1 {
+				break // cannot happen: e alone fits
+			}
+			r.used.Store(false)
+			sh.list.PushFront(back)
+			chances--
+			continue
 		}
-		sh.remove(old)
+		c.remove(sh, r)
 		sh.evictions.Add(1)
 		if c.obs != nil {
-			evicted = append(evicted, old.Key())
+			evicted = append(evicted, r.key)
 		}
 	}
 	return evicted
 }
 
-func (c *Cache[T]) deleteLocked(sh *shard[T], key string) {
+func (c *Cache[T]) deleteLocked(sh *shard[T], key string, h uint64) {
 	if c.store != nil {
 		return // a Store is called without the lock
 	}
-	if le := sh.index.Get(key); le != nil {
-		sh.remove(le)
+	if rec := sh.find(key, h); rec != nil {
+		c.remove(sh, rec)
 	}
 }
 
@@ -580,17 +628,27 @@ func (c *Cache[T]) deleteLocked(sh *shard[T], key string) {
 // context of its own (see [Config.LoadTimeout]), in a goroutine of its own
 // unless the caller's context can never end.
 //
-// Every Policy of c shares c's entries. A hit allocates nothing.
+// Every Policy of c shares c's entries. A hit allocates nothing, takes
+// no lock, and looks up the context once (with [WithKey], twice: the
+// key function, and the Info).
 func (c *Cache[T]) Policy() resilience.Policy[T] {
 	return resilience.New(c.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
-		key := c.key(ctx)
+		var key string
+		var info *Info
+		if c.key == nil {
+			if cv := callOf(ctx); cv != nil {
+				key, info = cv.key, cv.info
+			}
+		} else {
+			key, info = c.key(ctx), infoOf(ctx)
+		}
 		if key == "" {
-			if info := infoOf(ctx); info != nil {
+			if info != nil {
 				*info = Info{}
 			}
 			return next.Call(ctx)
 		}
-		v, r, err := c.hit(ctx, key)
+		v, r, err := c.hit(ctx, key, info)
 		switch r {
 		case fresh:
 			return v, err
@@ -598,14 +656,14 @@ func (c *Cache[T]) Policy() resilience.Policy[T] {
 			c.refresh(ctx, key, next.Call)
 			return v, err
 		}
-		f, o, v, err, done := c.join(ctx, key)
+		f, o, v, err, done := c.join(ctx, key, info)
 		if done {
 			return v, err
 		}
 		if o == Miss {
 			c.launch(ctx, key, f, next.Call)
 		}
-		return c.wait(ctx, key, f, o)
+		return c.wait(ctx, key, info, f, o)
 	})
 }
 
@@ -616,7 +674,8 @@ func (c *Cache[T]) Policy() resilience.Policy[T] {
 // pipeline's failures and refusals.
 //
 // A hit, and a call that waits for another's load, allocate nothing; a
-// call that starts a load allocates the closure of fn and a, and the load. It
+// hit takes no lock and looks up the context once (for an Info). A call
+// that starts a load allocates the closure of fn and a, and the load. It
 // panics if c, key or fn is nil, and, when called, if ctx is nil.
 func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A) (T, error)) func(context.Context, A) (T, error) {
 	switch {
@@ -632,13 +691,14 @@ func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A
 			panic("cache: a guarded function called with a nil context (use context.Background())")
 		}
 		k := key(a)
+		info := infoOf(ctx)
 		if k == "" {
-			if info := infoOf(ctx); info != nil {
+			if info != nil {
 				*info = Info{}
 			}
 			return fn(ctx, a)
 		}
-		v, r, err := c.hit(ctx, k)
+		v, r, err := c.hit(ctx, k, info)
 		switch r {
 		case fresh:
 			return v, err
@@ -646,25 +706,26 @@ func Guard[A, T any](c *Cache[T], key func(A) string, fn func(context.Context, A
 			c.refresh(ctx, k, func(ctx context.Context) (T, error) { return fn(ctx, a) })
 			return v, err
 		}
-		f, o, v, err, done := c.join(ctx, k)
+		f, o, v, err, done := c.join(ctx, k, info)
 		if done {
 			return v, err
 		}
 		if o == Miss {
 			c.launch(ctx, k, f, func(ctx context.Context) (T, error) { return fn(ctx, a) })
 		}
-		return c.wait(ctx, k, f, o)
+		return c.wait(ctx, k, info, f, o)
 	}
 }
 
 // Invalidate removes the entry of key. A load of key in flight still
 // answers the calls waiting for it, but its result is not stored, and the
 // next call of key starts a new load. ctx goes to the Store, if there is
-// one; the in-memory store does not use it.
+// one; the in-memory store does not use it. No call that starts after
+// Invalidate returns gets the removed entry.
 func (c *Cache[T]) Invalidate(ctx context.Context, key string) {
-	sh := c.shard(key)
+	sh, h := c.shard(key)
 	sh.mu.Lock()
-	c.deleteLocked(sh, key)
+	c.deleteLocked(sh, key, h)
 	if f := sh.flights[key]; f != nil {
 		f.detached = true
 		delete(sh.flights, key)
@@ -683,8 +744,10 @@ func (c *Cache[T]) Purge(ctx context.Context) {
 		sh.mu.Lock()
 		if c.store == nil {
 			for le := sh.list.Back(); le != nil; le = sh.list.Back() {
-				sh.remove(le)
+				c.remove(sh, le.Value)
 			}
+			sh.table.Store(nil)
+			sh.live = 0
 		}
 		for k, f := range sh.flights {
 			f.detached = true
@@ -717,9 +780,11 @@ type Stats struct {
 // instant.
 func (c *Cache[T]) Stats() Stats {
 	var s Stats
+	for i := range c.hits {
+		s.Hits += c.hits[i].n.Load()
+	}
 	for i := range c.shards {
 		sh := &c.shards[i]
-		s.Hits += sh.hits.Load()
 		s.Misses += sh.misses.Load()
 		s.Coalesced += sh.coalesced.Load()
 		s.Stale += sh.stale.Load()
@@ -728,7 +793,7 @@ func (c *Cache[T]) Stats() Stats {
 		s.RefreshFailures += sh.refreshFailed.Load()
 		if c.store == nil {
 			sh.mu.Lock()
-			s.Entries += sh.index.Len()
+			s.Entries += sh.live
 			s.Bytes += sh.bytes
 			sh.mu.Unlock()
 		}

@@ -32,7 +32,9 @@ type Config struct {
 
 	// MaxEntries bounds the number of entries held (values, negative
 	// entries and stale values kept for StaleWhileRevalidate or
-	// StaleIfError); beyond it the least recently used entry is evicted.
+	// StaleIfError); beyond it an entry is evicted, chosen by second
+	// chance, an approximation of least recently used (see the package
+	// documentation).
 	// 0 means DefaultMaxEntries (10 000).
 	MaxEntries int
 

@@ -5,20 +5,39 @@ import (
 	"time"
 )
 
-type keyCtxKey struct{}
+type callCtxKey struct{}
 
-type infoCtxKey struct{}
+// call is what [Key] and [WithInfo] put in a context, under one context
+// key, so that a call through a Policy finds both in one lookup: each
+// copies the other's field from the call it finds in its parent.
+type call struct {
+	key  string
+	info *Info
+}
+
+func callOf(ctx context.Context) *call {
+	cv, _ := ctx.Value(callCtxKey{}).(*call)
+	return cv
+}
 
 // Key returns a copy of ctx that carries key, the key of a call through
-// [Cache.Policy] without [WithKey]. An empty key bypasses the cache.
+// [Cache.Policy] without [WithKey], and the Info of ctx, if any. An empty
+// key bypasses the cache. It costs two allocations and one context
+// lookup.
 func Key(ctx context.Context, key string) context.Context {
-	return context.WithValue(ctx, keyCtxKey{}, key)
+	cv := &call{key: key}
+	if p := callOf(ctx); p != nil {
+		cv.info = p.info
+	}
+	return context.WithValue(ctx, callCtxKey{}, cv)
 }
 
 // KeyOf returns the key that [Key] set in ctx, "" if none.
 func KeyOf(ctx context.Context) string {
-	k, _ := ctx.Value(keyCtxKey{}).(string)
-	return k
+	if cv := callOf(ctx); cv != nil {
+		return cv.key
+	}
+	return ""
 }
 
 // Info says how a cache answered one call. A caller that wants to know
@@ -71,21 +90,31 @@ func (o Outcome) String() string {
 
 // WithInfo returns a copy of ctx that carries a new Info, and the Info: a
 // call under that context through a cache (its Policy or a Guard) records
-// in it how it was answered. It costs the caller two allocations; a call
-// without one pays one context lookup.
+// in it how it was answered. ctx's key ([Key]), if any, stays. It costs
+// two allocations and one context lookup; a call through a cache finds
+// the Info in the lookup that finds its key.
 func WithInfo(ctx context.Context) (context.Context, *Info) {
-	info := new(Info)
-	return context.WithValue(ctx, infoCtxKey{}, info), info
+	ci := new(struct {
+		call
+		info Info
+	})
+	ci.call.info = &ci.info
+	if p := callOf(ctx); p != nil {
+		ci.key = p.key
+	}
+	return context.WithValue(ctx, callCtxKey{}, &ci.call), &ci.info
 }
 
 // WasStale reports whether the last call under ctx returned a stale value:
 // ctx must carry an Info from [WithInfo]; false if it carries none.
 func WasStale(ctx context.Context) bool {
-	info, _ := ctx.Value(infoCtxKey{}).(*Info)
+	info := infoOf(ctx)
 	return info != nil && info.Stale
 }
 
 func infoOf(ctx context.Context) *Info {
-	info, _ := ctx.Value(infoCtxKey{}).(*Info)
-	return info
+	if cv := callOf(ctx); cv != nil {
+		return cv.info
+	}
+	return nil
 }

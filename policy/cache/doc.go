@@ -90,12 +90,19 @@
 //	WithObserver, Observer              nil: no events
 //	WithClock, Clock                    clock.Real()               all times
 //
-// The in-memory store keeps at most MaxEntries entries, least recently
-// used out first; a cache of 1024 entries or more (and no MaxBytes) splits
-// its keys over 16 shards, each bounded to a sixteenth, so the order is
-// least recently used within a shard. Entries past their use (TTL plus the
-// longer stale window) are removed when a call finds them, or pushed out
-// by the bound.
+// The in-memory store keeps at most MaxEntries entries. The one evicted
+// is chosen by second chance (CLOCK), an approximation of least recently
+// used that lets a hit take no lock: a hit marks its entry used without
+// moving it; an entry stored goes to the front of the recency list,
+// unmarked; the back entry is evicted if unmarked, and otherwise loses
+// its mark and goes to the front. So an entry not hit since it last
+// reached the back goes before any entry hit since, but among entries
+// all hit, the one stored (or passed over) first goes, not the one hit
+// least recently. A cache of 1024 entries or more (and no MaxBytes)
+// splits its keys over 16 shards, each bounded to a sixteenth, so the
+// order is within a shard. Entries past their use (TTL plus the longer
+// stale window) are removed when a call finds them, or pushed out by the
+// bound.
 //
 // # Invalidation
 //
@@ -108,9 +115,17 @@
 // # Cost and concurrency
 //
 // A Cache is safe for simultaneous use by multiple goroutines. A hit of
-// the in-memory store takes one lock of its shard, reads no clock and
-// allocates nothing: each entry has a timer of the cache's clock, armed
-// when it is stored, that marks it stale at its TTL. With clock.Real the
+// the in-memory store takes no lock, reads no clock and allocates
+// nothing: each shard's index of keys is read with atomic loads (the
+// stores, evictions and removals take the shard's lock), and it is
+// counted on one of several counters picked by the calling goroutine's
+// stack, so that hits of one key on several cores mostly write cache
+// lines of their own (the entry's is only read once it is marked used).
+// A call through a Policy looks up its context once, for its key and its
+// Info together ([Key] and [WithInfo] share one context value); with
+// [WithKey], it calls the key function, then looks up the Info. Each
+// entry has a timer of the cache's clock, armed when it is stored, that
+// marks it stale at its TTL. With clock.Real the
 // mark comes when the runtime runs the timer, which can be a little after
 // the TTL (the runtime's timer latency, microseconds on an idle machine);
 // with a clock.Fake it comes exactly at the TTL. A hit through a [Store]
