@@ -23,8 +23,10 @@ import (
 
 var errNotFound = errors.New("not found")
 
-// keys are the keys of the model: few, so that calls meet their entries.
-var keys = []string{"a", "b"}
+// keys are the keys of the model: few, so that calls meet their entries,
+// and one more than two, so that evictions by second chance and by least
+// recent use differ.
+var keys = []string{"a", "b", "c"}
 
 // modelEntry is what the reference model holds for a key.
 type modelEntry struct {
@@ -34,7 +36,8 @@ type modelEntry struct {
 }
 
 // cacheMachine runs a real Cache beside a reference model: a map of
-// entries with explicit times and a recency list, driven by random calls,
+// entries with explicit times and a recency list with the marks of second
+// chance (see the package documentation), driven by random calls,
 // clock advances, failures and invalidations. It runs inside a synctest
 // bubble, so that after each action every load and refresh has landed.
 type cacheMachine struct {
@@ -46,7 +49,8 @@ type cacheMachine struct {
 	failing       error // the dependency's error now; nil: it answers
 	version       map[string]int
 	model         map[string]*modelEntry
-	recency       []string // most recently used first
+	recency       []string        // most recently stored (or passed over) first
+	used          map[string]bool // hit since it last reached the back
 	trace         []string
 	cover         *coverage
 	shared        *mapStore // nil: the in-memory store
@@ -66,6 +70,7 @@ func newCacheMachine(t *rapid.T, cover *coverage) *cacheMachine {
 		maxEntries: rapid.IntRange(1, 4).Draw(t, "maxEntries"),
 		version:    map[string]int{},
 		model:      map[string]*modelEntry{},
+		used:       map[string]bool{},
 		running:    map[string]int{},
 	}
 	opts := []cache.Option{cache.WithClock(m.clk)}
@@ -142,13 +147,19 @@ func (m *cacheMachine) loaded(key string, now time.Time) string {
 	return fmt.Sprintf("%s#%d@%d", key, m.version[key], now.UnixNano())
 }
 
-func (m *cacheMachine) touch(key string) {
+// touch is a call that finds the entry of key: it marks it used.
+func (m *cacheMachine) touch(key string) { m.used[key] = true }
+
+// toFront puts key at the front of the recency list, unmarked.
+func (m *cacheMachine) toFront(key string) {
 	m.recency = slices.DeleteFunc(m.recency, func(k string) bool { return k == key })
 	m.recency = slices.Insert(m.recency, 0, key)
+	m.used[key] = false
 }
 
 func (m *cacheMachine) drop(key string) {
 	delete(m.model, key)
+	delete(m.used, key)
 	m.recency = slices.DeleteFunc(m.recency, func(k string) bool { return k == key })
 }
 
@@ -163,11 +174,19 @@ func (m *cacheMachine) store(key, v string, err error) {
 	default:
 		return
 	}
-	m.touch(key)
-	for len(m.recency) > m.maxEntries {
+	m.toFront(key)
+	// Second chance: the back entry goes unless it is marked (and there
+	// are chances left, one per entry held) or is the one just stored;
+	// then it loses its mark and goes to the front.
+	for chances := len(m.recency); len(m.recency) > m.maxEntries; {
+		back := m.recency[len(m.recency)-1]
+		if back == key || chances > 0 && m.used[back] {
+			m.toFront(back)
+			chances--
+			continue
+		}
 		m.cover.evicted++
-		delete(m.model, m.recency[len(m.recency)-1])
-		m.recency = m.recency[:len(m.recency)-1]
+		m.drop(back)
 	}
 }
 
@@ -286,6 +305,7 @@ func (m *cacheMachine) Invalidate(t *rapid.T) {
 func (m *cacheMachine) Purge(t *rapid.T) {
 	m.c.Purge(context.Background())
 	clear(m.model)
+	clear(m.used)
 	m.recency = nil
 	m.logf("Purge")
 }
