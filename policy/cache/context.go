@@ -96,13 +96,13 @@ func (o Outcome) String() string {
 func WithInfo(ctx context.Context) (context.Context, *Info) {
 	ci := new(struct {
 		call
-		info Info
+		own Info
 	})
-	ci.call.info = &ci.info
+	ci.info = &ci.own
 	if p := callOf(ctx); p != nil {
 		ci.key = p.key
 	}
-	return context.WithValue(ctx, callCtxKey{}, &ci.call), &ci.info
+	return context.WithValue(ctx, callCtxKey{}, &ci.call), &ci.own
 }
 
 // WasStale reports whether the last call under ctx returned a stale value:
