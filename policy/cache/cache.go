@@ -746,8 +746,7 @@ func (c *Cache[T]) Purge(ctx context.Context) {
 			for le := sh.list.Back(); le != nil; le = sh.list.Back() {
 				c.remove(sh, le.Value)
 			}
-			sh.table.Store(nil)
-			sh.live = 0
+			sh.clear()
 		}
 		for k, f := range sh.flights {
 			f.detached = true

@@ -126,3 +126,17 @@ func (sh *shard[T]) del(rec *record[T], tomb *record[T]) {
 		}
 	}
 }
+
+// clear empties sh's table of the tombs its records left, keeping its
+// slots (as clear keeps a map's); sh.mu is held, and the table holds no
+// record. A hit that meets a cleared slot stops there: a miss.
+func (sh *shard[T]) clear() {
+	t := sh.table.Load()
+	if t == nil {
+		return
+	}
+	for i := range t.slots {
+		t.slots[i].Store(nil)
+	}
+	t.used = 0
+}
