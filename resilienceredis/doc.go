@@ -7,8 +7,9 @@
 //
 //   - [NewLimiter]: a token bucket shared by the fleet, with the contract of
 //     policy/ratelimit's Limiter ([Limiter.Allow], [Limiter.AllowN],
-//     [Limiter.Wait], [Limiter.WaitN]); [NewKeyedLimiter]: one per key (per
-//     tenant); [LimiterPolicy] and [WaitPolicy]: as a layer of a
+//     [Limiter.Wait], [Limiter.WaitN]) and [Limiter.AllowAtMost] (up to
+//     n tokens, as many as the bucket holds, in one script);
+//     [NewKeyedLimiter]: one per key (per tenant); [LimiterPolicy] and [WaitPolicy]: as a layer of a
 //     resilience.Policy[T].
 //   - [NewBreaker]: a circuit breaker whose state the fleet shares, with
 //     [Breaker.Allow] and [Permit] as policy/breaker has them, and
