@@ -20,6 +20,7 @@ import (
 	"github.com/f0b5b96b/resilience/telemetry"
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 )
 
 // fleetTotals returns the executions and retries over every bucket of the
@@ -294,4 +295,25 @@ func TestRetryBudgetDepositDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { p.Do(ctx, op) }); n != 0 {
 		t.Errorf("%v allocs per successful execution, want 0", n)
 	}
+}
+
+// Close stops the flusher and leaves no goroutine behind, with a client
+// whose round trips run on goroutines of their own too; a second Close
+// does nothing.
+func TestRetryBudgetCloseLeavesNoGoroutine(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.Addr(t)})
+	defer rdb.Close()
+	b := NewRetryBudget(rdb, RetryBudgetConfig{Name: "close", Prefix: testPrefix(t), FlushInterval: time.Millisecond})
+	b.Deposit()
+	redistest.Eventually(t, 5*time.Second, "a flush", func() (bool, string) {
+		return values(t, b.Snapshot())["flushes"] > 0, "no flush yet"
+	})
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rdb.Close()
 }

@@ -138,7 +138,7 @@ func TestDrop(t *testing.T) {
 	if c, r := b.Take(); c != 2 || r != 0 {
 		t.Fatalf("Take = %d, %d; want 2, 0", c, r)
 	}
-	if !b.Withdraw() || !b.Withdraw() {
+	if first, second := b.Withdraw(), b.Withdraw(); !first || !second {
 		t.Fatal("retries within Ratio × the executions in flight denied")
 	}
 	if b.Withdraw() {
