@@ -317,3 +317,22 @@ func TestRetryBudgetCloseLeavesNoGoroutine(t *testing.T) {
 	}
 	rdb.Close()
 }
+
+// BenchmarkRetryBudgetSuccess is an execution whose first attempt succeeds
+// through a retry policy with a RetryBudget (Deposit only, no round trip),
+// beside the same with a local retry.Budget.
+func BenchmarkRetryBudgetSuccess(b *testing.B) {
+	ctx := context.Background()
+	op := func(context.Context) (int, error) { return 1, nil }
+	fleet := NewRetryBudget(newClient(b), RetryBudgetConfig{Name: "bench", Prefix: testPrefix(b)})
+	defer fleet.Close()
+	for name, budget := range map[string]retry.Budgeter{"fleet": fleet, "local": retry.NewBudget(retry.BudgetConfig{})} {
+		b.Run(name, func(b *testing.B) {
+			p := retry.New[int](retry.WithBudget(budget))
+			b.ReportAllocs()
+			for b.Loop() {
+				p.Do(ctx, op)
+			}
+		})
+	}
+}
