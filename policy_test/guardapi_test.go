@@ -50,6 +50,9 @@ var guards = []guardAPI{
 	{"resilienceredis", "Limiter", []string{"WithObserver"}},
 	{"resilienceredis", "KeyedLimiter", []string{"WithObserver"}},
 	{"resilienceredis", "Breaker", []string{"WithObserver"}},
+	// The fleet's retry budget is configured as retry.NewBudget is, by a
+	// RetryBudgetConfig that holds its Name and Observer: no options.
+	{"resilienceredis", "RetryBudget", nil},
 }
 
 // exported is the exported API of one package, read from its sources.

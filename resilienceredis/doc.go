@@ -7,12 +7,17 @@
 //
 //   - [NewLimiter]: a token bucket shared by the fleet, with the contract of
 //     policy/ratelimit's Limiter ([Limiter.Allow], [Limiter.AllowN],
-//     [Limiter.Wait], [Limiter.WaitN]); [NewKeyedLimiter]: one per key (per
-//     tenant); [LimiterPolicy] and [WaitPolicy]: as a layer of a
+//     [Limiter.Wait], [Limiter.WaitN]) and [Limiter.AllowAtMost] (up to
+//     n tokens, as many as the bucket holds, in one script);
+//     [NewKeyedLimiter]: one per key (per tenant); [LimiterPolicy] and [WaitPolicy]: as a layer of a
 //     resilience.Policy[T].
 //   - [NewBreaker]: a circuit breaker whose state the fleet shares, with
 //     [Breaker.Allow] and [Permit] as policy/breaker has them, and
 //     [BreakerPolicy]: as a layer of a resilience.Policy[T].
+//   - [NewRetryBudget]: a retry budget kept by the fleet, a
+//     retry.Budgeter for retry.WithBudget: the fleet's retries are at most
+//     [RetryBudgetConfig.Ratio] of its executions, with a floor per
+//     instance; configured by a [RetryBudgetConfig].
 //   - [NewCacheStore]: a policy/cache Store on Redis, so that the caches
 //     of a fleet share their entries ([CacheStore], [Codec], [JSONCodec]).
 //   - [LimiterConfig], [BreakerConfig]: the configuration, with Validate
@@ -170,6 +175,30 @@
 //     CooldownBackoff, ForceOpen and ForceClosed ([Breaker.Reset] is
 //     there).
 //
+// Retry budget:
+//
+//   - Each instance counts its executions and the retries it grants,
+//     and sends the counts every FlushInterval (50ms) in one script to one
+//     hash, Prefix+"rb:{name}", a field per bucket of the window (10
+//     buckets of Window/10 by the server's clock), expiring 2 × Window
+//     after the last counts; the script answers with the fleet's totals.
+//     A retry is decided from the last totals and the instance's counts
+//     since: no retry and no execution waits on Redis.
+//   - An instance spends only its share of the fleet's headroom (Ratio ×
+//     executions − retries, in proportion to its executions in the
+//     window), so that instances with the same stale view do not each
+//     spend all of it. The floor (MinPerSecond × Window of an instance's
+//     own retries) is a minimum, not an addition. While every flush is
+//     answered, the fleet's retries over a window are at most Ratio × its
+//     executions, or the floors where those are more, plus what views up
+//     to one FlushInterval old let through.
+//   - A flush that fails or takes longer than Timeout: the instance decides
+//     with a local retry.Budget of the same settings, which counted its
+//     executions and retries all along, emits RetryBudgetLocal for each
+//     retry it decides so, and tries Redis again after ProbeInterval. The
+//     counts of that spell are not sent to Redis; the counts of the flush
+//     that failed are dropped.
+//
 // No call waits on Redis longer than Timeout, whatever the client's own
 // timeouts: with a client built with ContextTimeoutEnabled (which bounds
 // every wait of a command by the context's deadline) the round trip runs
@@ -180,14 +209,17 @@
 //
 // # Telemetry
 //
-// [Limiter], [KeyedLimiter] and [Breaker] are telemetry.Guards (Name and
+// [Limiter], [KeyedLimiter], [Breaker] and [RetryBudget] are telemetry.Guards (Name and
 // Snapshot), for a telemetry.Registry, the exporters, the dashboard and
 // resiliencehttp.Health. A limiter's snapshot (kind "ratelimit") says
 // where its decisions are made now, State [StateShared] or [StateLocal]
 // (with the Reason: the error of the round trip that failed last), and
 // counts the decisions of each; a breaker's (kind "breaker") has its state,
 // whether the instance decides alone (value local, and the Reason), and
-// the outcomes sent, refused by the generation fence, and dropped.
+// the outcomes sent, refused by the generation fence, and dropped; a
+// retry budget's (kind "retry") says where its retries are decided, its
+// share of the fleet's headroom, and counts executions, retries granted
+// and flushes.
 // [WithObserver] gives a limiter's events (LimiterLocal, one per decision
 // its fallback makes, and the checks' warnings) and a breaker's
 // ([BreakerLocal] each time it starts deciding alone, [BreakerFenced] for
@@ -203,6 +235,7 @@
 // instance uses the breaker), and its channel
 // Prefix+"br:{name}"; a [CacheStore]'s entries are
 // Prefix+"cache:{name}:generation:key" and its generation
-// Prefix+"cache:{name}:gen". The hash tags keep each script's keys in one slot of
+// Prefix+"cache:{name}:gen"; a [RetryBudget]'s counts are the hash
+// Prefix+"rb:{name}". The hash tags keep each script's keys in one slot of
 // a Redis Cluster. Prefix is "resilience:" by default.
 package resilienceredis

@@ -111,6 +111,30 @@ func (c *BudgetConfig) UnmarshalJSON(data []byte) error {
 	return jsonconf.Unmarshal("retry", data, c)
 }
 
+// Budgeter is a retry budget as a retry policy uses it: [Budget], the
+// budget of one process, implements it, and so may a budget shared by a
+// fleet of processes (resilienceredis.RetryBudget keeps one in Redis), or
+// any bound of your own. [WithBudget] takes one.
+//
+// The policy calls Deposit once per execution, before its first attempt,
+// and Withdraw before each retry, after every other reason to give up has
+// been checked; a retry that Withdraw denies ends the execution with an
+// [Error] matching [ErrBudgetExhausted]. Both are called on the caller's
+// goroutine, from every execution of every policy that shares the budget:
+// they must be safe for simultaneous use and must not block (no network
+// round trip: a remote budget decides from what it last learnt). Deposit
+// is on the path of every execution, the successful ones included: it
+// should cost an atomic add and no allocation.
+type Budgeter interface {
+	// Deposit counts one execution.
+	Deposit()
+	// Withdraw reports whether one more retry is allowed now, and counts
+	// it if so.
+	Withdraw() bool
+}
+
+var _ Budgeter = (*Budget)(nil)
+
 // budgetBuckets is the number of buckets of a Budget's sliding window.
 const budgetBuckets = 10
 
@@ -129,10 +153,11 @@ const budgetBuckets = 10
 // instead of a time window.
 //
 // A retry policy configured with [WithBudget] counts each execution (once,
-// however many attempts it makes) and asks the budget before each retry; a
-// denied retry ends the execution with an [Error] that matches
-// [ErrBudgetExhausted]. Counting an execution is lock-free and does not
-// allocate; asking for a retry takes a short lock.
+// however many attempts it makes: [Budget.Deposit]) and asks the budget
+// before each retry ([Budget.Withdraw]); a denied retry ends the execution
+// with an [Error] that matches [ErrBudgetExhausted]. Counting an execution
+// is lock-free and does not allocate; asking for a retry takes a short
+// lock. A Budget is a [Budgeter]; so is a budget shared by a fleet.
 //
 // Create a Budget with [NewBudget]; the zero Budget is not usable. A Budget
 // is safe for simultaneous use by multiple goroutines.
@@ -199,8 +224,9 @@ func (b *Budget) slotLocked(e int64) *bucket {
 	return s
 }
 
-// deposit counts one execution.
-func (b *Budget) deposit() {
+// Deposit counts one execution: lock-free, with no allocation (it takes
+// the lock only when it is the first to enter a new Window/10 of time).
+func (b *Budget) Deposit() {
 	e := b.epoch()
 	s := &b.ring[e%budgetBuckets]
 	if s.epoch.Load() < e {
@@ -211,9 +237,10 @@ func (b *Budget) deposit() {
 	s.calls.Add(1)
 }
 
-// withdraw reports whether one more retry fits the budget now, and counts
-// it if so.
-func (b *Budget) withdraw() bool {
+// Withdraw reports whether one more retry fits the budget now, and counts
+// it if so: over the window, retries + 1 <= Ratio × executions + MinPerSecond
+// × Window. It takes a short lock and does not allocate.
+func (b *Budget) Withdraw() bool {
 	e := b.epoch()
 	b.mu.Lock()
 	defer b.mu.Unlock()

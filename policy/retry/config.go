@@ -112,9 +112,12 @@ type Config struct {
 	Clock clock.Clock
 
 	// Budget, if not nil, is the retry budget shared by every retry policy
-	// that calls the same dependency: each execution is counted in it, and
-	// each retry needs its permission. nil means no budget.
-	Budget *Budget
+	// that calls the same dependency: each execution is counted in it
+	// (Deposit), and each retry needs its permission (Withdraw). A [Budget]
+	// bounds the retries of one process; a fleet-wide budget (such as
+	// resilienceredis.RetryBudget) those of every instance. A nil *Budget
+	// is no budget, as nil is. nil means no budget.
+	Budget Budgeter
 
 	// Rand, if not nil, is the random source of the Backoff's jitter, in
 	// place of the Backoff's own (see backoff.Schedule.WithRand): a seeded
@@ -171,7 +174,16 @@ func (c Config) resolved() Config {
 	if c.Clock == nil {
 		c.Clock = clock.Real()
 	}
+	if b, ok := c.Budget.(*Budget); ok && b == nil {
+		c.Budget = nil // a nil *Budget is no budget
+	}
 	return c
+}
+
+// zeroBudget reports whether b is a *Budget not made by NewBudget.
+func zeroBudget(b Budgeter) bool {
+	lb, ok := b.(*Budget)
+	return ok && lb != nil && lb.width == 0
 }
 
 // Validate reports whether c is a valid configuration: nil if it is, else
@@ -191,7 +203,7 @@ func (c Config) Validate() error {
 		return fmt.Errorf("retry: Attempts Off (no limit) needs a MaxElapsed > 0, got %v", c.MaxElapsed)
 	case c.Attempts == resilience.Off && c.backoff().Max() == 0:
 		return fmt.Errorf("retry: Attempts Off (no limit) needs a Backoff with Max > 0, got %v", c.Backoff)
-	case c.Budget != nil && c.Budget.width == 0:
+	case zeroBudget(c.Budget):
 		return fmt.Errorf("retry: Budget must be made by NewBudget, got a zero Budget")
 	}
 	return nil
@@ -317,9 +329,10 @@ func WithRand(r *rand.Rand) Option {
 	return option(func(c *Config) { c.Rand = r })
 }
 
-// WithBudget sets [Config.Budget]: a retry budget shared per dependency
-// (nil = no budget).
-func WithBudget(b *Budget) Option { return option(func(c *Config) { c.Budget = b }) }
+// WithBudget sets [Config.Budget]: a retry budget shared per dependency, a
+// [*Budget] of this process or any other [Budgeter], such as a fleet-wide
+// one (nil, or a nil *Budget = no budget).
+func WithBudget(b Budgeter) Option { return option(func(c *Config) { c.Budget = b }) }
 
 // WithConfig sets the fields of c that are not zero, and leaves the others
 // as the defaults and the options before it set them: it never erases an

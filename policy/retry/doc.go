@@ -21,7 +21,9 @@
 //     [ErrBudgetExhausted], or the context's error (it ended, or its
 //     deadline would pass during the next wait).
 //   - [Budget], [NewBudget], [BudgetConfig]: a retry budget shared by the
-//     retry policies of one dependency.
+//     retry policies of one dependency in one process; [Budgeter], what
+//     [WithBudget] takes: a Budget, or a budget shared by a fleet
+//     (resilienceredis.RetryBudget), or one of your own.
 //
 // # Defaults
 //

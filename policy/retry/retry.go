@@ -17,7 +17,7 @@ import (
 //
 // One execution (a call of Do) goes as follows. If ctx is already done
 // when it starts, it returns ctx.Err() at once, as it is: no attempt runs,
-// and nothing is deposited in the Budget. After a failed attempt:
+// and nothing is deposited in the budget. After a failed attempt:
 //
 //  1. If the error is marked resilience.Permanent, or [Config.RetryIf]
 //     rejects it, or its Retry-After hint (see resilience.RetryAfter) is
@@ -39,7 +39,7 @@ import (
 //     deadline (compared with [Config.Clock]'s time), stop at once with an
 //     [Error] matching context.DeadlineExceeded: sleeping into the
 //     deadline would only delay the same outcome.
-//  5. If the [Budget] denies the retry, stop with an [Error] that matches
+//  5. If the budget ([Config.Budget]) denies the retry, stop with an [Error] that matches
 //     [ErrBudgetExhausted].
 //  6. Call [Config.OnRetry] (and report the wait to [Config.Observer]), wait on [Config.Clock] (a wait ends early when
 //     the context ends, as in step 2), and make the next attempt.
@@ -83,7 +83,7 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 			return v, err // the caller gave up: nothing runs, nothing is deposited
 		}
 		if c.Budget != nil {
-			c.Budget.deposit()
+			c.Budget.Deposit()
 		}
 		var start time.Time
 		if c.MaxElapsed > 0 {
@@ -129,7 +129,7 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 			gaveUp.Attempts, gaveUp.Err = attempt, err
 			return v, c.giveUp(gaveUp)
 		}
-		if c.Budget != nil && !c.Budget.withdraw() {
+		if c.Budget != nil && !c.Budget.Withdraw() {
 			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ErrBudgetExhausted})
 		}
 		if c.OnRetry != nil {
