@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/cache"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceredis"
 	"github.com/redis/go-redis/v9"
 )
@@ -239,4 +241,45 @@ func ExampleNewCacheStore() {
 	u2, _ := b.Policy().Do(ctx, fetch)
 	fmt.Println(u1.Name, u2.Name, "loads:", loads)
 	// Output: Ada Ada loads: 1
+}
+
+func ExampleLimiter_AllowAtMost() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	// A batch job sends what the fleet's bucket allows, up to 5 at a time.
+	l := resilienceredis.NewLimiter(rdb, "emails", 1.0/60, 3, resilienceredis.WithPrefix(prefix))
+	ctx := context.Background()
+	n, err := l.AllowAtMost(ctx, 5)
+	fmt.Println(n, err)
+	n, err = l.AllowAtMost(ctx, 5)
+	fmt.Println(n, errors.Is(err, ratelimit.ErrLimited))
+	// Output:
+	// 3 <nil>
+	// 0 true
+}
+
+func ExampleNewRetryBudget() {
+	rdb := redis.NewClient(&redis.Options{Addr: addr()})
+	defer rdb.Close()
+	// The fleet's retries of the payments API are at most a tenth of its
+	// calls, and each instance may always retry once a second.
+	budget := resilienceredis.NewRetryBudget(rdb, resilienceredis.RetryBudgetConfig{
+		Name:         "payments",
+		Prefix:       prefix,
+		Ratio:        0.1,
+		MinPerSecond: 1,
+	})
+	defer budget.Close()
+	p := retry.New[string](retry.WithAttempts(3), retry.WithBudget(budget),
+		retry.WithBackoff(backoff.Constant(time.Millisecond)))
+	calls := 0
+	v, err := p.Do(context.Background(), func(ctx context.Context) (string, error) {
+		calls++
+		if calls == 1 {
+			return "", errors.New("payments: 503")
+		}
+		return "paid", nil
+	})
+	fmt.Println(v, err, calls)
+	// Output: paid <nil> 2
 }
