@@ -108,8 +108,8 @@ type Config struct {
 	// (retry.call: Elapsed, the attempts and the waits, and Err, the error
 	// returned): the exporters' and the dashboard's call and attempt
 	// durations, with no layer of theirs in the chain. They cost two
-	// readings of Clock per attempt and one more per call, and no
-	// allocation. nil (the default) means no events, and no clock
+	// readings of Clock per attempt and one more per call that retried
+	// (two in all for a first attempt that succeeds), and no allocation. nil (the default) means no events, and no clock
 	// reading for them.
 	Observer telemetry.Observer
 

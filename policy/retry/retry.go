@@ -57,8 +57,8 @@ import (
 //
 // An execution whose first attempt succeeds costs no allocation and reads
 // no clock unless MaxElapsed or a Budget is set (then one clock reading),
-// or an Observer (then three, for the durations of the attempt and the
-// call it reports).
+// or an Observer (then two, for the durations of the attempt and the call
+// it reports).
 // Giving up allocates the returned Error.
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
@@ -103,14 +103,19 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 
 // observed is an execution with an Observer: as [New]'s, and it reports
 // the duration of the call (telemetry.RetryCall) and of each attempt
-// (telemetry.RetryAttempt), each from two readings of c.Clock. A panic in
-// the op goes up without them.
+// (telemetry.RetryAttempt), from two readings of c.Clock per attempt (a
+// call whose first attempt succeeds: two in all). A panic in the op goes
+// up without them.
 func observed[T any](ctx context.Context, next resilience.Next[T], c *Config) (v T, err error) {
 	start := c.Clock.Now()
-	if v, err = makeAttempt(ctx, next, c, 1); err != nil {
+	v, err = next.Call(ctx)
+	end := c.Clock.Now() // a first attempt that succeeds ends the call: two readings in all
+	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryAttempt, Name: c.Name, Attempt: 1, Err: err, Elapsed: end.Sub(start)})
+	if err != nil {
 		v, err = retryAfterFailure(ctx, next, c, start, v, err)
+		end = c.Clock.Now()
 	}
-	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryCall, Name: c.Name, Err: err, Elapsed: c.Clock.Now().Sub(start)})
+	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryCall, Name: c.Name, Err: err, Elapsed: end.Sub(start)})
 	return v, err
 }
 
