@@ -37,7 +37,7 @@ var guardPackages = []string{
 // to put that breaker's state on a span.
 func TestConsumersNameNoGuardKind(t *testing.T) {
 	var files []string
-	for _, pattern := range []string{"resilienceprom/*.go", "resilienceotel/*.go", "dashboard/*.go", "resiliencehttp/health.go"} {
+	for _, pattern := range []string{"resilienceprom/*.go", "resilienceotel/*.go", "dashboard/*.go", "resiliencehttp/health*.go"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)

@@ -4,8 +4,9 @@
 // Prometheus scrape (resilienceprom), the OpenTelemetry reader
 // (resilienceotel), the dashboard's JSON (package dashboard) and the
 // health check (resiliencehttp.Health). The registry is the policies' one
-// observer: the exporters and the dashboard observe it, so the retry's
-// durations reach all three with no layer of theirs in the chain.
+// observer: the exporters, the dashboard and the health check observe it,
+// so the retry's durations reach all four with no layer of theirs in the
+// chain.
 //
 // The guards: a breaker, a breaker.Keyed, a bulkhead, a
 // ratelimit.Limiter, a ratelimit.Keyed, an adaptive limiter, a throttler,

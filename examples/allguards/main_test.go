@@ -104,8 +104,8 @@ func TestEveryGuardInEveryConsumer(t *testing.T) {
 }
 
 // The registry, the policies' one observer, gives the retry's call and
-// attempt durations to the exporters and the dashboard, and the chain has
-// no measure layer.
+// attempt durations to the exporters, the dashboard and the health check,
+// and the chain has no measure layer.
 func TestLatencyWithOneObserver(t *testing.T) {
 	v := run(t)
 	if strings.Contains(v.Chain, "measure") || v.Chain != "retry(payments) > breaker(payments) > bulkhead(db)" {
@@ -153,6 +153,28 @@ func TestLatencyWithOneObserver(t *testing.T) {
 		if strings.Contains(p.Chain, "measure") {
 			t.Errorf("the dashboard's pipeline %s has a measure layer: %s", p.Name, p.Chain)
 		}
+	}
+	var h struct {
+		Durations []struct {
+			Name            string
+			Calls, Attempts int
+			CallMean        float64 `json:"call_mean_seconds"`
+		}
+	}
+	if err := json.Unmarshal(v.Health, &h); err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, d := range h.Durations {
+		if d.Name == "payments" {
+			found = true
+			if d.Calls != 6 || d.Attempts <= d.Calls || d.CallMean <= 0 {
+				t.Errorf("health durations of payments: %+v, want 6 calls, more attempts (retries), a mean", d)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no durations of payments in the health check: %s", v.Health)
 	}
 }
 
