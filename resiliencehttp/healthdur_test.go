@@ -39,7 +39,7 @@ func TestHealthDurations(t *testing.T) {
 		}
 	}
 	reg.Observe(telemetry.Event{Type: "mine.call", Name: "ledger", Elapsed: time.Second}) // any kind's
-	reg.Observe(telemetry.Event{Type: telemetry.RetryCall, Elapsed: time.Second})        // no name: left out
+	reg.Observe(telemetry.Event{Type: telemetry.RetryCall, Elapsed: time.Second})         // no name: left out
 	wantProbe(t, "after two calls", srv, http.StatusOK, `{"status": "ok", "guards": [], "durations": [
 		{"name": "ledger", "calls": 1, "call_mean_seconds": 1, "attempts": 0, "attempt_mean_seconds": 0},
 		{"name": "payments", "calls": 2, "call_mean_seconds": 0.015, "attempts": 3, "attempt_mean_seconds": 0.01}]}`)
