@@ -23,7 +23,8 @@
 // A [Registry] is an Observer that passes each event to the consumers
 // added to it ([Registry.AddObserver]); the exporters (resilienceprom's
 // Collector and resilienceotel's Metrics, given the registry with their
-// WithRegistry options) and the dashboard (dashboard.New) add themselves.
+// WithRegistry options), the dashboard (dashboard.New) and the health
+// check (resiliencehttp.Health) add themselves.
 // So the policies of a pipeline need one observer, the registry, to feed
 // all of them, and the latency comes with no layer of its own:
 //

@@ -36,8 +36,9 @@ var ErrNoName = errors.New("telemetry: registration needs a name")
 //
 // A Registry is an [Observer] too: give it to the policies' WithObserver
 // options, and every event reaches each consumer that [Registry.AddObserver]
-// added to it (the exporters of resilienceprom and resilienceotel and the
-// dashboard add themselves to the registry they are given). So one
+// added to it (the exporters of resilienceprom and resilienceotel, the
+// dashboard and resiliencehttp.Health add themselves to the registry they
+// are given). So one
 // WithObserver(reg) feeds the event counts, the waits and the call and
 // attempt durations ([WhatCall], [WhatAttempt]) to all of them, with no
 // extra layer in the chain.
