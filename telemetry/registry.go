@@ -230,7 +230,8 @@ func (r *Registry) Observe(e Event) {
 // exporters and the dashboard call it on the registry they are given;
 // call it for an observer of your own (a [Slog], a [Counter]). It panics
 // if o is nil or is r itself (which would pass each event to itself
-// forever).
+// forever; so would a cycle of registries observing each other, which it
+// does not detect: make none).
 func (r *Registry) AddObserver(o Observer) {
 	if o == nil {
 		panic("telemetry: AddObserver observer must not be nil")
