@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
@@ -23,16 +24,20 @@ const HistoryLen = 120
 // Options configures a Dashboard. A zero field means its default; nil
 // options are all defaults.
 type Options struct {
-	// Counter is the telemetry.Counter that the policies report their
+	// Counter is a telemetry.Counter that the policies report their
 	// events to (through their WithObserver options, e.g. in a
 	// telemetry.Multi with a Slog). The dashboard reads from it a
-	// pipeline's retries (retry.waiting) and fallbacks (fallback.used) and,
-	// for a breaker without a Measure layer, its failures
-	// (breaker.failure). nil (the default): those numbers are unknown
-	// (null in the JSON, "n/a" on the page).
+	// pipeline's retries (retry.waiting) and fallbacks (fallback.used)
+	// and, for a guard with a failure ratio and no attempt durations, its
+	// failures (every "kind.failure" event, such as breaker.failure). nil
+	// (the default): the dashboard counts the events that the registry
+	// passes on (the policies given the registry as their observer);
+	// until it has received one, those numbers are unknown (null in the
+	// JSON, "n/a" on the page).
 	Counter *telemetry.Counter
-	// Clock is the time source of the snapshots, of the stream's ticks and
-	// of the Measure layers' timings. nil means clock.Real().
+	// Clock is the time source of the snapshots, of the stream's ticks, of
+	// the Measure layers' timings and of the window the attempt durations
+	// fall in. nil means clock.Real().
 	Clock clock.Clock
 }
 
@@ -50,7 +55,9 @@ type Options struct {
 // goroutines.
 type Dashboard struct {
 	reg     *telemetry.Registry
-	counter *telemetry.Counter
+	counter *telemetry.Counter // Options.Counter
+	own     telemetry.Counter  // the events the registry passed on, without Options.Counter
+	heard   atomic.Bool        // own has counted an event
 	clock   clock.Clock
 	made    time.Time // when New made it: the start of the first snapshot's rates
 
@@ -66,8 +73,14 @@ type Dashboard struct {
 }
 
 // New returns a Dashboard of the guards and pipelines registered in reg,
-// configured by o (nil: the defaults). Guards and pipelines registered
-// later show from the next snapshot on. New panics if reg is nil.
+// configured by o (nil: the defaults), and adds it to reg's observers
+// (telemetry.Registry.AddObserver), where it stays for reg's life: the
+// policies given reg as their observer feed it their events (see
+// Options.Counter) and the durations of their attempts (a retry's
+// retry.attempt events: each attempt counts as a call of the tile of the
+// retry's name, with its outcome and latency, as through a Measure
+// layer). Guards and pipelines registered later show from the next
+// snapshot on. New panics if reg is nil.
 func New(reg *telemetry.Registry, o *Options) *Dashboard {
 	if reg == nil {
 		panic("dashboard: New registry must not be nil")
@@ -90,7 +103,46 @@ func New(reg *telemetry.Registry, o *Options) *Dashboard {
 		wallNow:      time.Now,
 	}
 	d.sampler.init()
+	reg.AddObserver((*observer)(d))
 	return d
+}
+
+// events returns the Counter the dashboard reads events from:
+// Options.Counter, else its own once the registry has passed it an
+// event, else nil.
+func (d *Dashboard) events() *telemetry.Counter {
+	switch {
+	case d.counter != nil:
+		return d.counter
+	case d.heard.Load():
+		return &d.own
+	}
+	return nil
+}
+
+// observer is a Dashboard as the observer of its registry (New adds it):
+// it counts the events in its own Counter (without Options.Counter) and
+// records the attempt durations (telemetry.WhatAttempt events) in the
+// tile of their name, as a Measure layer does.
+type observer Dashboard
+
+// Observe counts e and, if it is an attempt's duration, records it. It
+// costs a lock-free count, and for an attempt one reading of the clock
+// and a short lock of the name's counters; no allocation once the name
+// and the event type have been seen.
+func (o *observer) Observe(e telemetry.Event) {
+	d := (*Dashboard)(o)
+	if d.counter == nil {
+		d.own.Observe(e)
+		if !d.heard.Load() {
+			d.heard.Store(true)
+		}
+	}
+	if e.Name == "" || e.Type.What() != telemetry.WhatAttempt {
+		return
+	}
+	end := d.clock.Now()
+	d.meter(e.Name).record(end, e.Elapsed, classifyErr(e.Err))
 }
 
 // meter returns the meter of name, made on first use.

@@ -7,23 +7,24 @@
 //
 // # Entry points
 //
-//   - New, Options, Dashboard: the http.Handler, over a telemetry.Registry
-//     and, optionally, the telemetry.Counter the policies report to
-//   - Measure: a policy layer that counts and times calls for a tile (the
-//     calls per second, error % and latency percentiles that the registry
-//     and the events do not carry)
+//   - New, Options, Dashboard: the http.Handler, over a telemetry.Registry,
+//     which it observes: the policies given the registry as their
+//     observer feed it their events and their attempts' durations
+//   - Measure: a policy layer that counts and times calls for a tile, for
+//     a part of a chain without a retry (whose retry.attempt events carry
+//     the calls per second, error % and latency percentiles otherwise)
 //   - FormatVersion, Interval, HistoryLen: the JSON snapshot format's
 //     version, and its time steps
 //
-// Wiring, for a breaker and a pipeline (see the example of New):
+// Wiring, for a breaker and a pipeline (see the example of New): the
+// registry is the policies' one observer, and the chain has no layer of
+// the dashboard's:
 //
 //	reg := telemetry.NewRegistry()
-//	var events telemetry.Counter
-//	dash := dashboard.New(reg, &dashboard.Options{Counter: &events})
-//	prices := breaker.New(breaker.WithName("prices"), breaker.WithObserver(&events))
+//	dash := dashboard.New(reg, nil)
+//	prices := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
 //	pipeline := resilience.Then(
-//		retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(&events)),
-//		dashboard.Measure[*http.Response](dash, "prices"),
+//		retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)),
 //		breaker.Policy[*http.Response](prices),
 //	)
 //	_ = reg.Register(prices)
@@ -81,7 +82,9 @@
 //
 // There is one tile per name: the guards registered in the registry under
 // that name (a breaker, a bulkhead and a rate limiter of one dependency
-// share a tile) and the Measure layers of that name. The dashboard reads
+// share a tile), the attempt durations of that name (the retry.attempt
+// events of a retry of that name, or any "kind.attempt" event) and the
+// Measure layers of that name. The dashboard reads
 // every guard from its telemetry.Snapshot, never by its kind, so a guard
 // of your own (any telemetry.Guard) gets a tile like the built-in ones.
 // A tile shows:
@@ -91,13 +94,14 @@
 //     whose value "forced" is not 0); tiles with an open guard come first,
 //     then those with a half-open one, then the rest, each group in name
 //     order;
-//   - calls per second and the error % over the last 10 s (from Measure;
-//     without one, the error % is a guard's value "failure_ratio", a
-//     breaker's over its window), refusals per second (from the guards'
-//     Refused counts); a rate without a source (calls without Measure)
+//   - calls per second and the error % over the last 10 s (from the
+//     attempt durations or Measure: each attempt is a call; without them,
+//     the error % is a guard's value "failure_ratio", a breaker's over its
+//     window), refusals per second (from the guards' Refused counts); a
+//     rate without a source (calls without attempt durations or Measure)
 //     reads "n/a", and the first frame has every other rate (see below);
-//   - latency p50 / p90 / p99 over the last 10 s, of the calls through
-//     Measure that the guards let through;
+//   - latency p50 / p90 / p99 over the last 10 s, of the attempts (or
+//     calls through Measure) that the guards let through;
 //   - a row per guard (at most three; the others in the last row's
 //     tooltip): its kind, its State as it gives it (a breaker's "open", a
 //     guard's own states, such as a fleet guard's), and its first three
@@ -109,13 +113,14 @@
 //     18 s", from its values open_for and cooldown_left), and a keyed
 //     guard's top keys, each with its state and refusals;
 //   - a sparkline of the last two minutes: calls and errors per second
-//     (errors from Measure; without one, the Counter's breaker.failure
-//     events of a name whose guard reports a failure_ratio), with its
+//     (errors from the attempts or Measure; without them, the failure
+//     events, every "kind.failure" type such as breaker.failure, of a
+//     name whose guard reports a failure_ratio), with its
 //     scale beside it: the rate at its top (its bottom is 0).
 //
 // A pipeline's row shows its chain (Policy.String()), and its retries
 // (retry.waiting events) and fallbacks (fallback.used events) per second
-// from the Counter: the events of each "retry(x)" and "fallback(x)" layer
+// from the events (Options.Counter, or those the registry passed on): the events of each "retry(x)" and "fallback(x)" layer
 // of the chain under name x, and those of an unnamed "retry" or
 // "fallback" layer under the pipeline's name.
 //
@@ -150,20 +155,20 @@
 //	        {"kind": "breaker", "refused": 9, "values": {"keys": 2, ...},  // a keyed guard
 //	         "keys": {"keys": 2, "maxKeys": 8192, "open": 1, "top": [{"key": "a", "state": "open", "refused": 9}]}}
 //	      ],
-//	      "callsPerSec": 25,              // calls through Measure; null without it
-//	      "errorsPerSec": 0,              // failures: Measure's, or breaker.failure events from the Counter; else null
+//	      "callsPerSec": 25,              // attempts (or calls through Measure); null without them
+//	      "errorsPerSec": 0,              // failures: the attempts', or failure events; else null
 //	      "refusalsPerSec": 25,           // refusals of the name's guards (or Measure's, with no guard)
 //	      "errorPct": 61.2,               // over the last 10 s (see above); null without calls
 //	      "latencyMs": {"p50": 1.2, "p90": 3.1, "p99": 150},  // last 10 s; null without calls
 //	      "history": {                    // "snapshot" events and snapshot.json only
-//	        "calls": [25, 25, 24.5],      // per second, oldest first, at most HistoryLen; null without Measure
+//	        "calls": [25, 25, 24.5],      // per second, oldest first, at most HistoryLen; null without calls
 //	        "errors": [0, 0, 12]          // null without a source of errors
 //	      }
 //	    }
 //	  ],
 //	  "pipelines": [                      // in name order
-//	    {"name": "prices", "chain": "fallback > retry(prices) > measure(prices) > breaker(prices) > timeout(150ms)",
-//	     "retriesPerSec": 11, "fallbacksPerSec": 25}  // null without a Counter
+//	    {"name": "prices", "chain": "fallback > retry(prices) > breaker(prices) > timeout(150ms)",
+//	     "retriesPerSec": 11, "fallbacksPerSec": 25}  // null until an event is counted
 //	  ]
 //	}
 //
@@ -183,8 +188,9 @@
 // never depends on its text, so an update lays out no more than the tiles
 // it changed.
 //
-// A Measure layer costs two reads of the clock and a short lock per call,
-// and about 9 KiB per name once it has had calls; its percentiles are
+// An attempt duration event costs the dashboard one read of the clock and
+// a short lock, as a Measure layer costs two reads of the clock and a
+// short lock per call, and about 9 KiB per name once it has had calls; its percentiles are
 // read from a histogram of 8 buckets per octave (from 1 µs to 69 s), so
 // they are within 6.25 % of the durations recorded.
 package dashboard

@@ -18,18 +18,19 @@ import (
 )
 
 // A dashboard of one breaker and one pipeline, mounted under
-// /dashboard/. Here it is read as one snapshot, at snapshot.json; a
-// browser opens /dashboard/ and follows the stream at /dashboard/events.
+// /dashboard/. The registry is the policies' one observer: the dashboard,
+// which observes it, gets the retry's attempts (calls per second, errors,
+// latency) and retries with no layer of its own in the chain. Here it is
+// read as one snapshot, at snapshot.json; a browser opens /dashboard/ and
+// follows the stream at /dashboard/events.
 func ExampleNew() {
 	reg := telemetry.NewRegistry()
-	var events telemetry.Counter
 	fake := clock.NewFake() // for a reproducible output; leave Clock nil in a service
-	dash := dashboard.New(reg, &dashboard.Options{Counter: &events, Clock: fake})
+	dash := dashboard.New(reg, &dashboard.Options{Clock: fake})
 
-	prices := breaker.New(breaker.WithName("prices"), breaker.WithObserver(&events), breaker.WithClock(fake))
+	prices := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg), breaker.WithClock(fake))
 	pipeline := resilience.Then(
-		retry.New[string](retry.WithName("prices"), retry.WithObserver(&events), retry.WithClock(fake)),
-		dashboard.Measure[string](dash, "prices"),
+		retry.New[string](retry.WithName("prices"), retry.WithObserver(reg), retry.WithClock(fake)),
 		breaker.Policy[string](prices),
 	)
 	if err := errors.Join(reg.Register(prices), reg.RegisterPipeline("prices", pipeline)); err != nil {
@@ -68,8 +69,8 @@ func ExampleNew() {
 	}
 	get()
 	// Output:
-	// v2 prices: closed, 0 calls/s | retry(prices) > measure(prices) > breaker(prices): 0 retries/s
-	// v2 prices: closed, 20 calls/s | retry(prices) > measure(prices) > breaker(prices): 0 retries/s
+	// v2 prices: closed, – calls/s | retry(prices) > breaker(prices): – retries/s
+	// v2 prices: closed, 20 calls/s | retry(prices) > breaker(prices): 0 retries/s
 }
 
 func show(v *float64) string {
@@ -80,8 +81,9 @@ func show(v *float64) string {
 }
 
 // Measure gives a tile its calls per second, error % and latency
-// percentiles. Put it just outside the guard, inside the retry, to see
-// every attempt as the guard sees it.
+// percentiles where no retry's attempt durations do (a chain without a
+// retry). Put it just outside the guard, inside the retry if there is
+// one, to see every attempt as the guard sees it.
 func ExampleMeasure() {
 	reg := telemetry.NewRegistry()
 	fake := clock.NewFake()

@@ -13,9 +13,12 @@ import (
 // Measure returns a one-layer policy, named "measure(name)", that counts
 // and times every call through it for the tile named name on d: the calls
 // per second, the error % and the latency percentiles the registry and
-// the event Counter do not have. Put it right outside the guard it
-// reports on, inside the retry, so that it sees each attempt as the guard
-// does:
+// the event Counter do not have. A retry given the dashboard's registry
+// as its observer gives the tile of its name the same numbers with no
+// layer (its retry.attempt events: see New); use Measure for a chain
+// without a retry, and not both for one name (they add up). Put it right
+// outside the guard it reports on, inside the retry, so that it sees each
+// attempt as the guard does:
 //
 //	fallback > retry(prices) > measure(prices) > breaker(prices) > timeout
 //
@@ -83,6 +86,21 @@ func classify(ctx context.Context, err error) outcome {
 	case errors.Is(err, resilience.ErrRefused):
 		return refused
 	case ctx.Err() != nil:
+		return canceled
+	}
+	return failed
+}
+
+// classifyErr is the outcome of an attempt that returned err, as its
+// duration event says it (without the caller's context): an error
+// matching context.Canceled is the caller's cancellation.
+func classifyErr(err error) outcome {
+	switch {
+	case err == nil:
+		return succeeded
+	case errors.Is(err, resilience.ErrRefused):
+		return refused
+	case errors.Is(err, context.Canceled):
 		return canceled
 	}
 	return failed

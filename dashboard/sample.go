@@ -26,6 +26,10 @@ type sampler struct {
 	kinds map[telemetry.Kind][][]telemetry.Value // per kind, the distinct value lists (by names) of this snapshot's guards
 	klist []telemetry.Kind                       // the keys of kinds, sorted
 
+	cnt      *telemetry.Counter // this snapshot's Counter (see Dashboard.events); nil: none
+	failures map[string]uint64  // this snapshot's "kind.failure" counts of cnt by name, read on first use
+	failRead bool               // failures was read for this snapshot
+
 	update  []byte // the last snapshot without history (reused: see read)
 	full    []byte // with history, encoded on demand (reused too)
 	fullSeq uint64 // the snapshot full was encoded from
@@ -51,7 +55,7 @@ type tile struct {
 	state  string               // the worst State of the name's guards: open, half-open, another, ""
 	forced bool                 // the guard of that state has a value "forced" that is not 0
 	ratio  float64              // a guard's value "failure_ratio", when one has it and window_calls > 0; else NaN
-	hasErr bool                 // a guard reports failure_ratio: count breaker.failure events for errors
+	hasErr bool                 // a guard reports failure_ratio: count failure events for errors
 	meter  *meter
 
 	// Cumulative counts at the previous snapshot, for the rates.
@@ -70,7 +74,7 @@ type tile struct {
 }
 
 type counts struct {
-	guardRefused, calls, failed, meterRefused, breakerFailures uint64
+	guardRefused, calls, failed, meterRefused, failures uint64
 }
 
 // pipe is the state of one pipeline.
@@ -127,6 +131,7 @@ func untilNext(now time.Time) time.Duration {
 // Counter, derives the rates, extends the histories, orders the tiles and
 // encodes the result.
 func (d *Dashboard) take(now time.Time) {
+	d.cnt, d.failRead = d.events(), false
 	d.seq++
 	seq := d.seq
 	added := false
@@ -299,10 +304,10 @@ func (d *Dashboard) derive(t *tile, now time.Time, elapsed float64, steps int) {
 	if t.meter != nil {
 		mr = t.meter.read(now)
 	}
-	byCounter := t.meter == nil && t.hasErr && d.counter != nil
+	byCounter := t.meter == nil && t.hasErr && d.cnt != nil
 	cur := counts{guardRefused: t.guards, calls: mr.calls, failed: mr.failed, meterRefused: mr.refused}
 	if byCounter {
-		cur.breakerFailures = d.counter.Count(t.name, telemetry.BreakerFailure)
+		cur.failures = d.failuresOf(t.name)
 	}
 	nan := math.NaN()
 	t.calls, t.errors, t.refusals = nan, nan, nan
@@ -330,7 +335,7 @@ func (d *Dashboard) derive(t *tile, now time.Time, elapsed float64, steps int) {
 			t.calls = rate(cur.calls, t.base.calls)
 			t.errors = rate(cur.failed, t.base.failed)
 		case byCounter:
-			t.errors = rate(cur.breakerFailures, t.base.breakerFailures)
+			t.errors = rate(cur.failures, t.base.failures)
 		}
 	}
 	t.base, t.hasBase = cur, true
@@ -363,6 +368,25 @@ func (d *Dashboard) derive(t *tile, now time.Time, elapsed float64, steps int) {
 	}
 }
 
+// failuresOf returns the count of the failure events (every "kind.failure"
+// type, whichever guard's kind) of the name in this snapshot's Counter,
+// reading the Counter's counts once per snapshot.
+func (d *Dashboard) failuresOf(name string) uint64 {
+	if !d.failRead {
+		d.failRead = true
+		if d.failures == nil {
+			d.failures = make(map[string]uint64)
+		}
+		clear(d.failures)
+		for _, c := range d.cnt.Counts() {
+			if c.Type.What() == "failure" {
+				d.failures[c.Name] += c.N
+			}
+		}
+	}
+	return d.failures[name]
+}
+
 // tenths returns v (>= 0) in tenths, rounded; 0 for NaN.
 func tenths(v float64) uint32 {
 	if !(v > 0) {
@@ -384,13 +408,13 @@ func (d *Dashboard) pipelines(seq uint64, elapsed float64) {
 		}
 		p.seq = seq
 		p.retryRate, p.fbRate = math.NaN(), math.NaN()
-		if d.counter != nil {
+		if d.cnt != nil {
 			var r, f uint64
 			for _, n := range p.retryNames {
-				r += d.counter.Count(n, telemetry.RetryWaiting)
+				r += d.cnt.Count(n, telemetry.RetryWaiting)
 			}
 			for _, n := range p.fbNames {
-				f += d.counter.Count(n, telemetry.FallbackUsed)
+				f += d.cnt.Count(n, telemetry.FallbackUsed)
 			}
 			span := elapsed
 			if !p.hasBase { // from zero, as a new tile's (see derive)

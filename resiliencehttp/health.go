@@ -52,6 +52,10 @@ import (
 //	     "values": {"keys": 2, ...},
 //	     "keys": {"keys": 2, "max_keys": 8192, "open": 1,
 //	              "top": [{"key": "a.example", "state": "open", "refused": 9}]}}
+//	  ],
+//	  "durations": [                      // the calls and attempts by name; left out when none
+//	    {"name": "payments", "calls": 120, "call_mean_seconds": 0.0123,
+//	     "attempts": 131, "attempt_mean_seconds": 0.0107}
 //	  ]
 //	}
 //
@@ -66,6 +70,14 @@ import (
 // Snapshot.Keys. A value that JSON cannot spell (NaN, ±Inf) makes the
 // answer 500.
 //
+// "durations" are the durations of the calls and attempts that reg, as
+// the policies' observer, passed on (the duration events, such as a
+// retry's retry.call and retry.attempt: see telemetry.WhatCall), by the
+// events' name, since Health was called: how many, and their mean.
+// Health adds itself to reg's observers (telemetry.Registry.AddObserver)
+// for that, and stays there for reg's life: build it once. The durations
+// are information only: they never make the answer 503.
+//
 // Each request takes one snapshot of each guard (Registry.Snapshots), so
 // a probe costs what polling the registry costs. Health panics if reg is
 // nil or an option is nil. The handler is safe for simultaneous use.
@@ -73,7 +85,8 @@ func Health(reg *telemetry.Registry, opts ...HealthOption) http.Handler {
 	if reg == nil {
 		panic("resiliencehttp: Health registry must not be nil")
 	}
-	h := &health{reg: reg}
+	h := &health{reg: reg, durs: new(durations)}
+	reg.AddObserver(h.durs)
 	for _, o := range opts {
 		if o == nil {
 			panic("resiliencehttp: Health option must not be nil")
@@ -112,7 +125,8 @@ func WithCritical(names ...string) HealthOption {
 
 type health struct {
 	reg      *telemetry.Registry
-	critical []string // in the order given
+	critical []string   // in the order given
+	durs     *durations // what the registry passed on: the calls' and attempts' durations
 }
 
 // healthBody is the JSON body of a Health answer.
@@ -121,6 +135,8 @@ type healthBody struct {
 	Open    []string      `json:"open,omitempty"`
 	Missing []string      `json:"missing,omitempty"`
 	Guards  []healthGuard `json:"guards"`
+	// Durations are the calls and attempts by name; left out when none.
+	Durations []healthDurations `json:"durations,omitempty"`
 }
 
 type healthGuard struct {
@@ -181,6 +197,7 @@ func (h *health) check() healthBody {
 	if len(body.Open) > 0 || len(body.Missing) > 0 {
 		body.Status = "unavailable"
 	}
+	body.Durations = h.durs.list()
 	return body
 }
 

@@ -2,6 +2,7 @@ package resilienceotel_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -15,9 +16,11 @@ func TestClosedPathAllocs(t *testing.T) {
 }
 
 // TestObserveAllocs: counting an event of a series seen before, a
-// refusal, a wait (recorded) or a transition, allocates nothing.
+// refusal, a wait (recorded), a transition or a duration, allocates nothing.
 func TestObserveAllocs(t *testing.T) {
 	m, _ := exported(t)
 	exporttest.ObserveAllocs(t, m, exporttest.Refused(), exporttest.Waiting(downError{}),
-		telemetry.Event{Type: telemetry.BreakerOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen})
+		telemetry.Event{Type: telemetry.BreakerOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen},
+		telemetry.Event{Type: telemetry.RetryAttempt, Name: "b", Attempt: 2, Elapsed: 3 * time.Millisecond},
+		telemetry.Event{Type: telemetry.RetryCall, Name: "b", Elapsed: 5 * time.Millisecond, Err: downError{}})
 }

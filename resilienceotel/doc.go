@@ -4,17 +4,24 @@
 // the caller's span: what the pipeline did with one call.
 //
 //	reg := telemetry.NewRegistry()
-//	m, err := resilienceotel.New(resilienceotel.WithRegistry(reg)) // the global MeterProvider
-//	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(m))
+//	m, err := resilienceotel.New(resilienceotel.WithRegistry(reg)) // the global MeterProvider; m observes reg
+//	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
 //	err = reg.Register(b)
-//	l := resilienceotel.Measure[*http.Response](m, "prices", 3)
-//	p := resilience.Then(l.Call, retry.New[*http.Response](retry.WithObserver(m)), breaker.Policy[*http.Response](b), l.Attempt, timeout.New[*http.Response](time.Second))
+//	p := resilience.Then(retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)), breaker.Policy[*http.Response](b), timeout.New[*http.Response](time.Second))
+//
+// The policies' one observer is the registry, which passes their events on
+// to the Metrics (WithRegistry adds it to the registry's observers): do
+// not give them the Metrics as well, or their events count twice. The
+// retry's retry.call and retry.attempt events carry the durations of each
+// call and attempt (resilience.call.duration, resilience.attempt.duration),
+// with no layer in the chain.
 //
 // # Entry points
 //
 //   - New, with WithMeterProvider, WithRegistry, WithKeys, WithClock: a
-//     Metrics, the telemetry.Observer to give to the policies' WithObserver
-//   - Measure, Layers: policy layers that time and count calls and attempts
+//     Metrics, a telemetry.Observer that observes the registry
+//   - Measure, Layers: policy layers that time and count calls and
+//     attempts, for a chain without a retry
 //   - Trace, TraceLayers, with TraceBreaker, TraceClock: policy layers that
 //     record each call's attempts, waits, refusals, hedges and fallback on
 //     the caller's span
@@ -43,10 +50,15 @@
 // sources are the events that are a call's outcome (breaker.failure:
 // failure; breaker.ignored: ignored; breaker.refused, bulkhead.refused,
 // ratelimit.refused, adaptive.refused: rejected; retry.gave_up, timeout.expired: failure),
-// and the Call layers of Measure (resilience.policy.type "pipeline", all
-// four outcomes). Successes are counted by Measure only: the policies do
-// not report them (a success costs no event) and the guards' snapshots
-// count them per state, not in total.
+// and the call duration events (retry.call, any "kind.call": see
+// telemetry.WhatCall) and Call layers of Measure (resilience.policy.type
+// "pipeline", all four outcomes; an event's outcome is read from its Err,
+// context.Canceled being ignored). Successes are counted there only: the
+// guards do not report them (a success costs no event) and their
+// snapshots count them per state, not in total. resilience.call.duration
+// and resilience.attempt.duration record the durations of those events
+// (retry.call, retry.attempt: attempt numbers at most 10) and of
+// Measure's layers; events and a Measure of one name add up.
 //
 // resilience.events counts every event by event.name, the Type of package
 // telemetry's table ("breaker.opened", "retry.waiting", ...); that table

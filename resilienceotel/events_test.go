@@ -44,6 +44,8 @@ func TestEveryEventType(t *testing.T) {
 		pt[int64](1, ptype("retry"), x, event(telemetry.RetryAttemptFailed), errtype(downType)),
 		pt[int64](1, ptype("retry"), x, event(telemetry.RetryWaiting), errtype(downType)),
 		pt[int64](1, ptype("retry"), x, event(telemetry.RetryGaveUp), errtype("retry.attempts")),
+		pt[int64](1, ptype("retry"), x, event(telemetry.RetryAttempt)),
+		pt[int64](1, ptype("retry"), x, event(telemetry.RetryCall)),
 		pt[int64](1, ptype("timeout"), x, event(telemetry.TimeoutExpired)),
 		pt[int64](1, ptype("timeout"), x, event(telemetry.TimeoutAbandoned)),
 		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeLaunched)),
@@ -60,6 +62,7 @@ func TestEveryEventType(t *testing.T) {
 		pt[int64](1, ptype("breaker"), x, outcome("failure")),
 		pt[int64](1, ptype("breaker"), x, outcome("ignored"), errtype("*errors.errorString")),
 		pt[int64](1, ptype("retry"), x, outcome("failure"), errtype("retry.attempts")),
+		pt[int64](1, ptype("pipeline"), x, outcome("success")), // retry.call
 		pt[int64](1, ptype("timeout"), x, outcome("failure")),
 		pt[int64](1, ptype("bulkhead"), x, outcome("rejected"), errtype("bulkhead.queue_timeout")),
 		pt[int64](1, ptype("ratelimit"), x, outcome("rejected"), errtype("ratelimit.limited")),

@@ -59,12 +59,16 @@ func Example() {
 	}
 	defer m.Close()
 
-	b := breaker.New(breaker.WithName("db"), breaker.WithThreshold(2), breaker.WithObserver(m))
+	// The policies' one observer is the registry, which m observes
+	// (WithRegistry): the events, and the durations of the retry's call
+	// and attempts (resilience.call.duration, resilience.attempt.duration),
+	// reach m with no layer of its own in the chain.
+	b := breaker.New(breaker.WithName("db"), breaker.WithThreshold(2), breaker.WithObserver(reg))
 	if err := reg.Register(b); err != nil {
 		panic(err)
 	}
 	p := resilience.Then(
-		retry.New[int](retry.WithName("db"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)), retry.WithObserver(m)),
+		retry.New[int](retry.WithName("db"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)), retry.WithObserver(reg)),
 		breaker.Policy[int](b),
 	)
 	_, err = p.Do(context.Background(), func(context.Context) (int, error) { return 0, errors.New("down") })
@@ -78,9 +82,12 @@ func Example() {
 	// Output:
 	// retry: gave up after 2 attempts: down
 	// resilience.calls{error.type=*errors.errorString,resilience.outcome=failure,resilience.policy.name=db,resilience.policy.type=breaker} 2
+	// resilience.calls{error.type=*errors.errorString,resilience.outcome=failure,resilience.policy.name=db,resilience.policy.type=pipeline} 1
 	// resilience.calls{error.type=retry.attempts,resilience.outcome=failure,resilience.policy.name=db,resilience.policy.type=retry} 1
 	// resilience.events{error.type=*errors.errorString,event.name=breaker.failure,resilience.policy.name=db,resilience.policy.type=breaker} 2
+	// resilience.events{error.type=*errors.errorString,event.name=retry.attempt,resilience.policy.name=db,resilience.policy.type=retry} 2
 	// resilience.events{error.type=*errors.errorString,event.name=retry.attempt_failed,resilience.policy.name=db,resilience.policy.type=retry} 2
+	// resilience.events{error.type=*errors.errorString,event.name=retry.call,resilience.policy.name=db,resilience.policy.type=retry} 1
 	// resilience.events{error.type=*errors.errorString,event.name=retry.waiting,resilience.policy.name=db,resilience.policy.type=retry} 1
 	// resilience.events{error.type=retry.attempts,event.name=retry.gave_up,resilience.policy.name=db,resilience.policy.type=retry} 1
 	// resilience.events{event.name=breaker.opened,resilience.policy.name=db,resilience.policy.type=breaker} 1

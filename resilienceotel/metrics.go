@@ -169,10 +169,14 @@ func New(opts ...Option) (*Metrics, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resilienceotel: %w", err)
 	}
+	if c.registry != nil {
+		c.registry.AddObserver(m)
+	}
 	return m, nil
 }
 
-// Close unregisters the callback that reports the counts and the gauges:
+// Close removes m from the observers of its registry (WithRegistry) and
+// unregisters the callback that reports the counts and the gauges:
 // collections after it report none of them (the histograms stay). Events
 // observed after Close are counted, and not reported. Close waits for the
 // making of the instruments of guards' values first seen by a collection,
@@ -183,6 +187,9 @@ func (m *Metrics) Close() error {
 	m.values.closed = true
 	reg := m.registration
 	m.values.mu.Unlock()
+	if m.registry != nil {
+		m.registry.RemoveObserver(m)
+	}
 	err := reg.Unregister()
 	m.values.done.Wait()
 	return err
@@ -195,7 +202,19 @@ func (m *Metrics) handle(err error) { otel.Handle(fmt.Errorf("resilienceotel: %w
 // Observe counts e under its type, policy, name, error type and (with
 // WithKeys) key; an event that is a call's outcome (see the package
 // documentation) counts in resilience.calls too, and an event with a wait
-// records it in resilience.wait.duration.
+// records it in resilience.wait.duration. A duration event (a "kind.call"
+// or "kind.attempt" type, such as retry.call and retry.attempt: see
+// telemetry.WhatCall) records its Elapsed as a call through a [Measure]
+// layer named e.Name does (resilience.calls with resilience.policy.type
+// "pipeline", and resilience.call.duration) or as an attempt does
+// (resilience.attempt.duration, resilience.attempt e.Attempt, at most
+// 10), with its outcome read from its Err: success, ignored
+// (context.Canceled), rejected (resilience.ErrRefused) or failure.
+//
+// With WithRegistry, the Metrics is added to the registry's observers
+// (telemetry.Registry.AddObserver) until Close: the events of the
+// policies given the registry as their observer reach it; give it to no
+// policy as well, or their events count twice.
 func (m *Metrics) Observe(e telemetry.Event) {
 	k := eventKey{typ: e.Type, name: m.clean(e.Name)}
 	if m.keys.max > 0 && e.Key != "" {
@@ -208,6 +227,14 @@ func (m *Metrics) Observe(e telemetry.Event) {
 	s.n.add()
 	if s.wait != nil && recordsWait(e) {
 		m.waitDur.Record(context.Background(), e.Wait.Seconds(), s.wait...)
+	}
+	switch export.DurationOf(e) {
+	case export.CallDuration:
+		ms := measure{m: m, name: k.name}
+		ms.Call(context.Background(), export.OutcomeOfErr(e.Err), e.Elapsed, e.Err)
+	case export.AttemptDuration:
+		ms := measure{m: m, name: k.name}
+		ms.Attempt(context.Background(), export.EventAttempt(e), export.OutcomeOfErr(e.Err), e.Elapsed, e.Err)
 	}
 }
 

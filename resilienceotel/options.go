@@ -30,7 +30,9 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 }
 
 // WithRegistry sets the registry whose guards' snapshots the observable
-// gauges (and resilience.guard.refused) report at each collection. Without
+// gauges (and resilience.guard.refused) report at each collection, and
+// adds the Metrics to its observers until Close: the policies given the
+// registry as their observer reach it (see [Metrics.Observe]). Without
 // it there are no gauges: only what the observed events and the Measure
 // layers count. It panics if r is nil.
 func WithRegistry(r *telemetry.Registry) Option {

@@ -3,6 +3,7 @@ package resilienceotel_test
 import (
 	"testing"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
@@ -17,8 +18,8 @@ func (downError) Error() string { return "dependency down" }
 
 const downType = "resilienceotel_test.downError"
 
-// TestScriptedOutage runs exporttest.Outage, a pipeline (measure > retry >
-// measure-attempt > breaker) through an outage on a fake clock: two healthy
+// TestScriptedOutage runs exporttest.Outage, a pipeline (retry > breaker,
+// their one observer the registry that m observes) through an outage on a fake clock: two healthy
 // calls, a call whose two attempts fail and trip the breaker, a call the
 // open breaker refuses, then, after the cooldown, a trial that closes it
 // and one more success. Every instrument must hold what that script makes, exactly:
@@ -29,8 +30,9 @@ func TestScriptedOutage(t *testing.T) {
 	reg := telemetry.NewRegistry()
 	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg), resilienceotel.WithClock(clk))
 
-	layers := resilienceotel.Measure[string](m, "prices", 2)
-	exporttest.Outage(t, clk, reg, m, layers.Call, layers.Attempt, downError{})
+	// The registry is the pipeline's one observer, and no Measure layer:
+	// the retry's duration events time the calls and the attempts.
+	exporttest.Outage(t, clk, reg, reg, resilience.Policy[string]{}, resilience.Policy[string]{}, downError{})
 
 	// The fake bulkhead and limiter were registered after New: their
 	// values' instruments are made after the first collection that saw
@@ -51,6 +53,12 @@ func TestScriptedOutage(t *testing.T) {
 		pt[int64](1, rty, prices, event(telemetry.RetryWaiting), errtype(downType)),
 		pt[int64](1, rty, prices, event(telemetry.RetryGaveUp), errtype("retry.attempts")),
 		pt[int64](1, rty, prices, event(telemetry.RetryGaveUp), errtype("retry.max_wait")),
+		pt[int64](4, rty, prices, event(telemetry.RetryAttempt)),
+		pt[int64](2, rty, prices, event(telemetry.RetryAttempt), errtype(downType)),
+		pt[int64](1, rty, prices, event(telemetry.RetryAttempt), errtype("breaker.open")),
+		pt[int64](4, rty, prices, event(telemetry.RetryCall)),
+		pt[int64](1, rty, prices, event(telemetry.RetryCall), errtype(downType)),
+		pt[int64](1, rty, prices, event(telemetry.RetryCall), errtype("breaker.open")),
 	))
 	assertData(t, got, "resilience.calls", counter(
 		pt[int64](4, ptype("pipeline"), prices, outcome("success")),

@@ -2,6 +2,7 @@ package resilienceprom_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -15,9 +16,11 @@ func TestClosedPathAllocs(t *testing.T) {
 }
 
 // TestObserveAllocs: counting an event seen before, a refusal, a wait
-// (recorded) or a transition, allocates nothing.
+// (recorded), a transition or a duration, allocates nothing.
 func TestObserveAllocs(t *testing.T) {
 	c, _ := exported(t)
 	exporttest.ObserveAllocs(t, c, exporttest.Refused(), exporttest.Waiting(downError{}),
-		telemetry.Event{Type: telemetry.BreakerOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen})
+		telemetry.Event{Type: telemetry.BreakerOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen},
+		telemetry.Event{Type: telemetry.RetryAttempt, Name: "b", Attempt: 2, Elapsed: 3 * time.Millisecond},
+		telemetry.Event{Type: telemetry.RetryCall, Name: "b", Elapsed: 5 * time.Millisecond, Err: downError{}})
 }

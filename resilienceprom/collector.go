@@ -22,7 +22,9 @@ var DefaultBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 
 type Option func(*Collector)
 
 // WithRegistry sets the registry whose guards' snapshots the gauges (and
-// resilience_guard_refused_total) report at each collection. Without it
+// resilience_guard_refused_total) report at each collection, and adds the
+// Collector to its observers: the policies given the registry as their
+// observer reach the Collector (see [Collector.Observe]). Without it
 // there are no gauges: only what the observed events and the Measure
 // layers count. It panics if r is nil.
 func WithRegistry(r *telemetry.Registry) Option {
@@ -96,7 +98,7 @@ func New(opts ...Option) *Collector {
 		clock:          clock.Real(),
 		callsDesc:      prometheus.NewDesc("resilience_calls_total", "Calls through a policy, by outcome: success, failure, rejected (a guard refused it) or ignored.", []string{"policy", "name", "outcome"}, nil),
 		eventsDesc:     prometheus.NewDesc("resilience_events_total", "Events the policies reported, by event (package telemetry's table).", []string{"policy", "name", "event"}, nil),
-		callDurDesc:    prometheus.NewDesc("resilience_call_duration_seconds", "Duration of calls through a Measure layer, retries and waits included.", []string{"name", "outcome"}, nil),
+		callDurDesc:    prometheus.NewDesc("resilience_call_duration_seconds", "Duration of calls (a retry's calls, or through a Measure layer), retries and waits included.", []string{"name", "outcome"}, nil),
 		attemptDurDesc: prometheus.NewDesc("resilience_attempt_duration_seconds", "Duration of each attempt of a call, by attempt number.", []string{"name", "attempt", "outcome"}, nil),
 		waitDurDesc:    prometheus.NewDesc("resilience_wait_duration_seconds", "Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.", []string{"policy", "name", "event"}, nil),
 		refusedDesc:    prometheus.NewDesc("resilience_guard_refused_total", "Calls a registered guard has refused since it was made, from its snapshot.", []string{"policy", "name"}, nil),
@@ -107,16 +109,39 @@ func New(opts ...Option) *Collector {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.registry != nil {
+		c.registry.AddObserver(c)
+	}
 	return c
 }
 
 // Observe counts e under its policy name and type; an event with a wait
 // (see the package documentation) records it in
-// resilience_wait_duration_seconds.
+// resilience_wait_duration_seconds. A duration event (a "kind.call" or
+// "kind.attempt" type, such as retry.call and retry.attempt: see
+// telemetry.WhatCall) records its Elapsed as a call through a [Measure]
+// layer named e.Name does (resilience_calls_total{policy="pipeline"} and
+// resilience_call_duration_seconds) or as an attempt does
+// (resilience_attempt_duration_seconds, attempt e.Attempt, at most 10),
+// with its outcome read from its Err: success, ignored (context.Canceled),
+// rejected (resilience.ErrRefused) or failure.
+//
+// With WithRegistry, the Collector is added to the registry's observers
+// (telemetry.Registry.AddObserver): the events of the policies given the
+// registry as their observer reach it, and give it to no policy as well,
+// or their events count twice. It stays there for the registry's life.
 func (c *Collector) Observe(e telemetry.Event) {
 	c.events.Observe(e)
 	if recordsWait(e) {
 		c.waits.Get(waitKey{e.Type, e.Name}, c.newWaitHistogram).observe(e.Wait)
+	}
+	switch export.DurationOf(e) {
+	case export.CallDuration:
+		s := c.calls.Get(callKey{e.Name, export.OutcomeOfErr(e.Err)}, c.newCallSeries)
+		s.n.Add(1)
+		s.dur.observe(e.Elapsed)
+	case export.AttemptDuration:
+		c.attempts.Get(attemptKey{e.Name, export.EventAttempt(e), export.OutcomeOfErr(e.Err)}, c.newAttemptHistogram).observe(e.Elapsed)
 	}
 }
 

@@ -61,6 +61,7 @@ resilience_calls_total{name="x",outcome="rejected",policy="breaker"} 1
 resilience_calls_total{name="x",outcome="failure",policy="breaker"} 1
 resilience_calls_total{name="x",outcome="ignored",policy="breaker"} 1
 resilience_calls_total{name="x",outcome="failure",policy="retry"} 1
+resilience_calls_total{name="x",outcome="success",policy="pipeline"} 1
 resilience_calls_total{name="x",outcome="failure",policy="timeout"} 1
 resilience_calls_total{name="x",outcome="rejected",policy="bulkhead"} 1
 resilience_calls_total{name="x",outcome="rejected",policy="ratelimit"} 1

@@ -1,20 +1,27 @@
 // Package resilienceprom exposes what the resilience policies do as
 // Prometheus metrics: a prometheus.Collector over the events the policies
-// report, the calls and attempts through Measure layers, and the live
+// report, the durations of the calls and their attempts (the retry's
+// retry.call and retry.attempt events, or Measure layers), and the live
 // snapshots of the guards in a telemetry.Registry.
 //
 //	reg := telemetry.NewRegistry()
-//	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+//	c := resilienceprom.New(resilienceprom.WithRegistry(reg)) // c observes reg
 //	prometheus.MustRegister(c)
-//	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(c))
+//	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
 //	err := reg.Register(b)
+//	p := resilience.Then(retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)), breaker.Policy[*http.Response](b))
 //	http.Handle("/metrics", promhttp.Handler())
+//
+// The policies' one observer is the registry, which passes their events on
+// to the Collector (WithRegistry adds it to the registry's observers): do
+// not give them the Collector as well, or their events count twice.
 //
 // # Entry points
 //
-//   - New, with WithRegistry, WithBuckets, WithClock: a Collector, the
-//     telemetry.Observer to give to the policies' WithObserver
-//   - Measure, Layers: policy layers that time and count calls and attempts
+//   - New, with WithRegistry, WithBuckets, WithClock: a Collector, a
+//     telemetry.Observer that observes the registry
+//   - Measure, Layers: policy layers that time and count calls and
+//     attempts, for a chain without a retry
 //
 // # Metrics
 //
@@ -32,21 +39,28 @@
 //	resilience_exporter_dropped_series      gauge
 //
 // policy is the policy's kind ("breaker", "retry", "bulkhead", "ratelimit",
-// ...; "pipeline" for Measure), name its name (Config.Name, or the name
-// given to Measure), event the event's Type from package telemetry's table
+// ...; "pipeline" for the calls' durations), name its name (Config.Name,
+// or the name given to Measure), event the event's Type from package telemetry's table
 // ("breaker.opened", ...), outcome one of success, failure, rejected (a
 // guard refused the call) and ignored (the caller gave up, or a breaker's
 // classifier ignored the outcome), attempt the attempt's number ("1" for
-// the first, at most Measure's attempts; "" without a Call layer), state
+// the first, at most 10 for the retry's events and Measure's attempts for
+// a Measure; "" for a Measure without a Call layer), state
 // the guard's state (for a breaker: closed, open or half-open).
 //
 // resilience_calls_total counts the events that are a call's outcome
 // (breaker.failure: failure; breaker.ignored: ignored; breaker.refused,
 // bulkhead.refused, ratelimit.refused, adaptive.refused: rejected; retry.gave_up,
-// timeout.expired: failure) and the calls through Measure's Call layers
-// (policy "pipeline", all four outcomes). Successes are counted by Measure
-// only: the policies do not report them (a success costs no event), and the
-// guards' snapshots count them per state, not in total.
+// timeout.expired: failure) and the calls of the call duration events
+// (retry.call, any "kind.call": see telemetry.WhatCall) and of Measure's
+// Call layers (policy "pipeline", all four outcomes; an event's outcome
+// is read from its Err, context.Canceled being ignored). Successes are
+// counted there only: the guards do not report them (a success costs no
+// event), and their snapshots count them per state, not in total.
+// resilience_call_duration_seconds and
+// resilience_attempt_duration_seconds record the durations of those
+// events (retry.call, retry.attempt) and of Measure's layers; events and
+// a Measure of one name add up.
 // resilience_wait_duration_seconds records the waits of retry.waiting,
 // bulkhead.queued_admitted, ratelimit.waited and bulkhead.refused (the last
 // when the call waited in the queue).

@@ -34,34 +34,49 @@ func samples(c prometheus.Collector, names ...string) {
 	}
 }
 
-// A breaker and a retry observed by a Collector, the breaker in its
-// registry: a failing call trips the breaker, and a scrape reads the
-// events counted and the breaker's state. Register the Collector with
+// A breaker and a retry observed through the registry, whose observer
+// the Collector is (WithRegistry): a failing call trips the breaker, and
+// a scrape reads the events counted, the call's and its attempts'
+// durations (from the retry's events, with no layer of the Collector's in
+// the chain) and the breaker's state. Register the Collector with
 // prometheus.MustRegister and serve promhttp.Handler() to expose it.
 func Example() {
 	reg := telemetry.NewRegistry()
 	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
-	b := breaker.New(breaker.WithName("db"), breaker.WithThreshold(2), breaker.WithObserver(c))
+	b := breaker.New(breaker.WithName("db"), breaker.WithThreshold(2), breaker.WithObserver(reg))
 	if err := reg.Register(b); err != nil {
 		panic(err)
 	}
 	p := resilience.Then(
-		retry.New[int](retry.WithName("db"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)), retry.WithObserver(c)),
+		retry.New[int](retry.WithName("db"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)), retry.WithObserver(reg)),
 		breaker.Policy[int](b),
 	)
 	_, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, errors.New("down") })
 	fmt.Println(err)
 	samples(c, "resilience_calls_total", "resilience_events_total", "resilience_guard_state")
+	// The durations' counts (their sums and buckets are the real clock's).
+	text, _ := testutil.CollectAndFormat(c, expfmt.TypeTextPlain, "resilience_call_duration_seconds", "resilience_attempt_duration_seconds")
+	for _, line := range strings.Split(string(text), "\n") {
+		if strings.Contains(line, "_count{") {
+			fmt.Println(line)
+		}
+	}
 	// Output:
 	// retry: gave up after 2 attempts: down
 	// resilience_calls_total{name="db",outcome="failure",policy="breaker"} 2
+	// resilience_calls_total{name="db",outcome="failure",policy="pipeline"} 1
 	// resilience_calls_total{name="db",outcome="failure",policy="retry"} 1
 	// resilience_events_total{event="breaker.failure",name="db",policy="breaker"} 2
 	// resilience_events_total{event="breaker.opened",name="db",policy="breaker"} 1
+	// resilience_events_total{event="retry.attempt",name="db",policy="retry"} 2
 	// resilience_events_total{event="retry.attempt_failed",name="db",policy="retry"} 2
+	// resilience_events_total{event="retry.call",name="db",policy="retry"} 1
 	// resilience_events_total{event="retry.gave_up",name="db",policy="retry"} 1
 	// resilience_events_total{event="retry.waiting",name="db",policy="retry"} 1
 	// resilience_guard_state{name="db",policy="breaker",state="open"} 1
+	// resilience_attempt_duration_seconds_count{attempt="1",name="db",outcome="failure"} 1
+	// resilience_attempt_duration_seconds_count{attempt="2",name="db",outcome="failure"} 1
+	// resilience_call_duration_seconds_count{name="db",outcome="failure"} 1
 }
 
 // Measure's layers around a retry: the call and each attempt are timed

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
@@ -18,8 +19,9 @@ type downError struct{}
 func (downError) Error() string { return "dependency down" }
 
 // outage runs exporttest.Outage on a Collector with opts: a pipeline
-// (measure > retry > measure-attempt > breaker) through an outage on a fake
-// clock: two healthy calls, a call whose two attempts fail and trip the
+// (retry > breaker, with the registry as their one observer, and no
+// Measure layer: the retry's duration events time the calls and the
+// attempts) through an outage on a fake clock: two healthy calls, a call whose two attempts fail and trip the
 // breaker, a call the open breaker refuses, then, after the cooldown, a
 // trial that closes it and one more success. The registry also holds a
 // fake bulkhead and rate limiter.
@@ -28,8 +30,7 @@ func outage(t *testing.T, opts ...resilienceprom.Option) *resilienceprom.Collect
 	clk := clock.NewFake()
 	reg := telemetry.NewRegistry()
 	c := resilienceprom.New(append([]resilienceprom.Option{resilienceprom.WithRegistry(reg), resilienceprom.WithClock(clk)}, opts...)...)
-	layers := resilienceprom.Measure[string](c, "prices", 2)
-	exporttest.Outage(t, clk, reg, c, layers.Call, layers.Attempt, downError{})
+	exporttest.Outage(t, clk, reg, reg, resilience.Policy[string]{}, resilience.Policy[string]{}, downError{})
 	return c
 }
 
@@ -56,10 +57,12 @@ resilience_events_total{event="breaker.failure",name="prices",policy="breaker"} 
 resilience_events_total{event="breaker.half_opened",name="prices",policy="breaker"} 1
 resilience_events_total{event="breaker.opened",name="prices",policy="breaker"} 1
 resilience_events_total{event="breaker.refused",name="prices",policy="breaker"} 1
+resilience_events_total{event="retry.attempt",name="prices",policy="retry"} 7
 resilience_events_total{event="retry.attempt_failed",name="prices",policy="retry"} 3
+resilience_events_total{event="retry.call",name="prices",policy="retry"} 6
 resilience_events_total{event="retry.gave_up",name="prices",policy="retry"} 2
 resilience_events_total{event="retry.waiting",name="prices",policy="retry"} 1
-# HELP resilience_call_duration_seconds Duration of calls through a Measure layer, retries and waits included.
+# HELP resilience_call_duration_seconds Duration of calls (a retry's calls, or through a Measure layer), retries and waits included.
 # TYPE resilience_call_duration_seconds histogram
 ` +
 	histogram("resilience_call_duration_seconds", `name="prices",outcome="success"`, outageBuckets, 0.01, 0.01, 0.01, 0.01) +

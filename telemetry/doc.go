@@ -13,12 +13,51 @@
 // the policies check for a nil Observer and build no event. Events are
 // small values ([Event]) built and passed without allocation. Successes are counted,
 // not streamed: a call that succeeds on a closed breaker emits no event
-// (its count is in the breaker's Stats).
+// (its count is in the breaker's Stats). The one exception is the
+// durations: with an observer, a retry policy reports every attempt's
+// duration (retry.attempt) and every call's (retry.call), successes
+// included.
+//
+// # One observer for every consumer
+//
+// A [Registry] is an Observer that passes each event to the consumers
+// added to it ([Registry.AddObserver]); the exporters (resilienceprom's
+// Collector and resilienceotel's Metrics, given the registry with their
+// WithRegistry options), the dashboard (dashboard.New) and the health
+// check (resiliencehttp.Health) add themselves.
+// So the policies of a pipeline need one observer, the registry, to feed
+// all of them, and the latency comes with no layer of its own:
+//
+//	reg := telemetry.NewRegistry()
+//	collector := resilienceprom.New(resilienceprom.WithRegistry(reg))
+//	dash := dashboard.New(reg, nil)
+//	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
+//	p := resilience.Then(
+//		retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)),
+//		breaker.Policy[*http.Response](b),
+//		timeout.New[*http.Response](time.Second),
+//	)
+//	_ = reg.Register(b)
+//	_ = reg.RegisterPipeline("prices", p) // its chain: retry(prices) > breaker(prices) > timeout(1s)
+//
+// The retry's events retry.call and retry.attempt carry the durations of
+// the calls and their attempts: the exporters record them in their call
+// and attempt duration histograms under the retry's name, the dashboard
+// the attempts in the tile of that name (its calls per second, error %
+// and latency percentiles). Name the retry as the guard it retries. With
+// no observer, the policies build no event and read no clock for them.
+// The Measure layers of the exporters and of the dashboard still time a
+// part of a chain that has no retry (or in place of one's events);
+// events and Measure layers of one name add up, so use one or the other
+// for a name.
 //
 // # Entry points
 //
-//   - [Event], [Type], [Kind]: what happened, and in which policy
-//   - [Observer], [ObserverFunc], [Multi]: who receives events
+//   - [Event], [Type], [Kind]: what happened, and in which policy;
+//     [WhatCall], [WhatAttempt]: the events that carry durations
+//   - [Observer], [ObserverFunc], [Multi]: who receives events;
+//     [Registry.Observe], [Registry.AddObserver]: one observer that
+//     passes events to every consumer added to it
 //   - [Counter]: counts per policy and event type, for exporters
 //   - [CheckName]: the check of a name given to a policy (valid UTF-8)
 //   - [Slog], [NewSlog], [SlogOptions], [Level]: events as log lines
@@ -64,6 +103,10 @@
 //	                          starts                             Err (its error), Wait
 //	retry.gave_up             the policy stops with a            Attempt (attempts made), Err    —                       Warn
 //	                          retry.Error                        (the Error's Reason)
+//	retry.attempt             an attempt returned (successes     Attempt, Elapsed (its           ExecutionAttempt        Debug
+//	                          included)                          duration), Err (nil: success)
+//	retry.call                a call that made an attempt        Elapsed (attempts and waits),   —                       Debug
+//	                          returned (successes included)      Err (nil: success)
 //	timeout.expired           a call returned ErrTimeout: its    Elapsed (the timeout)           OnTimeout               Debug
 //	                          deadline passed
 //	timeout.abandoned         the policy returned without an op  Elapsed (the timeout)           —                       Info

@@ -55,6 +55,32 @@ const (
 	RetryWaiting Type = "retry.waiting"
 	// RetryGaveUp: the policy stopped retrying and returns a retry.Error.
 	RetryGaveUp Type = "retry.gave_up"
+	// RetryCall: a call through the policy returned: Elapsed is its
+	// duration (its attempts and the waits between them), Err the error
+	// it returned (nil for a success). Emitted for every call that made an
+	// attempt, successes included, and only to an observer: see
+	// [WhatCall].
+	RetryCall Type = "retry.call"
+	// RetryAttempt: an attempt returned: Attempt is its number (1 for the
+	// first), Elapsed its duration, Err its error (nil for a success).
+	// Emitted for every attempt, successes included: see [WhatAttempt].
+	RetryAttempt Type = "retry.attempt"
+)
+
+// The last parts of the types of the duration events, which a consumer
+// reads without knowing the kind that emits them (as every "kind.refused"
+// is a refusal): an event whose [Type.What] is WhatCall is a call that
+// returned, with its duration in Elapsed and its error in Err; one whose
+// What is WhatAttempt is an attempt of a call, with its number in Attempt
+// too. The exporters record them as the call and attempt durations of
+// the name Event.Name, and the dashboard the attempts as its tile's
+// calls and latency. Of the built-in policies, the retry policy emits
+// them ([RetryCall], [RetryAttempt]); a policy of your own may too, under
+// its own kind. Give one policy of a pipeline that name's duration
+// events: two that both emit them under one name add up.
+const (
+	WhatCall    = "call"
+	WhatAttempt = "attempt"
 )
 
 // The events of the timeout policy.
@@ -106,6 +132,12 @@ func (t Type) Kind() Kind {
 		return Kind(t[:i])
 	}
 	return ""
+}
+
+// What returns the part of t after its kind's dot ("opened" for
+// "breaker.opened"), or t whole if it has no dot.
+func (t Type) What() string {
+	return string(t[strings.IndexByte(string(t), '.')+1:])
 }
 
 // The states of a breaker as events and snapshots name them: the values of

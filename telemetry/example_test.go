@@ -61,9 +61,11 @@ func ExampleNewSlog() {
 	// level=DEBUG msg=breaker.refused policy=breaker name=prices error="breaker: open (prices), retry after 3s" wait=3s suppressed=4
 	// level=INFO msg=breaker.half_opened policy=breaker name=prices from=open to=half-open
 	// level=INFO msg=breaker.closed policy=breaker name=prices from=half-open to=closed
+	// level=DEBUG msg=retry.attempt policy=retry name=get-price attempt=1 error="503 Service Unavailable"
 	// level=DEBUG msg=retry.attempt_failed policy=retry name=get-price attempt=1 error="503 Service Unavailable"
 	// level=DEBUG msg=retry.waiting policy=retry name=get-price attempt=1 error="503 Service Unavailable"
 	// level=WARN msg=retry.gave_up policy=retry name=get-price attempt=2 error="retry: attempts used up"
+	// level=DEBUG msg=retry.call policy=retry name=get-price error="retry: gave up after 2 attempts: 503 Service Unavailable"
 }
 
 // A Counter counts events per policy and type: what an exporter reads.

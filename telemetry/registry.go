@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -32,6 +34,15 @@ var ErrNoName = errors.New("telemetry: registration needs a name")
 // have names of their own. Registering a taken name is an error
 // ([ErrDuplicate]), never a silent replacement.
 //
+// A Registry is an [Observer] too: give it to the policies' WithObserver
+// options, and every event reaches each consumer that [Registry.AddObserver]
+// added to it (the exporters of resilienceprom and resilienceotel, the
+// dashboard and resiliencehttp.Health add themselves to the registry they
+// are given). So one
+// WithObserver(reg) feeds the event counts, the waits and the call and
+// attempt durations ([WhatCall], [WhatAttempt]) to all of them, with no
+// extra layer in the chain.
+//
 // The zero Registry is empty and ready to use. A Registry is safe for
 // simultaneous use by multiple goroutines.
 type Registry struct {
@@ -39,6 +50,8 @@ type Registry struct {
 	guards    map[guardKey]Guard
 	order     []entry // the guards in name order (then kind): kept sorted at Register, so Snapshots does not sort
 	pipelines map[string]string
+
+	observers atomic.Pointer[[]Observer] // copied on write: Observe reads without a lock
 }
 
 // entry is a registered guard and its key.
@@ -198,4 +211,63 @@ func (r *Registry) Pipelines() []Pipeline {
 	}
 	slices.SortFunc(out, func(a, b Pipeline) int { return cmp.Compare(a.Name, b.Name) })
 	return out
+}
+
+// Observe passes e to every observer added with [Registry.AddObserver], in
+// the order they were added; with none, it does nothing. It takes no lock
+// and does not allocate: it costs one atomic load, and the observers'
+// Observe.
+func (r *Registry) Observe(e Event) {
+	if p := r.observers.Load(); p != nil {
+		for _, o := range *p {
+			o.Observe(e)
+		}
+	}
+}
+
+// AddObserver adds o to the observers that [Registry.Observe] passes
+// events to. An observer added twice receives each event twice. The
+// exporters and the dashboard call it on the registry they are given;
+// call it for an observer of your own (a [Slog], a [Counter]). It panics
+// if o is nil or is r itself (which would pass each event to itself
+// forever; so would a cycle of registries observing each other, which it
+// does not detect: make none).
+func (r *Registry) AddObserver(o Observer) {
+	if o == nil {
+		panic("telemetry: AddObserver observer must not be nil")
+	}
+	if rr, ok := o.(*Registry); ok && rr == r {
+		panic("telemetry: AddObserver observer must not be the registry itself")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var next []Observer
+	if p := r.observers.Load(); p != nil {
+		next = slices.Clone(*p)
+	}
+	next = append(next, o)
+	r.observers.Store(&next)
+}
+
+// RemoveObserver removes o (the first one equal to it, compared with ==,
+// so o must be of a comparable type, as a pointer is) from the observers
+// of r, and reports whether it was there (never, for an observer of a
+// type that is not comparable, such as an [ObserverFunc]). An event being passed on when
+// it returns may still reach o.
+func (r *Registry) RemoveObserver(o Observer) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.observers.Load()
+	if p == nil {
+		return false
+	}
+	i := slices.IndexFunc(*p, func(x Observer) bool {
+		return reflect.TypeOf(x) == reflect.TypeOf(o) && reflect.TypeOf(o).Comparable() && x == o
+	})
+	if i < 0 {
+		return false
+	}
+	next := slices.Delete(slices.Clone(*p), i, i+1)
+	r.observers.Store(&next)
+	return true
 }

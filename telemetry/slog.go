@@ -93,9 +93,10 @@ func NewSlog(l *slog.Logger, o *SlogOptions) *Slog {
 // Warn for [BreakerOpened], [BreakerEvicted] and [RetryGaveUp]; Info for the other
 // transitions ([BreakerHalfOpened], [BreakerClosed]), [TimeoutAbandoned]
 // and [FallbackUsed]; Debug for the other built-in types and for every
-// other "kind.refused", "kind.failure" and "kind.answered" type (the
-// outcome of one call, as a built-in guard's refusals and failures are:
-// a server's decision on each request, for one); Info for the other
+// other "kind.refused", "kind.failure", "kind.answered", "kind.call" and
+// "kind.attempt" type (the outcome of one call, as a built-in guard's
+// refusals and failures are: a server's decision on each request, for
+// one; a call's or an attempt's duration); Info for the other
 // types it does not know.
 func Level(t Type) slog.Level {
 	switch t {
@@ -104,14 +105,14 @@ func Level(t Type) slog.Level {
 	case BreakerHalfOpened, BreakerClosed, TimeoutAbandoned, FallbackUsed:
 		return slog.LevelInfo
 	case BreakerRefused, BreakerFailure, BreakerIgnored,
-		RetryAttemptFailed, RetryWaiting,
+		RetryAttemptFailed, RetryWaiting, RetryAttempt, RetryCall,
 		TimeoutExpired,
 		HedgeLaunched, HedgeWon, HedgeLosersCancelled,
 		BulkheadQueuedAdmitted, BulkheadRefused,
 		RateLimitRefused, RateLimitWaited:
 		return slog.LevelDebug
 	}
-	if strings.HasSuffix(string(t), ".refused") || strings.HasSuffix(string(t), ".failure") || strings.HasSuffix(string(t), ".answered") {
+	if w := t.What(); strings.HasSuffix(string(t), ".refused") || strings.HasSuffix(string(t), ".failure") || strings.HasSuffix(string(t), ".answered") || w == WhatCall || w == WhatAttempt {
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo

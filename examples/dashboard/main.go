@@ -3,8 +3,11 @@
 // that serves, fails (500s), hangs and recovers, called at a steady rate
 // through
 //
-//	fallback > retry(prices) > measure(prices) > breaker(prices) > timeout(150ms)
+//	fallback(prices) > retry(prices) > breaker(prices) > timeout(150ms)
 //
+// with the registry as the policies' one observer: the dashboard gets the
+// retry's attempt durations (calls, errors, latency) from it, with no
+// layer of its own in the chain.
 // beside three other dependencies (one healthy, one slow-tailed, one
 // whose breaker is forced open). Open the address it prints: the prices
 // tile turns red a moment after each outage starts, amber while its

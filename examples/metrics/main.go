@@ -2,11 +2,13 @@
 // exporters on: a price server on 127.0.0.1 serves normally, then fails
 // (500s), then hangs, then recovers, while callers go through
 //
-//	fallback > measure > retry > breaker(prices) > measure-attempt > timeout
+//	fallback > retry(prices) > breaker(prices) > timeout
 //
-// (one Measure layer pair per exporter). The policies' events go to a
-// resilienceotel.Metrics and a resilienceprom.Collector; the breaker is in
-// a telemetry.Registry both read. The Collector is served at /metrics on a
+// The policies' one observer is a telemetry.Registry, which a
+// resilienceotel.Metrics and a resilienceprom.Collector both observe: they
+// get the events, and the calls' and attempts' durations from the retry's
+// events (no Measure layer); the breaker is in the registry, whose
+// snapshots both read. The Collector is served at /metrics on a
 // second loopback server, which the command scrapes each second for its
 // table and at the end for a few lines; the OpenTelemetry side is read
 // through a ManualReader. It exits 1 unless the scrapes show the breaker
@@ -131,8 +133,11 @@ func run(c config, out io.Writer) bool {
 	defer otelMetrics.Close()
 	collector := resilienceprom.New(resilienceprom.WithRegistry(reg))
 
-	// The client pipeline, observed by both.
-	obs := telemetry.Multi(otelMetrics, collector)
+	// The client pipeline. Its one observer is the registry, which both
+	// exporters observe (WithRegistry): they get every event, and the
+	// retry's call and attempt durations, with no layer of theirs in the
+	// chain.
+	obs := reg
 	b := breaker.New(breaker.WithConfig(breaker.Config{
 		Name:            "prices",
 		FailureRatio:    0.5,
@@ -158,11 +163,8 @@ func run(c config, out io.Writer) bool {
 	}
 	defer stopMetrics()
 	metricsURL += "/metrics"
-	om := resilienceotel.Measure[*http.Response](otelMetrics, "prices", c.attempts)
-	pm := resilienceprom.Measure[*http.Response](collector, "prices", c.attempts)
 	pipeline := resilience.Then(
 		resilience.Fallback(func(ctx context.Context, err error) (*http.Response, error) { return cached(), nil }),
-		om.Call, pm.Call,
 		retry.New[*http.Response](
 			retry.WithName("prices"),
 			retry.WithAttempts(c.attempts),
@@ -171,7 +173,6 @@ func run(c config, out io.Writer) bool {
 			retry.WithObserver(obs),
 		),
 		breaker.Policy[*http.Response](b),
-		om.Attempt, pm.Attempt,
 		timeout.New[*http.Response](c.timeout),
 	)
 	client := &http.Client{Transport: &resiliencehttp.Transport{Policy: pipeline}}

@@ -100,8 +100,9 @@ func (p Phase) String() string {
 }
 
 // Demo is the running scenario: its dependencies' server, their guards
-// and pipelines in Registry, their events counted in Counter, and
-// Dashboard, an http.Handler to serve where one likes.
+// and pipelines in Registry, which is their one observer, their events
+// counted in Counter (an observer of Registry), and Dashboard (another),
+// an http.Handler to serve where one likes.
 type Demo struct {
 	Dashboard *dashboard.Dashboard
 	Registry  *telemetry.Registry
@@ -135,7 +136,8 @@ func New(c Config) (*Demo, error) {
 		return nil, fmt.Errorf("dashdemo: %w", err)
 	}
 	d := &Demo{Registry: telemetry.NewRegistry(), Counter: telemetry.NewCounter(), cfg: c, ln: ln}
-	d.Dashboard = dashboard.New(d.Registry, &dashboard.Options{Counter: d.Counter})
+	d.Registry.AddObserver(d.Counter)
+	d.Dashboard = dashboard.New(d.Registry, nil) // it observes the registry: no Measure layer
 	d.srv = &http.Server{Handler: http.HandlerFunc(d.serve)}
 	go d.srv.Serve(ln)
 
@@ -146,26 +148,22 @@ func New(c Config) (*Demo, error) {
 			breaker.WithWindowCalls(20),
 			breaker.WithMinCalls(10),
 			breaker.WithCooldownBackoff(backoff.Exponential(c.Cooldown, 2, 4*c.Cooldown)),
-			breaker.WithObserver(d.Counter),
+			breaker.WithObserver(d.Registry),
 		)
 		if name == "recommendations" {
 			b.ForceOpen() // switched off by hand: the dashboard shows it forced
 		}
 		pipeline := resilience.Then(
 			resilience.Fallback(func(ctx context.Context, err error) (*http.Response, error) {
-				// resilience.Fallback reports no event yet: say it here,
-				// for the pipeline's fallbacks per second.
-				d.Counter.Observe(telemetry.Event{Type: telemetry.FallbackUsed, Name: name, Err: err})
 				return cached(), nil
-			}),
+			}, resilience.WithFallbackName(name), resilience.WithFallbackObserver(d.Registry)),
 			retry.New[*http.Response](
 				retry.WithName(name),
 				retry.WithAttempts(3),
 				retry.WithMaxElapsed(400*time.Millisecond),
 				retry.WithBackoff(backoff.Exponential(20*time.Millisecond, 2, 200*time.Millisecond).WithJitter(backoff.Full)),
-				retry.WithObserver(d.Counter),
+				retry.WithObserver(d.Registry), // its retry.attempt events: the tile's calls and latency
 			),
-			dashboard.Measure[*http.Response](d.Dashboard, name),
 			breaker.Policy[*http.Response](b),
 			timeout.New[*http.Response](c.Timeout),
 		)

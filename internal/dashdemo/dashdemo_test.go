@@ -2,8 +2,10 @@ package dashdemo
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -73,4 +75,48 @@ func TestServer(t *testing.T) {
 	if len(d.Registry.Snapshots()) != 4 || len(d.Registry.Pipelines()) != 4 {
 		t.Errorf("%d guards and %d pipelines registered, want 4 and 4", len(d.Registry.Snapshots()), len(d.Registry.Pipelines()))
 	}
+}
+
+// The demo's chains have no measure layer, and the dashboard still has
+// each tile's latency: the registry, the policies' one observer, passes
+// the retry's attempt durations on to it.
+func TestLatencyWithoutMeasureLayers(t *testing.T) {
+	d, err := New(Config{Phase: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, p := range d.Registry.Pipelines() {
+		if strings.Contains(p.Chain, "measure") {
+			t.Errorf("pipeline %s: chain %q has a measure layer", p.Name, p.Chain)
+		}
+	}
+	dp := d.deps[0]
+	resp, err := dp.client.Get(dp.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	rec := httptest.NewRecorder()
+	d.Dashboard.ServeHTTP(rec, httptest.NewRequest("GET", "/snapshot.json", nil))
+	var s struct {
+		Guards []struct {
+			Name      string
+			LatencyMs *struct{ P50 float64 } `json:"latencyMs"`
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &s); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range s.Guards {
+		if g.Name == dp.name {
+			if g.LatencyMs == nil || g.LatencyMs.P50 <= 0 {
+				t.Fatalf("tile %s: latencyMs %v, want the call's latency", g.Name, g.LatencyMs)
+			}
+			return
+		}
+	}
+	t.Fatalf("no tile %s in %s", dp.name, rec.Body.Bytes())
 }

@@ -21,7 +21,10 @@
 //     (hit, miss, coalesced, bypassed) and whether the value is stale: a
 //     stale value comes with a nil error, as a fresh one does.
 //   - [Cache.Invalidate] and [Cache.Purge] remove entries;
-//     [Cache.Stats] counts; [WithObserver] reports events ([EventHit],
+//     [Cache.Stats] counts, and [Cache.Snapshot] gives them as a
+//     telemetry.Guard (kind [Kind]) for a telemetry.Registry, the
+//     exporters, the dashboard and health checks; [WithObserver] reports
+//     events ([EventHit],
 //     [EventMiss], [EventCoalesced], [EventStale], [EventEvicted],
 //     [EventRefreshFailed]).
 //   - [Store] lets a shared store hold the entries ([WithStore]).

@@ -48,8 +48,9 @@
 //	WithOnRetry         nil (no hook)
 //	WithName            "" (no name; the layer is "retry")
 //	WithObserver        nil (no events: retry.attempt_failed,
-//	                    retry.waiting, retry.gave_up; see package
-//	                    telemetry)
+//	                    retry.waiting, retry.gave_up, and the
+//	                    durations retry.attempt and retry.call;
+//	                    see package telemetry)
 //	WithClock           clock.Real()
 //	WithBudget          nil (no budget)
 //	WithRand            the Backoff's own source (math/rand/v2's

@@ -389,10 +389,14 @@ func ExampleConfig_Validate() {
 }
 
 // An observer sees each failed attempt, each wait and the give-up, with
-// the policy's name; a Counter counts them for an exporter.
+// the policy's name (and the duration of each attempt and call, left out
+// here); a Counter counts them for an exporter.
 func ExampleWithObserver() {
 	var counts telemetry.Counter
 	print := telemetry.ObserverFunc(func(e telemetry.Event) {
+		if w := e.Type.What(); w == telemetry.WhatCall || w == telemetry.WhatAttempt {
+			return // the durations (retry.attempt, retry.call), left out here
+		}
 		fmt.Printf("%s %s attempt=%d err=%v wait=%v\n", e.Type, e.Name, e.Attempt, e.Err, e.Wait)
 	})
 	p := retry.New[string](append(fakeWaits(nil),

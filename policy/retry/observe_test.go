@@ -16,10 +16,23 @@ import (
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// wantEvents checks the events r recorded since the last check.
+// withoutDurations returns events without the duration events
+// (retry.call, retry.attempt), which TestObserverDurations checks.
+func withoutDurations(events []telemetry.Event) []telemetry.Event {
+	var out []telemetry.Event
+	for _, e := range events {
+		if e.Type != telemetry.RetryCall && e.Type != telemetry.RetryAttempt {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// wantEvents checks the events r recorded since the last check, but for
+// the duration events.
 func wantEvents(t *testing.T, r *eventlog.Recorder, want ...telemetry.Event) {
 	t.Helper()
-	if diff := cmp.Diff(want, r.Take(), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(want, withoutDurations(r.Take()), cmpopts.EquateErrors(), cmpopts.EquateEmpty()); diff != "" {
 		t.Fatalf("events mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -36,7 +49,7 @@ func TestObserverEvents(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	// A first attempt that succeeds says nothing.
+	// A first attempt that succeeds says nothing but its duration.
 	_, _ = p.Do(ctx, (&script{}).op)
 	wantEvents(t, r)
 
@@ -70,7 +83,11 @@ func TestObserverWaitingComesAfterOnRetry(t *testing.T) {
 	var order []string
 	p := retry.New[int](retry.WithClock(newSleeper()), retry.WithAttempts(2),
 		retry.WithOnRetry(func(int, error, time.Duration) { order = append(order, "OnRetry") }),
-		retry.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) { order = append(order, string(e.Type)) })))
+		retry.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
+			if e.Type != telemetry.RetryCall && e.Type != telemetry.RetryAttempt {
+				order = append(order, string(e.Type))
+			}
+		})))
 	_, _ = p.Do(context.Background(), (&script{errs: fails(1, errBoom)}).op)
 	want := []string{"retry.attempt_failed", "OnRetry", "retry.waiting"}
 	if diff := cmp.Diff(want, order); diff != "" {
@@ -109,7 +126,7 @@ func TestObserverGaveUpReasons(t *testing.T) {
 		if !errors.As(err, &re) {
 			t.Fatalf("%s: err = %v, want a *retry.Error", tc.name, err)
 		}
-		events := r.Take()
+		events := withoutDurations(r.Take())
 		last := events[len(events)-1]
 		want := telemetry.Event{Type: telemetry.RetryGaveUp, Attempt: tc.attempts, Err: tc.want}
 		if diff := cmp.Diff(want, last, cmpopts.EquateErrors()); diff != "" || last.Err != re.Reason {
@@ -135,8 +152,62 @@ func TestObservedSuccessDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { _, _ = p.Do(ctx, op) }); n != 0 {
 		t.Errorf("%v allocs per observed successful call, want 0", n)
 	}
-	if got := c.Counts(); len(got) != 0 {
-		t.Errorf("successful calls emitted %v", got)
+	want := []telemetry.Count{{Name: "", Type: telemetry.RetryAttempt, N: 1001}, {Name: "", Type: telemetry.RetryCall, N: 1001}}
+	if diff := cmp.Diff(want, c.Counts(), cmpopts.SortSlices(func(a, b telemetry.Count) bool { return a.Type < b.Type })); diff != "" {
+		t.Errorf("successful calls emitted (-want +got):\n%s", diff)
+	}
+}
+
+// With an observer, each attempt reports its duration (retry.attempt) and
+// each call its own (retry.call: the attempts and the waits), on the
+// policy's clock, with the error each returned.
+func TestObserverDurations(t *testing.T) {
+	r := new(eventlog.Recorder)
+	clk := newSleeper()
+	p := retry.New[int](retry.WithName("prices"), retry.WithClock(clk), retry.WithObserver(r), retry.WithAttempts(3),
+		retry.WithBackoff(backoff.Constant(time.Second)))
+	slow := func(d time.Duration, errs ...error) resilience.Op[int] {
+		s := &script{errs: errs}
+		return func(ctx context.Context) (int, error) { clk.Advance(d); return s.op(ctx) }
+	}
+	durations := func() []telemetry.Event {
+		var out []telemetry.Event
+		for _, e := range r.Take() {
+			if e.Type == telemetry.RetryCall || e.Type == telemetry.RetryAttempt {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	ctx := context.Background()
+
+	_, _ = p.Do(ctx, slow(20*time.Millisecond))
+	want := []telemetry.Event{
+		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 1, Elapsed: 20 * time.Millisecond},
+		{Type: telemetry.RetryCall, Name: "prices", Elapsed: 20 * time.Millisecond},
+	}
+	if diff := cmp.Diff(want, durations(), cmpopts.EquateErrors()); diff != "" {
+		t.Fatalf("success: events mismatch (-want +got):\n%s", diff)
+	}
+
+	_, err := p.Do(ctx, slow(10*time.Millisecond, errBoom, errBoom))
+	want = []telemetry.Event{
+		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 1, Err: errBoom, Elapsed: 10 * time.Millisecond},
+		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 2, Err: errBoom, Elapsed: 10 * time.Millisecond},
+		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 3, Elapsed: 10 * time.Millisecond},
+		{Type: telemetry.RetryCall, Name: "prices", Err: err, Elapsed: 2*time.Second + 30*time.Millisecond},
+	}
+	if diff := cmp.Diff(want, durations(), cmpopts.EquateErrors()); diff != "" {
+		t.Fatalf("two retries: events mismatch (-want +got):\n%s", diff)
+	}
+
+	_, err = p.Do(ctx, slow(time.Millisecond, errBoom, errBoom, errBoom))
+	if err == nil {
+		t.Fatal("three failures: err = nil")
+	}
+	got := durations()
+	if last := got[len(got)-1]; last.Type != telemetry.RetryCall || last.Err != err || last.Elapsed != 2*time.Second+3*time.Millisecond {
+		t.Fatalf("gave up: call event = %+v, want retry.call with the returned error and 2.003s", last)
 	}
 }
 

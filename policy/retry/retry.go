@@ -56,7 +56,9 @@ import (
 // in the op is not retried: it goes on up to the caller.
 //
 // An execution whose first attempt succeeds costs no allocation and reads
-// no clock unless MaxElapsed or a Budget is set (then one clock reading).
+// no clock unless MaxElapsed or a Budget is set (then one clock reading),
+// or an Observer (then two, for the durations of the attempt and the call
+// it reports).
 // Giving up allocates the returned Error.
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
@@ -85,6 +87,9 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 		if c.Budget != nil {
 			c.Budget.Deposit()
 		}
+		if c.Observer != nil {
+			return observed(ctx, next, &c)
+		}
 		var start time.Time
 		if c.MaxElapsed > 0 {
 			start = c.Clock.Now()
@@ -94,6 +99,36 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 		}
 		return retryAfterFailure(ctx, next, &c, start, v, err)
 	}))
+}
+
+// observed is an execution with an Observer: as [New]'s, and it reports
+// the duration of the call (telemetry.RetryCall) and of each attempt
+// (telemetry.RetryAttempt), from two readings of c.Clock per attempt (a
+// call whose first attempt succeeds: two in all). A panic in the op goes
+// up without them.
+func observed[T any](ctx context.Context, next resilience.Next[T], c *Config) (v T, err error) {
+	start := c.Clock.Now()
+	v, err = next.Call(ctx)
+	end := c.Clock.Now() // a first attempt that succeeds ends the call: two readings in all
+	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryAttempt, Name: c.Name, Attempt: 1, Err: err, Elapsed: end.Sub(start)})
+	if err != nil {
+		v, err = retryAfterFailure(ctx, next, c, start, v, err)
+		end = c.Clock.Now()
+	}
+	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryCall, Name: c.Name, Err: err, Elapsed: end.Sub(start)})
+	return v, err
+}
+
+// makeAttempt makes attempt number n, reporting its duration to c.Observer
+// if there is one.
+func makeAttempt[T any](ctx context.Context, next resilience.Next[T], c *Config, n int) (T, error) {
+	if c.Observer == nil {
+		return next.Call(ctx)
+	}
+	start := c.Clock.Now()
+	v, err := next.Call(ctx)
+	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryAttempt, Name: c.Name, Attempt: n, Err: err, Elapsed: c.Clock.Now().Sub(start)})
+	return v, err
 }
 
 // retryAfterFailure goes on with an execution whose first attempt returned
@@ -139,7 +174,7 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 		if ctxErr := c.Clock.Sleep(ctx, wait); ctxErr != nil {
 			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ctxErr})
 		}
-		if v, err = next.Call(ctx); err == nil {
+		if v, err = makeAttempt(ctx, next, c, attempt+1); err == nil {
 			return v, nil
 		}
 	}

@@ -108,6 +108,8 @@ func TestOutage(t *testing.T) {
 		telemetry.RetryAttemptFailed: 3, // two down, one refused
 		telemetry.RetryWaiting:       1, // between the failing call's attempts
 		telemetry.RetryGaveUp:        2, // out of attempts; the refusal's hint past MaxWait
+		telemetry.RetryAttempt:       7, // four successes, two down, one refused
+		telemetry.RetryCall:          6,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)

@@ -33,6 +33,8 @@ func AllTypes(down error) []telemetry.Event {
 		{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: down},
 		{Type: telemetry.RetryWaiting, Attempt: 1, Err: down, Wait: 200 * time.Millisecond},
 		{Type: telemetry.RetryGaveUp, Attempt: 3, Err: retry.ErrAttempts},
+		{Type: telemetry.RetryAttempt, Attempt: 1, Elapsed: 20 * time.Millisecond},
+		{Type: telemetry.RetryCall, Elapsed: 250 * time.Millisecond},
 		{Type: telemetry.TimeoutExpired, Elapsed: time.Second},
 		{Type: telemetry.TimeoutAbandoned, Elapsed: time.Second},
 		{Type: telemetry.HedgeLaunched, Attempt: 2, Elapsed: 50 * time.Millisecond},

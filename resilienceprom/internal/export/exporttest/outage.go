@@ -21,7 +21,8 @@ import (
 // with down after 20ms each and trip the breaker, a call the open breaker
 // refuses, then, after the cooldown, a trial that closes it and one more
 // success. call and attempt are the layers of the exporter's Measure named
-// "prices" with 2 attempts, on clk; the retry and the breaker, both named
+// "prices" with 2 attempts, on clk, or zero Policies (the retry's duration
+// events, to obs, time the calls and attempts then); the retry and the breaker, both named
 // "prices", report to obs; reg gets the breaker, a fake bulkhead "db"
 // (limit 8, 3 in flight, 2 queued, 5 refused) and a fake rate limiter
 // "api" (rate 100, burst 20, -1.5 tokens, 7 refused). Outage fails t at

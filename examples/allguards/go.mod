@@ -1,0 +1,47 @@
+module github.com/f0b5b96b/resilience/examples/allguards
+
+go 1.26.0
+
+replace (
+	github.com/f0b5b96b/resilience => ../../
+	github.com/f0b5b96b/resilience/resiliencegrpc => ../../resiliencegrpc/
+	github.com/f0b5b96b/resilience/resilienceotel => ../../resilienceotel/
+	github.com/f0b5b96b/resilience/resilienceprom => ../../resilienceprom/
+	github.com/f0b5b96b/resilience/resilienceredis => ../../resilienceredis/
+)
+
+require (
+	github.com/f0b5b96b/resilience v0.1.0
+	github.com/f0b5b96b/resilience/resiliencegrpc v0.1.0
+	github.com/f0b5b96b/resilience/resilienceotel v0.1.0
+	github.com/f0b5b96b/resilience/resilienceprom v0.1.0
+	github.com/f0b5b96b/resilience/resilienceredis v0.1.0
+	github.com/prometheus/client_golang v1.25.0
+	github.com/redis/go-redis/v9 v9.23.0
+	go.opentelemetry.io/otel v1.47.0
+	go.opentelemetry.io/otel/sdk/metric v1.47.0
+	google.golang.org/grpc v1.85.0
+)
+
+require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/go-logr/logr v1.4.4 // indirect
+	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/prometheus/client_model v0.6.3 // indirect
+	github.com/prometheus/common v0.72.0 // indirect
+	github.com/prometheus/procfs v0.22.0 // indirect
+	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
+	go.opentelemetry.io/otel/log v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
+	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	go.uber.org/atomic v1.12.0 // indirect
+	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)
