@@ -43,7 +43,7 @@ func TestBoundsHandComputed(t *testing.T) {
 			resilience.Then(to(time.Second), retry.New[int](), to(600*ms)),
 			resilience.Bounds{Calls: 3, Duration: time.Second}},
 		{"a hedge of a quantile delay with no upper bound waits at most the attempt",
-			resilience.Then(hedge.New[int](10*ms, hedge.WithQuantile(0.9, 0, resilience.Off)), to(100*ms)),
+			resilience.Then(hedge.New[int](10*ms, hedge.WithQuantile(0.9)), to(100*ms)),
 			resilience.Bounds{Calls: 2, Duration: (100*ms + 10*ms) + 100*ms}},
 		{"nested retries multiply",
 			resilience.Then(retry.New[int](retry.WithMaxWait(ms)), retry.New[int](retry.WithAttempts(2), retry.WithMaxWait(ms)), to(10*ms)),
