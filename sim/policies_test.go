@@ -237,8 +237,8 @@ func TestSimulatesChaos(t *testing.T) {
 	s := policyScenario(Down)
 	s.Server.Outages = nil
 	r := runTwice(t, s, PolicySet[int]{Name: "chaos", Build: func(env *Env) resilience.Policy[int] {
-		faults := chaos.NewInjector(0.2, nil, chaos.WithRand(env.Rand()))
-		slow := chaos.NewInjector(0.1, nil, chaos.WithRand(env.Rand()))
+		faults := chaos.NewInjector(0.2, chaos.WithRand(env.Rand()))
+		slow := chaos.NewInjector(0.1, chaos.WithRand(env.Rand()))
 		return resilience.Then(
 			chaos.Fault[int](faults, func(context.Context) error { return errChaos }),
 			chaos.Latency[int](slow, env.Clock(), func() time.Duration { return 200 * time.Millisecond }),
