@@ -8,6 +8,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -302,7 +303,7 @@ func WithReserve(share float64) Option { return option(func(c *Config) { c.Reser
 // WithName sets [Config.Name].
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("adaptive: WithName", name)
+	guardopt.Name("adaptive", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -311,7 +312,11 @@ func WithName(name string) Option {
 func WithObserver(o telemetry.Observer) Option { return option(func(c *Config) { c.Observer = o }) }
 
 // WithClock sets [Config.Clock], the source of time.
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("adaptive", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithConfig sets the fields of c that are not zero, and only those, so
 // it never erases an earlier option or a default: New(WithMaxQueue(8),

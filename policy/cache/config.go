@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -286,7 +287,7 @@ func WithStore[T any](s Store[T]) Option {
 
 // WithName sets [Config.Name]. It panics if name is not valid UTF-8.
 func WithName(name string) Option {
-	telemetry.CheckName("cache: WithName", name)
+	guardopt.Name("cache", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -296,7 +297,11 @@ func WithObserver(o telemetry.Observer) Option {
 }
 
 // WithClock sets [Config.Clock], the source of time.
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("cache", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithConfig sets the fields of c that are not zero, and only those, so it
 // never erases New's TTL, an earlier option or a default.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/lockedrand"
 	"github.com/f0b5b96b/resilience/internal/merge"
@@ -85,7 +86,7 @@ func (o option) apply(c *Config) { o(c) }
 // WithName sets [Config.Name]. It panics if name is not valid UTF-8 (see
 // telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("chaos: WithName", name)
+	guardopt.Name("chaos", name)
 	return option(func(c *Config) { c.Name = name })
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -212,8 +213,12 @@ func WithMaxWait(d time.Duration) Option {
 	return option(func(s *settings) { s.maxWait = d })
 }
 
-// WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
-func WithClock(c clock.Clock) Option { return option(func(s *settings) { s.clock = c }) }
+// WithClock sets [Config.Clock]: the source of time.
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("hedge", c)
+	return option(func(s *settings) { s.clock = c })
+}
 
 // WithQuantile sets [Config.Quantile]: the delay becomes the q-quantile
 // of the policy's own attempts' latencies (WithQuantile(0.95): their 95th
@@ -264,7 +269,7 @@ func WithBudget(fraction float64) Option {
 // none).
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("hedge: WithName", name)
+	guardopt.Name("hedge", name)
 	return option(func(s *settings) { s.name = name })
 }
 
