@@ -23,7 +23,9 @@
 //   - [Cache.Invalidate] and [Cache.Purge] remove entries;
 //     [Cache.Stats] counts; [WithObserver] reports events ([EventHit],
 //     [EventMiss], [EventCoalesced], [EventStale], [EventEvicted],
-//     [EventRefreshFailed]).
+//     [EventRefreshFailed]); [Cache.Name] and [Cache.Snapshot] (kind
+//     [Kind]) make a cache a telemetry.Guard, for a telemetry.Registry, the
+//     dashboard and the exporters.
 //   - [Store] lets a shared store hold the entries ([WithStore]).
 //
 // # Keys
