@@ -181,15 +181,9 @@ type settings struct {
 	name               string
 	observer           telemetry.Observer
 
-	// typed holds, for each option that carries a result type, its name
-	// and that type, for New to check against its own.
-	typed []typedOption
-}
-
-// typedOption is an option that carries a result type: its name and type.
-type typedOption struct {
-	name string
-	typ  reflect.Type
+	// configs holds the result type of each WithConfig, for New to check
+	// against its own (Accept's type says its own).
+	configs []reflect.Type
 }
 
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
@@ -283,10 +277,7 @@ func WithObserver(o telemetry.Observer) Option {
 // without error). T is inferred from accept; the option goes to a New of
 // that T only (New panics otherwise).
 func WithAccept[T any](accept func(v T, err error) bool) Option {
-	return option(func(s *settings) {
-		s.typed = append(s.typed, typedOption{"WithAccept", reflect.TypeFor[T]()})
-		s.accept = accept
-	})
+	return option(func(s *settings) { s.accept = accept })
 }
 
 // WithConfig sets the fields of c that are not zero, and leaves the others
@@ -303,7 +294,7 @@ func WithConfig[T any](c Config[T]) Option {
 		}
 		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, maxWait: cur.MaxWait, accept: accept, clock: cur.Clock,
 			quantile: cur.Quantile, minDelay: cur.MinDelay, maxDelay: cur.MaxDelay, budget: cur.Budget,
-			name: cur.Name, observer: cur.Observer, typed: append(s.typed, typedOption{"WithConfig", reflect.TypeFor[T]()})}
+			name: cur.Name, observer: cur.Observer, configs: append(s.configs, reflect.TypeFor[T]())}
 	})
 }
 
@@ -326,10 +317,13 @@ func configure[T any](delay time.Duration, opts []Option) Config[T] {
 		}
 		o.apply(&s)
 	}
-	for _, t := range s.typed {
-		if t.typ != reflect.TypeFor[T]() {
-			panic(fmt.Sprintf("hedge: %s for results of type %v given to New[%v]", t.name, t.typ, reflect.TypeFor[T]()))
+	for _, t := range s.configs {
+		if t != reflect.TypeFor[T]() {
+			panic(fmt.Sprintf("hedge: WithConfig for results of type %v given to New[%v]", t, reflect.TypeFor[T]()))
 		}
+	}
+	if _, ok := s.accept.(func(T, error) bool); s.accept != nil && !ok {
+		panic(fmt.Sprintf("hedge: WithAccept for results of type %v given to New[%v]", reflect.TypeOf(s.accept).In(0), reflect.TypeFor[T]()))
 	}
 	c := configOf[T](&s)
 	if c.Delay == delay && delay <= 0 { // New's own delay; no Config replaced it
