@@ -94,7 +94,10 @@ type eventSeries struct {
 func New(opts ...Option) (*Metrics, error) {
 	var c config
 	for _, o := range opts {
-		o(&c)
+		if o == nil {
+			panic("resilienceotel: New option must not be nil")
+		}
+		o.apply(&c)
 	}
 	if c.provider == nil {
 		c.provider = otel.GetMeterProvider()

@@ -143,7 +143,7 @@ func TestOptionPanics(t *testing.T) {
 		{"provider", func() { resilienceotel.WithMeterProvider(nil) }, "resilienceotel: WithMeterProvider provider must not be nil"},
 		{"registry", func() { resilienceotel.WithRegistry(nil) }, "resilienceotel: WithRegistry registry must not be nil"},
 		{"keys", func() { resilienceotel.WithKeys(0) }, "resilienceotel: WithKeys max must be >= 1, got 0"},
-		{"clock", func() { resilienceotel.WithClock(nil) }, "resilienceotel: WithClock clock must not be nil"},
+		{"clock", func() { resilienceotel.WithClock(nil) }, "resilienceotel: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
 	} {
 		t.Run(c.name, func(t *testing.T) { expectPanic(t, c.want, c.f) })
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/resilienceprom/internal/export"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/guardopt"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -18,8 +19,13 @@ import (
 // WithBuckets.
 var DefaultBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
 
-// Option configures a [Collector] made by [New].
-type Option func(*Collector)
+// Option configures a [Collector] made by [New]. Options apply in order;
+// when two set the same field, the last one wins.
+type Option interface{ apply(*Collector) }
+
+type option func(*Collector)
+
+func (o option) apply(c *Collector) { o(c) }
 
 // WithRegistry sets the registry whose guards' snapshots the gauges (and
 // resilience_guard_refused_total) report at each collection. Without it
@@ -29,7 +35,7 @@ func WithRegistry(r *telemetry.Registry) Option {
 	if r == nil {
 		panic("resilienceprom: WithRegistry registry must not be nil")
 	}
-	return func(c *Collector) { c.registry = r }
+	return option(func(c *Collector) { c.registry = r })
 }
 
 // WithBuckets sets the histograms' bucket upper bounds, in seconds
@@ -45,16 +51,15 @@ func WithBuckets(bounds ...float64) Option {
 		}
 	}
 	bounds = append([]float64(nil), bounds...)
-	return func(c *Collector) { c.buckets = bounds }
+	return option(func(c *Collector) { c.buckets = bounds })
 }
 
 // WithClock sets the clock the [Measure] layers time calls and attempts
-// on. Without it, clock.Real(). It panics if clk is nil.
+// on. Without it, clock.Real(). It panics if clk is nil: leave the option
+// out for clock.Real().
 func WithClock(clk clock.Clock) Option {
-	if clk == nil {
-		panic("resilienceprom: WithClock clock must not be nil")
-	}
-	return func(c *Collector) { c.clock = clk }
+	guardopt.Clock("resilienceprom", clk)
+	return option(func(c *Collector) { c.clock = clk })
 }
 
 // Collector is a prometheus.Collector of what the policies do: it is the
@@ -105,7 +110,10 @@ func New(opts ...Option) *Collector {
 		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read, once their name was sanitised, as a series sent before, or a guard's value is named like one of the Collector's own metrics.", nil, nil),
 	}
 	for _, o := range opts {
-		o(c)
+		if o == nil {
+			panic("resilienceprom: New option must not be nil")
+		}
+		o.apply(c)
 	}
 	return c
 }

@@ -248,7 +248,7 @@ func TestPanics(t *testing.T) {
 		want string
 	}{
 		{"registry", func() { resilienceprom.WithRegistry(nil) }, "resilienceprom: WithRegistry registry must not be nil"},
-		{"clock", func() { resilienceprom.WithClock(nil) }, "resilienceprom: WithClock clock must not be nil"},
+		{"clock", func() { resilienceprom.WithClock(nil) }, "resilienceprom: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
 		{"no buckets", func() { resilienceprom.WithBuckets() }, "resilienceprom: WithBuckets needs at least one bound"},
 		{"buckets", func() { resilienceprom.WithBuckets(1, 1) }, "resilienceprom: WithBuckets bounds must be finite and increasing, got [1 1]"},
 		{"measure nil", func() { resilienceprom.Measure[int](nil, "x", 1) }, "resilienceprom: Measure collector must not be nil"},
