@@ -4,7 +4,7 @@
 // the caller's span: what the pipeline did with one call.
 //
 //	reg := telemetry.NewRegistry()
-//	m, err := resilienceotel.New(resilienceotel.WithRegistry(reg)) // the global MeterProvider
+//	m, err := resilienceotel.New(otel.GetMeterProvider(), resilienceotel.WithRegistry(reg))
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(m))
 //	err = reg.Register(b)
 //	l := resilienceotel.Measure[*http.Response](m, "prices", 3)
@@ -12,7 +12,7 @@
 //
 // # Entry points
 //
-//   - New, with WithMeterProvider, WithRegistry, WithKeys, WithClock: a
+//   - New(mp), with WithRegistry, WithKeys, WithClock: a
 //     Metrics, the telemetry.Observer to give to the policies' WithObserver
 //   - Measure, Layers: policy layers that time and count calls and attempts
 //   - Trace, TraceLayers, with TraceBreaker, TraceClock: policy layers that

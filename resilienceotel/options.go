@@ -19,20 +19,10 @@ type option func(*config)
 func (o option) apply(c *config) { o(c) }
 
 type config struct {
-	provider metric.MeterProvider // nil: otel.GetMeterProvider()
+	provider metric.MeterProvider // New's
 	registry *telemetry.Registry  // nil: no gauges
 	keys     int                  // 0: no resilience.key attribute
 	clock    clock.Clock          // nil: clock.Real()
-}
-
-// WithMeterProvider sets the MeterProvider the instruments are made from.
-// Without it, New uses the global one (otel.GetMeterProvider). It panics if
-// mp is nil.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	if mp == nil {
-		panic("resilienceotel: WithMeterProvider provider must not be nil")
-	}
-	return option(func(c *config) { c.provider = mp })
 }
 
 // WithRegistry sets the registry whose guards' snapshots the observable

@@ -93,9 +93,24 @@ type waitKey struct {
 	name string
 }
 
-// New returns a Collector; register it with a prometheus.Registerer.
-// Invalid options panic (in the option).
-func New(opts ...Option) *Collector {
+// New returns a Collector registered with reg (prometheus.DefaultRegisterer
+// for the default registry): the Registerer is positional because every
+// Collector needs one (what is optional is an option), as
+// resilienceotel.New takes the MeterProvider its Metrics reports to. It
+// returns an error, and no Collector, if reg refuses the Collector (a
+// *prometheus.AlreadyRegisteredError for a second registration, an error
+// for a metric of the same name registered by another collector). New
+// panics if reg or an option is nil; invalid options panic in the option.
+// To register the Collector with more registries, call their Register
+// with it. A pedantic registry (prometheus.NewPedanticRegistry) also
+// checks that each metric gathered was described when the Collector was
+// registered, which the values of guards added to the telemetry.Registry
+// later were not: register the Collector with such a registry once the
+// guards are in.
+func New(reg prometheus.Registerer, opts ...Option) (*Collector, error) {
+	if reg == nil {
+		panic("resilienceprom: New(nil, ...): the Registerer must not be nil; pass prometheus.DefaultRegisterer for the default registry")
+	}
 	c := &Collector{
 		buckets:        DefaultBuckets,
 		clock:          clock.Real(),
@@ -115,7 +130,10 @@ func New(opts ...Option) *Collector {
 		}
 		o.apply(c)
 	}
-	return c
+	if err := reg.Register(c); err != nil {
+		return nil, fmt.Errorf("resilienceprom: %w", err)
+	}
+	return c, nil
 }
 
 // Observe counts e under its policy name and type; an event with a wait

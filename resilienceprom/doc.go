@@ -4,15 +4,15 @@
 // snapshots of the guards in a telemetry.Registry.
 //
 //	reg := telemetry.NewRegistry()
-//	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
-//	prometheus.MustRegister(c)
+//	c, err := resilienceprom.New(prometheus.DefaultRegisterer, resilienceprom.WithRegistry(reg))
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(c))
-//	err := reg.Register(b)
+//	err = reg.Register(b)
 //	http.Handle("/metrics", promhttp.Handler())
 //
 // # Entry points
 //
-//   - New, with WithRegistry, WithBuckets, WithClock: a Collector, the
+//   - New(reg), with WithRegistry, WithBuckets, WithClock: a Collector
+//     registered with reg (as resilienceotel.New(mp) reports to mp), the
 //     telemetry.Observer to give to the policies' WithObserver
 //   - Measure, Layers: policy layers that time and count calls and attempts
 //

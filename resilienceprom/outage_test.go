@@ -27,7 +27,7 @@ func outage(t *testing.T, opts ...resilienceprom.Option) *resilienceprom.Collect
 	t.Helper()
 	clk := clock.NewFake()
 	reg := telemetry.NewRegistry()
-	c := resilienceprom.New(append([]resilienceprom.Option{resilienceprom.WithRegistry(reg), resilienceprom.WithClock(clk)}, opts...)...)
+	c := newCollector(t, append([]resilienceprom.Option{resilienceprom.WithRegistry(reg), resilienceprom.WithClock(clk)}, opts...)...)
 	layers := resilienceprom.Measure[string](c, "prices", 2)
 	exporttest.Outage(t, clk, reg, c, layers.Call, layers.Attempt, downError{})
 	return c
