@@ -55,7 +55,8 @@ type Rules struct {
 	// Exempt maps an exemption to its reason, which must not be empty.
 	// The keys are "dir.WithClock" (and WithName, WithObserver) for rule
 	// 2, "dir.Stats.Refused" for rule 3, "dir.WithX" for rule 4 and
-	// "dir.XPolicy" for rule 6.
+	// "dir.XPolicy" for rule 6; for the module's root package, without
+	// "dir." ("WithClock").
 	Exempt map[string]string
 }
 
@@ -124,6 +125,14 @@ type pkg struct {
 // refusalName matches the names a lifetime refusal counter must not have.
 var refusalName = regexp.MustCompile(`^(?i:rejected|rejections|rejects|refusals|refusedcalls|shed|denied|dropped|limited|throttled)$`)
 
+// key is the name of an exemption of name in the package dir.
+func key(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "." + name
+}
+
 func (c *checker) pkg(dir string, p *pkg) {
 	guards := c.rules.Guards[dir]
 	isGuard := map[string]bool{}
@@ -151,7 +160,7 @@ func (c *checker) pkg(dir string, p *pkg) {
 	// Rule 2.
 	if len(guards) > 0 {
 		for _, o := range []string{"WithName", "WithClock", "WithObserver"} {
-			if p.funcs[o] == nil && !c.exempt(dir+"."+o) {
+			if p.funcs[o] == nil && !c.exempt(key(dir, o)) {
 				c.problem("%s: a guard's package needs the option %s", dir, o)
 			}
 		}
@@ -171,7 +180,7 @@ func (c *checker) pkg(dir string, p *pkg) {
 		}
 	}
 	if st, ok := p.types["Stats"]; ok && len(guards) > 0 {
-		if !hasField(st, "Refused") && !c.exempt(dir+".Stats.Refused") {
+		if !hasField(st, "Refused") && !c.exempt(key(dir, "Stats.Refused")) {
 			c.problem("%s.Stats: a guard's Stats counts its refusals in a field Refused", dir)
 		}
 	}
@@ -186,7 +195,7 @@ func (c *checker) pkg(dir string, p *pkg) {
 				return true
 			}
 			fields := assignedFields(lit)
-			if len(fields) > 1 && !c.exempt(dir+"."+name) {
+			if len(fields) > 1 && !c.exempt(key(dir, name)) {
 				c.problem("%s.%s: an option sets one field, this one sets %s", dir, name, strings.Join(fields, ", "))
 			}
 			return true
@@ -198,7 +207,7 @@ func (c *checker) pkg(dir string, p *pkg) {
 			continue
 		}
 		it, ok := ts.Type.(*ast.InterfaceType)
-		if ts.Assign.IsValid() || !ok || !sealed(it) {
+		if ts.Assign.IsValid() || !ok || !sealed(it, p) {
 			c.problem("%s.%s: an Option is a sealed interface (interface{ apply(*config) }), not %s", dir, name, describe(ts))
 		}
 	}
@@ -208,7 +217,7 @@ func (c *checker) pkg(dir string, p *pkg) {
 			if !strings.HasSuffix(name, "Policy") || name == "Policy" {
 				continue
 			}
-			if isGuard[strings.TrimSuffix(name, "Policy")] || c.exempt(dir+"."+name) {
+			if isGuard[strings.TrimSuffix(name, "Policy")] || c.exempt(key(dir, name)) {
 				continue
 			}
 			c.problem("%s.%s: a guard's policy adapter is Policy (the primary guard's) or <Guard>Policy for a guard type of the package", dir, name)
@@ -259,20 +268,28 @@ func describe(ts *ast.TypeSpec) string {
 	if ts.Assign.IsValid() {
 		s = "an alias of " + s
 	}
-	if it, ok := ts.Type.(*ast.InterfaceType); ok && !ts.Assign.IsValid() && !sealed(it) {
-		s = "an interface with an exported or embedded method"
+	if _, ok := ts.Type.(*ast.InterfaceType); ok && !ts.Assign.IsValid() {
+		s = "an interface with an exported method, or one embedded from elsewhere"
 	}
 	return s
 }
 
-// sealed reports whether it has methods and all are unexported.
-func sealed(it *ast.InterfaceType) bool {
+// sealed reports whether it has methods and all are unexported, or are
+// those of sealed interfaces of p that it embeds.
+func sealed(it *ast.InterfaceType, p *pkg) bool {
 	if it.Methods.NumFields() == 0 {
 		return false
 	}
 	for _, m := range it.Methods.List {
 		if len(m.Names) == 0 { // embedded
-			return false
+			id, ok := m.Type.(*ast.Ident)
+			if !ok || p.types[id.Name] == nil || p.types[id.Name].Assign.IsValid() {
+				return false
+			}
+			emb, ok := p.types[id.Name].Type.(*ast.InterfaceType)
+			if !ok || emb == it || !sealed(emb, p) {
+				return false
+			}
 		}
 		for _, n := range m.Names {
 			if n.IsExported() {

@@ -1,7 +1,11 @@
 // Package guard breaks each rule of package apishape once, for its test.
 package guard
 
-import "github.com/f0b5b96b/resilience/telemetry"
+import (
+	"fmt"
+
+	"github.com/f0b5b96b/resilience/telemetry"
+)
 
 type config struct{ min, max int }
 
@@ -36,6 +40,18 @@ type AliasOption = func(*config)
 
 // SealedOption has the shape.
 type SealedOption interface{ apply(*config) }
+
+// BothOption embeds sealed interfaces only: it is sealed.
+type BothOption interface {
+	SealedOption
+	applyOther(*config)
+}
+
+// LeakyOption embeds an interface of another package.
+type LeakyOption interface {
+	SealedOption
+	fmt.Stringer
+}
 
 // WithLimits sets two fields.
 func WithLimits(min, max int) Option { return func(c *config) { c.min, c.max = min, max } }
