@@ -60,12 +60,12 @@ func drawLayer(t *rapid.T, clk *clock.Fake, i int) resilience.Policy[int] {
 		return timeout.New[int](drawMillis(t, 1, 300, label("timeout")), timeout.WithClock(clk),
 			timeout.WithAbandon(rapid.Bool().Draw(t, label("abandon"))))
 	case "hedge":
-		opts := []hedge.Option[int]{hedge.WithClock(clk), hedge.WithMaxHedges(rapid.IntRange(1, 3).Draw(t, label("hedges")))}
+		opts := []hedge.Option{hedge.WithClock(clk), hedge.WithMaxHedges(rapid.IntRange(1, 3).Draw(t, label("hedges")))}
 		if rapid.Bool().Draw(t, label("hedge maxWait?")) {
 			opts = append(opts, hedge.WithMaxWait(drawMillis(t, 1, 300, label("hedge maxWait"))))
 		}
 		if rapid.Bool().Draw(t, label("quantile?")) {
-			opts = append(opts, hedge.WithQuantile(0.9, 0, resilience.Off))
+			opts = append(opts, hedge.WithQuantile(0.9))
 		}
 		return hedge.New[int](drawMillis(t, 1, 100, label("delay")), opts...)
 	case "bulkhead":

@@ -43,7 +43,7 @@ func TestBoundsHandComputed(t *testing.T) {
 			resilience.Then(to(time.Second), retry.New[int](), to(600*ms)),
 			resilience.Bounds{Calls: 3, Duration: time.Second}},
 		{"a hedge of a quantile delay with no upper bound waits at most the attempt",
-			resilience.Then(hedge.New[int](10*ms, hedge.WithQuantile(0.9, 0, resilience.Off)), to(100*ms)),
+			resilience.Then(hedge.New[int](10*ms, hedge.WithQuantile(0.9)), to(100*ms)),
 			resilience.Bounds{Calls: 2, Duration: (100*ms + 10*ms) + 100*ms}},
 		{"nested retries multiply",
 			resilience.Then(retry.New[int](retry.WithMaxWait(ms)), retry.New[int](retry.WithAttempts(2), retry.WithMaxWait(ms)), to(10*ms)),
@@ -80,7 +80,7 @@ func TestBoundsHandComputed(t *testing.T) {
 			resilience.Then(ratelimit.WaitPolicy[int](ratelimit.New(10, 1, ratelimit.WithMaxWait(50*ms))), to(time.Second)),
 			resilience.Bounds{Calls: 1, Duration: time.Second + 50*ms}},
 		{"chaos latency inside a timeout is cut by it",
-			resilience.Then(to(time.Second), chaos.Latency[int](chaos.NewInjector(1, nil), nil, func() time.Duration { return ms })),
+			resilience.Then(to(time.Second), chaos.Latency[int](chaos.NewInjector(1), nil, func() time.Duration { return ms })),
 			resilience.Bounds{Calls: 1, Duration: time.Second}},
 		{"a layer that declares no kind",
 			resilience.Then(retry.New[int](), resilience.New("mine", pass), to(time.Second)),
@@ -95,7 +95,7 @@ func TestBoundsHandComputed(t *testing.T) {
 
 // A chaos latency outside every timeout makes the duration unbounded.
 func TestBoundsChaosLatencyOutsideTimeout(t *testing.T) {
-	p := resilience.Then(chaos.Latency[int](chaos.NewInjector(1, nil), nil, func() time.Duration { return ms }), timeoutP())
+	p := resilience.Then(chaos.Latency[int](chaos.NewInjector(1), nil, func() time.Duration { return ms }), timeoutP())
 	if got := p.Bounds(); got.DurationUnbounded != "chaos.latency: its wait has no bound" {
 		t.Errorf("Bounds(%s) = %+v, want the duration unbounded by chaos.latency", p, got)
 	}

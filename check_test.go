@@ -241,7 +241,7 @@ func panicOf(f func()) (msg string) {
 
 // Every built-in layer describes its kind.
 func TestBuiltinLayersDescribeThemselves(t *testing.T) {
-	in := chaos.NewInjector(0, nil)
+	in := chaos.NewInjector(0)
 	p := resilience.Then(
 		fallbackP(), retryP(), hedgeP(),
 		breakerP(), breaker.KeyedPolicy[int](breaker.NewKeyed[string](), func(context.Context) string { return "k" }),

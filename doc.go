@@ -114,8 +114,14 @@
 //     writing, and a file that names one, or any unknown field, is an
 //     error when reading.
 //
-// Options that carry a result type are generic (hedge.WithAccept[T]); all
-// others are not.
+// Each option sets one field. A package's Option is a sealed interface (only
+// the package makes one); option functions that carry a result type are
+// generic in their argument (hedge.WithAccept, cache.WithSize), the Option
+// they return is not, and New panics when it is given one of another
+// result type. A required value is a constructor's argument (a limiter's
+// rate and burst, a fleet guard's name), an optional one an option. The
+// options every guard shares read the same in every package: WithName,
+// WithClock (it panics on nil) and WithObserver (nil: no events).
 //
 // # Order
 //

@@ -69,8 +69,8 @@ func newAlMachine(t *rapid.T) *alMachine {
 		alg = wild{t}
 	}
 	opts := []adaptive.Option{
-		adaptive.WithClock(m.fake), adaptive.WithAlgorithm(alg), adaptive.WithLimits(m.min, m.max), adaptive.WithInitial(initial),
-		adaptive.WithReserve(m.reserve), adaptive.WithWindow(time.Second, rapid.IntRange(1, 5).Draw(t, "min samples")),
+		adaptive.WithClock(m.fake), adaptive.WithAlgorithm(alg), adaptive.WithMinLimit(m.min), adaptive.WithMaxLimit(m.max), adaptive.WithInitial(initial),
+		adaptive.WithReserve(m.reserve), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(rapid.IntRange(1, 5).Draw(t, "min samples")),
 	}
 	if rapid.Bool().Draw(t, "max latency") {
 		opts = append(opts, adaptive.WithMaxLatency(200*time.Millisecond))

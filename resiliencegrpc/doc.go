@@ -42,7 +42,7 @@
 // answers for the handler an Internal status; those belong on the client
 // side. A refusal is answered with ResourceExhausted (a rate limit) or
 // Unavailable and a pushback ([RefusalStatus]), under a generic message that
-// names no guard unless [WithGuardNames] says so. [KeyedLimit] limits each
+// names no guard unless [WithGuardNames] says so. [WithKeyedLimit] limits each
 // client apart, keyed by [PeerKey] or [MetadataKey]. [WithObserver]
 // reports the server side's decision on each call as an event of this
 // package, kind [Kind] ("grpc_server"): [EventAnswered], [EventFailure] or
@@ -55,7 +55,7 @@
 // [WithClassify], [WithBreaker], [WithMethod], [WithGuardNames],
 // [WithObserver],
 // [UnaryServerInterceptor],
-// [StreamServerInterceptor], [InHandle], [RefusalStatus], [KeyedLimit],
+// [StreamServerInterceptor], [InHandle], [WithKeyedLimit], [RefusalStatus],
 // [PeerKey], [MetadataKey], [IsFailure], [ParsePushback], [StatusError],
 // [PushbackKey], [ReplayLimit], [ErrNotReplayable].
 package resiliencegrpc

@@ -34,7 +34,7 @@ func TestEndToEndTCP(t *testing.T) {
 		{msgs: 2, code: codes.Internal}, // stream: reset after 2 messages
 	}}
 	limits := ratelimit.NewKeyed[string](1000, 100)
-	s := grpc.NewServer(grpc.InTapHandle(resiliencegrpc.InHandle(resiliencegrpc.KeyedLimit[struct{}](limits, resiliencegrpc.PeerKey))))
+	s := grpc.NewServer(grpc.InTapHandle(resiliencegrpc.InHandle(resilience.Policy[struct{}]{}, resiliencegrpc.WithKeyedLimit(resiliencegrpc.PeerKey, limits))))
 	testpb.RegisterTestServiceServer(s, srv)
 	served := make(chan struct{})
 	go func() {

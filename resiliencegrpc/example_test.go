@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 )
 
 // A client whose unary calls retry failures, through a breaker and a
@@ -248,19 +249,20 @@ func ExampleInHandle() {
 	// ResourceExhausted, retry after 1s
 }
 
-// Each tenant, named by a metadata key, has a bucket of its own.
-func ExampleKeyedLimit() {
+// Each tenant, named by a metadata key, has a bucket of its own, here in
+// gRPC's tap (grpc.InTapHandle), before a call's message is read.
+func ExampleWithKeyedLimit() {
 	tenants := ratelimit.NewKeyed[string](1, 1, ratelimit.WithClock(clock.NewFake()))
-	p := resiliencegrpc.KeyedLimit[struct{}](tenants, resiliencegrpc.MetadataKey("tenant"))
+	tapHandle := resiliencegrpc.InHandle(resilience.Policy[struct{}]{}, resiliencegrpc.WithKeyedLimit(resiliencegrpc.MetadataKey("tenant"), tenants))
 	for _, tenant := range []string{"a", "a", "b"} {
 		ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("tenant", tenant))
-		_, err := p.Do(ctx, func(context.Context) (struct{}, error) { return struct{}{}, nil })
-		fmt.Printf("tenant %s: admitted %v\n", tenant, err == nil)
+		_, err := tapHandle(ctx, &tap.Info{FullMethodName: "/shop.Orders/Place"})
+		fmt.Printf("tenant %s: %v\n", tenant, status.Code(err))
 	}
 	// Output:
-	// tenant a: admitted true
-	// tenant a: admitted false
-	// tenant b: admitted true
+	// tenant a: OK
+	// tenant a: ResourceExhausted
+	// tenant b: OK
 }
 
 func ExamplePeerKey() {

@@ -10,29 +10,51 @@ import (
 	"google.golang.org/grpc/peer"
 )
 
-// KeyedLimit returns a guard layer that rate-limits each call by its key:
-// key(ctx) names the call's bucket in k (a client's address with
-// [PeerKey], a tenant's header with [MetadataKey]), and the call takes one
-// token from it as ratelimit.Policy does, or is refused with a
-// *resilience.RefusedError matching ratelimit.ErrLimited whose RetryAfter
-// is the wait for that bucket's next token. Use it in [InHandle] or in the
-// server interceptors. Each call allocates a little (the bucket's layer).
-// The layer describes itself as a rate limiter that does not wait, for
-// resilience's Policy.Check and Policy.Bounds.
-// KeyedLimit panics if k or key is nil.
-func KeyedLimit[T any](k *ratelimit.Keyed[string], key func(ctx context.Context) string) resilience.Policy[T] {
-	if k == nil || key == nil {
-		panic("resiliencegrpc: KeyedLimit needs a Keyed limiter and a key function")
+// WithKeyedLimit rate-limits the server side's calls per key, as
+// resiliencehttp.WithKeyedLimit does a Middleware's requests: each call
+// takes a token from the bucket of its key, key(ctx), in limits (a
+// client's host with [PeerKey], a tenant's metadata with [MetadataKey]),
+// before the policy's guards see it; a call whose key's bucket is empty is
+// refused with a *resilience.RefusedError matching ratelimit.ErrLimited
+// whose RetryAfter is the wait for that bucket's next token, answered with
+// ResourceExhausted and a pushback ([RefusalStatus]), and reaches neither
+// the policy's guards nor the handler. limits decides the rate, the burst
+// and how many keys are tracked (see ratelimit.Keyed).
+//
+// Every key is a key, an empty one too: all calls whose key is empty (say,
+// without the metadata the key function reads) share one bucket, so a call
+// cannot escape the limit by having no key. Key on what a client cannot
+// vary at will. key is called once per call, from the call's goroutine, so
+// it must be safe for simultaneous use.
+//
+// [InHandle], [UnaryServerInterceptor] and [StreamServerInterceptor] use
+// it (in InHandle, gRPC's tap, it refuses a call before its message is
+// read); the client interceptors ignore it. The key function and the
+// limiter are one option because neither means anything without the
+// other. WithKeyedLimit panics if key or limits is nil.
+func WithKeyedLimit(key func(ctx context.Context) string, limits *ratelimit.Keyed[string]) Option {
+	if key == nil {
+		panic("resiliencegrpc: WithKeyedLimit key function must not be nil")
 	}
-	return resilience.New("ratelimit(keyed)", func(ctx context.Context, next resilience.Next[T]) (T, error) {
-		return ratelimit.Policy[T](k.Limiter(key(ctx))).Do(ctx, next.Call)
-	}).Describe(resilience.Layer{Kind: resilience.KindRateLimit})
+	if limits == nil {
+		panic("resiliencegrpc: WithKeyedLimit limits must not be nil")
+	}
+	layer := ratelimit.KeyedPolicy[struct{}](limits, key)
+	return option(func(c *config) { c.keyed = &layer })
+}
+
+// guarded returns p behind r's keyed limit, if it has one.
+func (r *route) guarded(p resilience.Policy[struct{}]) resilience.Policy[struct{}] {
+	if r.keyed == nil {
+		return p
+	}
+	return resilience.Then(*r.keyed, p)
 }
 
 // PeerKey returns the host of the call's peer, without its port (a client
 // opens connections from many ports), e.g. "10.0.0.7"; the whole address
 // when it has no port; "" when ctx has no peer. It is a key function for
-// [KeyedLimit].
+// [WithKeyedLimit].
 func PeerKey(ctx context.Context) string {
 	p, ok := peer.FromContext(ctx)
 	if !ok || p.Addr == nil {
@@ -45,7 +67,7 @@ func PeerKey(ctx context.Context) string {
 	return addr
 }
 
-// MetadataKey returns a key function for [KeyedLimit] that reads the first
+// MetadataKey returns a key function for [WithKeyedLimit] that reads the first
 // value of the call's incoming metadata under name (case-insensitive, as
 // gRPC metadata keys are), "" when it has none: all calls without it share
 // one bucket. Key on what a client cannot vary at will (see

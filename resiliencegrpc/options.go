@@ -64,8 +64,9 @@ type route struct {
 	classify func(*status.Status) bool // nil means IsFailure
 	breaker  *breaker.Breaker          // nil: committed streams' failures are not recorded
 
-	guardNames bool               // server side: a refusal's message names its guard
-	observer   telemetry.Observer // server side: the receiver of the decisions' events; nil if none
+	guardNames bool                         // server side: a refusal's message names its guard
+	observer   telemetry.Observer           // server side: the receiver of the decisions' events; nil if none
+	keyed      *resilience.Policy[struct{}] // server side: WithKeyedLimit's layer; nil if none
 }
 
 // waitsForReady reports whether an attempt under ctx is a half-open trial

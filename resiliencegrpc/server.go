@@ -80,11 +80,13 @@ import (
 // panic goes on to gRPC.
 //
 // UnaryServerInterceptor panics if an option is nil or invalid; it uses
-// [WithClassify], [WithGuardNames] and [WithObserver] and ignores the
-// other options. The interceptor is safe for simultaneous use.
+// [WithClassify], [WithGuardNames], [WithObserver] and [WithKeyedLimit]
+// (a limit per client, before p's guards) and ignores the other options.
+// The interceptor is safe for simultaneous use.
 func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.UnaryServerInterceptor {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
 	name := p.String()
+	p = r.guarded(p)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		c := &unaryServing{r: r, req: req, handler: handler}
 		// However p returns, a panic included, the interceptor does not
@@ -161,10 +163,12 @@ func (r *route) observeServed(name, method string, herr error) {
 // out), and a policy that returns nil without calling it (a fallback)
 // ends the stream with an Internal status naming the problem. With
 // [WithObserver] it reports its decision on each stream as the unary
-// interceptor does on each call (see "Events" there).
+// interceptor does on each call (see "Events" there). It uses the options
+// UnaryServerInterceptor uses.
 func StreamServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.StreamServerInterceptor {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
 	name := p.String()
+	p = r.guarded(p)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		c := &streamServing{r: r, srv: srv, ss: ss, handler: handler}
 		ran, err := c.Do(ss.Context(), p, c.serve)
@@ -262,7 +266,7 @@ func (r *route) guardErr(err error) error {
 // through p before gRPC reads its first message, and refuses it with
 // [RefusalStatus]'s status otherwise. gRPC calls it on the connection's
 // reading goroutine, under its lock, so p must decide at once: put rate
-// limiters here (ratelimit.Policy, [KeyedLimit]), never a guard that
+// limiters here (ratelimit.Policy, [WithKeyedLimit]), never a guard that
 // waits (ratelimit.WaitPolicy, a bulkhead with a queue). A guard that
 // holds something for the call's length (a bulkhead slot, a breaker's
 // permit) belongs in the interceptors, since the handle returns before the
@@ -274,12 +278,13 @@ func (r *route) guardErr(err error) error {
 // metadata and peer are in the context p gets ([MetadataKey], [PeerKey]).
 // With [WithObserver] it reports each call it refuses as [EventRefused]
 // (Key the call's full method); a call it admits is reported by the
-// interceptors, if they have an observer. InHandle uses [WithGuardNames]
-// and [WithObserver] and ignores the other options; it panics if an
-// option is nil.
+// interceptors, if they have an observer. InHandle uses [WithGuardNames],
+// [WithObserver] and [WithKeyedLimit] (a limit per client, before p) and
+// ignores the other options; it panics if an option is nil.
 func InHandle(p resilience.Policy[struct{}], opts ...Option) tap.ServerInHandle {
 	r, _ := newConfig(resilience.Policy[any]{}, opts)
 	name := p.String()
+	p = r.guarded(p)
 	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
 		_, err := p.Do(ctx, admit)
 		if err != nil {

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/tap"
 )
 
 // retryDelay returns the google.rpc.RetryInfo delay of err's status, and
@@ -172,7 +173,7 @@ func TestKeyedLimitByMetadata(t *testing.T) {
 	fk := clock.NewFake()
 	k := ratelimit.NewKeyed[string](1, 1, ratelimit.WithClock(fk))
 	srv := &flaky{}
-	c := serve(t, srv, []grpc.ServerOption{grpc.InTapHandle(resiliencegrpc.InHandle(resiliencegrpc.KeyedLimit[struct{}](k, resiliencegrpc.MetadataKey("tenant"))))})
+	c := serve(t, srv, []grpc.ServerOption{grpc.InTapHandle(resiliencegrpc.InHandle(resilience.Policy[struct{}]{}, resiliencegrpc.WithKeyedLimit(resiliencegrpc.MetadataKey("tenant"), k)))})
 	call := func(tenant string) codes.Code {
 		ctx := metadata.AppendToOutgoingContext(bounded(t), "tenant", tenant)
 		_, err := c.UnaryCall(ctx, req("x"))
@@ -189,19 +190,56 @@ func TestKeyedLimitByMetadata(t *testing.T) {
 // of one host share a bucket.
 func TestKeyedLimitByPeer(t *testing.T) {
 	k := ratelimit.NewKeyed[string](1, 1, ratelimit.WithClock(clock.NewFake()))
-	p := resiliencegrpc.KeyedLimit[struct{}](k, resiliencegrpc.PeerKey)
+	h := resiliencegrpc.InHandle(resilience.Policy[struct{}]{}, resiliencegrpc.WithKeyedLimit(resiliencegrpc.PeerKey, k))
 	from := func(addr string) error {
 		tcp, err := net.ResolveTCPAddr("tcp", addr)
 		if err != nil {
 			t.Fatalf("ResolveTCPAddr(%q): %v", addr, err)
 		}
 		ctx := peer.NewContext(context.Background(), &peer.Peer{Addr: tcp})
-		_, err = p.Do(ctx, func(context.Context) (struct{}, error) { return struct{}{}, nil })
+		_, err = h(ctx, &tap.Info{FullMethodName: "/test.Service/Unary"})
 		return err
 	}
 	got := []bool{from("10.0.0.1:1000") == nil, from("10.0.0.1:2000") == nil, from("10.0.0.2:1000") == nil}
 	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
 		t.Errorf("admitted from 10.0.0.1:1000, 10.0.0.1:2000, 10.0.0.2:1000 mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// Under WithKeyedLimit the server interceptors take each call's token
+// from its key's bucket before p's guards: a refused call reaches neither
+// p nor the handler, and is answered ResourceExhausted with the bucket's
+// own pushback.
+func TestServerInterceptorsKeyedLimit(t *testing.T) {
+	byTenant := resiliencegrpc.MetadataKey("tenant")
+	for _, kind := range []string{"unary", "stream"} {
+		t.Run(kind, func(t *testing.T) {
+			k := ratelimit.NewKeyed[string](ratelimit.Every(2*time.Second), 1, ratelimit.WithClock(clock.NewFake()))
+			var inner, handled int
+			spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+				inner++
+				return next.Call(ctx)
+			})
+			call := func(tenant string) error {
+				ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("tenant", tenant))
+				if kind == "unary" {
+					_, err := resiliencegrpc.UnaryServerInterceptor(spy, resiliencegrpc.WithKeyedLimit(byTenant, k))(ctx, "request",
+						&grpc.UnaryServerInfo{FullMethod: "/test.Service/Unary"}, func(context.Context, any) (any, error) { handled++; return "ok", nil })
+					return err
+				}
+				return resiliencegrpc.StreamServerInterceptor(spy, resiliencegrpc.WithKeyedLimit(byTenant, k))(nil, &fakeServerStream{ctx: ctx},
+					&grpc.StreamServerInfo{FullMethod: "/test.Service/Stream"}, func(any, grpc.ServerStream) error { handled++; return nil })
+			}
+			errs := []error{call("a"), call("a"), call("b")}
+			got := []codes.Code{status.Code(errs[0]), status.Code(errs[1]), status.Code(errs[2])}
+			if diff := cmp.Diff([]any{[]codes.Code{codes.OK, codes.ResourceExhausted, codes.OK}, 2, 2},
+				[]any{got, inner, handled}); diff != "" {
+				t.Errorf("codes of a, a, b; calls into p; handler runs mismatch (-want +got):\n%s", diff)
+			}
+			if after, ok := retryDelay(errs[1]); !ok || after != 2*time.Second {
+				t.Errorf("RetryInfo of the refusal %v, %v; want 2s", after, ok)
+			}
+		})
 	}
 }
 
@@ -215,13 +253,24 @@ func TestPeerKey(t *testing.T) {
 	}
 }
 
-func TestKeyedLimitPanics(t *testing.T) {
-	defer func() {
-		if r := recover(); r == nil {
-			t.Errorf("KeyedLimit(nil, nil) did not panic")
+func TestWithKeyedLimitPanics(t *testing.T) {
+	k := ratelimit.NewKeyed[string](1, 1)
+	for _, tt := range []struct {
+		want string
+		f    func()
+	}{
+		{"resiliencegrpc: WithKeyedLimit key function must not be nil", func() { resiliencegrpc.WithKeyedLimit(nil, k) }},
+		{"resiliencegrpc: WithKeyedLimit limits must not be nil", func() { resiliencegrpc.WithKeyedLimit(resiliencegrpc.PeerKey, nil) }},
+	} {
+		got := func() (msg any) {
+			defer func() { msg = recover() }()
+			tt.f()
+			return nil
+		}()
+		if got != tt.want {
+			t.Errorf("panic %v, want %q", got, tt.want)
 		}
-	}()
-	resiliencegrpc.KeyedLimit[struct{}](nil, nil)
+	}
 }
 
 // serverKind is one of the server interceptors, as a function that runs

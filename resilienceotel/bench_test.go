@@ -19,7 +19,7 @@ func exported(tb testing.TB) (*resilienceotel.Metrics, resilience.Policy[int]) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 	tb.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
 	reg := telemetry.NewRegistry()
-	m, err := resilienceotel.New(resilienceotel.WithMeterProvider(mp), resilienceotel.WithRegistry(reg))
+	m, err := resilienceotel.New(mp, resilienceotel.WithRegistry(reg))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // the caller's span: what the pipeline did with one call.
 //
 //	reg := telemetry.NewRegistry()
-//	m, err := resilienceotel.New(resilienceotel.WithRegistry(reg)) // the global MeterProvider; m observes reg
+//	m, err := resilienceotel.New(otel.GetMeterProvider(), resilienceotel.WithRegistry(reg)) // m observes reg
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
 //	err = reg.Register(b)
 //	p := resilience.Then(retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)), breaker.Policy[*http.Response](b), timeout.New[*http.Response](time.Second))
@@ -18,8 +18,8 @@
 //
 // # Entry points
 //
-//   - New, with WithMeterProvider, WithRegistry, WithKeys, WithClock: a
-//     Metrics, a telemetry.Observer that observes the registry
+//   - New(mp), with WithRegistry, WithKeys, WithClock: a Metrics
+//     reporting to mp, a telemetry.Observer that observes the registry
 //   - Measure, Layers: policy layers that time and count calls and
 //     attempts, for a chain without a retry
 //   - Trace, TraceLayers, with TraceBreaker, TraceClock: policy layers that

@@ -53,7 +53,7 @@ func Example() {
 	reader := sdkmetric.NewManualReader()
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	reg := telemetry.NewRegistry()
-	m, err := resilienceotel.New(resilienceotel.WithMeterProvider(provider), resilienceotel.WithRegistry(reg))
+	m, err := resilienceotel.New(provider, resilienceotel.WithRegistry(reg))
 	if err != nil {
 		panic(err)
 	}
@@ -115,7 +115,7 @@ func filter(rm metricdata.ResourceMetrics, names ...string) metricdata.ResourceM
 func ExampleMeasure() {
 	reader := sdkmetric.NewManualReader()
 	m, err := resilienceotel.New(
-		resilienceotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
+		sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)),
 		resilienceotel.WithClock(clock.NewFake()), // durations of 0 here
 	)
 	if err != nil {
@@ -163,7 +163,7 @@ func ExampleMeasure() {
 func ExampleWithKeys() {
 	reader := sdkmetric.NewManualReader()
 	m, err := resilienceotel.New(
-		resilienceotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
+		sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)),
 		resilienceotel.WithKeys(2),
 	)
 	if err != nil {

@@ -25,7 +25,7 @@ func newMetrics(t *testing.T, opts ...resilienceotel.Option) (*resilienceotel.Me
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	m, err := resilienceotel.New(append([]resilienceotel.Option{resilienceotel.WithMeterProvider(mp)}, opts...)...)
+	m, err := resilienceotel.New(mp, opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

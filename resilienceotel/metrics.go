@@ -87,17 +87,23 @@ type eventSeries struct {
 }
 
 // New returns a Metrics with its instruments made from the meter of
-// ScopeName of the MeterProvider (WithMeterProvider, else the global one)
-// and, with WithRegistry, its gauges' callback registered. It returns an
-// error if the provider fails to make an instrument or to register the
-// callback. Invalid options panic (in the option).
-func New(opts ...Option) (*Metrics, error) {
-	var c config
-	for _, o := range opts {
-		o(&c)
+// ScopeName of mp (otel.GetMeterProvider() for the global one) and its
+// callback registered with that meter: the MeterProvider is positional
+// because every Metrics needs one (what is optional is an option), as
+// resilienceprom.New takes the prometheus.Registerer its Collector
+// registers with. It returns an error, and no Metrics, if mp fails to make
+// an instrument or to register the callback. New panics if mp or an option
+// is nil; invalid options panic in the option.
+func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
+	if mp == nil {
+		panic("resilienceotel: New(nil, ...): the MeterProvider must not be nil; pass otel.GetMeterProvider() for the global one")
 	}
-	if c.provider == nil {
-		c.provider = otel.GetMeterProvider()
+	c := config{provider: mp}
+	for _, o := range opts {
+		if o == nil {
+			panic("resilienceotel: New option must not be nil")
+		}
+		o.apply(&c)
 	}
 	if c.clock == nil {
 		c.clock = clock.Real()

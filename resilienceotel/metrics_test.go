@@ -97,7 +97,8 @@ func TestInstruments(t *testing.T) {
 	})
 }
 
-// TestGlobalProvider: without WithMeterProvider, New uses the global one.
+// TestGlobalProvider: New(otel.GetMeterProvider()) reports to the global
+// provider.
 func TestGlobalProvider(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
@@ -105,7 +106,7 @@ func TestGlobalProvider(t *testing.T) {
 	prev := otel.GetMeterProvider()
 	otel.SetMeterProvider(mp)
 	defer otel.SetMeterProvider(prev)
-	m, err := resilienceotel.New()
+	m, err := resilienceotel.New(otel.GetMeterProvider())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +141,11 @@ func TestOptionPanics(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"provider", func() { resilienceotel.WithMeterProvider(nil) }, "resilienceotel: WithMeterProvider provider must not be nil"},
+		{"provider", func() { _, _ = resilienceotel.New(nil) }, "resilienceotel: New(nil, ...): the MeterProvider must not be nil; pass otel.GetMeterProvider() for the global one"},
+		{"nil option", func() { _, _ = resilienceotel.New(otel.GetMeterProvider(), nil) }, "resilienceotel: New option must not be nil"},
 		{"registry", func() { resilienceotel.WithRegistry(nil) }, "resilienceotel: WithRegistry registry must not be nil"},
 		{"keys", func() { resilienceotel.WithKeys(0) }, "resilienceotel: WithKeys max must be >= 1, got 0"},
-		{"clock", func() { resilienceotel.WithClock(nil) }, "resilienceotel: WithClock clock must not be nil"},
+		{"clock", func() { resilienceotel.WithClock(nil) }, "resilienceotel: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
 	} {
 		t.Run(c.name, func(t *testing.T) { expectPanic(t, c.want, c.f) })
 	}

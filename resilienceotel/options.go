@@ -6,27 +6,23 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/resilienceotel/internal/guardopt"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
-// Option configures a [Metrics] made by [New].
-type Option func(*config)
+// Option configures a [Metrics] made by [New]. Options apply in order;
+// when two set the same field, the last one wins.
+type Option interface{ apply(*config) }
+
+type option func(*config)
+
+func (o option) apply(c *config) { o(c) }
 
 type config struct {
-	provider metric.MeterProvider // nil: otel.GetMeterProvider()
+	provider metric.MeterProvider // New's
 	registry *telemetry.Registry  // nil: no gauges
 	keys     int                  // 0: no resilience.key attribute
 	clock    clock.Clock          // nil: clock.Real()
-}
-
-// WithMeterProvider sets the MeterProvider the instruments are made from.
-// Without it, New uses the global one (otel.GetMeterProvider). It panics if
-// mp is nil.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	if mp == nil {
-		panic("resilienceotel: WithMeterProvider provider must not be nil")
-	}
-	return func(c *config) { c.provider = mp }
 }
 
 // WithRegistry sets the registry whose guards' snapshots the observable
@@ -39,7 +35,7 @@ func WithRegistry(r *telemetry.Registry) Option {
 	if r == nil {
 		panic("resilienceotel: WithRegistry registry must not be nil")
 	}
-	return func(c *config) { c.registry = r }
+	return option(func(c *config) { c.registry = r })
 }
 
 // WithKeys turns on the resilience.key attribute (Event.Key: the key of a
@@ -53,14 +49,13 @@ func WithKeys(max int) Option {
 	if max < 1 {
 		panic(fmt.Sprintf("resilienceotel: WithKeys max must be >= 1, got %d", max))
 	}
-	return func(c *config) { c.keys = max }
+	return option(func(c *config) { c.keys = max })
 }
 
 // WithClock sets the clock the [Measure] layers time calls and attempts
-// on. Without it, clock.Real(). It panics if clk is nil.
+// on. Without it, clock.Real(). It panics if clk is nil: leave the option
+// out for clock.Real().
 func WithClock(clk clock.Clock) Option {
-	if clk == nil {
-		panic("resilienceotel: WithClock clock must not be nil")
-	}
-	return func(c *config) { c.clock = clk }
+	guardopt.Clock("resilienceotel", clk)
+	return option(func(c *config) { c.clock = clk })
 }

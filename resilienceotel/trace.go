@@ -64,8 +64,13 @@ type TraceLayers[T any] struct {
 	Attempt resilience.Policy[T] // named "trace-attempt(name)"
 }
 
-// TraceOption configures the layers made by [Trace].
-type TraceOption func(*traceConfig)
+// TraceOption configures the layers made by [Trace]. Options apply in
+// order; when two set the same field, the last one wins.
+type TraceOption interface{ applyTrace(*traceConfig) }
+
+type traceOption func(*traceConfig)
+
+func (o traceOption) applyTrace(c *traceConfig) { o(c) }
 
 type traceConfig struct {
 	clock   clock.Clock
@@ -78,7 +83,7 @@ func TraceClock(clk clock.Clock) TraceOption {
 	if clk == nil {
 		panic("resilienceotel: TraceClock clock must not be nil")
 	}
-	return func(c *traceConfig) { c.clock = clk }
+	return traceOption(func(c *traceConfig) { c.clock = clk })
 }
 
 // TraceBreaker has each resilience.attempt event carry the state of b
@@ -89,7 +94,7 @@ func TraceBreaker(b *breaker.Breaker) TraceOption {
 	if b == nil {
 		panic("resilienceotel: TraceBreaker breaker must not be nil")
 	}
-	return func(c *traceConfig) { c.breaker = b }
+	return traceOption(func(c *traceConfig) { c.breaker = b })
 }
 
 // Trace returns the layers that record, on the caller's span
@@ -120,7 +125,7 @@ func Trace[T any](name string, opts ...TraceOption) TraceLayers[T] {
 		if o == nil {
 			panic("resilienceotel: Trace option must not be nil")
 		}
-		o(&cfg)
+		o.applyTrace(&cfg)
 	}
 	tr := &tracer{cfg: cfg, name: attrPolicyName.String(name)}
 	call := resilience.New("trace("+name+")", func(ctx context.Context, next resilience.Next[T]) (T, error) {

@@ -21,7 +21,7 @@ import (
 // invalid bytes replaced by U+FFFD, the self-metric counts it, and the
 // rest of the process's metrics, the Go runtime's too, are served.
 func TestScrapeWithInvalidUTF8Name(t *testing.T) {
-	c := resilienceprom.New()
+	c := newCollector(t)
 	for _, name := range []string{"db\xff", "db\xfe", "ok"} { // the first two read alike once sanitised
 		c.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: name})
 	}
@@ -57,7 +57,7 @@ func TestScrapeWithInvalidUTF8Name(t *testing.T) {
 
 // Measure rejects a name that is not valid UTF-8, naming itself.
 func TestMeasureRejectsInvalidUTF8Name(t *testing.T) {
-	c := resilienceprom.New()
+	c := newCollector(t)
 	got := func() (msg any) {
 		defer func() { msg = recover() }()
 		resilienceprom.Measure[int](c, "db\xff", 1)

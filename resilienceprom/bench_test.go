@@ -16,7 +16,7 @@ import (
 func exported(tb testing.TB) (*resilienceprom.Collector, resilience.Policy[int]) {
 	tb.Helper()
 	reg := telemetry.NewRegistry()
-	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	c := newCollector(tb, resilienceprom.WithRegistry(reg))
 	return c, exporttest.Breaker(tb, c, reg)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/resilienceprom/internal/export"
+	"github.com/f0b5b96b/resilience/resilienceprom/internal/guardopt"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -18,8 +19,13 @@ import (
 // WithBuckets.
 var DefaultBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
 
-// Option configures a [Collector] made by [New].
-type Option func(*Collector)
+// Option configures a [Collector] made by [New]. Options apply in order;
+// when two set the same field, the last one wins.
+type Option interface{ apply(*Collector) }
+
+type option func(*Collector)
+
+func (o option) apply(c *Collector) { o(c) }
 
 // WithRegistry sets the registry whose guards' snapshots the gauges (and
 // resilience_guard_refused_total) report at each collection, and adds the
@@ -31,7 +37,7 @@ func WithRegistry(r *telemetry.Registry) Option {
 	if r == nil {
 		panic("resilienceprom: WithRegistry registry must not be nil")
 	}
-	return func(c *Collector) { c.registry = r }
+	return option(func(c *Collector) { c.registry = r })
 }
 
 // WithBuckets sets the histograms' bucket upper bounds, in seconds
@@ -47,16 +53,15 @@ func WithBuckets(bounds ...float64) Option {
 		}
 	}
 	bounds = append([]float64(nil), bounds...)
-	return func(c *Collector) { c.buckets = bounds }
+	return option(func(c *Collector) { c.buckets = bounds })
 }
 
 // WithClock sets the clock the [Measure] layers time calls and attempts
-// on. Without it, clock.Real(). It panics if clk is nil.
+// on. Without it, clock.Real(). It panics if clk is nil: leave the option
+// out for clock.Real().
 func WithClock(clk clock.Clock) Option {
-	if clk == nil {
-		panic("resilienceprom: WithClock clock must not be nil")
-	}
-	return func(c *Collector) { c.clock = clk }
+	guardopt.Clock("resilienceprom", clk)
+	return option(func(c *Collector) { c.clock = clk })
 }
 
 // Collector is a prometheus.Collector of what the policies do: it is the
@@ -90,9 +95,24 @@ type waitKey struct {
 	name string
 }
 
-// New returns a Collector; register it with a prometheus.Registerer.
-// Invalid options panic (in the option).
-func New(opts ...Option) *Collector {
+// New returns a Collector registered with reg (prometheus.DefaultRegisterer
+// for the default registry): the Registerer is positional because every
+// Collector needs one (what is optional is an option), as
+// resilienceotel.New takes the MeterProvider its Metrics reports to. It
+// returns an error, and no Collector, if reg refuses the Collector (a
+// *prometheus.AlreadyRegisteredError for a second registration, an error
+// for a metric of the same name registered by another collector). New
+// panics if reg or an option is nil; invalid options panic in the option.
+// To register the Collector with more registries, call their Register
+// with it. A pedantic registry (prometheus.NewPedanticRegistry) also
+// checks that each metric gathered was described when the Collector was
+// registered, which the values of guards added to the telemetry.Registry
+// later were not: register the Collector with such a registry once the
+// guards are in.
+func New(reg prometheus.Registerer, opts ...Option) (*Collector, error) {
+	if reg == nil {
+		panic("resilienceprom: New(nil, ...): the Registerer must not be nil; pass prometheus.DefaultRegisterer for the default registry")
+	}
 	c := &Collector{
 		buckets:        DefaultBuckets,
 		clock:          clock.Real(),
@@ -107,12 +127,18 @@ func New(opts ...Option) *Collector {
 		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read, once their name was sanitised, as a series sent before, or a guard's value is named like one of the Collector's own metrics.", nil, nil),
 	}
 	for _, o := range opts {
-		o(c)
+		if o == nil {
+			panic("resilienceprom: New option must not be nil")
+		}
+		o.apply(c)
+	}
+	if err := reg.Register(c); err != nil {
+		return nil, fmt.Errorf("resilienceprom: %w", err)
 	}
 	if c.registry != nil {
 		c.registry.AddObserver(c)
 	}
-	return c
+	return c, nil
 }
 
 // Observe counts e under its policy name and type; an event with a wait

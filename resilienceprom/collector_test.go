@@ -39,7 +39,7 @@ var allTypes = exporttest.AllTypes(downError{})
 // resilience_events_total only, under policy "breaker" (its Key is no
 // label).
 func TestEveryEventType(t *testing.T) {
-	c := resilienceprom.New(resilienceprom.WithBuckets(0.05, 0.15))
+	c := newCollector(t, resilienceprom.WithBuckets(0.05, 0.15))
 	for _, e := range allTypes {
 		e.Name = "x"
 		c.Observe(e)
@@ -196,7 +196,7 @@ func TestScrape(t *testing.T) {
 // attempts.
 func TestMeasure(t *testing.T) {
 	clk := clock.NewFake()
-	c := resilienceprom.New(resilienceprom.WithClock(clk), resilienceprom.WithBuckets(1))
+	c := newCollector(t, resilienceprom.WithClock(clk), resilienceprom.WithBuckets(1))
 	outer := resilienceprom.Measure[int](c, "outer", 3)
 	inner := resilienceprom.Measure[int](c, "inner", 3)
 	lone := resilienceprom.Measure[int](c, "lone", 3)
@@ -242,14 +242,16 @@ resilience_calls_total{name="inner",outcome="success",policy="pipeline"} 1
 
 // TestPanics: invalid options and Measure arguments panic, naming them.
 func TestPanics(t *testing.T) {
-	c := resilienceprom.New()
+	c := newCollector(t)
 	for _, tc := range []struct {
 		name string
 		f    func()
 		want string
 	}{
+		{"registerer", func() { _, _ = resilienceprom.New(nil) }, "resilienceprom: New(nil, ...): the Registerer must not be nil; pass prometheus.DefaultRegisterer for the default registry"},
+		{"nil option", func() { _, _ = resilienceprom.New(prometheus.NewRegistry(), nil) }, "resilienceprom: New option must not be nil"},
 		{"registry", func() { resilienceprom.WithRegistry(nil) }, "resilienceprom: WithRegistry registry must not be nil"},
-		{"clock", func() { resilienceprom.WithClock(nil) }, "resilienceprom: WithClock clock must not be nil"},
+		{"clock", func() { resilienceprom.WithClock(nil) }, "resilienceprom: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
 		{"no buckets", func() { resilienceprom.WithBuckets() }, "resilienceprom: WithBuckets needs at least one bound"},
 		{"buckets", func() { resilienceprom.WithBuckets(1, 1) }, "resilienceprom: WithBuckets bounds must be finite and increasing, got [1 1]"},
 		{"measure nil", func() { resilienceprom.Measure[int](nil, "x", 1) }, "resilienceprom: Measure collector must not be nil"},
@@ -275,7 +277,7 @@ func TestConcurrent(t *testing.T) {
 	if err := reg.Register(b); err != nil {
 		t.Fatal(err)
 	}
-	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	c := newCollector(t, resilienceprom.WithRegistry(reg))
 	l := resilienceprom.Measure[int](c, "p", 3)
 	p := l.Call.Then(breaker.Policy[int](b), l.Attempt)
 	const goroutines, each = 8, 200
@@ -325,4 +327,32 @@ func must(t *testing.T, c prometheus.Collector) *prometheus.Registry {
 		t.Error(err)
 	}
 	return reg
+}
+
+// TestNewRegisters: New registers the Collector with its Registerer, whose
+// Gather then reads it, and returns the Registerer's error, and no
+// Collector, when it refuses: a second Collector's metrics have the names
+// of the first's.
+func TestNewRegisters(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	c, err := resilienceprom.New(reg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	c.Observe(telemetry.Event{Type: telemetry.BreakerOpened, Name: "b"})
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, mf := range mfs {
+		found = found || mf.GetName() == "resilience_events_total"
+	}
+	if !found {
+		t.Errorf("the registry New was given gathers no resilience_events_total: %d families", len(mfs))
+	}
+	second, err := resilienceprom.New(reg)
+	if err == nil || second != nil || !strings.HasPrefix(err.Error(), "resilienceprom: ") {
+		t.Errorf("a second New on the same registry = %v, %v; want nil and an error starting \"resilienceprom: \"", second, err)
+	}
 }

@@ -5,10 +5,9 @@
 // snapshots of the guards in a telemetry.Registry.
 //
 //	reg := telemetry.NewRegistry()
-//	c := resilienceprom.New(resilienceprom.WithRegistry(reg)) // c observes reg
-//	prometheus.MustRegister(c)
+//	c, err := resilienceprom.New(prometheus.DefaultRegisterer, resilienceprom.WithRegistry(reg)) // c observes reg
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
-//	err := reg.Register(b)
+//	err = reg.Register(b)
 //	p := resilience.Then(retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)), breaker.Policy[*http.Response](b))
 //	http.Handle("/metrics", promhttp.Handler())
 //
@@ -18,7 +17,8 @@
 //
 // # Entry points
 //
-//   - New, with WithRegistry, WithBuckets, WithClock: a Collector, a
+//   - New(reg), with WithRegistry, WithBuckets, WithClock: a Collector
+//     registered with reg (as resilienceotel.New(mp) reports to mp), a
 //     telemetry.Observer that observes the registry
 //   - Measure, Layers: policy layers that time and count calls and
 //     attempts, for a chain without a retry

@@ -38,11 +38,14 @@ func samples(c prometheus.Collector, names ...string) {
 // the Collector is (WithRegistry): a failing call trips the breaker, and
 // a scrape reads the events counted, the call's and its attempts'
 // durations (from the retry's events, with no layer of the Collector's in
-// the chain) and the breaker's state. Register the Collector with
-// prometheus.MustRegister and serve promhttp.Handler() to expose it.
+// the chain) and the breaker's state. New registers the Collector (with
+// prometheus.DefaultRegisterer, serve promhttp.Handler() to expose it).
 func Example() {
 	reg := telemetry.NewRegistry()
-	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	c, err := resilienceprom.New(prometheus.NewRegistry(), resilienceprom.WithRegistry(reg))
+	if err != nil {
+		panic(err)
+	}
 	b := breaker.New(breaker.WithName("db"), breaker.WithThreshold(2), breaker.WithObserver(reg))
 	if err := reg.Register(b); err != nil {
 		panic(err)
@@ -51,7 +54,7 @@ func Example() {
 		retry.New[int](retry.WithName("db"), retry.WithAttempts(2), retry.WithBackoff(backoff.Constant(0)), retry.WithObserver(reg)),
 		breaker.Policy[int](b),
 	)
-	_, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, errors.New("down") })
+	_, err = p.Do(context.Background(), func(context.Context) (int, error) { return 0, errors.New("down") })
 	fmt.Println(err)
 	samples(c, "resilience_calls_total", "resilience_events_total", "resilience_guard_state")
 	// The durations' counts (their sums and buckets are the real clock's).
@@ -83,7 +86,10 @@ func Example() {
 // and counted, the attempts numbered (here on a fake clock: durations of
 // 0, in histograms of one bucket).
 func ExampleMeasure() {
-	c := resilienceprom.New(resilienceprom.WithClock(clock.NewFake()), resilienceprom.WithBuckets(1))
+	c, err := resilienceprom.New(prometheus.NewRegistry(), resilienceprom.WithClock(clock.NewFake()), resilienceprom.WithBuckets(1))
+	if err != nil {
+		panic(err)
+	}
 	l := resilienceprom.Measure[string](c, "prices", 3)
 	p := resilience.Then(l.Call, retry.New[string](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0))), l.Attempt)
 	fmt.Println(p)
@@ -113,7 +119,10 @@ func ExampleMeasure() {
 // WithBuckets sets the histograms' bounds, here for waits of a few
 // milliseconds to a second.
 func ExampleWithBuckets() {
-	c := resilienceprom.New(resilienceprom.WithBuckets(0.01, 0.1, 1))
+	c, err := resilienceprom.New(prometheus.NewRegistry(), resilienceprom.WithBuckets(0.01, 0.1, 1))
+	if err != nil {
+		panic(err)
+	}
 	for _, w := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond, 2 * time.Second} {
 		c.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "db", Attempt: 1, Wait: w})
 	}

@@ -32,7 +32,7 @@ func TestGuardOfOwnKind(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	c := newCollector(t, resilienceprom.WithRegistry(reg))
 	want := `# HELP resilience_my_cache_entries Entries cached now.
 # TYPE resilience_my_cache_entries gauge
 resilience_my_cache_entries{name="users"} 12
@@ -70,7 +70,7 @@ func TestGuardStateInvalidUTF8(t *testing.T) {
 	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "mine", Name: "x", State: "w\xff"}}); err != nil {
 		t.Fatal(err)
 	}
-	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	c := newCollector(t, resilienceprom.WithRegistry(reg))
 	want := `# HELP resilience_guard_state 1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.
 # TYPE resilience_guard_state gauge
 resilience_guard_state{name="x",policy="mine",state="w` + "\uFFFD" + `"} 1

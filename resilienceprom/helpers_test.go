@@ -4,7 +4,23 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/f0b5b96b/resilience/resilienceprom"
 )
+
+// newCollector returns a Collector made by New with opts, registered with
+// a registry of its own.
+func newCollector(tb testing.TB, opts ...resilienceprom.Option) *resilienceprom.Collector {
+	tb.Helper()
+	c, err := resilienceprom.New(prometheus.NewPedanticRegistry(), opts...)
+	if err != nil {
+		tb.Fatalf("New: %v", err)
+	}
+	return c
+}
 
 // histogram is the exposition of one series of the histogram name, with
 // labels (`k="v",...`, in name order; le is added) and holding values (in

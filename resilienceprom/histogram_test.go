@@ -15,7 +15,7 @@ import (
 // bucket (le: less or equal), one just above in the next; the sum is exact
 // (kept in nanoseconds).
 func TestBucketBounds(t *testing.T) {
-	c := resilienceprom.New(resilienceprom.WithBuckets(0.01, 0.1))
+	c := newCollector(t, resilienceprom.WithBuckets(0.01, 0.1))
 	for _, w := range []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 1, 100 * time.Millisecond, 100*time.Millisecond + 1} {
 		c.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: w})
 	}

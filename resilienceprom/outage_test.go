@@ -29,7 +29,7 @@ func outage(t *testing.T, opts ...resilienceprom.Option) *resilienceprom.Collect
 	t.Helper()
 	clk := clock.NewFake()
 	reg := telemetry.NewRegistry()
-	c := resilienceprom.New(append([]resilienceprom.Option{resilienceprom.WithRegistry(reg), resilienceprom.WithClock(clk)}, opts...)...)
+	c := newCollector(t, append([]resilienceprom.Option{resilienceprom.WithRegistry(reg), resilienceprom.WithClock(clk)}, opts...)...)
 	exporttest.Outage(t, clk, reg, reg, resilience.Policy[string]{}, resilience.Policy[string]{}, downError{})
 	return c
 }

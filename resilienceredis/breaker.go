@@ -176,6 +176,10 @@ type report struct {
 // NewBreaker panics if rdb or an option is nil or the configuration is
 // invalid (see [BreakerConfig.Validate]), with a message naming the field
 // and the value.
+//
+// The name is positional, and there is no WithName: it is required, the
+// identity of the state the fleet shares (the rule of every constructor
+// here: a required value is positional, an optional one is an option).
 func NewBreaker(rdb redis.UniversalClient, name string, opts ...BreakerOption) *Breaker {
 	b := newBreaker(rdb, name, opts)
 	b.start()

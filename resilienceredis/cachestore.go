@@ -115,7 +115,7 @@ func WithCacheObserver(o telemetry.Observer) CacheStoreOption {
 // time.Now() removes the key's entry instead: a cache on a clock.Fake
 // whose times lie in the wall clock's past stores nothing through it.
 //
-// Negative entries (cache.WithNegative) are stored as their error's text:
+// Negative entries (cache.WithNegativeTTL) are stored as their error's text:
 // a Get returns a *[StoredError], so errors.Is against the load's own
 // error does not hold for an entry read back from the store.
 //

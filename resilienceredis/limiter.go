@@ -228,6 +228,11 @@ type Limiter struct {
 // NewLimiter panics if an option is nil or the configuration is invalid
 // (see [LimiterConfig.Validate]), with a message naming the field and the
 // value, e.g. "resilienceredis: Burst must be in [1, 1<<40], got 0".
+//
+// The name, rate and burst are positional, and there is no WithName: they
+// are required, and the name is the identity of the state the fleet
+// shares (the rule of every constructor here: a required value is
+// positional, an optional one is an option).
 func NewLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *Limiter {
 	p := newLimiterParams(rdb, name, rate, burst, opts, false)
 	p.setKey = []string{p.prefix + "{" + p.cfg.Name + "}:settings"}
@@ -251,7 +256,8 @@ type KeyedLimiter struct {
 // each refill at rate events per second up to burst, as [NewLimiter]
 // describes. While Redis is unreachable each key has a bucket of its own
 // in the instance (a ratelimit.Keyed, at most 8192 keys). It panics on an
-// invalid configuration, as NewLimiter does.
+// invalid configuration, as NewLimiter does. Its name, rate and burst are
+// positional as NewLimiter's are: required values.
 func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *KeyedLimiter {
 	p := newLimiterParams(rdb, name, rate, burst, opts, true)
 	p.setKey = []string{p.prefix + p.cfg.Name + ":settings"}

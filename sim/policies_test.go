@@ -208,7 +208,7 @@ func TestSimulatesAdaptive(t *testing.T) {
 	s := slowScenario(time.Second)
 	s.Server.Slope = 5 * time.Millisecond // latency grows with the load: the limit comes down
 	r := runTwice(t, s, PolicySet[int]{Name: "adaptive", Build: func(env *Env) resilience.Policy[int] {
-		return adaptive.Policy[int](adaptive.New(adaptive.WithClock(env.Clock()), adaptive.WithLimits(1, 10),
+		return adaptive.Policy[int](adaptive.New(adaptive.WithClock(env.Clock()), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(10),
 			adaptive.WithMaxQueue(5), adaptive.WithMaxWait(50*time.Millisecond)))
 	}})
 	if n := maxInFlight(r); n > 10 || n < 2 {
@@ -237,8 +237,8 @@ func TestSimulatesChaos(t *testing.T) {
 	s := policyScenario(Down)
 	s.Server.Outages = nil
 	r := runTwice(t, s, PolicySet[int]{Name: "chaos", Build: func(env *Env) resilience.Policy[int] {
-		faults := chaos.NewInjector(0.2, nil, chaos.WithRand(env.Rand()))
-		slow := chaos.NewInjector(0.1, nil, chaos.WithRand(env.Rand()))
+		faults := chaos.NewInjector(0.2, chaos.WithRand(env.Rand()))
+		slow := chaos.NewInjector(0.1, chaos.WithRand(env.Rand()))
 		return resilience.Then(
 			chaos.Fault[int](faults, func(context.Context) error { return errChaos }),
 			chaos.Latency[int](slow, env.Clock(), func() time.Duration { return 200 * time.Millisecond }),

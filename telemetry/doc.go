@@ -29,7 +29,7 @@
 // all of them, and the latency comes with no layer of its own:
 //
 //	reg := telemetry.NewRegistry()
-//	collector := resilienceprom.New(resilienceprom.WithRegistry(reg))
+//	collector, err := resilienceprom.New(prometheus.DefaultRegisterer, resilienceprom.WithRegistry(reg))
 //	dash := dashboard.New(reg, nil)
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
 //	p := resilience.Then(

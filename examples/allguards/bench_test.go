@@ -20,11 +20,11 @@ import (
 // consumers makes both exporters, the dashboard and the health check
 // over reg.
 func consumers(b *testing.B, reg *telemetry.Registry) (*resilienceprom.Collector, *resilienceotel.Metrics, *dashboard.Dashboard) {
-	c := resilienceprom.New(resilienceprom.WithRegistry(reg))
-	if err := prometheus.NewRegistry().Register(c); err != nil {
+	c, err := resilienceprom.New(prometheus.NewRegistry(), resilienceprom.WithRegistry(reg))
+	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := resilienceotel.New(resilienceotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))), resilienceotel.WithRegistry(reg))
+	m, err := resilienceotel.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())), resilienceotel.WithRegistry(reg))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -139,13 +139,12 @@ func Run(ctx context.Context, redisAddr string) (*Views, error) {
 
 	// The consumers, made after the guards are registered (so the
 	// exporters describe every guard's values from the start).
-	collector := resilienceprom.New(resilienceprom.WithRegistry(reg))
 	promReg := prometheus.NewRegistry()
-	if err := promReg.Register(collector); err != nil {
+	if _, err := resilienceprom.New(promReg, resilienceprom.WithRegistry(reg)); err != nil {
 		return nil, err
 	}
 	reader := sdkmetric.NewManualReader()
-	metrics, err := resilienceotel.New(resilienceotel.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))), resilienceotel.WithRegistry(reg))
+	metrics, err := resilienceotel.New(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), resilienceotel.WithRegistry(reg))
 	if err != nil {
 		return nil, err
 	}

@@ -125,13 +125,18 @@ func run(c config, out io.Writer) bool {
 	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer provider.Shutdown(context.Background())
 	reg := telemetry.NewRegistry()
-	otelMetrics, err := resilienceotel.New(resilienceotel.WithMeterProvider(provider), resilienceotel.WithRegistry(reg))
+	otelMetrics, err := resilienceotel.New(provider, resilienceotel.WithRegistry(reg))
 	if err != nil {
 		fmt.Fprintln(out, "metrics:", err)
 		return false
 	}
 	defer otelMetrics.Close()
-	collector := resilienceprom.New(resilienceprom.WithRegistry(reg))
+	promReg := prometheus.NewRegistry()
+	_, err = resilienceprom.New(promReg, resilienceprom.WithRegistry(reg))
+	if err != nil {
+		fmt.Fprintln(out, "metrics:", err)
+		return false
+	}
 
 	// The client pipeline. Its one observer is the registry, which both
 	// exporters observe (WithRegistry): they get every event, and the
@@ -150,10 +155,6 @@ func run(c config, out io.Writer) bool {
 		fmt.Fprintln(out, "metrics:", err)
 		return false
 	}
-	// A pedantic registry checks each metric against those the Collector
-	// described when registered: register it once the guards are in reg.
-	promReg := prometheus.NewPedanticRegistry()
-	promReg.MustRegister(collector)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(promReg, promhttp.HandlerOpts{ErrorHandling: promhttp.HTTPErrorOnError}))
 	metricsURL, stopMetrics, err := serve(mux)

@@ -21,7 +21,7 @@ func BenchmarkAcquireDone(b *testing.B) {
 }
 
 func BenchmarkAcquireDoneParallel(b *testing.B) {
-	lim := adaptive.New(adaptive.WithInitial(1000), adaptive.WithLimits(1000, 1000))
+	lim := adaptive.New(adaptive.WithInitial(1000), adaptive.WithMinLimit(1000), adaptive.WithMaxLimit(1000))
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		ctx := context.Background()
@@ -48,7 +48,7 @@ func BenchmarkPolicyDo(b *testing.B) {
 }
 
 func BenchmarkRefused(b *testing.B) {
-	lim := adaptive.New(adaptive.WithLimits(1, 1))
+	lim := adaptive.New(adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1))
 	ctx := context.Background()
 	if _, err := lim.Acquire(ctx); err != nil {
 		b.Fatal(err)

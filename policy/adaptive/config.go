@@ -8,6 +8,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -217,14 +218,23 @@ func (o option) apply(c *Config) { o(c) }
 // WithAlgorithm sets [Config.Algorithm] (nil: Gradient2{}, the default).
 func WithAlgorithm(a Algorithm) Option { return option(func(c *Config) { c.Algorithm = a }) }
 
-// WithLimits sets [Config.Min] and [Config.Max], the bounds of the limit.
-// Without it they are 1 and 1000. It panics unless 1 <= min <= max; to set
-// one bound only, use WithConfig(Config{Min: n}) or Config{Max: n}.
-func WithLimits(min, max int) Option {
-	if min < 1 || max < min || max > maxCount {
-		panic(fmt.Sprintf("adaptive: WithLimits(%d, %d): the bounds must satisfy 1 <= min <= max <= %d; to set one bound only, use WithConfig", min, max, maxCount))
+// WithMinLimit sets [Config.Min], the lowest the limit falls. Without it,
+// 1. It panics unless 1 <= n <= 2097151; New panics if Min is above Max.
+func WithMinLimit(n int) Option {
+	if n < 1 || n > maxCount {
+		panic(fmt.Sprintf("adaptive: WithMinLimit(%d): the bound must be between 1 and %d; leave the option out for the default, 1", n, maxCount))
 	}
-	return option(func(c *Config) { c.Min, c.Max = min, max })
+	return option(func(c *Config) { c.Min = n })
+}
+
+// WithMaxLimit sets [Config.Max], the highest the limit rises. Without it,
+// 1000, or Min if that is larger. It panics unless 1 <= n <= 2097151; New
+// panics if Max is below Min.
+func WithMaxLimit(n int) Option {
+	if n < 1 || n > maxCount {
+		panic(fmt.Sprintf("adaptive: WithMaxLimit(%d): the bound must be between 1 and %d; leave the option out for the default, 1000", n, maxCount))
+	}
+	return option(func(c *Config) { c.Max = n })
 }
 
 // WithInitial sets [Config.Initial], the limit before the first window
@@ -236,14 +246,22 @@ func WithInitial(n int) Option {
 	return option(func(c *Config) { c.Initial = n })
 }
 
-// WithWindow sets [Config.Window] and [Config.MinSamples]: the shortest
-// sampling window and the calls it needs to end. Without it, 1s and 10. It
-// panics unless d > 0 and minSamples >= 1.
-func WithWindow(d time.Duration, minSamples int) Option {
-	if d <= 0 || minSamples < 1 {
-		panic(fmt.Sprintf("adaptive: WithWindow(%v, %d): the window must be > 0 and need >= 1 calls; leave the option out for the defaults, 1s and 10", d, minSamples))
+// WithWindowDuration sets [Config.Window], the shortest sampling window.
+// Without it, 1s. It panics if d <= 0.
+func WithWindowDuration(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("adaptive: WithWindowDuration(%v): the window must be > 0; leave the option out for the default, 1s", d))
 	}
-	return option(func(c *Config) { c.Window, c.MinSamples = d, minSamples })
+	return option(func(c *Config) { c.Window = d })
+}
+
+// WithWindowCalls sets [Config.MinSamples], how many calls must finish in
+// a window before it may end. Without it, 10. It panics if n < 1.
+func WithWindowCalls(n int) Option {
+	if n < 1 {
+		panic(fmt.Sprintf("adaptive: WithWindowCalls(%d): a window must need >= 1 calls; leave the option out for the default, 10", n))
+	}
+	return option(func(c *Config) { c.MinSamples = n })
 }
 
 // WithMaxLatency sets [Config.MaxLatency], the highest latency that can
@@ -285,7 +303,7 @@ func WithReserve(share float64) Option { return option(func(c *Config) { c.Reser
 // WithName sets [Config.Name].
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("adaptive: WithName", name)
+	guardopt.Name("adaptive", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -294,7 +312,11 @@ func WithName(name string) Option {
 func WithObserver(o telemetry.Observer) Option { return option(func(c *Config) { c.Observer = o }) }
 
 // WithClock sets [Config.Clock], the source of time.
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("adaptive", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithConfig sets the fields of c that are not zero, and only those, so
 // it never erases an earlier option or a default: New(WithMaxQueue(8),

@@ -174,12 +174,13 @@ func TestOptionsPanicOnZero(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{func() { adaptive.WithLimits(0, 8) }, "adaptive: WithLimits(0, 8): the bounds must satisfy 1 <= min <= max"},
-		{func() { adaptive.WithLimits(30, 0) }, "adaptive: WithLimits(30, 0): the bounds must satisfy 1 <= min <= max"},
-		{func() { adaptive.WithLimits(9, 8) }, "adaptive: WithLimits(9, 8): the bounds must satisfy 1 <= min <= max"},
+		{func() { adaptive.WithMinLimit(0) }, "adaptive: WithMinLimit(0): the bound must be between 1 and 2097151"},
+		{func() { adaptive.WithMaxLimit(0) }, "adaptive: WithMaxLimit(0): the bound must be between 1 and 2097151"},
+		{func() { adaptive.WithMaxLimit(1 << 21) }, "adaptive: WithMaxLimit(2097152): the bound must be between 1 and 2097151"},
+		{func() { adaptive.New(adaptive.WithMinLimit(9), adaptive.WithMaxLimit(8)) }, "adaptive: Max must be >= Min, got Max 8 and Min 9"},
 		{func() { adaptive.WithInitial(0) }, "adaptive: WithInitial(0): the initial limit must be >= 1"},
-		{func() { adaptive.WithWindow(0, 10) }, "adaptive: WithWindow(0s, 10): the window must be > 0"},
-		{func() { adaptive.WithWindow(time.Second, 0) }, "adaptive: WithWindow(1s, 0): the window must be > 0 and need >= 1 calls"},
+		{func() { adaptive.WithWindowDuration(0) }, "adaptive: WithWindowDuration(0s): the window must be > 0"},
+		{func() { adaptive.WithWindowCalls(0) }, "adaptive: WithWindowCalls(0): a window must need >= 1 calls"},
 		{func() { adaptive.WithMaxLatency(0) }, "adaptive: WithMaxLatency(0s): the latency must be > 0"},
 		{func() { adaptive.WithBaselineMemory(0) }, "adaptive: WithBaselineMemory(0s): the memory must be > 0, or resilience.Off"},
 		{func() { adaptive.WithBaselineMemory(-2) }, "adaptive: WithBaselineMemory(-2ns)"},
@@ -197,7 +198,7 @@ func TestOptionsPanicOnZero(t *testing.T) {
 		}()
 	}
 	// The values they state are taken.
-	l := adaptive.New(adaptive.WithLimits(2, 9), adaptive.WithInitial(3), adaptive.WithBaselineMemory(resilience.Off))
+	l := adaptive.New(adaptive.WithMinLimit(2), adaptive.WithMaxLimit(9), adaptive.WithInitial(3), adaptive.WithBaselineMemory(resilience.Off))
 	if got := l.Stats().Limit; got != 3 {
 		t.Errorf("initial limit %d, want 3", got)
 	}

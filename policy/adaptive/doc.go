@@ -66,7 +66,8 @@
 // # Entry points
 //
 //   - [New] creates a Limiter; [Option]s configure it: [WithAlgorithm],
-//     [WithLimits], [WithInitial], [WithWindow], [WithMaxLatency],
+//     [WithMinLimit], [WithMaxLimit], [WithInitial], [WithWindowDuration],
+//     [WithWindowCalls], [WithMaxLatency],
 //     [WithBaselineMemory], [WithMaxQueue], [WithMaxWait], [WithReserve],
 //     [WithName], [WithClock]. A [Config] read at run time (it reads and
 //     writes JSON) is checked with [Config.Validate] and given with
@@ -90,9 +91,11 @@
 //
 //	option, field                   default                          unit
 //	WithAlgorithm, Algorithm        Gradient2{}
-//	WithLimits, Min and Max         1 and 1000                       calls in flight
+//	WithMinLimit, Min               1                                calls in flight
+//	WithMaxLimit, Max               1000 (or Min, if larger)         calls in flight
 //	WithInitial, Initial            20 (within Min and Max)          calls in flight
-//	WithWindow, Window, MinSamples  1s and 10                        time.Duration, calls
+//	WithWindowDuration, Window      1s                               time.Duration
+//	WithWindowCalls, MinSamples     10                               calls
 //	WithMaxLatency, MaxLatency      none                             time.Duration
 //	WithBaselineMemory, ...Memory   10m (resilience.Off: for ever)   time.Duration
 //	WithMaxQueue, MaxQueue          0: no queue                      callers

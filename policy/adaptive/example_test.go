@@ -70,7 +70,7 @@ func ExamplePolicy() {
 // With a reserve, normal calls may use only part of the limit; critical
 // calls get the rest, so they are shed last.
 func ExampleContextWithPriority() {
-	lim := adaptive.New(adaptive.WithLimits(10, 10), adaptive.WithReserve(0.2))
+	lim := adaptive.New(adaptive.WithMinLimit(10), adaptive.WithMaxLimit(10), adaptive.WithReserve(0.2))
 	normal := context.Background()
 	critical := adaptive.ContextWithPriority(normal, adaptive.Critical)
 	count := func(ctx context.Context) (n int) {
@@ -94,7 +94,7 @@ func ExampleWithMaxQueue() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake() // with MaxWait, the example can see the caller queue
-	lim := adaptive.New(adaptive.WithLimits(1, 1), adaptive.WithMaxQueue(4), adaptive.WithMaxWait(time.Second), adaptive.WithClock(fake))
+	lim := adaptive.New(adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1), adaptive.WithMaxQueue(4), adaptive.WithMaxWait(time.Second), adaptive.WithClock(fake))
 	first, _ := lim.Acquire(ctx)
 
 	got := make(chan error)
@@ -116,7 +116,7 @@ func ExampleWithMaxQueue() {
 // take the baseline latency, and falls when they take longer.
 func ExampleLimiter_Stats() {
 	fake := clock.NewFake()
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithWindow(time.Second, 10))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(10))
 	window := func(latency time.Duration) {
 		n := lim.Stats().Limit
 		permits := make([]adaptive.Permit, n)
@@ -205,7 +205,7 @@ func ExampleConfig_json() {
 // the limit by a tenth at least, whatever the algorithm says.
 func ExampleWithMaxLatency() {
 	fake := clock.NewFake()
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithMaxLatency(500*time.Millisecond), adaptive.WithWindow(time.Second, 1),
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithMaxLatency(500*time.Millisecond), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(1),
 		adaptive.WithInitial(100))
 	for range 3 {
 		fake.Advance(time.Second)

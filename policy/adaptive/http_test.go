@@ -46,7 +46,7 @@ func priorityFrom(next http.Handler) http.Handler {
 // the handler; critical requests get the share of the limit kept for
 // them.
 func TestMiddlewareShedsLoad(t *testing.T) {
-	lim := adaptive.New(adaptive.WithLimits(4, 4), adaptive.WithReserve(0.5), adaptive.WithName("api"))
+	lim := adaptive.New(adaptive.WithMinLimit(4), adaptive.WithMaxLimit(4), adaptive.WithReserve(0.5), adaptive.WithName("api"))
 	entered := make(chan string, 8)
 	release := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

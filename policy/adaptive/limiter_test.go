@@ -66,7 +66,7 @@ func TestAdmitsUpToTheLimitThenRefuses(t *testing.T) {
 }
 
 func TestRefusalsShareOneErrorValue(t *testing.T) {
-	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1))
+	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1))
 	hold(t, lim, 1)
 	_, a := lim.Acquire(context.Background())
 	_, b := lim.Acquire(context.Background())
@@ -76,7 +76,7 @@ func TestRefusalsShareOneErrorValue(t *testing.T) {
 }
 
 func TestDoneContextLooksFirst(t *testing.T) {
-	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1))
+	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := lim.Acquire(ctx); !errors.Is(err, context.Canceled) {
@@ -110,7 +110,7 @@ func TestDoneCountsOnce(t *testing.T) {
 // and the window's mean is what Stats reports once the window ends.
 func TestStatsLatencyAndBaseline(t *testing.T) {
 	fake := clock.NewFake()
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithWindow(time.Second, 2))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(2))
 	for _, d := range []time.Duration{10 * time.Millisecond, 30 * time.Millisecond} {
 		if err := call(lim, fake, d, nil); err != nil {
 			t.Fatal(err)
@@ -146,7 +146,7 @@ func TestDoneOutcomes(t *testing.T) {
 	for _, tt := range tests {
 		fake := clock.NewFake()
 		rec := &recorder{}
-		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindow(time.Second, 1))
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(1))
 		fake.Advance(time.Second)
 		if err := call(lim, fake, 5*time.Millisecond, tt.err); err != nil {
 			t.Fatal(err)
@@ -206,7 +206,7 @@ func (c *countingClock) Now() time.Time {
 func TestFastCallsAreSampled(t *testing.T) {
 	clk := &countingClock{Fake: clock.NewFake()}
 	rec := &recorder{}
-	lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithLimits(1000, 1000))
+	lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithMinLimit(1000), adaptive.WithMaxLimit(1000))
 	window := func() {
 		for range 10 {
 			ps := hold(t, lim, 1000)

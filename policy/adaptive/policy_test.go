@@ -31,7 +31,7 @@ func TestPolicyName(t *testing.T) {
 }
 
 func TestPolicyRefusesWithoutCallingTheOp(t *testing.T) {
-	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1))
+	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1))
 	p := adaptive.Policy[int](lim)
 	hold(t, lim, 1)
 	called := false
@@ -52,7 +52,7 @@ func TestPolicyRefusesWithoutCallingTheOp(t *testing.T) {
 func TestPolicyEndsThePermitWithTheOpsOutcome(t *testing.T) {
 	fake := clock.NewFake()
 	rec := &recorder{}
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindow(time.Second, 3))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(3))
 	p := adaptive.Policy[string](lim)
 	ctx := context.Background()
 	v, err := p.Do(ctx, func(context.Context) (string, error) { fake.Advance(4 * time.Millisecond); return "ok", nil })
@@ -87,8 +87,8 @@ func TestPolicyEndsThePermitWithTheOpsOutcome(t *testing.T) {
 // and every permit comes back.
 func TestConcurrentCallsStayWithinTheLimit(t *testing.T) {
 	const limit, goroutines, calls = 4, 16, 300
-	lim := adaptive.New(adaptive.WithLimits(limit, limit), adaptive.WithMaxQueue(6), adaptive.WithReserve(0.25),
-		adaptive.WithWindow(time.Microsecond, 1))
+	lim := adaptive.New(adaptive.WithMinLimit(limit), adaptive.WithMaxLimit(limit), adaptive.WithMaxQueue(6), adaptive.WithReserve(0.25),
+		adaptive.WithWindowDuration(time.Microsecond), adaptive.WithWindowCalls(1))
 	p := adaptive.Policy[int](lim)
 	var now, peak atomic.Int64
 	op := func(context.Context) (int, error) {
@@ -156,7 +156,7 @@ func TestNoAllocations(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("Policy.Do: %v allocations, want 0", n)
 	}
-	full := adaptive.New(adaptive.WithLimits(1, 1))
+	full := adaptive.New(adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1))
 	hold(t, full, 1)
 	if n := testing.AllocsPerRun(1000, func() {
 		if _, err := full.Acquire(ctx); err == nil {

@@ -28,7 +28,7 @@ func TestReserveCeilings(t *testing.T) {
 	for _, tt := range tests {
 		got := map[adaptive.Priority]int{}
 		for _, p := range []adaptive.Priority{adaptive.Low, adaptive.Normal, adaptive.Critical} {
-			lim := adaptive.New(adaptive.WithInitial(tt.limit), adaptive.WithLimits(tt.limit, tt.limit), adaptive.WithReserve(tt.reserve))
+			lim := adaptive.New(adaptive.WithInitial(tt.limit), adaptive.WithMinLimit(tt.limit), adaptive.WithMaxLimit(tt.limit), adaptive.WithReserve(tt.reserve))
 			ctx := adaptive.ContextWithPriority(context.Background(), p)
 			for {
 				if _, err := lim.Acquire(ctx); err != nil {
@@ -47,7 +47,7 @@ func TestReserveCeilings(t *testing.T) {
 // Critical traffic is shed last: with the limit taken by normal calls up
 // to their ceiling, critical calls still get in.
 func TestCriticalCallsShedLast(t *testing.T) {
-	lim := adaptive.New(adaptive.WithInitial(10), adaptive.WithLimits(10, 10), adaptive.WithReserve(0.3))
+	lim := adaptive.New(adaptive.WithInitial(10), adaptive.WithMinLimit(10), adaptive.WithMaxLimit(10), adaptive.WithReserve(0.3))
 	normal, critical := context.Background(), adaptive.ContextWithPriority(context.Background(), adaptive.Critical)
 	admitted := func(ctx context.Context, n int) int {
 		got := 0

@@ -65,7 +65,7 @@ func bubble(t *testing.T, f func(t *testing.T)) {
 
 func TestQueueServesPrioritiesThenArrival(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithMaxQueue(8))
+		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1), adaptive.WithMaxQueue(8))
 		first := hold(t, lim, 1)[0]
 		l1 := queueUp(lim, "low 1", adaptive.Low)
 		n1 := queueUp(lim, "normal 1", adaptive.Normal)
@@ -106,7 +106,7 @@ func TestQueueServesPrioritiesThenArrival(t *testing.T) {
 // callers of its own priority or higher.
 func TestFullQueueShedsLowestPriorityFirst(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithMaxQueue(3), adaptive.WithName("api"))
+		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1), adaptive.WithMaxQueue(3), adaptive.WithName("api"))
 		hold(t, lim, 1)
 		l1 := queueUp(lim, "low 1", adaptive.Low)
 		n1 := queueUp(lim, "normal 1", adaptive.Normal)
@@ -136,7 +136,7 @@ func TestFullQueueShedsLowestPriorityFirst(t *testing.T) {
 
 func TestMaxWaitInTheQueue(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithMaxQueue(2),
+		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1), adaptive.WithMaxQueue(2),
 			adaptive.WithMaxWait(100*time.Millisecond), adaptive.WithName("api"))
 		hold(t, lim, 1)
 		w := queueUp(lim, "w", adaptive.Normal)
@@ -161,7 +161,7 @@ func TestMaxWaitInTheQueue(t *testing.T) {
 // and whoever it held back is admitted when a slot allows.
 func TestCancelledCallerLeavesTheQueue(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		lim := adaptive.New(adaptive.WithInitial(4), adaptive.WithLimits(4, 4), adaptive.WithMaxQueue(4), adaptive.WithReserve(0.5))
+		lim := adaptive.New(adaptive.WithInitial(4), adaptive.WithMinLimit(4), adaptive.WithMaxLimit(4), adaptive.WithMaxQueue(4), adaptive.WithReserve(0.5))
 		held := hold(t, lim, 2) // Normal's ceiling is 2 of 4: a Normal caller queues
 		n := queueUp(lim, "normal", adaptive.Normal)
 		l := queueUp(lim, "low", adaptive.Low) // held back by the queued normal caller as well
@@ -217,7 +217,7 @@ func TestCancelledCallerLeavesTheQueue(t *testing.T) {
 func TestGrowingLimitAdmitsQueuedCallers(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		grow := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l + 3 }}
-		lim := adaptive.New(adaptive.WithAlgorithm(grow), adaptive.WithInitial(2), adaptive.WithMaxQueue(8), adaptive.WithWindow(time.Second, 1))
+		lim := adaptive.New(adaptive.WithAlgorithm(grow), adaptive.WithInitial(2), adaptive.WithMaxQueue(8), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(1))
 		held := hold(t, lim, 2)
 		var ws []*waiting
 		for _, name := range []string{"a", "b", "c", "d"} {
@@ -238,7 +238,7 @@ func TestGrowingLimitAdmitsQueuedCallers(t *testing.T) {
 // A caller admitted from the queue as its ctx ends gives the slot on.
 func TestAdmittedAsContextEndsGivesTheSlotOn(t *testing.T) {
 	bubble(t, func(t *testing.T) {
-		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithMaxQueue(2))
+		lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1), adaptive.WithMaxQueue(2))
 		first := hold(t, lim, 1)[0]
 		ctx, cancel := context.WithCancel(context.Background())
 		got := make(chan error, 1)

@@ -124,7 +124,7 @@ func TestOverloadCapacityHalvesAndReturns(t *testing.T) {
 func control(t *testing.T, p99NoLoad time.Duration) {
 	fake := clock.NewFake()
 	r := &simRun{
-		lim: adaptive.New(adaptive.WithClock(fake), adaptive.WithLimits(1000, 1000)), fake: fake,
+		lim: adaptive.New(adaptive.WithClock(fake), adaptive.WithMinLimit(1000), adaptive.WithMaxLimit(1000)), fake: fake,
 		srv:  &server{base: simBase, capacity: func(time.Duration) int { return simC }},
 		rate: func(time.Duration) float64 { return 3 * simCap }, duration: 40 * time.Second, seed: 1,
 	}

@@ -48,7 +48,7 @@ func TestEventRefused(t *testing.T) {
 	var events telemetry.Counter
 	var last telemetry.Event
 	obs := telemetry.Multi(&events, telemetry.ObserverFunc(func(e telemetry.Event) { last = e }))
-	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithName("db"), adaptive.WithObserver(obs))
+	lim := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1), adaptive.WithName("db"), adaptive.WithObserver(obs))
 	hold(t, lim, 1)
 	for range 3 {
 		if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) {
@@ -61,7 +61,7 @@ func TestEventRefused(t *testing.T) {
 	if last.Type != adaptive.EventRefused || last.Name != "db" || !errors.Is(last.Err, adaptive.ErrFull) || last.Kind() != adaptive.Kind {
 		t.Errorf("event %+v, want adaptive.refused of db with ErrFull", last)
 	}
-	quiet := adaptive.New(adaptive.WithInitial(1), adaptive.WithLimits(1, 1), adaptive.WithObserver(&events))
+	quiet := adaptive.New(adaptive.WithInitial(1), adaptive.WithMinLimit(1), adaptive.WithMaxLimit(1), adaptive.WithObserver(&events))
 	hold(t, quiet, 1)
 	_, _ = quiet.Acquire(context.Background()) // the counter's first event of this name copies its map
 	if n := testing.AllocsPerRun(100, func() { _, _ = quiet.Acquire(context.Background()) }); n != 0 {

@@ -111,7 +111,7 @@ func TestFailureAfterTheCallerGaveUpIsNotCounted(t *testing.T) {
 		for _, gaveUp := range []bool{true, false} {
 			fake := clock.NewFake()
 			rec := &recorder{}
-			lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindow(time.Second, 1))
+			lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(1))
 			ctx, cancel := context.WithCancel(context.Background())
 			p, aerr := lim.Acquire(ctx)
 			if aerr != nil {

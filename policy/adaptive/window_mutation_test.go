@@ -28,7 +28,7 @@ func TestMaxLatencyIsInclusive(t *testing.T) {
 		fake := clock.NewFake()
 		grow := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l + 10 }}
 		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(100),
-			adaptive.WithMaxLatency(tt.max), adaptive.WithWindow(time.Second, 60))
+			adaptive.WithMaxLatency(tt.max), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(60))
 		windowOf(t, lim, fake, 60, tt.latency, nil)
 		if s := lim.Stats(); s.Limit != tt.limit || s.Baseline != tt.base {
 			t.Errorf("%s: limit %d, baseline %v; want %d, %v", tt.name, s.Limit, s.Baseline, tt.limit, tt.base)
@@ -41,7 +41,7 @@ func TestMaxLatencyIsInclusive(t *testing.T) {
 func TestFailuresOnlyWindowTakesTheAlgorithmsAnswer(t *testing.T) {
 	fake := clock.NewFake()
 	grow := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l + 10 }}
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 60))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(100), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(60))
 	windowOf(t, lim, fake, 60, 10*time.Millisecond, errors.New("503"))
 	if got := lim.Stats().Limit; got != 110 {
 		t.Errorf("a window of 60 failures under a limit of 100, algorithm adding 10: limit %d, want 110", got)
@@ -53,7 +53,7 @@ func TestFailuresOnlyWindowTakesTheAlgorithmsAnswer(t *testing.T) {
 func TestStallOfOneCallHalvesTheLimit(t *testing.T) {
 	fake := clock.NewFake()
 	keep := &recorder{}
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(keep), adaptive.WithInitial(4), adaptive.WithWindow(time.Second, 1))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(keep), adaptive.WithInitial(4), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(1))
 	hold(t, lim, 1) // never ends
 	fake.Advance(10 * time.Second)
 	if err := call(lim, fake, 0, context.Canceled); err != nil { // ends the first window
@@ -105,7 +105,7 @@ func TestOneUntimedSuccessDoesNotGrowTheLimit(t *testing.T) {
 func TestRefusedIsPerWindow(t *testing.T) {
 	fake := clock.NewFake()
 	rec := &recorder{}
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithInitial(1), adaptive.WithWindow(time.Second, 1))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithInitial(1), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(1))
 	p := hold(t, lim, 1)[0]
 	if _, err := lim.Acquire(context.Background()); !errors.Is(err, adaptive.ErrFull) {
 		t.Fatalf("a call over the limit: got %v, want ErrFull", err)
@@ -129,7 +129,7 @@ func TestRefusedIsPerWindow(t *testing.T) {
 // starting afresh in each window.
 func TestFirstAdmissionsOfEachWindowAreTimed(t *testing.T) {
 	clk := &countingClock{Fake: clock.NewFake()}
-	lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(&recorder{}), adaptive.WithInitial(300), adaptive.WithWindow(time.Second, 10))
+	lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(&recorder{}), adaptive.WithInitial(300), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(10))
 	for range 1024 { // window A: the next times one call in 1025/256 = 4 after its first 256
 		if err := call(lim, clk.Fake, 0, nil); err != nil {
 			t.Fatal(err)
@@ -162,7 +162,7 @@ func TestFirstAdmissionsOfEachWindowAreTimed(t *testing.T) {
 func TestBaselineForgetsTheSlotItReplaces(t *testing.T) {
 	fake := clock.NewFake()
 	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(&recorder{}), adaptive.WithBaselineMemory(8*time.Minute),
-		adaptive.WithMaxLatency(time.Second), adaptive.WithWindow(time.Minute, 1))
+		adaptive.WithMaxLatency(time.Second), adaptive.WithWindowDuration(time.Minute), adaptive.WithWindowCalls(1))
 	ms := time.Millisecond
 	for _, lat := range []time.Duration{20 * ms, 40 * ms, 40 * ms, 40 * ms, 40 * ms, 40 * ms, 40 * ms, 40 * ms, 30 * ms} {
 		fake.Advance(time.Minute)

@@ -37,7 +37,7 @@ func windowOf(t *testing.T, lim *adaptive.Limiter, fake *clock.Fake, calls int, 
 func TestLimitDoesNotGrowWhenAppLimited(t *testing.T) {
 	fake := clock.NewFake()
 	grow := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(20), adaptive.WithWindow(time.Second, 9))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(20), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(9))
 	for range 5 {
 		windowOf(t, lim, fake, 9, time.Millisecond, nil) // 9 of 20: less than half
 	}
@@ -56,7 +56,7 @@ func TestMaxLatencyCutsTheLimit(t *testing.T) {
 	fake := clock.NewFake()
 	grow := &recorder{next: func(l float64, _ adaptive.Window) float64 { return l + 10 }}
 	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(grow), adaptive.WithInitial(100),
-		adaptive.WithMaxLatency(50*time.Millisecond), adaptive.WithWindow(time.Second, 60))
+		adaptive.WithMaxLatency(50*time.Millisecond), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(60))
 	windowOf(t, lim, fake, 60, 10*time.Millisecond, nil)
 	if s := lim.Stats(); s.Limit != 110 || s.Baseline != 10*time.Millisecond {
 		t.Fatalf("after a healthy window: limit %d and baseline %v, want 110 and 10ms", s.Limit, s.Baseline)
@@ -77,7 +77,7 @@ func TestMaxLatencyCutsTheLimit(t *testing.T) {
 // moves the limit though nothing reports back from it.
 func TestStallHalvesTheLimit(t *testing.T) {
 	fake := clock.NewFake()
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithInitial(40), adaptive.WithWindow(time.Second, 20))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithInitial(40), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(20))
 	windowOf(t, lim, fake, 20, 10*time.Millisecond, nil)
 	start := lim.Stats().Limit
 	hold(t, lim, start) // they never end
@@ -107,8 +107,8 @@ func TestStallHalvesTheLimit(t *testing.T) {
 func TestAllCallsFailingLowerTheLimitToMin(t *testing.T) {
 	for _, a := range algorithms {
 		fake := clock.NewFake()
-		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(a.alg), adaptive.WithLimits(2, 1000),
-			adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 2))
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(a.alg), adaptive.WithMinLimit(2), adaptive.WithMaxLimit(1000),
+			adaptive.WithInitial(100), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(2))
 		prev := 100
 		for i := range 400 {
 			windowOf(t, lim, fake, 2, time.Millisecond, errors.New("503"))
@@ -136,7 +136,7 @@ func TestLimitStaysWithinBounds(t *testing.T) {
 	for _, tt := range tests {
 		fake := clock.NewFake()
 		rec := &recorder{next: func(float64, adaptive.Window) float64 { return tt.next }}
-		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithLimits(5, 50), adaptive.WithWindow(time.Second, 10))
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithMinLimit(5), adaptive.WithMaxLimit(50), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(10))
 		windowOf(t, lim, fake, 10, time.Millisecond, nil)
 		if got := lim.Stats().Limit; got != tt.want {
 			t.Errorf("algorithm returns %v: limit %d, want %d", tt.next, got, tt.want)
@@ -149,7 +149,7 @@ func TestLimitStaysWithinBounds(t *testing.T) {
 func TestWhenAWindowEnds(t *testing.T) {
 	fake := clock.NewFake()
 	rec := &recorder{}
-	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindow(time.Second, 3))
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(3))
 	for range 5 {
 		if err := call(lim, fake, 100*time.Millisecond, nil); err != nil { // 5 calls by 500ms
 			t.Fatal(err)
@@ -189,7 +189,7 @@ func TestBaselineMemory(t *testing.T) {
 	run := func(memory time.Duration, lats []time.Duration) []time.Duration {
 		fake := clock.NewFake()
 		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(&recorder{}), adaptive.WithBaselineMemory(memory),
-			adaptive.WithMaxLatency(time.Second), adaptive.WithWindow(time.Minute, 1))
+			adaptive.WithMaxLatency(time.Second), adaptive.WithWindowDuration(time.Minute), adaptive.WithWindowCalls(1))
 		var got []time.Duration
 		for _, lat := range lats {
 			fake.Advance(time.Minute)
@@ -237,7 +237,7 @@ func TestBaselineMemory(t *testing.T) {
 func TestBaselineStepsDownUnlessConfirmed(t *testing.T) {
 	setup := func() (*adaptive.Limiter, *clock.Fake) {
 		fake := clock.NewFake()
-		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithInitial(20), adaptive.WithWindow(time.Second, 10))
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithInitial(20), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(10))
 		for range 3 {
 			windowOf(t, lim, fake, 10, 20*time.Millisecond, nil)
 		}
@@ -302,7 +302,7 @@ func TestGradientNearPoint8DoesNotClimb(t *testing.T) {
 	run := func(alg adaptive.Algorithm) (rises int, last int) {
 		fake := clock.NewFake()
 		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(alg), adaptive.WithInitial(10),
-			adaptive.WithBaselineMemory(resilience.Off), adaptive.WithWindow(time.Second, 1))
+			adaptive.WithBaselineMemory(resilience.Off), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(1))
 		windowOf(t, lim, fake, 10, 10*time.Millisecond, nil) // the baseline: 10ms
 		prev := lim.Stats().Limit
 		for range 1000 {
@@ -332,7 +332,7 @@ func TestClockSteppedBackKeepsWindowing(t *testing.T) {
 	for _, back := range []time.Duration{time.Hour, 10 * time.Second} {
 		fake := clock.NewFake()
 		rec := &recorder{next: adaptive.AIMD{}.Next}
-		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithInitial(200), adaptive.WithWindow(time.Second, 2))
+		lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(rec), adaptive.WithInitial(200), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(2))
 		fake.Advance(5 * time.Second)
 		windowOf(t, lim, fake, 100, 10*time.Millisecond, nil)
 		before, ended := lim.Stats().Limit, len(rec.windows)
@@ -395,7 +395,7 @@ func heldUntimedWindow(t *testing.T) (clk *countingClock, rec *recorder, lim *ad
 	t.Helper()
 	clk = &countingClock{Fake: clock.NewFake()}
 	rec = &recorder{next: func(l float64, _ adaptive.Window) float64 { return l * 2 }}
-	lim = adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithInitial(100), adaptive.WithWindow(time.Second, 10))
+	lim = adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithInitial(100), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(10))
 	// Window A: 1024 calls one after the other (using 1 of 100: the limit
 	// stays); then the next window times one call in 1025/256 = 4 after
 	// its first 256.

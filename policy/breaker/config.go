@@ -9,6 +9,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -337,7 +338,7 @@ func notZero(option string, zero bool, value, why string) {
 // WithName sets Config.Name.
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("breaker: WithName", name)
+	guardopt.Name("breaker", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -453,4 +454,8 @@ func WithObserver(o telemetry.Observer) Option {
 }
 
 // WithClock sets Config.Clock: the time source.
-func WithClock(c clock.Clock) Option { return option(func(d *Config) { d.Clock = c }) }
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("breaker", c)
+	return option(func(d *Config) { d.Clock = c })
+}

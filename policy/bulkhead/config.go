@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -126,7 +127,7 @@ func WithMaxWait(d time.Duration) Option {
 // WithName sets [Config.Name].
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("bulkhead: WithName", name)
+	guardopt.Name("bulkhead", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -137,7 +138,11 @@ func WithObserver(o telemetry.Observer) Option {
 }
 
 // WithClock sets [Config.Clock], the source of time for MaxWait.
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("bulkhead", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithConfig sets the fields of c that are not zero, and only those, so it
 // never erases New's argument, an earlier option or a default:

@@ -548,7 +548,7 @@ func TestStaleIfChoosesErrors(t *testing.T) {
 		clk := clock.NewFake()
 		errBad := errors.New("bad request")
 		c := cache.New[string](time.Second, cache.WithClock(clk),
-			cache.WithStaleIfError(time.Minute, func(err error) bool { return !errors.Is(err, errBad) }))
+			cache.WithStaleIfError(time.Minute), cache.WithStaleIf(func(err error) bool { return !errors.Is(err, errBad) }))
 		p, dep := c.Policy(), &counter{}
 		_, _, _ = get(t, p, dep.op, "k")
 		synctest.Wait()
@@ -567,7 +567,7 @@ func TestNegativeCaching(t *testing.T) {
 		clk := clock.NewFake()
 		errNotFound := errors.New("not found")
 		c := cache.New[string](time.Minute, cache.WithClock(clk),
-			cache.WithNegative(time.Second, func(err error) bool { return errors.Is(err, errNotFound) }))
+			cache.WithNegativeTTL(time.Second), cache.WithNegativeIf(func(err error) bool { return errors.Is(err, errNotFound) }))
 		p, dep := c.Policy(), &counter{}
 		dep.fail(errNotFound)
 		_, _, err := get(t, p, dep.op, "k")
@@ -805,12 +805,11 @@ func TestOptionsPanicNamingThemselves(t *testing.T) {
 		{"WithStaleIfError", func() { cache.WithStaleIfError(-time.Second) }, "cache: WithStaleIfError(-1s)"},
 		{"WithMaxRefreshes", func() { cache.WithMaxRefreshes(0) }, "cache: WithMaxRefreshes(0)"},
 		{"WithLoadTimeout", func() { cache.WithLoadTimeout(0) }, "cache: WithLoadTimeout(0s)"},
-		{"WithNegative", func() { cache.WithNegative(time.Second, nil) }, "cache: WithNegative(1s, nil)"},
+		{"WithNegativeIf", func() { cache.WithNegativeIf(nil) }, "cache: WithNegativeIf(nil)"},
 		{"WithKey", func() { cache.WithKey(nil) }, "cache: WithKey(nil)"},
-		{"WithNegative ttl", func() { cache.WithNegative(0, func(error) bool { return true }) }, "cache: WithNegative(0s)"},
-		{"WithStaleIfError two", func() {
-			cache.WithStaleIfError(time.Second, func(error) bool { return true }, func(error) bool { return true })
-		}, "cache: WithStaleIfError(1s, ...): at most one staleIf function, got 2"},
+		{"WithNegativeTTL", func() { cache.WithNegativeTTL(0) }, "cache: WithNegativeTTL(0s)"},
+		{"WithStaleIf nil", func() { cache.WithStaleIf(nil) }, "cache: WithStaleIf(nil)"},
+		{"WithNegativeTTL without WithNegativeIf", func() { cache.New[string](time.Second, cache.WithNegativeTTL(time.Second)) }, "cache: NegativeTTL 1s needs NegativeIf (WithNegativeIf)"},
 		{"nil option", func() { cache.New[string](time.Second, nil) }, "cache: New option must not be nil"},
 		{"size of another type", func() {
 			cache.New[string](time.Second, cache.WithSize(func(int) int64 { return 0 }))
@@ -861,7 +860,7 @@ func TestConfigValidate(t *testing.T) {
 		{cache.Config{MaxEntries: -2}, "cache: MaxEntries must be >= 1, got -2"},
 		{cache.Config{StaleWhileRevalidate: -time.Second}, "cache: StaleWhileRevalidate must be >= 0 (0: off), got -1s"},
 		{cache.Config{LoadTimeout: -2}, "cache: LoadTimeout must be > 0 or off, got -2ns"},
-		{cache.Config{NegativeTTL: time.Second}, "cache: NegativeTTL 1s needs NegativeIf (WithNegative)"},
+		{cache.Config{NegativeTTL: time.Second}, "cache: NegativeTTL 1s needs NegativeIf (WithNegativeIf)"},
 		{cache.Config{MaxRefreshes: -1}, "cache: MaxRefreshes must be >= 1, got -1"},
 	} {
 		err := tc.c.Validate()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -70,7 +71,8 @@ type Config struct {
 
 	// NegativeTTL is how long an error that NegativeIf accepts is cached:
 	// later calls of its key get the same error without calling the
-	// dependency. Both or neither must be set ([WithNegative]). 0 (the
+	// dependency. Both or neither must be set ([WithNegativeTTL],
+	// [WithNegativeIf]). 0 (the
 	// default) means errors are not cached.
 	NegativeTTL time.Duration
 
@@ -143,9 +145,9 @@ func (c Config) Validate() error {
 	case c.NegativeTTL < 0:
 		return fmt.Errorf("cache: NegativeTTL must be >= 0 (0: off), got %s", jsonconf.Duration(c.NegativeTTL))
 	case c.NegativeTTL > 0 && c.NegativeIf == nil:
-		return fmt.Errorf("cache: NegativeTTL %s needs NegativeIf (WithNegative)", c.NegativeTTL)
+		return fmt.Errorf("cache: NegativeTTL %s needs NegativeIf (WithNegativeIf)", c.NegativeTTL)
 	case c.NegativeTTL == 0 && c.NegativeIf != nil:
-		return fmt.Errorf("cache: NegativeIf needs NegativeTTL > 0 (WithNegative)")
+		return fmt.Errorf("cache: NegativeIf needs NegativeTTL > 0 (WithNegativeTTL)")
 	case c.Store != nil && (c.MaxEntries > 0 || c.MaxBytes > 0):
 		return fmt.Errorf("cache: MaxEntries and MaxBytes bound the in-memory store; a Store (WithStore) bounds itself")
 	}
@@ -213,20 +215,21 @@ func WithStaleWhileRevalidate(d time.Duration) Option {
 	return option(func(c *Config) { c.StaleWhileRevalidate = d })
 }
 
-// WithStaleIfError sets [Config.StaleIfError], with [Config.StaleIf] if
-// staleIf is given (at most one; nil: every error). It panics if d <= 0:
+// WithStaleIfError sets [Config.StaleIfError]. It panics if d <= 0:
 // leave the option out to keep it off.
-func WithStaleIfError(d time.Duration, staleIf ...func(error) bool) Option {
+func WithStaleIfError(d time.Duration) Option {
 	positive("WithStaleIfError", d, "the window must be > 0; leave the option out to keep it off")
-	if len(staleIf) > 1 {
-		panic(fmt.Sprintf("cache: WithStaleIfError(%s, ...): at most one staleIf function, got %d", d, len(staleIf)))
+	return option(func(c *Config) { c.StaleIfError = d })
+}
+
+// WithStaleIf sets [Config.StaleIf]: the load errors for which
+// StaleIfError serves a stale value (without it, every error). It panics
+// if staleIf is nil.
+func WithStaleIf(staleIf func(error) bool) Option {
+	if staleIf == nil {
+		panic("cache: WithStaleIf(nil): staleIf must not be nil; leave the option out for every error")
 	}
-	return option(func(c *Config) {
-		c.StaleIfError = d
-		if len(staleIf) == 1 {
-			c.StaleIf = staleIf[0]
-		}
-	})
+	return option(func(c *Config) { c.StaleIf = staleIf })
 }
 
 // WithMaxRefreshes sets [Config.MaxRefreshes]. It panics if n < 1.
@@ -246,17 +249,24 @@ func WithLoadTimeout(d time.Duration) Option {
 	return option(func(c *Config) { c.LoadTimeout = d })
 }
 
-// WithNegative sets [Config.NegativeTTL] and [Config.NegativeIf]: errors
-// that is accepts are cached for ttl, and every call of the key until then
-// gets the same error value. A cached error replaces the key's value,
-// which StaleIfError then no longer serves. It panics if ttl <= 0 or is
-// is nil.
-func WithNegative(ttl time.Duration, is func(error) bool) Option {
-	positive("WithNegative", ttl, "the TTL must be > 0; leave the option out to cache no error")
+// WithNegativeTTL sets [Config.NegativeTTL]: errors that NegativeIf
+// accepts are cached for ttl, and every call of the key until then gets
+// the same error value. A cached error replaces the key's value, which
+// StaleIfError then no longer serves. It needs [WithNegativeIf] (New
+// panics otherwise). It panics if ttl <= 0.
+func WithNegativeTTL(ttl time.Duration) Option {
+	positive("WithNegativeTTL", ttl, "the TTL must be > 0; leave the option out to cache no error")
+	return option(func(c *Config) { c.NegativeTTL = ttl })
+}
+
+// WithNegativeIf sets [Config.NegativeIf]: the errors cached for
+// NegativeTTL (a "not found"). It needs [WithNegativeTTL] (New panics
+// otherwise). It panics if is is nil.
+func WithNegativeIf(is func(error) bool) Option {
 	if is == nil {
-		panic(fmt.Sprintf("cache: WithNegative(%s, nil): is must not be nil", ttl))
+		panic("cache: WithNegativeIf(nil): is must not be nil")
 	}
-	return option(func(c *Config) { c.NegativeTTL, c.NegativeIf = ttl, is })
+	return option(func(c *Config) { c.NegativeIf = is })
 }
 
 // WithKey sets [Config.Key]: how [Cache.Policy] finds a call's key in its
@@ -279,7 +289,7 @@ func WithStore[T any](s Store[T]) Option {
 
 // WithName sets [Config.Name]. It panics if name is not valid UTF-8.
 func WithName(name string) Option {
-	telemetry.CheckName("cache: WithName", name)
+	guardopt.Name("cache", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -289,7 +299,11 @@ func WithObserver(o telemetry.Observer) Option {
 }
 
 // WithClock sets [Config.Clock], the source of time.
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("cache", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithConfig sets the fields of c that are not zero, and only those, so it
 // never erases New's TTL, an earlier option or a default.

@@ -26,7 +26,9 @@
 //     exporters, the dashboard and health checks; [WithObserver] reports
 //     events ([EventHit],
 //     [EventMiss], [EventCoalesced], [EventStale], [EventEvicted],
-//     [EventRefreshFailed]).
+//     [EventRefreshFailed]); [Cache.Name] and [Cache.Snapshot] (kind
+//     [Kind]) make a cache a telemetry.Guard, for a telemetry.Registry, the
+//     dashboard and the exporters.
 //   - [Store] lets a shared store hold the entries ([WithStore]).
 //
 // # Keys
@@ -39,7 +41,7 @@
 // # A call
 //
 //  1. A fresh entry (stored less than TTL ago) is returned: a value, or an
-//     error cached by [WithNegative].
+//     error cached by [WithNegativeTTL].
 //  2. A value past its TTL but within StaleWhileRevalidate is returned at
 //     once, marked stale, and one background refresh of the key starts if
 //     none is running and fewer than MaxRefreshes run over all keys.
@@ -82,11 +84,11 @@
 //	WithSize, Size                      every value 0              func(T) int64
 //	WithStaleWhileRevalidate            off                        time.Duration past TTL
 //	WithStaleIfError, StaleIfError      off                        time.Duration past TTL
-//	  (StaleIf)                         every error                func(error) bool
+//	WithStaleIf, StaleIf                every error                func(error) bool
 //	WithMaxRefreshes, MaxRefreshes      16                         refreshes at once, all keys
 //	WithLoadTimeout, LoadTimeout        30s; resilience.Off: none  time.Duration per load
-//	WithNegative, NegativeTTL           off                        time.Duration
-//	  (NegativeIf)                      none                       func(error) bool
+//	WithNegativeTTL, NegativeTTL        off                        time.Duration
+//	WithNegativeIf, NegativeIf          none (needs NegativeTTL)   func(error) bool
 //	WithKey, Key                        the key of [Key]           func(context.Context) string
 //	WithStore, Store                    in memory                  Store[T]
 //	WithName, Name                      unnamed                    layer "cache(Name)", events

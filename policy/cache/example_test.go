@@ -126,10 +126,10 @@ func ExampleWithInfo() {
 
 // "Not found" is cached for a short time, so a missing key does not reach
 // the dependency on every call.
-func ExampleWithNegative() {
+func ExampleWithNegativeTTL() {
 	errNotFound := errors.New("not found")
 	c := cache.New[string](time.Minute,
-		cache.WithNegative(5*time.Second, func(err error) bool { return errors.Is(err, errNotFound) }))
+		cache.WithNegativeTTL(5*time.Second), cache.WithNegativeIf(func(err error) bool { return errors.Is(err, errNotFound) }))
 	calls := 0
 	get := cache.Guard(c, func(id string) string { return id }, func(context.Context, string) (string, error) {
 		calls++

@@ -94,7 +94,7 @@ func newCacheMachine(t *rapid.T, cover *coverage) *cacheMachine {
 	}
 	if rapid.Bool().Draw(t, "negative") {
 		m.negTTL = time.Duration(rapid.IntRange(1, 20).Draw(t, "negSeconds")) * time.Second
-		opts = append(opts, cache.WithNegative(m.negTTL, func(err error) bool { return errors.Is(err, errNotFound) }))
+		opts = append(opts, cache.WithNegativeTTL(m.negTTL), cache.WithNegativeIf(func(err error) bool { return errors.Is(err, errNotFound) }))
 	}
 	m.c = cache.New[string](m.ttl, opts...)
 	if m.shared != nil {

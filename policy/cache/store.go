@@ -6,7 +6,7 @@ import (
 )
 
 // Entry is what a [Store] holds for one key: a value, or an error cached
-// by [WithNegative], with its times.
+// by [WithNegativeTTL], with its times.
 type Entry[T any] struct {
 	// Value is the value loaded; the zero T for a negative entry.
 	Value T

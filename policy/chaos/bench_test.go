@@ -41,7 +41,7 @@ var errChaos = errors.New("chaos")
 
 // off returns the three chaos policies on a disabled injector.
 func off() map[string]resilience.Policy[int] {
-	in := NewInjector(0.5, nil)
+	in := NewInjector(0.5)
 	in.Disable()
 	return map[string]resilience.Policy[int]{
 		"fault":   Fault[int](in, func(context.Context) error { return errChaos }),
@@ -57,14 +57,14 @@ func BenchmarkOff(b *testing.B) {
 }
 
 func BenchmarkOn(b *testing.B) {
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	b.Run("fault", func(b *testing.B) {
 		call(b, Fault[int](in, func(context.Context) error { return errChaos }).Wrap(op))
 	})
 	b.Run("result", func(b *testing.B) {
 		call(b, Result[int](in, func(context.Context) (int, error) { return 2, nil }).Wrap(op))
 	})
-	half := NewInjector(0.5, nil)
+	half := NewInjector(0.5)
 	b.Run("fault-half", func(b *testing.B) {
 		call(b, Fault[int](half, func(context.Context) error { return errChaos }).Wrap(op))
 	})

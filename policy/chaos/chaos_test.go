@@ -18,7 +18,7 @@ import (
 var errInjected = errors.New("chaos: injected")
 
 func TestFault(t *testing.T) {
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	dep := resiliencetest.NewDependency(1, resiliencetest.Healthy())
 	p := Fault[int](in, func(context.Context) error { return errInjected })
 	if v, err := p.Do(context.Background(), dep.Call); v != 0 || err != errInjected {
@@ -43,7 +43,7 @@ func TestFault(t *testing.T) {
 // call go on: a behaviour injected before the call.
 func TestFaultBehaviour(t *testing.T) {
 	ran := 0
-	p := Fault[int](NewInjector(1, nil), func(context.Context) error { ran++; return nil })
+	p := Fault[int](NewInjector(1), func(context.Context) error { ran++; return nil })
 	v, err := p.Do(context.Background(), func(context.Context) (int, error) { return 5, nil })
 	if v != 5 || err != nil || ran != 1 {
 		t.Errorf("Do = %v, %v, behaviour ran %d times; want 5, nil, 1", v, err, ran)
@@ -53,7 +53,7 @@ func TestFaultBehaviour(t *testing.T) {
 // TestFaultRate checks the share of calls that get the fault.
 func TestFaultRate(t *testing.T) {
 	random, _ := seeded(9)
-	p := Fault[int](NewInjector(0.1, random), func(context.Context) error { return errInjected })
+	p := Fault[int](NewInjector(0.1, WithRandom(random)), func(context.Context) error { return errInjected })
 	const n = 10000
 	failed := 0
 	for range n {
@@ -70,7 +70,7 @@ func TestFaultRate(t *testing.T) {
 // says: the retry sees injected failures as the dependency's, and retries
 // them.
 func TestFaultUnderRetry(t *testing.T) {
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	injected := 0
 	p := resilience.Then(
 		retry.New[int](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0))),
@@ -91,7 +91,7 @@ func TestFaultUnderRetry(t *testing.T) {
 func TestLatency(t *testing.T) {
 	fake := clock.NewFake()
 	start := fake.Now()
-	p := Latency[int](NewInjector(1, nil), fake, func() time.Duration { return 3 * time.Second })
+	p := Latency[int](NewInjector(1), fake, func() time.Duration { return 3 * time.Second })
 	var got []time.Duration // when the op ran, since start
 	err := resiliencetest.Drive(fake, time.Second, func() {
 		_, _ = p.Do(context.Background(), func(context.Context) (int, error) {
@@ -112,7 +112,7 @@ func TestLatency(t *testing.T) {
 
 func TestLatencyCancelled(t *testing.T) {
 	fake := clock.NewFake()
-	p := Latency[int](NewInjector(1, nil), fake, func() time.Duration { return time.Hour })
+	p := Latency[int](NewInjector(1), fake, func() time.Duration { return time.Hour })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ran := false
@@ -125,7 +125,7 @@ func TestLatencyCancelled(t *testing.T) {
 func TestLatencyNoDelay(t *testing.T) {
 	fake := clock.NewFake()
 	for _, d := range []time.Duration{0, -time.Second} {
-		p := Latency[int](NewInjector(1, nil), fake, func() time.Duration { return d })
+		p := Latency[int](NewInjector(1), fake, func() time.Duration { return d })
 		if v, err := p.Do(context.Background(), func(context.Context) (int, error) { return 1, nil }); v != 1 || err != nil {
 			t.Errorf("delay %v: Do = %v, %v; want 1, nil at once", d, v, err)
 		}
@@ -137,7 +137,7 @@ func TestLatencyNoDelay(t *testing.T) {
 
 func TestLatencyOff(t *testing.T) {
 	fake := clock.NewFake()
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	in.Disable()
 	called := 0
 	p := Latency[int](in, fake, func() time.Duration { called++; return time.Hour })
@@ -147,7 +147,7 @@ func TestLatencyOff(t *testing.T) {
 }
 
 func TestResult(t *testing.T) {
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	stale := errors.New("stale")
 	p := Result[string](in, func(context.Context) (string, error) { return "made up", stale })
 	dep := resiliencetest.NewDependency("real", resiliencetest.Healthy())
@@ -170,14 +170,14 @@ func TestPoliciesOffAllocs(t *testing.T) {
 			t.Errorf("%s off: a call allocates %v times, want 0", name, n)
 		}
 	}
-	on := Fault[int](NewInjector(1, nil), func(context.Context) error { return errInjected }).Wrap(func(context.Context) (int, error) { return 1, nil })
+	on := Fault[int](NewInjector(1), func(context.Context) error { return errInjected }).Wrap(func(context.Context) (int, error) { return 1, nil })
 	if n := testing.AllocsPerRun(100, func() { _, _ = on(context.Background()) }); n != 0 {
 		t.Errorf("fault on: a call allocates %v times, want 0", n)
 	}
 }
 
 func TestNilArguments(t *testing.T) {
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	wantPanic(t, "chaos: Fault needs", func() { Fault[int](nil, func(context.Context) error { return nil }) })
 	wantPanic(t, "chaos: Fault needs", func() { Fault[int](in, nil) })
 	wantPanic(t, "chaos: Latency needs", func() { Latency[int](in, nil, nil) })
@@ -186,7 +186,7 @@ func TestNilArguments(t *testing.T) {
 
 func TestLatencyCancelledDuringWait(t *testing.T) {
 	fake := clock.NewFake()
-	p := Latency[int](NewInjector(1, nil), fake, func() time.Duration { return time.Hour })
+	p := Latency[int](NewInjector(1), fake, func() time.Duration { return time.Hour })
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	ran := false

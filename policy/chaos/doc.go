@@ -18,7 +18,8 @@
 // is 0) a chaos policy costs one atomic load and no allocation: leave it
 // in the production pipeline, and switch it on for an experiment. In a
 // test, seed it with [WithRand] so that the same calls get chaos on every
-// run.
+// run. A [Config] read at run time (it reads and writes JSON) is checked
+// with [Config.Validate] and given with [WithConfig].
 //
 // An Injector is a telemetry.Guard: named with [WithName], it registers in
 // a telemetry.Registry, and its [Injector.Snapshot] (kind [Kind], state
@@ -32,7 +33,7 @@
 // Put chaos policies innermost, next to the dependency, so that the other
 // policies see an injected fault as one of the dependency's:
 //
-//	in := chaos.NewInjector(0.05, nil)
+//	in := chaos.NewInjector(0.05)
 //	p := resilience.Then(
 //		retry.New[int](),
 //		breaker.Policy[int](b),

@@ -20,7 +20,7 @@ var errChaos = errors.New("chaos: injected 503")
 // injected failures as the dependency's. Switching the injector off
 // restores the dependency at once.
 func Example() {
-	in := chaos.NewInjector(1, nil)
+	in := chaos.NewInjector(1)
 	p := resilience.Then(
 		retry.New[string](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0))),
 		chaos.Fault[string](in, func(context.Context) error { return errChaos }),
@@ -38,14 +38,14 @@ func Example() {
 
 func ExampleNewInjector() {
 	// One call in ten gets chaos, drawn from the default random source.
-	in := chaos.NewInjector(0.1, nil)
+	in := chaos.NewInjector(0.1)
 	fmt.Println(in.Enabled(), in.Rate())
 	// Output: true 0.1
 }
 
 func ExampleInjector_Inject() {
 	// Chaos of your own: drop a message now and then.
-	in := chaos.NewInjector(1, nil)
+	in := chaos.NewInjector(1)
 	if in.Inject() {
 		fmt.Println("message dropped")
 	}
@@ -53,14 +53,14 @@ func ExampleInjector_Inject() {
 }
 
 func ExampleInjector_Disable() {
-	in := chaos.NewInjector(1, nil)
+	in := chaos.NewInjector(1)
 	in.Disable() // until the experiment starts
 	fmt.Println(in.Inject(), in.Enabled(), in.Rate())
 	// Output: false false 1
 }
 
 func ExampleInjector_Enable() {
-	in := chaos.NewInjector(1, nil)
+	in := chaos.NewInjector(1)
 	in.Disable()
 	in.Enable()
 	fmt.Println(in.Inject())
@@ -68,7 +68,7 @@ func ExampleInjector_Enable() {
 }
 
 func ExampleInjector_SetRate() {
-	in := chaos.NewInjector(0, nil)
+	in := chaos.NewInjector(0)
 	fmt.Println(in.Inject())
 	in.SetRate(1) // from a flag, an admin endpoint, a config reload
 	fmt.Println(in.Inject())
@@ -78,7 +78,7 @@ func ExampleInjector_SetRate() {
 }
 
 func ExampleFault() {
-	p := chaos.Fault[int](chaos.NewInjector(1, nil), func(context.Context) error { return errChaos })
+	p := chaos.Fault[int](chaos.NewInjector(1), func(context.Context) error { return errChaos })
 	_, err := p.Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
 	fmt.Println(p, err)
 	// Output: chaos.fault chaos: injected 503
@@ -87,7 +87,7 @@ func ExampleFault() {
 func ExampleLatency() {
 	fake := clock.NewFake()
 	start := fake.Now()
-	p := chaos.Latency[int](chaos.NewInjector(1, nil), fake, func() time.Duration { return 2 * time.Second })
+	p := chaos.Latency[int](chaos.NewInjector(1), fake, func() time.Duration { return 2 * time.Second })
 	_ = resiliencetest.Drive(fake, time.Second, func() {
 		_, _ = p.Do(context.Background(), func(context.Context) (int, error) {
 			fmt.Println("called after", fake.Now().Sub(start))
@@ -98,7 +98,7 @@ func ExampleLatency() {
 }
 
 func ExampleResult() {
-	p := chaos.Result[string](chaos.NewInjector(1, nil), func(context.Context) (string, error) {
+	p := chaos.Result[string](chaos.NewInjector(1), func(context.Context) (string, error) {
 		return "stale price", nil
 	})
 	v, err := p.Do(context.Background(), func(context.Context) (string, error) { return "fresh price", nil })

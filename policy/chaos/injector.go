@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/f0b5b96b/resilience/internal/lockedrand"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -39,79 +38,37 @@ type Injector struct {
 	calls, faults, latencies, results, others atomic.Uint64
 }
 
-// NewInjector returns an enabled injector of the given rate, in [0, 1]: the
-// share of calls that get chaos (0 none, 1 all). random draws a number in
-// [0, 1) for each call when the rate is strictly between 0 and 1; it must
-// be safe for simultaneous use. nil means the top-level Float64 of
-// math/rand/v2. To make a test's chaos repeatable, give a seeded source
-// with [WithRand] (and random nil), or a seeded function of your own
-// behind a lock. [WithName] names the injector (for a telemetry.Registry,
-// see [Injector.Snapshot]) and [WithObserver] reports each injection as an
-// event. NewInjector panics if rate is not in [0, 1], if an option is nil,
-// and if both random and WithRand are given.
-func NewInjector(rate float64, random func() float64, opts ...InjectorOption) *Injector {
+// NewInjector returns an injector of the given rate, in [0, 1]: the share
+// of calls that get chaos while it is enabled (0 none, 1 all). The rate is
+// positional because every injector needs one; what is optional is an
+// option. It starts enabled (see [Config.Disabled]). Each call decided
+// while the rate is strictly between 0 and 1 draws a number from the
+// injector's source ([WithRandom]; by default the top-level Float64 of
+// math/rand/v2). To make a test's chaos repeatable, give a seeded source
+// with [WithRand]. [WithName] names the injector (for a
+// telemetry.Registry, see [Injector.Snapshot]) and [WithObserver] reports
+// each injection as an event; [WithConfig] gives a [Config] read at run
+// time. NewInjector panics if rate is not in [0, 1], if an option is nil,
+// and with the message of [Config.Validate] if the configuration is
+// invalid.
+func NewInjector(rate float64, opts ...Option) *Injector {
 	checkRate(rate)
-	var o injectorOptions
+	c := Config{Rate: rate}
 	for _, opt := range opts {
 		if opt == nil {
 			panic("chaos: NewInjector option must not be nil")
 		}
-		opt(&o)
+		opt.apply(&c)
 	}
-	if o.random != nil {
-		if random != nil {
-			panic("chaos: NewInjector: both random and WithRand given; give one source")
-		}
-		random = o.random
+	if err := c.Validate(); err != nil {
+		panic(err.Error())
 	}
-	if random == nil {
-		random = rand.Float64
+	if c.Random == nil {
+		c.Random = rand.Float64
 	}
-	in := &Injector{rate: rate, enabled: true, random: random, name: o.name, observer: o.observer}
-	in.p.Store(math.Float64bits(rate))
+	in := &Injector{rate: c.Rate, enabled: !c.Disabled, random: c.Random, name: c.Name, observer: c.Observer}
+	in.storeLocked()
 	return in
-}
-
-// InjectorOption configures an [Injector] in [NewInjector].
-type InjectorOption func(*injectorOptions)
-
-type injectorOptions struct {
-	random   func() float64
-	name     string
-	observer telemetry.Observer
-}
-
-// WithName names the injector: the name it is registered, exported and
-// shown under as a telemetry.Guard, and the Name of its events. Without
-// it the injector is unnamed ("": a telemetry.Registry refuses it). It
-// panics if name is not valid UTF-8 (see telemetry.CheckName).
-func WithName(name string) InjectorOption {
-	telemetry.CheckName("chaos: WithName", name)
-	return func(o *injectorOptions) { o.name = name }
-}
-
-// WithObserver sets the receiver of the injector's events: one per
-// injection, by the chaos policies ([EventFault], [EventLatency],
-// [EventResult]) or by a call of [Injector.Inject] ([EventInjected]).
-// Without it (or with nil) none are reported, at no cost. The observer is
-// called on the goroutine of the call that gets chaos, from many at once,
-// so it must be safe for that.
-func WithObserver(o telemetry.Observer) InjectorOption {
-	return func(opts *injectorOptions) { opts.observer = o }
-}
-
-// WithRand makes the injector draw from r's Float64, under a mutex of the
-// injector's: a seeded r makes the chaos repeatable (the same seed and the
-// same order of calls give chaos to the same calls), and calls on many
-// goroutines may share it, taking r's numbers in the order they reach the
-// mutex. r must not be used elsewhere while the injector is in use. It
-// panics if r is nil: leave the option out for the default source.
-func WithRand(r *rand.Rand) InjectorOption {
-	if r == nil {
-		panic("chaos: WithRand(nil): the source must not be nil; leave the option out for math/rand/v2's Float64")
-	}
-	f := lockedrand.Float64(r)
-	return func(o *injectorOptions) { o.random = f }
 }
 
 func checkRate(rate float64) {

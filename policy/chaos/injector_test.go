@@ -37,17 +37,17 @@ func hits(in *Injector, n int) int {
 
 func TestInjectorRates(t *testing.T) {
 	random, draws := seeded(1)
-	if got := hits(NewInjector(0, random), 1000); got != 0 {
+	if got := hits(NewInjector(0, WithRandom(random)), 1000); got != 0 {
 		t.Errorf("rate 0: %d calls got chaos, want 0", got)
 	}
-	if got := hits(NewInjector(1, random), 1000); got != 1000 {
+	if got := hits(NewInjector(1, WithRandom(random)), 1000); got != 1000 {
 		t.Errorf("rate 1: %d calls got chaos, want 1000", got)
 	}
 	if *draws != 0 {
 		t.Errorf("rates 0 and 1 drew %d random numbers, want none", *draws)
 	}
 	const n = 20000
-	if got := hits(NewInjector(0.25, random), n); got < n/4-300 || got > n/4+300 {
+	if got := hits(NewInjector(0.25, WithRandom(random)), n); got < n/4-300 || got > n/4+300 {
 		t.Errorf("rate 0.25: %d of %d calls got chaos, want about %d", got, n, n/4)
 	}
 	if *draws != n {
@@ -58,7 +58,7 @@ func TestInjectorRates(t *testing.T) {
 func TestInjectorSeeded(t *testing.T) {
 	pattern := func(seed uint64) string {
 		random, _ := seeded(seed)
-		in := NewInjector(0.5, random)
+		in := NewInjector(0.5, WithRandom(random))
 		var b strings.Builder
 		for range 64 {
 			if in.Inject() {
@@ -78,7 +78,7 @@ func TestInjectorSeeded(t *testing.T) {
 }
 
 func TestInjectorSwitch(t *testing.T) {
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	type state struct {
 		Enabled bool
 		Rate    float64
@@ -111,7 +111,7 @@ func TestInjectorSwitch(t *testing.T) {
 // TestInjectorSwitchConcurrent switches an injector while calls run (run
 // it with -race): every call sees the injector either on or off.
 func TestInjectorSwitchConcurrent(t *testing.T) {
-	in := NewInjector(1, nil)
+	in := NewInjector(1)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 4 {
@@ -144,13 +144,13 @@ func TestInjectorSwitchConcurrent(t *testing.T) {
 
 func TestInjectorInvalidRate(t *testing.T) {
 	for _, r := range []float64{-0.5, 1.01, math.NaN(), math.Inf(1)} {
-		wantPanic(t, "chaos: rate must be in [0, 1], got", func() { NewInjector(r, nil) })
-		wantPanic(t, "chaos: rate must be in [0, 1], got", func() { NewInjector(0, nil).SetRate(r) })
+		wantPanic(t, "chaos: rate must be in [0, 1], got", func() { NewInjector(r) })
+		wantPanic(t, "chaos: rate must be in [0, 1], got", func() { NewInjector(0).SetRate(r) })
 	}
 }
 
 func TestInjectorOffAllocs(t *testing.T) {
-	in := NewInjector(0.5, nil)
+	in := NewInjector(0.5)
 	in.Disable()
 	if n := testing.AllocsPerRun(100, func() { in.Inject() }); n != 0 {
 		t.Errorf("Inject allocates %v times, want 0", n)

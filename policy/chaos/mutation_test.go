@@ -16,7 +16,7 @@ func TestInjectDrawBelowTheRate(t *testing.T) {
 		draw float64
 		want bool
 	}{{0.49, true}, {0.5, false}, {0.51, false}} {
-		in := chaos.NewInjector(0.5, func() float64 { return c.draw })
+		in := chaos.NewInjector(0.5, chaos.WithRandom(func() float64 { return c.draw }))
 		if got := in.Inject(); got != c.want {
 			t.Errorf("rate 0.5, draw %v: Inject() = %v, want %v", c.draw, got, c.want)
 		}
@@ -27,7 +27,7 @@ func TestInjectDrawBelowTheRate(t *testing.T) {
 // bubble's), and any delay above 0 is waited, 1ns included.
 func TestLatencyNilClockIsReal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := chaos.Latency[int](chaos.NewInjector(1, nil), nil, func() time.Duration { return time.Nanosecond })
+		p := chaos.Latency[int](chaos.NewInjector(1), nil, func() time.Duration { return time.Nanosecond })
 		start := time.Now()
 		if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 1, nil }); err != nil {
 			t.Fatal(err)
@@ -41,7 +41,7 @@ func TestLatencyNilClockIsReal(t *testing.T) {
 // TestLatencyZeroDelayGoesOn: a delay of 0 does not wait, so not even a
 // caller's ended context stops the call from going on.
 func TestLatencyZeroDelayGoesOn(t *testing.T) {
-	p := chaos.Latency[int](chaos.NewInjector(1, nil), nil, func() time.Duration { return 0 })
+	p := chaos.Latency[int](chaos.NewInjector(1), nil, func() time.Duration { return 0 })
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	called := false

@@ -14,7 +14,7 @@ import (
 // rate 0.3 seeded with seed, and returns the decisions (in order, with one
 // goroutine) and how many got chaos.
 func injections(seed uint64, n, goroutines int) (decisions []bool, hits int) {
-	in := chaos.NewInjector(0.3, nil, chaos.WithRand(rand.New(rand.NewPCG(seed, 0))))
+	in := chaos.NewInjector(0.3, chaos.WithRand(rand.New(rand.NewPCG(seed, 0))))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range goroutines {
@@ -65,10 +65,8 @@ func TestWithRandPanics(t *testing.T) {
 	}{
 		{"nil", "chaos: WithRand(nil): the source must not be nil; leave the option out for math/rand/v2's Float64",
 			func() { chaos.WithRand(nil) }},
-		{"both", "chaos: NewInjector: both random and WithRand given; give one source",
-			func() { chaos.NewInjector(0.5, rand.Float64, chaos.WithRand(rand.New(rand.NewPCG(1, 1)))) }},
 		{"nil option", "chaos: NewInjector option must not be nil",
-			func() { chaos.NewInjector(0.5, nil, nil) }},
+			func() { chaos.NewInjector(0.5, nil) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func() {

@@ -53,7 +53,7 @@ var errStale = errors.New("stale")
 // The injector is a telemetry.Guard: its snapshot counts the calls it
 // decided while on and its injections by type, and says whether it is on.
 func TestSnapshot(t *testing.T) {
-	in := NewInjector(1, nil, WithName("exp"))
+	in := NewInjector(1, WithName("exp"))
 	if s := in.Snapshot(); s.State != StateOn {
 		t.Errorf("State of an enabled injector %q, want on", s.State)
 	}
@@ -80,10 +80,10 @@ func TestSnapshot(t *testing.T) {
 	if err := reg.Register(in); err != nil {
 		t.Fatalf("Register = %v", err)
 	}
-	if err := reg.Register(NewInjector(0, nil, WithName("exp"))); !errors.Is(err, telemetry.ErrDuplicate) {
+	if err := reg.Register(NewInjector(0, WithName("exp"))); !errors.Is(err, telemetry.ErrDuplicate) {
 		t.Errorf("Register of a second chaos injector named exp = %v, want ErrDuplicate", err)
 	}
-	if err := reg.Register(NewInjector(0, nil)); !errors.Is(err, telemetry.ErrNoName) {
+	if err := reg.Register(NewInjector(0)); !errors.Is(err, telemetry.ErrNoName) {
 		t.Errorf("Register of an unnamed injector = %v, want ErrNoName", err)
 	}
 	if !reg.Unregister(in) {
@@ -95,7 +95,7 @@ func TestSnapshot(t *testing.T) {
 // injections those that got chaos.
 func TestSnapshotRate(t *testing.T) {
 	random, _ := seeded(3)
-	in := NewInjector(0.3, random)
+	in := NewInjector(0.3, WithRandom(random))
 	got := hits(in, 1000)
 	s := in.Snapshot()
 	calls, _ := s.Value("calls")
@@ -110,7 +110,7 @@ func TestSnapshotRate(t *testing.T) {
 // calls that get no chaos report nothing.
 func TestEvents(t *testing.T) {
 	var rec recorder
-	in := NewInjector(1, nil, WithName("exp"), WithObserver(&rec))
+	in := NewInjector(1, WithName("exp"), WithObserver(&rec))
 	experiment(t, in)
 	want := []telemetry.Event{
 		{Type: EventFault, Name: "exp", Err: errInjected},
@@ -132,7 +132,7 @@ func TestEvents(t *testing.T) {
 // A negative delay is reported as a wait of 0.
 func TestEventLatencyNoDelay(t *testing.T) {
 	var rec recorder
-	in := NewInjector(1, nil, WithObserver(&rec))
+	in := NewInjector(1, WithObserver(&rec))
 	_, _ = Latency[int](in, clock.NewFake(), func() time.Duration { return -time.Second }).Do(context.Background(), func(context.Context) (int, error) { return 1, nil })
 	want := []telemetry.Event{{Type: EventLatency}}
 	if diff := cmp.Diff(want, rec.events); diff != "" {
@@ -144,7 +144,7 @@ func TestEventLatencyNoDelay(t *testing.T) {
 // that is off counts nothing.
 func TestEventsAllocs(t *testing.T) {
 	var events telemetry.Counter
-	in := NewInjector(1, nil, WithName("exp"), WithObserver(&events))
+	in := NewInjector(1, WithName("exp"), WithObserver(&events))
 	op := Fault[int](in, func(context.Context) error { return errInjected }).Wrap(func(context.Context) (int, error) { return 1, nil })
 	_, _ = op(context.Background()) // the counter's first event of this name copies its map
 	if n := testing.AllocsPerRun(100, func() { _, _ = op(context.Background()) }); n != 0 {

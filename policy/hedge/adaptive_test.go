@@ -67,7 +67,7 @@ func uniform(seed uint64, scale time.Duration) func() time.Duration {
 // dependency's latency.
 func TestQuantileDelayFollowsTheLatency(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := hedge.New[int](time.Second, hedge.WithQuantile(0.95, 0, resilience.Off))
+		p := hedge.New[int](time.Second, hedge.WithQuantile(0.95))
 		if got := delayOf(t, p); got != time.Second {
 			t.Fatalf("before any attempt: delay %v, want New's 1s", got)
 		}
@@ -107,7 +107,11 @@ func TestQuantileDelayBounds(t *testing.T) {
 			{200 * time.Millisecond, resilience.Off, 200 * time.Millisecond},
 			{200 * time.Millisecond, 300 * time.Millisecond, 200 * time.Millisecond},
 		} {
-			p := hedge.New[int](time.Second, hedge.WithQuantile(0.95, tc.min, tc.max))
+			opts := []hedge.Option{hedge.WithQuantile(0.95), hedge.WithMaxDelay(tc.max)}
+			if tc.min > 0 {
+				opts = append(opts, hedge.WithMinDelay(tc.min))
+			}
+			p := hedge.New[int](time.Second, opts...)
 			calls(p, 300, uniform(4, time.Millisecond))
 			if got := delayOf(t, p); got != tc.want {
 				t.Errorf("MinDelay %v, MaxDelay %v, latencies 1-100ms: delay %v, want %v", tc.min, tc.max, got, tc.want)
@@ -124,7 +128,7 @@ func TestBudgetCapsHedges(t *testing.T) {
 			budget float64
 			max    int
 		}{{0, 1000}, {0.1, 0.1*1000 + 1}, {0.02, 0.02*1000 + 1}} {
-			opts := []hedge.Option[int]{hedge.WithMaxHedges(3)}
+			opts := []hedge.Option{hedge.WithMaxHedges(3)}
 			if tc.budget > 0 {
 				opts = append(opts, hedge.WithBudget(tc.budget))
 			}
@@ -157,7 +161,7 @@ func TestBudgetCapsHedges(t *testing.T) {
 
 func TestQuantileName(t *testing.T) {
 	for q, want := range map[float64]string{0.95: "hedge(p95)", 0.5: "hedge(p50)", 0.999: "hedge(p99.9)"} {
-		if got := fmt.Sprint(hedge.New[int](time.Second, hedge.WithQuantile(q, 0, resilience.Off))); got != want {
+		if got := fmt.Sprint(hedge.New[int](time.Second, hedge.WithQuantile(q))); got != want {
 			t.Errorf("WithQuantile(%v): %s, want %s", q, got, want)
 		}
 	}

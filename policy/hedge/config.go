@@ -9,6 +9,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -153,21 +154,19 @@ func (c *Config[T]) UnmarshalJSON(b []byte) error {
 	return jsonconf.Unmarshal("hedge", b, c)
 }
 
-// Option configures a hedge policy for results of type T, built by [New].
-// Options are made by the With functions of this package and apply in
-// order: the last one to set a field wins.
+// Option configures a hedge policy, built by [New]. Options are made by
+// the With functions of this package and apply in order: the last one to
+// set a field wins.
 //
-// The options that carry a T ([WithAccept], [WithConfig]) are an
-// Option[T] of their own T only: giving one to a New of another T does not
-// compile. The others ([WithMaxHedges], [WithMaxWait], [WithClock],
-// [WithQuantile], [WithBudget], [WithName], [WithObserver]) are an
-// [AnyOption], which is an Option[T] for every T.
-type Option[T any] func(*settings)
+// The options that carry a result type T ([WithAccept], [WithConfig]) are
+// generic in it, inferred from their argument; given to a New of another
+// T, they make New panic, naming both types. The others go to a New of
+// any T.
+type Option interface{ apply(*settings) }
 
-// AnyOption is an option that carries no result type: a value of it is an
-// [Option][T] for every T, so it goes to a New of any T without a type
-// argument.
-type AnyOption = func(*settings)
+type option func(*settings)
+
+func (o option) apply(s *settings) { o(s) }
 
 // settings is what the options set: a Config without its result type.
 type settings struct {
@@ -181,86 +180,112 @@ type settings struct {
 	budget             float64
 	name               string
 	observer           telemetry.Observer
+
+	// configs holds the result type of each WithConfig, for New to check
+	// against its own (Accept's type says its own).
+	configs []reflect.Type
 }
 
 // WithMaxHedges sets [Config.MaxHedges]: the most attempts started after the
 // first one, in [1, MaxHedgesLimit] (without it, 1). It panics if n is
 // out of that range, 0 included, naming the value.
-func WithMaxHedges(n int) AnyOption {
+func WithMaxHedges(n int) Option {
 	if n < 1 || n > MaxHedgesLimit {
 		panic(fmt.Sprintf("hedge: WithMaxHedges(%d): the hedges must be in [1, %d]; leave the option out for the default, 1", n, MaxHedgesLimit))
 	}
-	return func(s *settings) { s.maxHedges = n }
+	return option(func(s *settings) { s.maxHedges = n })
 }
 
 // WithMaxWait sets [Config.MaxWait]: the longest Retry-After hint that
 // the next attempt waits for; a longer one starts no more attempts
 // (resilience.Off = no cap). Without it, the Delay. It panics if d is 0 or
 // negative other than Off.
-func WithMaxWait(d time.Duration) AnyOption {
+func WithMaxWait(d time.Duration) Option {
 	if d <= 0 && d != resilience.Off {
 		panic(fmt.Sprintf("hedge: WithMaxWait(%v): the wait must be > 0, or resilience.Off for no cap; leave the option out for the default, the Delay", d))
 	}
-	return func(s *settings) { s.maxWait = d }
+	return option(func(s *settings) { s.maxWait = d })
 }
 
-// WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
-func WithClock(c clock.Clock) AnyOption { return func(s *settings) { s.clock = c } }
+// WithClock sets [Config.Clock]: the source of time.
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("hedge", c)
+	return option(func(s *settings) { s.clock = c })
+}
 
-// WithQuantile sets [Config.Quantile], [Config.MinDelay] and
-// [Config.MaxDelay]: the delay becomes the q-quantile of the policy's own
-// attempts' latencies (WithQuantile(0.95, 10*time.Millisecond, time.Second):
-// their 95th percentile, between 10ms and 1s). q is in (0, 1); min >= 0
-// is the lower bound (0: none); max is the upper bound, > 0, or
-// resilience.Off for none. It panics if q is 0 (leave the option out for
-// a fixed delay) or max is 0, naming the value; New panics on other
-// invalid values.
-func WithQuantile(q float64, min, max time.Duration) AnyOption {
-	switch {
-	case q == 0:
-		panic("hedge: WithQuantile(0, ...): the quantile must be in (0, 1); leave the option out for a fixed delay")
-	case max == 0:
-		panic(fmt.Sprintf("hedge: WithQuantile(%v, %v, 0s): the max must be > 0, or resilience.Off for no upper bound", q, min))
-	case max == resilience.Off:
-		max = 0 // Config.MaxDelay 0: no upper bound
+// WithQuantile sets [Config.Quantile]: the delay becomes the q-quantile
+// of the policy's own attempts' latencies (WithQuantile(0.95): their 95th
+// percentile), within [WithMinDelay] and [WithMaxDelay]. q is in (0, 1). It
+// panics if q is 0 (leave the option out for a fixed delay); New panics on
+// other invalid values.
+func WithQuantile(q float64) Option {
+	if q == 0 {
+		panic("hedge: WithQuantile(0): the quantile must be in (0, 1); leave the option out for a fixed delay")
 	}
-	return func(s *settings) { s.quantile, s.minDelay, s.maxDelay = q, min, max }
+	return option(func(s *settings) { s.quantile = q })
+}
+
+// WithMinDelay sets [Config.MinDelay]: the lowest delay that a Quantile
+// sets (without it, no lower bound). It needs [WithQuantile] (New panics
+// otherwise). It panics if d <= 0.
+func WithMinDelay(d time.Duration) Option {
+	if d <= 0 {
+		panic(fmt.Sprintf("hedge: WithMinDelay(%v): the bound must be > 0; leave the option out for no lower bound", d))
+	}
+	return option(func(s *settings) { s.minDelay = d })
+}
+
+// WithMaxDelay sets [Config.MaxDelay]: the highest delay that a Quantile
+// sets (without it, or with resilience.Off, no upper bound). It needs
+// [WithQuantile] (New panics otherwise). It panics if d is 0 or negative
+// other than Off.
+func WithMaxDelay(d time.Duration) Option {
+	switch {
+	case d <= 0 && d != resilience.Off:
+		panic(fmt.Sprintf("hedge: WithMaxDelay(%v): the bound must be > 0, or resilience.Off for none; leave the option out for no upper bound", d))
+	case d == resilience.Off:
+		d = 0 // Config.MaxDelay 0: no upper bound
+	}
+	return option(func(s *settings) { s.maxDelay = d })
 }
 
 // WithBudget sets [Config.Budget]: hedges at most fraction of the calls,
 // finite and > 0 (without it, no budget). It panics if fraction is 0.
-func WithBudget(fraction float64) AnyOption {
+func WithBudget(fraction float64) Option {
 	if fraction == 0 {
 		panic("hedge: WithBudget(0): the fraction must be finite and > 0; leave the option out for no budget")
 	}
-	return func(s *settings) { s.budget = fraction }
+	return option(func(s *settings) { s.budget = fraction })
 }
 
 // WithName sets [Config.Name]: the policy's name in its events ("" =
 // none).
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
-func WithName(name string) AnyOption {
-	telemetry.CheckName("hedge: WithName", name)
-	return func(s *settings) { s.name = name }
+func WithName(name string) Option {
+	guardopt.Name("hedge", name)
+	return option(func(s *settings) { s.name = name })
 }
 
 // WithObserver sets [Config.Observer]: where the policy's events go (nil =
 // nowhere).
-func WithObserver(o telemetry.Observer) AnyOption { return func(s *settings) { s.observer = o } }
+func WithObserver(o telemetry.Observer) Option {
+	return option(func(s *settings) { s.observer = o })
+}
 
 // WithAccept sets [Config.Accept]: which results end the race (nil = those
 // without error). T is inferred from accept; the option goes to a New of
-// that T only.
-func WithAccept[T any](accept func(v T, err error) bool) Option[T] {
-	return func(s *settings) { s.accept = accept }
+// that T only (New panics otherwise).
+func WithAccept[T any](accept func(v T, err error) bool) Option {
+	return option(func(s *settings) { s.accept = accept })
 }
 
 // WithConfig sets the fields of c that are not zero, and leaves the others
 // as New's arguments, the defaults and the options before it set them: New
 // keeps its delay unless c.Delay is set. T is inferred from c; the option
-// goes to a New of that T only.
-func WithConfig[T any](c Config[T]) Option[T] {
-	return func(s *settings) {
+// goes to a New of that T only (New panics otherwise).
+func WithConfig[T any](c Config[T]) Option {
+	return option(func(s *settings) {
 		cur := configOf[T](s)
 		merge.NonZero(&cur, c)
 		accept := s.accept
@@ -269,8 +294,8 @@ func WithConfig[T any](c Config[T]) Option[T] {
 		}
 		*s = settings{delay: cur.Delay, maxHedges: cur.MaxHedges, maxWait: cur.MaxWait, accept: accept, clock: cur.Clock,
 			quantile: cur.Quantile, minDelay: cur.MinDelay, maxDelay: cur.MaxDelay, budget: cur.Budget,
-			name: cur.Name, observer: cur.Observer}
-	}
+			name: cur.Name, observer: cur.Observer, configs: append(s.configs, reflect.TypeFor[T]())}
+	})
 }
 
 // configOf returns the configuration that s holds, for results of type T;
@@ -284,16 +309,21 @@ func configOf[T any](s *settings) Config[T] {
 
 // configure returns the configuration of New[T](delay, opts...), or panics
 // with the message New panics with.
-func configure[T any](delay time.Duration, opts []Option[T]) Config[T] {
+func configure[T any](delay time.Duration, opts []Option) Config[T] {
 	s := settings{delay: delay}
 	for _, o := range opts {
 		if o == nil {
 			panic("hedge: New option must not be nil")
 		}
-		o(&s)
+		o.apply(&s)
+	}
+	for _, t := range s.configs {
+		if t != reflect.TypeFor[T]() {
+			panic(fmt.Sprintf("hedge: WithConfig for results of type %v given to New[%v]", t, reflect.TypeFor[T]()))
+		}
 	}
 	if _, ok := s.accept.(func(T, error) bool); s.accept != nil && !ok {
-		panic(fmt.Sprintf("hedge: Accept of type %v given to New[%v]: an Option converted to another result type", reflect.TypeOf(s.accept), reflect.TypeFor[T]()))
+		panic(fmt.Sprintf("hedge: WithAccept for results of type %v given to New[%v]", reflect.TypeOf(s.accept).In(0), reflect.TypeFor[T]()))
 	}
 	c := configOf[T](&s)
 	if c.Delay == delay && delay <= 0 { // New's own delay; no Config replaced it

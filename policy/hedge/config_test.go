@@ -61,7 +61,7 @@ func TestZeroFieldsAreDefaults(t *testing.T) {
 			return hedge.New[int](50*ms, hedge.WithConfig(hedge.Config[int]{Delay: 20 * ms, MaxHedges: 3}), hedge.WithMaxHedges(1))
 		}, []time.Duration{0, 20 * ms}},
 		{"Config keeps an earlier quantile's bounds", func() resilience.Policy[int] {
-			return hedge.New[int](50*ms, hedge.WithQuantile(0.95, 70*ms, resilience.Off), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}))
+			return hedge.New[int](50*ms, hedge.WithQuantile(0.95), hedge.WithMinDelay(70*ms), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2}))
 		}, []time.Duration{0, 70 * ms, 140 * ms}},
 		{"a budget of one hedge", func() resilience.Policy[int] {
 			return hedge.New[int](50*ms, hedge.WithMaxHedges(3), hedge.WithBudget(0.1))

@@ -23,7 +23,7 @@
 //
 //   - [New]: the policy, a resilience.Policy[T], for a delay > 0, configured
 //     by options: [WithMaxHedges], [WithMaxWait], [WithQuantile],
-//     [WithBudget], [WithAccept], [WithClock], [WithName], [WithObserver],
+//     [WithMinDelay], [WithMaxDelay], [WithBudget], [WithAccept], [WithClock], [WithName], [WithObserver],
 //     [WithConfig].
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time; it reads and writes JSON.
@@ -40,8 +40,8 @@
 //	                            at most MaxHedgesLimit, 10
 //	WithMaxWait, MaxWait        the Delay; Off: no cap             time.Duration
 //	WithQuantile, Quantile      0: a fixed delay                   in (0, 1)
-//	  MinDelay, MaxDelay        0: no bound (WithQuantile's max:   time.Duration
-//	                            Off)
+//	WithMinDelay, MinDelay      0: no lower bound                  time.Duration
+//	WithMaxDelay, MaxDelay      0: no upper bound (Off: none)      time.Duration
 //	WithBudget, Budget          0: no budget                       hedges per call
 //	WithAccept, Accept          nil: accept a result iff its error is nil
 //	WithClock, Clock            clock.Real()
@@ -53,9 +53,8 @@
 // New's delay.
 //
 // The options [WithAccept] and [WithConfig] carry the result type T (it is
-// inferred from their argument): each is an [Option][T], and giving one to
-// a New of another T does not compile. The others are an [AnyOption], an
-// Option[T] for every T.
+// inferred from their argument): given to a New of another T, they make New
+// panic, naming both types. The others go to a New of any T.
 //
 // A policy is a value safe for simultaneous use by multiple goroutines;
 // its calls share its quantile estimator and its budget, if it has them
@@ -81,8 +80,8 @@
 //
 // # Hedging at a quantile
 //
-// With WithQuantile(q, min, max), the delay is the q-quantile of the
-// latencies of the policy's last 1024 attempts, between min and max: the
+// With WithQuantile(q), the delay is the q-quantile of the latencies of
+// the policy's last 1024 attempts, between WithMinDelay and WithMaxDelay: the
 // "Tail at Scale" rule of hedging at about the 95th percentile, kept true
 // as the dependency changes. The estimate is exact over that window (a
 // selection over a fixed ring of 1024 latencies, 16 KiB per policy with

@@ -274,7 +274,7 @@ func ExampleConfig_Validate() {
 // New's 1s.
 func ExampleWithQuantile() {
 	clk := clock.NewFake()
-	p := hedge.New[string](time.Second, hedge.WithQuantile(0.95, 5*time.Millisecond, 500*time.Millisecond), hedge.WithClock(clk))
+	p := hedge.New[string](time.Second, hedge.WithQuantile(0.95), hedge.WithMinDelay(5*time.Millisecond), hedge.WithMaxDelay(500*time.Millisecond), hedge.WithClock(clk))
 	fmt.Println(p)
 	ctx := context.Background()
 	for i := range 100 {

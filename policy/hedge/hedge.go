@@ -89,10 +89,10 @@ import (
 // says ("Events").
 //
 // New panics if an option is nil, and with the message of [Config.Validate]
-// if the configuration is invalid. (An option for another result type does
-// not compile; one converted to Option[T] anyway panics.) The policy is
+// if the configuration is invalid, and if an option that carries a result
+// type ([WithAccept], [WithConfig]) carries another than T. The policy is
 // safe for simultaneous use by multiple goroutines if Accept is.
-func New[T any](delay time.Duration, opts ...Option[T]) resilience.Policy[T] {
+func New[T any](delay time.Duration, opts ...Option) resilience.Policy[T] {
 	c := configure[T](delay, opts)
 	p := &policy[T]{delay: c.Delay, maxHedges: c.MaxHedges, maxWait: c.MaxWait, accept: c.Accept, clock: c.Clock,
 		obs: c.Observer, name: c.Name}

@@ -323,12 +323,17 @@ func TestOptions(t *testing.T) {
 		{"WithMaxHedges(0)", func() { hedge.WithMaxHedges(0) }, "hedge: WithMaxHedges(0): the hedges must be in [1, 10]; leave the option out for the default, 1"},
 		{"WithMaxHedges(1000)", func() { hedge.WithMaxHedges(1000) }, "hedge: WithMaxHedges(1000): the hedges must be in [1, 10]; leave the option out for the default, 1"},
 		{"WithMaxWait(0)", func() { hedge.WithMaxWait(0) }, "hedge: WithMaxWait(0s): the wait must be > 0, or resilience.Off for no cap; leave the option out for the default, the Delay"},
-		{"WithQuantile(0, ...)", func() { hedge.WithQuantile(0, 0, time.Second) }, "hedge: WithQuantile(0, ...): the quantile must be in (0, 1); leave the option out for a fixed delay"},
-		{"WithQuantile(0.9, 0, 0)", func() { hedge.WithQuantile(0.9, 0, 0) }, "hedge: WithQuantile(0.9, 0s, 0s): the max must be > 0, or resilience.Off for no upper bound"},
+		{"WithQuantile(0)", func() { hedge.WithQuantile(0) }, "hedge: WithQuantile(0): the quantile must be in (0, 1); leave the option out for a fixed delay"},
+		{"WithMinDelay(0)", func() { hedge.WithMinDelay(0) }, "hedge: WithMinDelay(0s): the bound must be > 0; leave the option out for no lower bound"},
+		{"WithMaxDelay(0)", func() { hedge.WithMaxDelay(0) }, "hedge: WithMaxDelay(0s): the bound must be > 0, or resilience.Off for none; leave the option out for no upper bound"},
+		{"WithMaxDelay without WithQuantile", func() { hedge.New[int](ms, hedge.WithMaxDelay(ms)) }, "hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0"},
 		{"WithBudget(0)", func() { hedge.WithBudget(0) }, "hedge: WithBudget(0): the fraction must be finite and > 0; leave the option out for no budget"},
-		{"accept converted to another type", func() {
-			hedge.New[int](ms, hedge.Option[int](hedge.WithAccept(func(string, error) bool { return true })))
-		}, "hedge: Accept of type func(string, error) bool given to New[int]: an Option converted to another result type"},
+		{"WithAccept of another result type", func() {
+			hedge.New[int](ms, hedge.WithAccept(func(string, error) bool { return true }))
+		}, "hedge: WithAccept for results of type string given to New[int]"},
+		{"WithConfig of another result type", func() {
+			hedge.New[int](ms, hedge.WithMaxHedges(2), hedge.WithConfig(hedge.Config[[]byte]{MaxHedges: 2}))
+		}, "hedge: WithConfig for results of type []uint8 given to New[int]"},
 	} {
 		got := func() (s string) {
 			defer func() {

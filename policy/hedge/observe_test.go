@@ -31,31 +31,31 @@ func cancelled(n int) telemetry.Event {
 func TestObserverEvents(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		opts  []hedge.Option[int]
+		opts  []hedge.Option
 		steps []step
 		want  []telemetry.Event
 	}{
 		{"no hedge: nothing", nil, []step{{d: 10 * ms}}, nil},
-		{"the first attempt fails before the delay: nothing to race", []hedge.Option[int]{hedge.WithMaxHedges(1)},
+		{"the first attempt fails before the delay: nothing to race", []hedge.Option{hedge.WithMaxHedges(1)},
 			[]step{{d: 10 * ms, err: errA}, {d: 10 * ms, err: errB}},
 			[]telemetry.Event{launched(2, 10*ms)}},
 		{"the hedge wins", nil, []step{{d: time.Second, v: 1}, {d: 100 * ms, v: 2}},
 			[]telemetry.Event{launched(2, 50*ms), won(2, 150*ms), cancelled(1)}},
-		{"the first wins over two hedges", []hedge.Option[int]{hedge.WithMaxHedges(2)},
+		{"the first wins over two hedges", []hedge.Option{hedge.WithMaxHedges(2)},
 			[]step{{d: 120 * ms, v: 1}, {d: time.Second, v: 2}, {d: time.Second, v: 3}},
 			[]telemetry.Event{launched(2, 50*ms), launched(3, 100*ms), won(1, 120*ms), cancelled(2)}},
 		{"a failure starts the hedge at once; it wins alone", nil, []step{{d: 10 * ms, err: errA}, {d: 20 * ms, v: 2}},
 			[]telemetry.Event{launched(2, 10*ms), won(2, 30*ms)}},
 		{"all fail: no winner", nil, []step{{d: 60 * ms, err: errA}, {d: 20 * ms, err: errB}},
 			[]telemetry.Event{launched(2, 50*ms)}},
-		{"a refusal starts no hedge", []hedge.Option[int]{hedge.WithMaxHedges(2)},
+		{"a refusal starts no hedge", []hedge.Option{hedge.WithMaxHedges(2)},
 			[]step{{d: 80 * ms, v: 1}, {d: 10 * ms, err: refused(-1)}},
 			[]telemetry.Event{launched(2, 50*ms), won(1, 80*ms)}},
 	} {
 		testwait.Bubble(t, func(t *testing.T) {
 			r := new(eventlog.Recorder)
-			opts := append([]hedge.Option[int]{hedge.WithName("quotes"), hedge.WithObserver(r)}, tc.opts...)
-			_, _ = hedge.New(50*ms, opts...).Do(context.Background(), newLog(tc.steps...).op)
+			opts := append([]hedge.Option{hedge.WithName("quotes"), hedge.WithObserver(r)}, tc.opts...)
+			_, _ = hedge.New[int](50*ms, opts...).Do(context.Background(), newLog(tc.steps...).op)
 			if diff := cmp.Diff(tc.want, r.Take()); diff != "" {
 				t.Errorf("%s: events mismatch (-want +got):\n%s", tc.name, diff)
 			}
@@ -68,7 +68,7 @@ func TestObserverEvents(t *testing.T) {
 func TestWithNameKeepsTheLayerName(t *testing.T) {
 	for want, p := range map[string]resilience.Policy[int]{
 		"hedge(50ms)": hedge.New[int](50*ms, hedge.WithName("quotes")),
-		"hedge(p95)":  hedge.New[int](50*ms, hedge.WithName("quotes"), hedge.WithQuantile(0.95, 0, resilience.Off)),
+		"hedge(p95)":  hedge.New[int](50*ms, hedge.WithName("quotes"), hedge.WithQuantile(0.95)),
 	} {
 		if got := p.String(); got != want {
 			t.Errorf("String() = %q, want %q", got, want)
@@ -82,22 +82,22 @@ func TestWithConfigSetsNameAndObserver(t *testing.T) {
 	steps := []step{{d: time.Second, v: 1}, {d: 100 * ms, v: 2}}
 	for _, tc := range []struct {
 		name string
-		opts func(r *eventlog.Recorder) []hedge.Option[int]
+		opts func(r *eventlog.Recorder) []hedge.Option
 		want []telemetry.Event
 	}{
-		{"from Config", func(r *eventlog.Recorder) []hedge.Option[int] {
-			return []hedge.Option[int]{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r})}
+		{"from Config", func(r *eventlog.Recorder) []hedge.Option {
+			return []hedge.Option{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r})}
 		}, []telemetry.Event{launched(2, 50*ms), won(2, 150*ms), cancelled(1)}},
-		{"Config{} keeps earlier options", func(r *eventlog.Recorder) []hedge.Option[int] {
-			return []hedge.Option[int]{hedge.WithName("quotes"), hedge.WithObserver(r), hedge.WithConfig(hedge.Config[int]{MaxHedges: 1})}
+		{"Config{} keeps earlier options", func(r *eventlog.Recorder) []hedge.Option {
+			return []hedge.Option{hedge.WithName("quotes"), hedge.WithObserver(r), hedge.WithConfig(hedge.Config[int]{MaxHedges: 1})}
 		}, []telemetry.Event{launched(2, 50*ms), won(2, 150*ms), cancelled(1)}},
-		{"a later option overrides Config", func(r *eventlog.Recorder) []hedge.Option[int] {
-			return []hedge.Option[int]{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r}), hedge.WithObserver(nil)}
+		{"a later option overrides Config", func(r *eventlog.Recorder) []hedge.Option {
+			return []hedge.Option{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r}), hedge.WithObserver(nil)}
 		}, nil},
 	} {
 		testwait.Bubble(t, func(t *testing.T) {
 			r := new(eventlog.Recorder)
-			_, _ = hedge.New(50*ms, tc.opts(r)...).Do(context.Background(), newLog(steps...).op)
+			_, _ = hedge.New[int](50*ms, tc.opts(r)...).Do(context.Background(), newLog(steps...).op)
 			if diff := cmp.Diff(tc.want, r.Take()); diff != "" {
 				t.Errorf("%s: events mismatch (-want +got):\n%s", tc.name, diff)
 			}

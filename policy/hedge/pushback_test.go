@@ -189,7 +189,7 @@ func TestHintOnTheFakeClock(t *testing.T) {
 // return v, nil or, if err is set, an error matching err.
 type hintCase struct {
 	name     string
-	opts     []hedge.Option[int] // after WithMaxHedges(3)
+	opts     []hedge.Option // after WithMaxHedges(3)
 	steps    []step
 	starts   []time.Duration
 	returned time.Duration
@@ -206,7 +206,7 @@ func runHintCases(t *testing.T, cases []hintCase) {
 			synctest.Test(t, func(t *testing.T) {
 				l := newLog(tc.steps...)
 				start := time.Now()
-				opts := append([]hedge.Option[int]{hedge.WithMaxHedges(3)}, tc.opts...)
+				opts := append([]hedge.Option{hedge.WithMaxHedges(3)}, tc.opts...)
 				v, err := hedge.New[int](50*ms, opts...).Do(context.Background(), l.op)
 				if got := time.Since(start); got != tc.returned {
 					t.Errorf("%s: returned after %v, want %v", tc.name, got, tc.returned)
@@ -248,16 +248,16 @@ func TestHintPastMaxWaitStopsFurtherAttempts(t *testing.T) {
 		{name: "a hint just past MaxWait",
 			steps:  []step{{d: 10 * ms, err: pushback{50*ms + 1}}, {v: 1}},
 			starts: []time.Duration{0}, returned: 10 * ms, err: pushback{50*ms + 1}},
-		{name: "a MaxWait of 5s waits 3s", opts: []hedge.Option[int]{hedge.WithMaxWait(5 * time.Second)},
+		{name: "a MaxWait of 5s waits 3s", opts: []hedge.Option{hedge.WithMaxWait(5 * time.Second)},
 			steps:  []step{{d: 10 * ms, err: pushback{3 * time.Second}}, {v: 1}},
 			starts: []time.Duration{0, 3010 * ms}, returned: 3010 * ms, v: 1},
-		{name: "Config.MaxWait 5s", opts: []hedge.Option[int]{hedge.WithConfig(hedge.Config[int]{MaxWait: 5 * time.Second})},
+		{name: "Config.MaxWait 5s", opts: []hedge.Option{hedge.WithConfig(hedge.Config[int]{MaxWait: 5 * time.Second})},
 			steps:  []step{{d: 10 * ms, err: pushback{3 * time.Second}}, {v: 1}},
 			starts: []time.Duration{0, 3010 * ms}, returned: 3010 * ms, v: 1},
-		{name: "a Config without MaxWait keeps an earlier one", opts: []hedge.Option[int]{hedge.WithMaxWait(5 * time.Second), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2})},
+		{name: "a Config without MaxWait keeps an earlier one", opts: []hedge.Option{hedge.WithMaxWait(5 * time.Second), hedge.WithConfig(hedge.Config[int]{MaxHedges: 2})},
 			steps:  []step{{d: 10 * ms, err: pushback{3 * time.Second}}, {v: 1}},
 			starts: []time.Duration{0, 3010 * ms}, returned: 3010 * ms, v: 1},
-		{name: "MaxWait Off waits any hint", opts: []hedge.Option[int]{hedge.WithMaxWait(resilience.Off)},
+		{name: "MaxWait Off waits any hint", opts: []hedge.Option{hedge.WithMaxWait(resilience.Off)},
 			steps:  []step{{d: 10 * ms, err: pushback{1000 * time.Second}}, {v: 1}},
 			starts: []time.Duration{0, 1000*time.Second + 10*ms}, returned: 1000*time.Second + 10*ms, v: 1},
 		{name: "the attempt in flight runs on and wins",
@@ -282,7 +282,7 @@ func refused(after time.Duration) error { return resilience.Refuse(errOpen, "dep
 // until it ended. A refusal of an inner guard, whatever its hint, starts no
 // further attempt: another one would be refused as well.
 func TestRefusalStopsFurtherAttempts(t *testing.T) {
-	off := []hedge.Option[int]{hedge.WithMaxWait(resilience.Off)}
+	off := []hedge.Option{hedge.WithMaxWait(resilience.Off)}
 	runHintCases(t, []hintCase{
 		{name: "an open breaker's cooldown, nothing else running",
 			steps:  []step{{err: refused(3 * time.Second)}, {v: 1}},

@@ -36,7 +36,9 @@
 //     [Keyed.Allow], [Keyed.Limiter] and [Keyed.Len] use it;
 //     [Keyed.SetRate] and [Keyed.SetBurst] retune every key at once;
 //     [Keyed.Name] and [Keyed.Snapshot] (the keys, the empty ones and the
-//     five with the most refusals) make it a telemetry.Guard.
+//     five with the most refusals) make it a telemetry.Guard;
+//     [KeyedPolicy] makes it a layer that refuses at once, keyed by a
+//     function of the call's context.
 //
 // # Settings
 //

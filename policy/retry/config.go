@@ -8,6 +8,7 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -248,7 +249,7 @@ func (o option) apply(c *Config) { o(c) }
 // its events ("" = none, the default).
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("retry: WithName", name)
+	guardopt.Name("retry", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -321,8 +322,12 @@ func WithOnRetry(f func(attempt int, err error, delay time.Duration)) Option {
 	return option(func(c *Config) { c.OnRetry = f })
 }
 
-// WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// WithClock sets [Config.Clock]: the source of time.
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("retry", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithRand sets [Config.Rand]: the Backoff's jitter draws from r, under a
 // mutex of the policy's, so that a seeded r makes the waits repeatable and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/lockedrand"
 	"github.com/f0b5b96b/resilience/internal/merge"
@@ -124,7 +125,7 @@ func WithWindow(d time.Duration) Option {
 // WithName sets [Config.Name].
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("throttle: WithName", name)
+	guardopt.Name("throttle", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
@@ -133,7 +134,11 @@ func WithName(name string) Option {
 func WithObserver(o telemetry.Observer) Option { return option(func(c *Config) { c.Observer = o }) }
 
 // WithClock sets [Config.Clock], the source of time.
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("throttle", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithRandom sets [Config.Random], the source of the refusals' draws (nil:
 // math/rand/v2's Float64). f must be safe for simultaneous use; for a

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/guardopt"
 	"github.com/f0b5b96b/resilience/internal/jsonconf"
 	"github.com/f0b5b96b/resilience/internal/merge"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -84,13 +85,17 @@ func (o option) apply(c *Config) { o(c) }
 // without waiting for an op that ignores its context (default false).
 func WithAbandon(abandon bool) Option { return option(func(c *Config) { c.Abandon = abandon }) }
 
-// WithClock sets [Config.Clock]: the source of time (nil = clock.Real()).
-func WithClock(c clock.Clock) Option { return option(func(cfg *Config) { cfg.Clock = c }) }
+// WithClock sets [Config.Clock]: the source of time.
+// It panics if c is nil: leave the option out for clock.Real().
+func WithClock(c clock.Clock) Option {
+	guardopt.Clock("timeout", c)
+	return option(func(cfg *Config) { cfg.Clock = c })
+}
 
 // WithName sets [Config.Name]: the policy's name in its events ("" = none).
 // It panics if name is not valid UTF-8 (see telemetry.CheckName).
 func WithName(name string) Option {
-	telemetry.CheckName("timeout: WithName", name)
+	guardopt.Name("timeout", name)
 	return option(func(c *Config) { c.Name = name })
 }
 
