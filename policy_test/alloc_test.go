@@ -41,7 +41,7 @@ func successPaths(t testing.TB) []successPath {
 	krl := ratelimit.NewKeyed[string](1e9, 1<<20, ratelimit.WithName("krl"))
 	al := adaptive.New(adaptive.WithName("al"))
 	th := throttle.New(throttle.WithName("th"))
-	in := chaos.NewInjector(0, nil, chaos.WithName("chaos"))
+	in := chaos.NewInjector(0, chaos.WithName("chaos"))
 	c := cache.New[int](time.Hour, cache.WithName("c"))
 	hit := cache.Key(bg, "k")
 	if _, err := c.Policy().Do(hit, func(context.Context) (int, error) { return 1, nil }); err != nil {

@@ -117,7 +117,7 @@ func Run(ctx context.Context, redisAddr string) (*Views, error) {
 	tenants := ratelimit.NewKeyed[string](1000, 100, ratelimit.WithName("tenants"), ratelimit.WithObserver(obs))
 	search := adaptive.New(adaptive.WithName("search"), adaptive.WithObserver(obs))
 	backend := throttle.New(throttle.WithName("backend"), throttle.WithObserver(obs))
-	faults := chaos.NewInjector(0, nil, chaos.WithName("faults"), chaos.WithObserver(obs))
+	faults := chaos.NewInjector(0, chaos.WithName("faults"), chaos.WithObserver(obs))
 	prices := cache.New[string](time.Minute, cache.WithName("prices"), cache.WithObserver(obs))
 	prefix := resilienceredis.WithPrefix(fmt.Sprintf("allguards:%d:", time.Now().UnixNano()))
 	fleetAPI := resilienceredis.NewLimiter(rdb, "fleet-api", 1000, 100, prefix, resilienceredis.WithObserver(obs))
