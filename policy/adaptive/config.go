@@ -41,7 +41,11 @@ type Config struct {
 	// Window is the shortest sampling window: the limit changes at most
 	// once per Window, at the first call that ends or is refused after
 	// the window has lasted Window and seen MinSamples calls finish (or
-	// has lasted 10 × Window, whatever it saw). 0 means 1s.
+	// has lasted 10 × Window, and at least 10s, whatever it saw). 0 means
+	// 100ms: short enough that an overload is shed, and a capacity that
+	// grows is followed, within a second or two; long enough for
+	// MinSamples calls of most dependencies. A dependency that sees fewer
+	// than MinSamples calls per Window gets longer windows by itself.
 	Window time.Duration
 
 	// MinSamples is how many calls must finish in a window before it may
@@ -59,10 +63,10 @@ type Config struct {
 	// of the last BaselineMemory, so it can rise only as fast as that
 	// memory forgets, and an incident shorter than BaselineMemory cannot
 	// drift it up at all. It falls at once to a window's latency down to
-	// baseline/1.05 (about 5% lower), further only once three windows in a row
-	// confirm the lower latency (see [Window].Baseline), so one
-	// unusually fast window cannot hold the limit down for
-	// BaselineMemory. 0 means 10 minutes; resilience.Off means for
+	// baseline/1.05 (about 5% lower), further only once a run of windows
+	// that lasted three windows and 2 × max(Window, 1s) confirms the lower
+	// latency (see [Window].Baseline), so a burst of unusually fast
+	// calls cannot hold the limit down for BaselineMemory. 0 means 10 minutes; resilience.Off means for
 	// ever (a dependency that becomes slower for good is then always read
 	// as overloaded).
 	BaselineMemory time.Duration
@@ -111,10 +115,11 @@ const (
 	defaultMin            = 1
 	defaultMax            = 1000
 	defaultInitial        = 20
-	defaultWindow         = time.Second
+	defaultWindow         = 100 * time.Millisecond
 	defaultMinSamples     = 10
 	defaultBaselineMemory = 10 * time.Minute
-	maxWindowFactor       = 10 // a window ends after 10 × Window whatever it saw
+	maxWindowFactor       = 10 // a window ends after 10 × Window (at least minMaxWindow) whatever it saw
+	minMaxWindow          = 10 * time.Second
 
 	// maxCount bounds the limit, the calls in flight and the queue: each
 	// has 21 bits of one atomic word.
@@ -141,7 +146,7 @@ func (c Config) Validate() error {
 	case c.Initial != 0 && (c.Initial < r.Min || c.Initial > r.Max):
 		return fmt.Errorf("adaptive: Initial must be between Min and Max (%d and %d), or 0 for the default, got %d", r.Min, r.Max, c.Initial)
 	case c.Window < 0:
-		return fmt.Errorf("adaptive: Window must be > 0, or 0 for the default 1s, got %v", c.Window)
+		return fmt.Errorf("adaptive: Window must be > 0, or 0 for the default 100ms, got %v", c.Window)
 	case c.Window > math.MaxInt64/maxWindowFactor:
 		return fmt.Errorf("adaptive: Window must be at most %v, got %v", time.Duration(math.MaxInt64/maxWindowFactor), c.Window)
 	case c.MinSamples < 0:
@@ -237,11 +242,11 @@ func WithInitial(n int) Option {
 }
 
 // WithWindow sets [Config.Window] and [Config.MinSamples]: the shortest
-// sampling window and the calls it needs to end. Without it, 1s and 10. It
+// sampling window and the calls it needs to end. Without it, 100ms and 10. It
 // panics unless d > 0 and minSamples >= 1.
 func WithWindow(d time.Duration, minSamples int) Option {
 	if d <= 0 || minSamples < 1 {
-		panic(fmt.Sprintf("adaptive: WithWindow(%v, %d): the window must be > 0 and need >= 1 calls; leave the option out for the defaults, 1s and 10", d, minSamples))
+		panic(fmt.Sprintf("adaptive: WithWindow(%v, %d): the window must be > 0 and need >= 1 calls; leave the option out for the defaults, 100ms and 10", d, minSamples))
 	}
 	return option(func(c *Config) { c.Window, c.MinSamples = d, minSamples })
 }

@@ -135,13 +135,14 @@ func New(opts ...Option) *Limiter {
 		reserve:    c.Reserve > 0,
 		maxQueue:   uint64(c.MaxQueue),
 		window:     int64(c.Window),
-		maxWindow:  int64(c.Window) * maxWindowFactor,
+		maxWindow:  max(int64(c.Window)*maxWindowFactor, int64(minMaxWindow)),
 		minSamples: int64(c.MinSamples),
 		maxLatency: int64(c.MaxLatency),
 		full:       resilience.Refuse(ErrFull, c.Name, -1),
 		timedOut:   resilience.Refuse(ErrQueueTimeout, c.Name, -1),
 		limit:      float64(c.Initial),
 	}
+	l.recent.span = confirmTime * max(int64(c.Window), int64(confirmUnit))
 	if c.BaselineMemory > 0 {
 		l.floor.width = int64(c.BaselineMemory) / floorSlots
 		l.floor.width = max(l.floor.width, 1)
