@@ -44,8 +44,10 @@ type Window struct {
 	// run of windows (with a timed success) below b/1.05, where b is
 	// the baseline before the run, lowers it to b/1.05 only, until the
 	// run has lasted three windows and 2 × max(Window, 1s) (then to the
-	// highest latency of the run). 0 until a window has had a timed
-	// successful call.
+	// highest latency of the run). A window offers no less than the
+	// windows' latencies averaged over about a second (weighted by their
+	// durations), so that the baseline is not the low tail of short
+	// windows' noise. 0 until a window has had a timed successful call.
 	Baseline time.Duration
 	// Successes and Drops count the calls that finished in the window:
 	// those that succeeded, and those that failed. Calls that say

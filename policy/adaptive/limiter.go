@@ -88,6 +88,7 @@ type Limiter struct {
 	floor     floor      // guarded by winMu
 	recent    recent     // guarded by winMu
 	startHeld int64      // calls in flight as the window began; guarded by winMu
+	smoothed  float64    // the windows' latency averaged over about baselineSmoothing, ns; 0: none yet; guarded by winMu
 
 	mu     sync.Mutex // guards the queues and every change of the queued count
 	queues [3]queue   // by Priority.rank: critical, normal, low

@@ -26,6 +26,10 @@ const (
 	ovEnd      = 30 * time.Second
 )
 
+// ovSeed seeds the scenario's runs (seeds 1 to 6 give figures within a
+// few percent of these).
+const ovSeed = 11
+
 // ovServer is the scenario's server; resized says whether it doubles and
 // halves its workers.
 func ovServer(resized bool) sim.Server {
@@ -57,7 +61,7 @@ type ovRun struct {
 // runOverload runs the scenario (only the light load when light is set)
 // through a limiter of alg with the default configuration otherwise.
 func runOverload(alg adaptive.Algorithm, light bool) *ovRun {
-	s := sim.Scenario{Name: "overload", Seed: 11, Duration: ovEnd, Server: ovServer(!light), Clients: []sim.Clients{ovLight}}
+	s := sim.Scenario{Name: "overload", Seed: ovSeed, Duration: ovEnd, Server: ovServer(!light), Clients: []sim.Clients{ovLight}}
 	if !light {
 		s.Clients = append(s.Clients, ovHeavy)
 	}
@@ -176,8 +180,17 @@ func TestOverloadGoals(t *testing.T) {
 			f := overloadFigures(a.alg)
 			t.Log(f)
 			in := func(d, bound time.Duration) bool { return d >= 0 && d <= bound }
-			if !in(f.settle, 2*time.Second) || f.ratio() > 1.5 || !in(f.double, 5*time.Second) || !in(f.halve, 2*time.Second) {
-				t.Errorf("want the limit within 25%% of the capacity 2s after the overload, p99 <= 1.5× the light-load p99, the doubled capacity followed within 5s and the halved one within 2s; got %v", f)
+			if !in(f.settle, 2*time.Second) {
+				t.Errorf("want the limit within 25%% of 8 within 2s of the overload, and kept there; got %v", f)
+			}
+			if f.ratio() > 1.5 {
+				t.Errorf("want the p99 of the admitted calls under the overload at most 1.5× the light-load p99; got %v", f)
+			}
+			if !in(f.double, 5*time.Second) {
+				t.Errorf("want the limit within 25%% of 16 within 5s of the workers doubling; got %v", f)
+			}
+			if !in(f.halve, 2*time.Second) {
+				t.Errorf("want the limit within 25%% of 8 within 2s of the workers halving; got %v", f)
 			}
 		})
 	}

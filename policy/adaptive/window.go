@@ -55,7 +55,18 @@ func (l *Limiter) endLocked(now, start int64) {
 	}
 	if n > 0 {
 		w.Latency = time.Duration(sum / n)
-		if c := l.recent.candidate(now, int64(w.Latency), l.floor.min(now)); l.maxLatency == 0 || c <= l.maxLatency {
+		// A window offers the baseline its latency (bounded by recent),
+		// or the windows' latency averaged over about baselineSmoothing
+		// if that is higher: the lowest of short windows' own means
+		// would be their noise's low tail, against which an ordinary
+		// window reads as queueing.
+		k := min(float64(elapsed)/float64(baselineSmoothing), 1)
+		if l.smoothed == 0 {
+			k = 1
+		}
+		l.smoothed += k * (float64(w.Latency) - l.smoothed)
+		c := max(l.recent.candidate(now, int64(w.Latency), l.floor.min(now)), int64(l.smoothed))
+		if l.maxLatency == 0 || c <= l.maxLatency {
 			l.floor.add(now, c)
 		}
 	}
@@ -96,10 +107,11 @@ func (l *Limiter) endLocked(now, start int64) {
 // b/baselineStep) until it has lasted confirmWindows windows and
 // confirmTime × max(Window, 1s).
 const (
-	baselineStep   = 1.05
-	confirmWindows = 3
-	confirmTime    = 2
-	confirmUnit    = time.Second
+	baselineSmoothing = time.Second
+	baselineStep      = 1.05
+	confirmWindows    = 3
+	confirmTime       = 2
+	confirmUnit       = time.Second
 )
 
 // recent follows the current run of windows whose latency was below the

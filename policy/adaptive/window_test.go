@@ -467,7 +467,37 @@ func TestBaselineRunConfirmsByTime(t *testing.T) {
 		t.Fatalf("20 fast windows, the last 1.9s after the first: baseline %v, want %v", got, b1)
 	}
 	win(50 * time.Microsecond)
-	if got := lim.Stats().Baseline; got != 50*time.Microsecond {
-		t.Errorf("21 fast windows, the last 2s after the first: baseline %v, want 50µs (confirmed)", got)
+	// Confirmed: the baseline is the windows' latency averaged over about
+	// a second, 50µs + 19.95ms × 0.9²¹, for the windows of 100ms.
+	want := 50*time.Microsecond + time.Duration(float64(20*time.Millisecond-50*time.Microsecond)*math.Pow(0.9, 21))
+	if got := lim.Stats().Baseline; got < want-time.Microsecond || got > want+time.Microsecond {
+		t.Errorf("21 fast windows, the last 2s after the first: baseline %v, want %v (confirmed, averaged over about 1s)", got, want)
+	}
+}
+
+// Short windows are noisy: with windows of 100ms alternating between
+// 14ms and 10ms, the lowest window is 10ms, but the baseline is the
+// lowest of their latency averaged over about a second, about 12ms, so
+// that an ordinary window is not read as queueing.
+func TestBaselineAveragesShortWindows(t *testing.T) {
+	fake := clock.NewFake()
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(&recorder{}), adaptive.WithInitial(20), adaptive.WithWindow(100*time.Millisecond, 10))
+	for i := range 40 {
+		lat := 14 * time.Millisecond // first: the first window is its own average
+		if i%2 == 1 {
+			lat = 10 * time.Millisecond
+		}
+		ps := hold(t, lim, 10)
+		fake.Advance(lat)
+		for _, p := range ps {
+			p.Done(nil)
+		}
+		fake.Advance(100*time.Millisecond - lat)
+		if err := call(lim, fake, 0, context.Canceled); err != nil {
+			t.Fatalf("the call that ends the window was refused: %v", err)
+		}
+	}
+	if got := lim.Stats().Baseline; got < 11500*time.Microsecond || got > 12*time.Millisecond {
+		t.Errorf("after 40 windows alternating 14ms and 10ms: baseline %v, want between 11.5ms and 12ms", got)
 	}
 }
