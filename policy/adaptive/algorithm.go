@@ -76,7 +76,7 @@ func (w Window) ratio() float64 {
 // Gradient2Limit (github.com/Netflix/concurrency-limits):
 //
 //	gradient = clamp(Tolerance × Baseline / Latency, 0.5, 1)
-//	gradient = 1:  limit + Smoothing × √limit       (no queueing: grow by a headroom)
+//	gradient = 1:  limit + max(Smoothing × √limit, 1)  (no queueing: grow by a headroom)
 //	gradient < 1:  limit × (1 − s × (1 − gradient))
 //	               s = Smoothing + (1 − Smoothing) × (1 − gradient) / 0.5
 //
@@ -99,7 +99,7 @@ type Gradient2 struct {
 	// before it is read as queueing: at least 1. 0 means 1.1.
 	Tolerance float64
 	// Smoothing is the share of √limit that a window without queueing
-	// adds, and of the full cut that a window just over the tolerance
+	// adds (one call at least), and of the full cut that a window just over the tolerance
 	// applies (more of it the deeper the queueing), in (0, 1]. 0 means
 	// 0.2.
 	Smoothing float64
@@ -120,7 +120,7 @@ func (g Gradient2) Next(limit float64, w Window) float64 {
 		grad = min(grad, 1-float64(w.Drops)/float64(calls)/2)
 	}
 	if grad >= 1 {
-		return limit + s*math.Sqrt(limit)
+		return limit + max(s*math.Sqrt(limit), 1)
 	}
 	// The deeper the queueing, the less the cut is smoothed: all of it
 	// at the gradient's floor, 0.5.

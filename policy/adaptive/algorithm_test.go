@@ -25,6 +25,7 @@ func TestGradient2(t *testing.T) {
 		// Tolerance 1.1 and Smoothing 0.2 (the defaults) but where named.
 		{"no queueing: grows by a fifth of √limit", 100, win(10*time.Millisecond, 100), 102},
 		{"at the tolerance: still no queueing", 100, win(11*time.Millisecond, 100), 102},
+		{"a small limit grows by one at least", 4, win(10*time.Millisecond, 4), 5},
 		{"Tolerance 1.5, gradient 0.75: the cut smoothed by 0.2 + 0.8 × 0.5", 100, win(20*time.Millisecond, 100), 85},
 		{"gradient floored at 0.5: the whole cut", 100, win(time.Second, 100), 50},
 		{"half the calls failed: gradient 0.75", 100, adaptive.Window{Latency: 10 * time.Millisecond, Baseline: 10 * time.Millisecond, Successes: 50, Drops: 50}, 85},

@@ -25,11 +25,12 @@
 // without queueing (a run of windows far below the baseline lowers it by
 // about 5% only, until the run has lasted 2s; and a window offers it no
 // less than the windows' latency averaged over about a second, so that
-// the noise of short windows does not make it too low). At the end of each window
-// its [Algorithm] sets the next limit from these. [Gradient2], the
-// default, grows the limit by 0.2·√limit while latency stays within 1.1
-// times the baseline and cuts it in proportion as latency rises above,
-// by half at once at twice that; [Vegas] estimates the calls queued at the
+// the noise of short windows does not make it too low). At the end of
+// each window its [Algorithm] sets the next limit from these.
+// [Gradient2], the default, grows the limit by 0.2·√limit (one call at
+// least) a window while latency stays within 1.1 times the baseline and
+// cuts it in proportion as latency rises above, by half at once at twice
+// that; [Vegas] estimates the calls queued at the
 // dependency, limit × (1 − baseline / latency), keeps them between alpha
 // and 2·alpha (alpha = min(3·log10(limit), limit/15), at least 1), and
 // drops the excess at once; [AIMD] adds one per healthy window and cuts

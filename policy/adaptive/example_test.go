@@ -137,9 +137,9 @@ func ExampleLimiter_Stats() {
 		fmt.Printf("calls at %v: limit %d (latency %v, baseline %v)\n", latency*time.Millisecond, s.Limit, s.Latency, s.Baseline)
 	}
 	// Output:
-	// calls at 10ms: limit 20 (latency 10ms, baseline 10ms)
 	// calls at 10ms: limit 21 (latency 10ms, baseline 10ms)
 	// calls at 10ms: limit 22 (latency 10ms, baseline 10ms)
+	// calls at 10ms: limit 23 (latency 10ms, baseline 10ms)
 	// calls at 40ms: limit 11 (latency 40ms, baseline 10ms)
 	// calls at 40ms: limit 5 (latency 40ms, baseline 10ms)
 	// calls at 40ms: limit 5 (latency 40ms, baseline 10ms)
