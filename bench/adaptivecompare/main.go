@@ -7,9 +7,9 @@
 // in about 6ms (6ms plus a normal noise of 1ms, in time.Sleep), first
 // come first served: 8 calls at once, about 1333 a second. Calls arrive
 // at random (Poisson) at 470 a second, a third of the capacity, then from
-// 1s at 4000 a second, three times it; at 4s the server doubles its
-// workers to 16 (the load is then 1.5 times its capacity), at 9s it halves
-// them to 8 again; the run ends at 12s. Each limiter has a server and an
+// 2s at 4000 a second, three times it; at 5s the server doubles its
+// workers to 16 (the load is then 1.5 times its capacity), at 10s it
+// halves them to 8 again; the run ends at 13s. Each limiter has a server and an
 // arrival stream of its own, and all run at once, so that a slow moment of
 // the machine falls on all of them. A call over the limit is refused at
 // once (no queue, both sides: ours by default, failsafe-go's through
@@ -22,7 +22,7 @@
 //     (within 25% of 8) to stay there until the workers doubled;
 //   - p99 ratio: the p99 latency of the admitted calls from 2s after the
 //     overload until the workers doubled, over the p99 of the calls of
-//     the light load before the overload;
+//     the light load from 0.5s to the overload;
 //   - follow double: how long after the workers doubled the limit entered
 //     [12, 20] to stay there until they halved;
 //   - follow half: how long after they halved the limit entered [6, 10]
@@ -34,7 +34,7 @@
 //
 //	go run ./adaptivecompare [-seed n]
 //
-// It takes about 12 seconds.
+// It takes about 13 seconds.
 package main
 
 import (
@@ -60,10 +60,10 @@ const (
 	noise    = time.Millisecond
 	light    = 470.0  // calls a second before the overload
 	heavy    = 4000.0 // calls a second from the overload on
-	overload = 1 * time.Second
-	double   = 4 * time.Second
-	halve    = 9 * time.Second
-	end      = 12 * time.Second
+	overload = 2 * time.Second
+	double   = 5 * time.Second
+	halve    = 10 * time.Second
+	end      = 13 * time.Second
 )
 
 // limiter is one side: acquire admits a call or refuses it (false), and
@@ -279,9 +279,9 @@ func main() {
 	}
 	c := float64(workers)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "limiter\tto ±25% (≤ 2s)\tp99 ratio (≤ 1.5)\tp99 light\tp99 overload\tfollow double (≤ 5s)\tfollow half (≤ 2s)\tlimit at 3.9s / 8.9s / 11.9s")
+	fmt.Fprintln(tw, "limiter\tto ±25% (≤ 2s)\tp99 ratio (≤ 1.5)\tp99 light\tp99 overload\tfollow double (≤ 5s)\tfollow half (≤ 2s)\tlimit at 4.9s / 9.9s / 12.9s")
 	for i, r := range results {
-		light, over := r.p99(200*time.Millisecond, overload), r.p99(overload+2*time.Second, double)
+		light, over := r.p99(500*time.Millisecond, overload), r.p99(overload+2*time.Second, double)
 		at := func(t time.Duration) float64 {
 			v := 0.0
 			for _, s := range r.limits {
