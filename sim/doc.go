@@ -9,7 +9,8 @@
 // [PolicySet] builds its pipeline on the run's clock ([Env.Clock]), a
 // clock.Clock in virtual time, on which the policies wait as they would on
 // the real clock. The [Server] is a model: latency Base + Slope × calls in
-// progress, a long tail (Slow), a Capacity, scripted [Outage]s. [Clients]
+// progress, a long tail (Slow), a Capacity, a pool of Workers that calls
+// wait for in turn (resized at scripted times), scripted [Outage]s. [Clients]
 // are closed loops: each calls, waits for the answer, pauses, calls again.
 //
 //	res := sim.Run(scenario, sim.PolicySet[int]{Name: "retry", Build: func(env *sim.Env) resilience.Policy[int] {

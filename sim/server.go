@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -25,7 +27,9 @@ var ErrDown = errors.New("sim: server down")
 // A call that arrives while n other calls are in progress takes
 // Base + n × Slope of virtual time; beyond Capacity calls at once the
 // server refuses new calls at once; during an Outage it fails or hangs
-// them.
+// them. With Workers, at most that many calls are served at once and the
+// others wait their turn, first come first served: a server with a pool
+// of workers, whose latency under overload is queueing.
 //
 // A call whose caller gives up (a timeout) goes on taking its share of the
 // server until its time is up, as a real server goes on working on a
@@ -54,6 +58,19 @@ type Server struct {
 	// fails at once with [ErrOverloaded] and takes no share of the server.
 	// 0 means no limit.
 	Capacity int
+	// Workers is how many calls the server serves at once: a call that
+	// arrives while all are busy waits, in order of arrival, for the first
+	// to be free, and its latency is that wait plus the model's latency
+	// (drawn at its arrival). The calls waiting count as calls in progress
+	// for Slope and Capacity. 0 means no limit: every call is served at
+	// once.
+	Workers int
+	// Resizes change Workers during the run: from each Resize's At on,
+	// the server has its Workers, until the next. A server that shrinks
+	// lets the calls it has accepted finish on the workers it retires. They
+	// must be in order of At, each with Workers >= 1, and need the
+	// Server's Workers >= 1.
+	Resizes []Resize
 	// Conflicts makes the server a single record under optimistic
 	// concurrency control: each call reads the record's version when it
 	// arrives and writes it when its latency is up, and fails with
@@ -65,6 +82,14 @@ type Server struct {
 	// answer as the model says: see [Outage]. They may overlap; the first
 	// listed that covers a call's arrival applies.
 	Outages []Outage
+}
+
+// Resize is a change of a [Server]'s Workers at virtual time At since the
+// start of the run: a dependency whose capacity doubles (a scale-out) or
+// halves (a failed replica).
+type Resize struct {
+	At      time.Duration
+	Workers int
 }
 
 // Outage is a window of virtual time, from Start (included) to End
@@ -115,6 +140,18 @@ func (s Server) Validate() error {
 		return fmt.Errorf("sim: Server.SlowLatency must be > 0 with Slow %v, got %v", s.Slow, s.SlowLatency)
 	case s.SlowLatency < 0:
 		return fmt.Errorf("sim: Server.SlowLatency must be >= 0, got %v", s.SlowLatency)
+	case s.Workers < 0:
+		return fmt.Errorf("sim: Server.Workers must be >= 0, got %d", s.Workers)
+	case len(s.Resizes) > 0 && s.Workers == 0:
+		return fmt.Errorf("sim: Server.Resizes need Server.Workers >= 1, got 0")
+	}
+	for i, r := range s.Resizes {
+		switch {
+		case r.Workers < 1:
+			return fmt.Errorf("sim: Server.Resizes[%d].Workers must be >= 1, got %d", i, r.Workers)
+		case r.At < 0 || i > 0 && r.At < s.Resizes[i-1].At:
+			return fmt.Errorf("sim: Server.Resizes[%d].At must be >= 0 and in order, got %v", i, r.At)
+		}
 	}
 	for i, o := range s.Outages {
 		switch {
@@ -136,13 +173,60 @@ type server struct {
 	slowRng  *rand.Rand // for Slow
 	inFlight int
 	version  uint64 // the record's, with Conflicts
+	// free holds, for each worker, the virtual time from which it is
+	// free, as a min-heap; resized counts the Resizes applied.
+	free    []time.Duration
+	resized int
 }
 
 func newServer(s Server, w *world, rec *recorder, rng, slowRng *rand.Rand) *server {
 	if s.Base == 0 {
 		s.Base = 10 * time.Millisecond
 	}
-	return &server{Server: s, w: w, rec: rec, rng: rng, slowRng: slowRng}
+	return &server{Server: s, w: w, rec: rec, rng: rng, slowRng: slowRng, free: make([]time.Duration, s.Workers)}
+}
+
+// serve returns when a call that arrives at now and takes latency, once a
+// worker has it, is done: at once with no Workers, else after the first
+// worker free, which it then holds until then. w.mu must be held.
+func (s *server) serve(now, latency time.Duration) time.Duration {
+	if s.Workers == 0 {
+		return s.w.after(latency)
+	}
+	for s.resized < len(s.Resizes) && s.Resizes[s.resized].At <= now {
+		n := s.Resizes[s.resized].Workers
+		s.resized++
+		slices.Sort(s.free)
+		if n < len(s.free) {
+			s.free = s.free[:n] // the workers free last retire once done
+		}
+		for len(s.free) < n {
+			s.free = append(s.free, now)
+		}
+		heap.Init((*durations)(&s.free))
+	}
+	start := max(s.free[0], now)
+	done := start + latency
+	if latency > math.MaxInt64-start {
+		done = math.MaxInt64
+	}
+	s.free[0] = done
+	heap.Fix((*durations)(&s.free), 0)
+	return done
+}
+
+// durations is a min-heap of virtual times.
+type durations []time.Duration
+
+func (h durations) Len() int           { return len(h) }
+func (h durations) Less(i, j int) bool { return h[i] < h[j] }
+func (h durations) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *durations) Push(x any)        { *h = append(*h, x.(time.Duration)) }
+func (h *durations) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // call is the op of every simulated call: it runs on the proc that holds
@@ -215,7 +299,8 @@ func (s *server) arrive() (latency, done time.Duration, read uint64, err error) 
 	}
 	s.inFlight++
 	s.rec.inFlight(now, s.inFlight)
-	return latency, s.w.after(latency), s.version, nil
+	done = s.serve(now, latency)
+	return done - now, done, s.version, nil
 }
 
 // finish ends a call whose caller gave up.

@@ -218,3 +218,57 @@ func TestServerSlow(t *testing.T) {
 		t.Errorf("%d of %d calls slow (%.3f), want about 0.1", slow, len(calls), share)
 	}
 }
+
+// TestServerWorkers: with 2 workers, of 5 calls that arrive at once two
+// are served at once, two wait for them, and one waits for those: the
+// latency of queueing.
+func TestServerWorkers(t *testing.T) {
+	var calls []call
+	r := Run(Scenario{Server: Server{Base: 10 * time.Millisecond, Workers: 2}, Clients: []Clients{{N: 5, Calls: 1}}}, measured(&calls, nil))
+	want := []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond}
+	if diff := cmp.Diff(want, tooks(calls)); diff != "" {
+		t.Errorf("latencies mismatch (-want +got):\n%s", diff)
+	}
+	if r.InFlight[0] != 5 {
+		t.Errorf("calls in progress at the start = %d, want 5 (those waiting for a worker count)", r.InFlight[0])
+	}
+}
+
+// TestServerResizes: one worker, two from 15ms, one again from 35ms. Six
+// calls at 0 queue on the one worker; at 15ms the new worker takes the
+// next waiting call at once; from 35ms the worker free last retires once
+// its call is done.
+func TestServerResizes(t *testing.T) {
+	var calls []call
+	Run(Scenario{
+		Server: Server{Base: 10 * time.Millisecond, Workers: 1,
+			Resizes: []Resize{{At: 15 * time.Millisecond, Workers: 2}, {At: 35 * time.Millisecond, Workers: 1}}},
+		Clients: []Clients{{N: 3, Calls: 1}, {N: 3, Start: 20 * time.Millisecond, Calls: 1}, {N: 2, Start: 40 * time.Millisecond, Calls: 1}},
+	}, measured(&calls, nil))
+	// At 0: A 0-10, B 10-20, C 20-30 on one worker (the resize at 15ms
+	// comes with the next arrival, at 20ms: D 20-30 on the new worker,
+	// E 30-40, F 30-40). At 40ms one worker: G 40-50, H 50-60.
+	var got []time.Duration
+	for _, c := range calls {
+		got = append(got, c.Start+c.Took)
+	}
+	slices.Sort(got)
+	ms := time.Millisecond
+	want := []time.Duration{10 * ms, 20 * ms, 30 * ms, 30 * ms, 40 * ms, 40 * ms, 50 * ms, 60 * ms}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("end times mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestServerWorkersValidate(t *testing.T) {
+	for _, s := range []Server{
+		{Workers: -1},
+		{Resizes: []Resize{{At: 0, Workers: 1}}},
+		{Workers: 1, Resizes: []Resize{{At: 0, Workers: 0}}},
+		{Workers: 1, Resizes: []Resize{{At: 2, Workers: 1}, {At: 1, Workers: 1}}},
+	} {
+		if s.Validate() == nil {
+			t.Errorf("%+v: Validate() = nil, want an error", s)
+		}
+	}
+}

@@ -21,28 +21,32 @@ func TestAlgorithmsAtTheirBoundaries(t *testing.T) {
 		want  float64
 	}{
 		// A baseline of 1ns is known: latency 3ns is 3 times it, a gradient
-		// of 0.5 (1.5/3): 100 × (1 − 0.2 × 0.5).
+		// of 1.1/3, floored at 0.5: the whole cut, to half.
 		{"Gradient2: a 1ns baseline counts", adaptive.Gradient2{}, 100,
-			adaptive.Window{Baseline: 1, Latency: 3, Successes: 10}, 90},
+			adaptive.Window{Baseline: 1, Latency: 3, Successes: 10}, 50},
 		// One success is enough to measure the gradient: 1 here, so the
-		// limit grows by √100.
+		// limit grows by 0.2 × √100.
 		{"Gradient2: one success measures the gradient", adaptive.Gradient2{}, 100,
-			adaptive.Window{Baseline: 10 * ms, Latency: 10 * ms, Successes: 1}, 110},
+			adaptive.Window{Baseline: 10 * ms, Latency: 10 * ms, Successes: 1}, 102},
 		// One failure of two lowers the gradient to 1 − 1/2/2 = 0.75:
-		// 100 × (1 − 0.2 × 0.25).
+		// 100 × (1 − 0.6 × 0.25), the smoothing 0.2 + 0.8 × 0.25/0.5.
 		{"Gradient2: one failure lowers the gradient", adaptive.Gradient2{}, 100,
-			adaptive.Window{Baseline: 10 * ms, Latency: 10 * ms, Successes: 1, Drops: 1}, 95},
-		// limit 2: log is 1; latency twice the baseline: queue = 2 × 0.5 = 1,
-		// exactly log: grows by 6·log.
-		{"Vegas: queue = log grows by 6·log", adaptive.Vegas{}, 2,
-			adaptive.Window{Baseline: 10 * ms, Latency: 20 * ms, Successes: 10}, 8},
-		// limit 6: log is 1; queue = 6 × 0.5 = 3, exactly 3·log: holds.
-		{"Vegas: queue = 3·log holds", adaptive.Vegas{}, 6,
-			adaptive.Window{Baseline: 10 * ms, Latency: 20 * ms, Successes: 10}, 6},
-		// limit 8: log is 1; latency 4 times the baseline: queue =
-		// 8 × 0.75 = 6, exactly 6·log: still holds (falls only above).
-		{"Vegas: queue = 6·log holds", adaptive.Vegas{}, 8,
-			adaptive.Window{Baseline: 10 * ms, Latency: 40 * ms, Successes: 10}, 8},
+			adaptive.Window{Baseline: 10 * ms, Latency: 10 * ms, Successes: 1, Drops: 1}, 85},
+		// limit 1: log is 1, alpha 1, beta 2; latency twice the baseline:
+		// queue = 1 × 0.5, exactly alpha/2: grows by 2·log.
+		{"Vegas: queue = alpha/2 grows by 2·log", adaptive.Vegas{}, 1,
+			adaptive.Window{Baseline: 10 * ms, Latency: 20 * ms, Successes: 10}, 3},
+		// limit 2: queue = 2 × 0.5 = 1, exactly alpha: holds.
+		{"Vegas: queue = alpha holds", adaptive.Vegas{}, 2,
+			adaptive.Window{Baseline: 10 * ms, Latency: 20 * ms, Successes: 10}, 2},
+		// limit 4: queue = 4 × 0.5 = 2, exactly beta: still holds (falls
+		// only above).
+		{"Vegas: queue = beta holds", adaptive.Vegas{}, 4,
+			adaptive.Window{Baseline: 10 * ms, Latency: 20 * ms, Successes: 10}, 4},
+		// limit 8: latency 4 times the baseline: queue = 8 × 0.75 = 6,
+		// above beta: 8 − 6 + (1 + 2)/2.
+		{"Vegas: queue above beta falls to the served + the middle", adaptive.Vegas{}, 8,
+			adaptive.Window{Baseline: 10 * ms, Latency: 40 * ms, Successes: 10}, 3.5},
 		// AIMD: a latency of exactly Tolerance × baseline is not congestion.
 		{"AIMD: latency = tolerance × baseline grows", adaptive.AIMD{Tolerance: 2}, 10,
 			adaptive.Window{Baseline: 10 * ms, Latency: 20 * ms, Successes: 10}, 11},
@@ -65,7 +69,7 @@ func TestAIMDCountsOnlyCallsThatEnded(t *testing.T) {
 		want float64
 	}{
 		{"no call ended, a latency over tolerance: holds", adaptive.Window{Baseline: 10 * ms, Latency: 100 * ms}, 10},
-		{"one slow success: cut", adaptive.Window{Baseline: 10 * ms, Latency: 100 * ms, Successes: 1}, 9},
+		{"one slow success: cut (by half at most)", adaptive.Window{Baseline: 10 * ms, Latency: 100 * ms, Successes: 1}, 5},
 		{"one fast success: grows", adaptive.Window{Baseline: 10 * ms, Latency: 10 * ms, Successes: 1}, 11},
 	}
 	for _, tt := range tests {

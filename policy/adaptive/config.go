@@ -42,7 +42,11 @@ type Config struct {
 	// Window is the shortest sampling window: the limit changes at most
 	// once per Window, at the first call that ends or is refused after
 	// the window has lasted Window and seen MinSamples calls finish (or
-	// has lasted 10 × Window, whatever it saw). 0 means 1s.
+	// has lasted 10 × Window, and at least 10s, whatever it saw). 0 means
+	// 100ms: short enough that an overload is shed, and a capacity that
+	// grows is followed, within a second or two; long enough for
+	// MinSamples calls of most dependencies. A dependency that sees fewer
+	// than MinSamples calls per Window gets longer windows by itself.
 	Window time.Duration
 
 	// MinSamples is how many calls must finish in a window before it may
@@ -60,10 +64,10 @@ type Config struct {
 	// of the last BaselineMemory, so it can rise only as fast as that
 	// memory forgets, and an incident shorter than BaselineMemory cannot
 	// drift it up at all. It falls at once to a window's latency down to
-	// baseline/1.05 (about 5% lower), further only once three windows in a row
-	// confirm the lower latency (see [Window].Baseline), so one
-	// unusually fast window cannot hold the limit down for
-	// BaselineMemory. 0 means 10 minutes; resilience.Off means for
+	// baseline/1.05 (about 5% lower), further only once a run of windows
+	// that lasted three windows and 2 × max(Window, 1s) confirms the lower
+	// latency (see [Window].Baseline), so a burst of unusually fast
+	// calls cannot hold the limit down for BaselineMemory. 0 means 10 minutes; resilience.Off means for
 	// ever (a dependency that becomes slower for good is then always read
 	// as overloaded).
 	BaselineMemory time.Duration
@@ -112,10 +116,11 @@ const (
 	defaultMin            = 1
 	defaultMax            = 1000
 	defaultInitial        = 20
-	defaultWindow         = time.Second
+	defaultWindow         = 100 * time.Millisecond
 	defaultMinSamples     = 10
 	defaultBaselineMemory = 10 * time.Minute
-	maxWindowFactor       = 10 // a window ends after 10 × Window whatever it saw
+	maxWindowFactor       = 10 // a window ends after 10 × Window (at least minMaxWindow) whatever it saw
+	minMaxWindow          = 10 * time.Second
 
 	// maxCount bounds the limit, the calls in flight and the queue: each
 	// has 21 bits of one atomic word.
@@ -142,7 +147,7 @@ func (c Config) Validate() error {
 	case c.Initial != 0 && (c.Initial < r.Min || c.Initial > r.Max):
 		return fmt.Errorf("adaptive: Initial must be between Min and Max (%d and %d), or 0 for the default, got %d", r.Min, r.Max, c.Initial)
 	case c.Window < 0:
-		return fmt.Errorf("adaptive: Window must be > 0, or 0 for the default 1s, got %v", c.Window)
+		return fmt.Errorf("adaptive: Window must be > 0, or 0 for the default 100ms, got %v", c.Window)
 	case c.Window > math.MaxInt64/maxWindowFactor:
 		return fmt.Errorf("adaptive: Window must be at most %v, got %v", time.Duration(math.MaxInt64/maxWindowFactor), c.Window)
 	case c.MinSamples < 0:
@@ -247,10 +252,10 @@ func WithInitial(n int) Option {
 }
 
 // WithWindowDuration sets [Config.Window], the shortest sampling window.
-// Without it, 1s. It panics if d <= 0.
+// Without it, 100ms. It panics if d <= 0.
 func WithWindowDuration(d time.Duration) Option {
 	if d <= 0 {
-		panic(fmt.Sprintf("adaptive: WithWindowDuration(%v): the window must be > 0; leave the option out for the default, 1s", d))
+		panic(fmt.Sprintf("adaptive: WithWindowDuration(%v): the window must be > 0; leave the option out for the default, 100ms", d))
 	}
 	return option(func(c *Config) { c.Window = d })
 }

@@ -30,7 +30,7 @@ func TestValidate(t *testing.T) {
 		{"Initial below Min", adaptive.Config{Min: 10, Initial: 5}, "adaptive: Initial must be between Min and Max (10 and 1000), or 0 for the default, got 5"},
 		{"Initial above Max", adaptive.Config{Max: 10, Initial: 11}, "adaptive: Initial must be between Min and Max (1 and 10), or 0 for the default, got 11"},
 		{"negative Initial", adaptive.Config{Initial: -1}, "adaptive: Initial must be between Min and Max (1 and 1000), or 0 for the default, got -1"},
-		{"negative Window", adaptive.Config{Window: -time.Second}, "adaptive: Window must be > 0, or 0 for the default 1s, got -1s"},
+		{"negative Window", adaptive.Config{Window: -time.Second}, "adaptive: Window must be > 0, or 0 for the default 100ms, got -1s"},
 		{"huge Window", adaptive.Config{Window: 1 << 62}, "adaptive: Window must be at most 256204h46m43.68547758s, got 1281023h53m38.427387904s"},
 		{"negative MinSamples", adaptive.Config{MinSamples: -2}, "adaptive: MinSamples must be >= 1, or 0 for the default 10, got -2"},
 		{"negative MaxLatency", adaptive.Config{MaxLatency: -1}, "adaptive: MaxLatency must be > 0, or 0 for none, got -1ns"},
@@ -42,13 +42,13 @@ func TestValidate(t *testing.T) {
 		{"Reserve 1", adaptive.Config{Reserve: 1}, "adaptive: Reserve must be in [0, 1), got 1"},
 		{"negative Reserve", adaptive.Config{Reserve: -0.1}, "adaptive: Reserve must be in [0, 1), got -0.1"},
 		{"Gradient2 Tolerance below 1", adaptive.Config{Algorithm: adaptive.Gradient2{Tolerance: 0.5}},
-			"adaptive: Algorithm Gradient2.Tolerance must be finite and >= 1, or 0 for the default 1.5, got 0.5"},
+			"adaptive: Algorithm Gradient2.Tolerance must be finite and >= 1, or 0 for the default 1.1, got 0.5"},
 		{"Gradient2 Smoothing above 1", adaptive.Config{Algorithm: adaptive.Gradient2{Smoothing: 2}},
 			"adaptive: Algorithm Gradient2.Smoothing must be in (0, 1], or 0 for the default 0.2, got 2"},
 		{"AIMD Backoff 1", adaptive.Config{Algorithm: adaptive.AIMD{Backoff: 1}},
 			"adaptive: Algorithm AIMD.Backoff must be in (0, 1), or 0 for the default 0.9, got 1"},
 		{"AIMD Tolerance negative", adaptive.Config{Algorithm: adaptive.AIMD{Tolerance: -1}},
-			"adaptive: Algorithm AIMD.Tolerance must be finite and >= 1, or 0 for the default 1.5, got -1"},
+			"adaptive: Algorithm AIMD.Tolerance must be finite and >= 1, or 0 for the default 1.1, got -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

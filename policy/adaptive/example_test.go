@@ -137,12 +137,12 @@ func ExampleLimiter_Stats() {
 		fmt.Printf("calls at %v: limit %d (latency %v, baseline %v)\n", latency*time.Millisecond, s.Limit, s.Latency, s.Baseline)
 	}
 	// Output:
-	// calls at 10ms: limit 24 (latency 10ms, baseline 10ms)
-	// calls at 10ms: limit 29 (latency 10ms, baseline 10ms)
-	// calls at 10ms: limit 34 (latency 10ms, baseline 10ms)
-	// calls at 40ms: limit 31 (latency 40ms, baseline 10ms)
-	// calls at 40ms: limit 28 (latency 40ms, baseline 10ms)
-	// calls at 40ms: limit 25 (latency 40ms, baseline 10ms)
+	// calls at 10ms: limit 21 (latency 10ms, baseline 10ms)
+	// calls at 10ms: limit 22 (latency 10ms, baseline 10ms)
+	// calls at 10ms: limit 23 (latency 10ms, baseline 10ms)
+	// calls at 40ms: limit 11 (latency 40ms, baseline 10ms)
+	// calls at 40ms: limit 5 (latency 40ms, baseline 10ms)
+	// calls at 40ms: limit 5 (latency 40ms, baseline 10ms)
 }
 
 // An algorithm is chosen with WithAlgorithm; the zero value of each means
@@ -154,8 +154,8 @@ func ExampleWithAlgorithm() {
 	}
 	_ = adaptive.New(adaptive.WithAlgorithm(adaptive.Vegas{}))
 	// Output:
-	// adaptive.Gradient2: limit 50 -> 45.0 after a window at 3× the baseline
-	// adaptive.Vegas: limit 50 -> 48.3 after a window at 3× the baseline
+	// adaptive.Gradient2: limit 50 -> 25.0 after a window at 3× the baseline
+	// adaptive.Vegas: limit 50 -> 21.7 after a window at 3× the baseline
 	// adaptive.AIMD: limit 50 -> 25.0 after a window at 3× the baseline
 }
 

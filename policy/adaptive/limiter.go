@@ -88,6 +88,7 @@ type Limiter struct {
 	floor     floor      // guarded by winMu
 	recent    recent     // guarded by winMu
 	startHeld int64      // calls in flight as the window began; guarded by winMu
+	smoothed  float64    // the windows' latency averaged over about baselineSmoothing, ns; 0: none yet; guarded by winMu
 
 	mu     sync.Mutex // guards the queues and every change of the queued count
 	queues [3]queue   // by Priority.rank: critical, normal, low
@@ -135,13 +136,14 @@ func New(opts ...Option) *Limiter {
 		reserve:    c.Reserve > 0,
 		maxQueue:   uint64(c.MaxQueue),
 		window:     int64(c.Window),
-		maxWindow:  int64(c.Window) * maxWindowFactor,
+		maxWindow:  max(int64(c.Window)*maxWindowFactor, int64(minMaxWindow)),
 		minSamples: int64(c.MinSamples),
 		maxLatency: int64(c.MaxLatency),
 		full:       resilience.Refuse(ErrFull, c.Name, -1),
 		timedOut:   resilience.Refuse(ErrQueueTimeout, c.Name, -1),
 		limit:      float64(c.Initial),
 	}
+	l.recent.span = confirmTime * max(int64(c.Window), int64(confirmUnit))
 	if c.BaselineMemory > 0 {
 		l.floor.width = int64(c.BaselineMemory) / floorSlots
 		l.floor.width = max(l.floor.width, 1)

@@ -2,7 +2,6 @@ package adaptive
 
 import (
 	"math"
-	"slices"
 	"time"
 )
 
@@ -56,7 +55,18 @@ func (l *Limiter) endLocked(now, start int64) {
 	}
 	if n > 0 {
 		w.Latency = time.Duration(sum / n)
-		if c := l.recent.candidate(int64(w.Latency), l.floor.min(now)); l.maxLatency == 0 || c <= l.maxLatency {
+		// A window offers the baseline its latency (bounded by recent),
+		// or the windows' latency averaged over about baselineSmoothing
+		// if that is higher: the lowest of short windows' own means
+		// would be their noise's low tail, against which an ordinary
+		// window reads as queueing.
+		k := min(float64(elapsed)/float64(baselineSmoothing), 1)
+		if l.smoothed == 0 {
+			k = 1
+		}
+		l.smoothed += k * (float64(w.Latency) - l.smoothed)
+		c := max(l.recent.candidate(now, int64(w.Latency), l.floor.min(now)), int64(l.smoothed))
+		if l.maxLatency == 0 || c <= l.maxLatency {
 			l.floor.add(now, c)
 		}
 	}
@@ -93,43 +103,61 @@ func (l *Limiter) endLocked(now, start int64) {
 	l.setLimit(uint64(next))
 }
 
-// A window's latency lowers the baseline by about 5% at most (from b to
-// b/baselineStep) until confirmWindows windows in a row have seen it.
+// A run of windows lowers the baseline by about 5% at most (from b to
+// b/baselineStep) until it has lasted confirmWindows windows and
+// confirmTime × max(Window, 1s).
 const (
-	baselineStep   = 1.05
-	confirmWindows = 3
+	baselineSmoothing = time.Second
+	baselineStep      = 1.05
+	confirmWindows    = 3
+	confirmTime       = 2
+	confirmUnit       = time.Second
 )
 
-// recent keeps the latencies of the last confirmWindows windows that had
-// a timed success, to bound how far one window can lower the baseline.
-// The zero recent is empty.
+// recent follows the current run of windows whose latency was below the
+// baseline before the run, divided by baselineStep, to bound how far the
+// baseline falls until the lower latency has held for a while. The zero
+// recent has no run; span must be set to the confirmation time.
 type recent struct {
-	lat [confirmWindows]int64
-	i   int // where the next goes
+	span  int64 // how long a run must last to confirm its latency, ns
+	ref   int64 // the baseline when the run began; 0: no run
+	since int64 // when its first window ended
+	n     int   // its windows
+	high  int64 // its highest latency
 }
 
-// candidate records a window's latency lat and returns the latency it
-// offers the floor as a candidate baseline, given the baseline b now (0:
-// none yet). A window no lower than b/baselineStep offers its latency: the
-// floor follows the ordinary ups and downs of latency at once. A lower
-// one offers b/baselineStep, unless the last confirmWindows windows were
-// all below that: then it offers the highest of them, which has held for
-// confirmWindows windows. So one window of calls answered far faster than
-// the dependency can (from a cache, at once, with a clock's resolution)
-// lowers the baseline by about 5%, not to its own latency, and the windows
-// after it are not read as queueing; a dependency that is faster for good
-// is followed after confirmWindows windows.
-func (r *recent) candidate(lat, b int64) int64 {
-	r.lat[r.i] = lat
-	r.i = (r.i + 1) % confirmWindows
-	if b == 0 {
+// candidate records a window's latency lat, ended at now, and returns the
+// latency it offers the floor as a candidate baseline, given the baseline
+// b now (0: none yet). A window no lower than b/baselineStep (the
+// baseline before the run, in a run) offers its latency and ends the
+// run: the floor follows the ordinary ups and downs of latency at once.
+// A lower one offers that bound, the same for the whole run, until the
+// run has lasted confirmWindows windows and the span: then it offers the
+// highest latency of the run, which has held for that long. So a burst of
+// calls answered far faster than the dependency can (from a cache, at
+// once, with a clock's resolution) lowers the baseline by about 5%, not
+// to its own latency, however many windows it covers, and the windows
+// after it are not read as queueing; a dependency that is faster for
+// good is followed once the run confirms it.
+func (r *recent) candidate(now, lat, b int64) int64 {
+	ref := b
+	if r.ref > 0 {
+		ref = r.ref
+	}
+	bound := int64(float64(ref) / baselineStep)
+	if b == 0 || lat >= bound {
+		r.ref = 0
 		return lat
 	}
-	bound := int64(float64(b) / baselineStep)
-	if lat >= bound {
-		return lat
+	if r.ref == 0 {
+		r.ref, r.since, r.n, r.high = ref, now, 0, 0
 	}
-	return max(lat, min(bound, slices.Max(r.lat[:])))
+	r.n++
+	r.high = max(r.high, lat)
+	if r.n >= confirmWindows && now-r.since >= r.span {
+		return r.high
+	}
+	return bound
 }
 
 // floorSlots is the number of time slots of a floor's memory.

@@ -208,28 +208,29 @@ func TestBaselineMemory(t *testing.T) {
 		return ds
 	}
 	// One window a minute, just after each minute. The drop from 50ms
-	// to 20ms is taken 1/1.05 at a time (50/1.05, 50/1.05²) until
-	// the third window at 20ms confirms it (see
+	// to 20ms is taken to 50/1.05 only, for the whole run of windows at
+	// 20ms, until its third window (2 minutes after its first) confirms it (see
 	// TestBaselineStepsDownUnlessConfirmed). With 8 minutes of memory in
 	// slots of a minute, the 20ms of the window in minute 4 is remembered
 	// by the windows in minutes 4 to 11; the 2000ms of minute 13, above
 	// MaxLatency, never.
 	lats := ms(50, 20, 20, 20, 40, 40, 40, 40, 40, 40, 40, 40, 2000, 39)
-	step1, step2 := 47619047*time.Nanosecond, 45351473*time.Nanosecond
-	want := append([]time.Duration{50 * time.Millisecond, step1, step2}, ms(20, 20, 20, 20, 20, 20, 20, 20, 40, 40, 39)...)
+	step := 47619047 * time.Nanosecond
+	want := append([]time.Duration{50 * time.Millisecond, step, step}, ms(20, 20, 20, 20, 20, 20, 20, 20, 40, 40, 39)...)
 	if diff := cmp.Diff(want, run(8*time.Minute, lats)); diff != "" {
 		t.Errorf("BaselineMemory 8m: baselines mismatch (-want +got):\n%s", diff)
 	}
-	want = append([]time.Duration{50 * time.Millisecond, step1, step2}, ms(20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20)...)
+	want = append([]time.Duration{50 * time.Millisecond, step, step}, ms(20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20)...)
 	if diff := cmp.Diff(want, run(resilience.Off, lats)); diff != "" {
 		t.Errorf("BaselineMemory Off: baselines mismatch (-want +got):\n%s", diff)
 	}
 }
 
-// One window far faster than the baseline lowers it to b/1.05 only
-// (to b/1.05), and so does a second in a row (b/1.05²): normal windows
-// after them are not read as queueing, and the limit grows on. A third
-// window in a row confirms the new latency: a dependency that is faster
+// One window far faster than the baseline lowers it to b/1.05 only, and
+// a second in a row leaves it there (the run of fast windows lowers it
+// once, by about 5%): normal windows after them are not read as
+// queueing, and the limit grows on. A third window in a row, 2s after
+// the first (2 × max(Window, 1s)), confirms the new latency: a dependency that is faster
 // for good becomes the baseline. A window of zero latencies (calls
 // answered within the clock's resolution) steps it down the same way
 // and is never itself a baseline. Ordinary windows a little below the
@@ -248,7 +249,6 @@ func TestBaselineStepsDownUnlessConfirmed(t *testing.T) {
 	}
 	base := 20 * time.Millisecond
 	b1 := time.Duration(float64(base) / 1.05)
-	b2 := time.Duration(float64(b1) / 1.05)
 	for _, fast := range []time.Duration{50 * time.Microsecond, time.Nanosecond, 0} {
 		lim, fake := setup()
 		var got []time.Duration
@@ -256,9 +256,9 @@ func TestBaselineStepsDownUnlessConfirmed(t *testing.T) {
 			windowOf(t, lim, fake, lim.Stats().Limit, fast, nil)
 			got = append(got, lim.Stats().Baseline)
 		}
-		want := []time.Duration{b1, b2, fast}
+		want := []time.Duration{b1, b1, fast}
 		if fast == 0 {
-			want[2] = b2 // a latency of 0 is no baseline
+			want[2] = b1 // a latency of 0 is no baseline
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("3 windows in a row at %v after a baseline of 20ms: baselines mismatch (-want +got):\n%s", fast, diff)
@@ -428,4 +428,76 @@ func heldUntimedWindow(t *testing.T) (clk *countingClock, rec *recorder, lim *ad
 		t.Fatalf("window B did not end with a refusal: %v, %d windows", err, len(rec.windows))
 	}
 	return clk, rec, lim, timed, untimed
+}
+
+// With windows of 100ms, a second of calls answered at once is ten
+// windows in a row: they lower the baseline to b/1.05 once, not
+// 1.05 ten times over, and do not confirm it (a run confirms after 2 ×
+// max(Window, 1s)); a run of fast windows lasting 2s does.
+func TestBaselineRunConfirmsByTime(t *testing.T) {
+	fake := clock.NewFake()
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(&recorder{}), adaptive.WithInitial(20), adaptive.WithWindowDuration(100*time.Millisecond), adaptive.WithWindowCalls(10))
+	win := func(lat time.Duration) {
+		t.Helper()
+		ps := hold(t, lim, 10)
+		fake.Advance(lat)
+		for _, p := range ps {
+			p.Done(nil)
+		}
+		fake.Advance(100*time.Millisecond - lat)
+		if err := call(lim, fake, 0, context.Canceled); err != nil {
+			t.Fatalf("the call that ends the window was refused: %v", err)
+		}
+	}
+	for range 5 {
+		win(20 * time.Millisecond)
+	}
+	base := 20 * time.Millisecond
+	b1 := time.Duration(float64(base) / 1.05)
+	for i := range 10 {
+		win(50 * time.Microsecond)
+		if got := lim.Stats().Baseline; got != b1 {
+			t.Fatalf("fast window %d of a second of them: baseline %v, want %v (20ms/1.05, once)", i+1, got, b1)
+		}
+	}
+	for range 10 {
+		win(50 * time.Microsecond)
+	}
+	if got := lim.Stats().Baseline; got != b1 {
+		t.Fatalf("20 fast windows, the last 1.9s after the first: baseline %v, want %v", got, b1)
+	}
+	win(50 * time.Microsecond)
+	// Confirmed: the baseline is the windows' latency averaged over about
+	// a second, 50µs + 19.95ms × 0.9²¹, for the windows of 100ms.
+	want := 50*time.Microsecond + time.Duration(float64(20*time.Millisecond-50*time.Microsecond)*math.Pow(0.9, 21))
+	if got := lim.Stats().Baseline; got < want-time.Microsecond || got > want+time.Microsecond {
+		t.Errorf("21 fast windows, the last 2s after the first: baseline %v, want %v (confirmed, averaged over about 1s)", got, want)
+	}
+}
+
+// Short windows are noisy: with windows of 100ms alternating between
+// 14ms and 10ms, the lowest window is 10ms, but the baseline is the
+// lowest of their latency averaged over about a second, about 12ms, so
+// that an ordinary window is not read as queueing.
+func TestBaselineAveragesShortWindows(t *testing.T) {
+	fake := clock.NewFake()
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(&recorder{}), adaptive.WithInitial(20), adaptive.WithWindowDuration(100*time.Millisecond), adaptive.WithWindowCalls(10))
+	for i := range 40 {
+		lat := 14 * time.Millisecond // first: the first window is its own average
+		if i%2 == 1 {
+			lat = 10 * time.Millisecond
+		}
+		ps := hold(t, lim, 10)
+		fake.Advance(lat)
+		for _, p := range ps {
+			p.Done(nil)
+		}
+		fake.Advance(100*time.Millisecond - lat)
+		if err := call(lim, fake, 0, context.Canceled); err != nil {
+			t.Fatalf("the call that ends the window was refused: %v", err)
+		}
+	}
+	if got := lim.Stats().Baseline; got < 11500*time.Microsecond || got > 12*time.Millisecond {
+		t.Errorf("after 40 windows alternating 14ms and 10ms: baseline %v, want between 11.5ms and 12ms", got)
+	}
 }
