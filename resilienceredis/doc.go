@@ -196,7 +196,9 @@
 // # Keys
 //
 // A limiter's bucket is Prefix+"rl:{name}:rate/burst" (a KeyedLimiter's,
-// Prefix+"rl:name:rate/burst:{key}"), and the settings in use under its
+// Prefix+"rl:name:rate/burst:{key}", with the key's "{", "}" and "\"
+// escaped as \[, \] and \\, so that a key's braces never steer its slot),
+// and the settings in use under its
 // name a sorted set, Prefix+"rl:{name}:settings" (Prefix+"rl:name:settings");
 // a breaker's state is Prefix+"br:{name}" and Prefix+"br:{name}:window",
 // the instances' rules Prefix+"br:{name}:rules" (it expires when no

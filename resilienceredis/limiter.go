@@ -237,9 +237,13 @@ func NewLimiter(rdb redis.UniversalClient, name string, rate float64, burst int,
 // KeyedLimiter is a fleet-wide token bucket per key (a tenant, a client),
 // all with the same configuration: [KeyedLimiter.Limiter] returns one
 // key's bucket. Each key is one Redis key,
-// Prefix+"rl:"+Name+":rate/burst:{"+key+"}", that expires when its bucket is full again, so idle keys cost Redis
-// nothing and the number of keys is not bounded by the limiter. The key is
-// a hash tag, so a Redis Cluster spreads tenants over its nodes.
+// Prefix+"rl:"+Name+":rate/burst:{"+key+"}", that expires when its
+// bucket is full again, so idle keys cost Redis nothing and the number of
+// keys is not bounded by the limiter. The key is the whole hash tag, so a
+// Redis Cluster spreads tenants over its primaries by their keys' slots; a
+// key's "{", "}" and "\" are escaped in it (as \[, \] and \\), so
+// that no key, however named, chooses the slot of others (keys "a}1",
+// "a}2", ... do not all land in the slot of "a").
 //
 // A KeyedLimiter is safe for simultaneous use by multiple goroutines.
 // Create one with [NewKeyedLimiter].
@@ -261,7 +265,22 @@ func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst
 // Limiter returns key's bucket. It costs one small allocation; the
 // Limiter may be kept and used for as long as needed.
 func (k *KeyedLimiter) Limiter(key string) *Limiter {
-	return &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + key + "}"}, key: key}
+	return &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + hashTag(key) + "}"}, key: key}
+}
+
+// tagEscaper escapes the characters of a key that would end or move its
+// hash tag: "{" as \[, "}" as \], and the escape itself as \\, so that
+// distinct keys stay distinct.
+var tagEscaper = strings.NewReplacer(`\`, `\\`, "{", `\[`, "}", `\]`)
+
+// hashTag returns key as the whole of a hash tag: escaped if it holds a
+// brace or a backslash, so that every byte of the key, and nothing but
+// the key, chooses its slot of a Redis Cluster.
+func hashTag(key string) string {
+	if !strings.ContainsAny(key, `{}\`) {
+		return key
+	}
+	return tagEscaper.Replace(key)
 }
 
 // Allow reports whether one event for key may happen now, fleet-wide, and
