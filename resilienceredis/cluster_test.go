@@ -151,7 +151,7 @@ func TestClusterKeyedLimiterSpreadsTenants(t *testing.T) {
 	}
 	slots := map[int64]bool{}
 	for i := range 100 {
-		slot, err := rdb.ClusterKeySlot(ctx, k.Limiter("t}"+strconv.Itoa(i)).keys[0]).Result()
+		slot, err := rdb.ClusterKeySlot(ctx, k.Limiter("t}" + strconv.Itoa(i)).keys[0]).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
