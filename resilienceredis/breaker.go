@@ -48,7 +48,7 @@ type Breaker struct {
 	cfg     BreakerConfig // with defaults applied
 	layer   string
 	rem     remote
-	keys    []string // state, window, rules
+	keys    []string // the state's hash
 	channel string
 	id      string // this instance, in trial names
 	rules   string // the fingerprint of the rules, compared across the fleet
@@ -206,7 +206,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		cfg:     cfg,
 		layer:   "breaker(" + cfg.Name + ")",
 		rem:     newRemote(rdb, cfg.Timeout, cfg.ProbeInterval),
-		keys:    []string{key, key + ":window", key + ":rules"},
+		keys:    []string{key},
 		channel: key,
 		id:      hex.EncodeToString(id[:]),
 		rules:   cfg.fingerprint(),

@@ -425,17 +425,17 @@ func TestBreakerWindowBucketResets(t *testing.T) {
 				t.Errorf("a 10th failure %v later: open %v, want %v", tc.later, open, tc.trips)
 			}
 			if !tc.trips {
-				w, err := rdb.HGetAll(context.Background(), stateKey(prefix)+":window").Result()
+				w, err := rdb.HGetAll(context.Background(), stateKey(prefix)).Result()
 				if err != nil {
 					t.Fatal(err)
 				}
 				var fails []string
 				for k := range buckets {
-					if f := w["f"+strconv.Itoa(k)]; f != "" && f != "0" {
-						fails = append(fails, "f"+strconv.Itoa(k)+"="+f)
+					if f := w["wf"+strconv.Itoa(k)]; f != "" && f != "0" {
+						fails = append(fails, "wf"+strconv.Itoa(k)+"="+f)
 					}
 				}
-				if diff := cmp.Diff([]string{"f" + strconv.Itoa(int((us+shift+tc.later.Microseconds())/width%buckets)) + "=1"}, fails); diff != "" {
+				if diff := cmp.Diff([]string{"wf" + strconv.Itoa(int((us+shift+tc.later.Microseconds())/width%buckets)) + "=1"}, fails); diff != "" {
 					t.Errorf("window buckets' failures mismatch (-want +got):\n%s", diff)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -161,4 +162,229 @@ func TestClusterKeyedLimiterSpreadsTenants(t *testing.T) {
 		t.Errorf("100 tenants named \"t}N\" fall in %d slots, want at least 90: the braces steer the slot", len(slots))
 	}
 	t.Logf("tenants per primary %v; 100 braced tenants in %d slots", perPrimary, len(slots))
+}
+
+// node is a line of CLUSTER NODES.
+type node struct {
+	id, addr string
+	primary  bool
+	failed   bool
+	slots    [][2]int64
+}
+
+// clusterNodes returns the cluster's nodes as a running node sees them.
+func clusterNodes(t *testing.T, c *redistest.Cluster) []node {
+	t.Helper()
+	var last error
+	for _, n := range c.Nodes {
+		v, err := c.Do(n.Addr, "CLUSTER", "NODES")
+		if err != nil {
+			last = err
+			continue
+		}
+		var out []node
+		for _, line := range strings.Split(strings.TrimSpace(fmt.Sprint(v)), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 8 {
+				continue
+			}
+			x := node{id: f[0], addr: strings.Split(f[1], "@")[0], primary: strings.Contains(f[2], "master"), failed: strings.Contains(f[2], "fail")}
+			for _, r := range f[8:] {
+				if strings.HasPrefix(r, "[") {
+					continue // a slot being moved
+				}
+				lo, hi, ok := strings.Cut(r, "-")
+				a, _ := strconv.ParseInt(lo, 10, 64)
+				z := a
+				if ok {
+					z, _ = strconv.ParseInt(hi, 10, 64)
+				}
+				x.slots = append(x.slots, [2]int64{a, z})
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	t.Fatalf("no node answered CLUSTER NODES: %v", last)
+	return nil
+}
+
+// owner returns the primary that serves slot.
+func owner(nodes []node, slot int64) (node, bool) {
+	for _, n := range nodes {
+		for _, r := range n.slots {
+			if n.primary && !n.failed && r[0] <= slot && slot <= r[1] {
+				return n, true
+			}
+		}
+	}
+	return node{}, false
+}
+
+// keySlot returns the slot of key.
+func keySlot(t *testing.T, c *redistest.Cluster, key string) int64 {
+	t.Helper()
+	v, err := c.Do(c.Nodes[0].Addr, "CLUSTER", "KEYSLOT", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.(int64)
+}
+
+// moveSlot moves slot from its primary to another, as a resharding does:
+// IMPORTING on the target, MIGRATING on the source, then its keys one at
+// a time, pause between each (the calls meanwhile meet a slot half
+// moved), then the slot's new owner to every primary. It returns the
+// number of keys moved.
+func moveSlot(t *testing.T, c *redistest.Cluster, slot int64, pause time.Duration) int {
+	t.Helper()
+	nodes := clusterNodes(t, c)
+	src, ok := owner(nodes, slot)
+	if !ok {
+		t.Fatalf("no primary serves slot %d", slot)
+	}
+	var dst node
+	for _, n := range nodes {
+		if n.primary && !n.failed && n.id != src.id {
+			dst = n
+			break
+		}
+	}
+	do := func(addr string, args ...any) any {
+		t.Helper()
+		v, err := c.Do(addr, args...)
+		if err != nil {
+			t.Fatalf("%s %v: %v", addr, args, err)
+		}
+		return v
+	}
+	do(dst.addr, "CLUSTER", "SETSLOT", slot, "IMPORTING", src.id)
+	do(src.addr, "CLUSTER", "SETSLOT", slot, "MIGRATING", dst.id)
+	host, port, _ := strings.Cut(dst.addr, ":")
+	moved := 0
+	for range 100 {
+		keys, _ := do(src.addr, "CLUSTER", "GETKEYSINSLOT", slot, 1).([]any)
+		if len(keys) == 0 {
+			break
+		}
+		do(src.addr, "MIGRATE", host, port, "", 0, 5000, "KEYS", keys[0])
+		moved++
+		time.Sleep(pause)
+	}
+	// The target first, then the source: a source that says MOVED while
+	// the target still only imports would send clients back and forth.
+	do(dst.addr, "CLUSTER", "SETSLOT", slot, "NODE", dst.id)
+	do(src.addr, "CLUSTER", "SETSLOT", slot, "NODE", dst.id)
+	for _, n := range nodes {
+		if n.primary && !n.failed && n.id != src.id && n.id != dst.id {
+			do(n.addr, "CLUSTER", "SETSLOT", slot, "NODE", dst.id)
+		}
+	}
+	return moved
+}
+
+// The slot of a breaker's and a limiter's keys moves to another primary,
+// key by key, while instances call them. The breaker's scripts are of one
+// key, so no round trip meets a slot with part of its keys moved
+// (TRYAGAIN): every instance stays on the shared state and every failure
+// injected during the move is in the shared counts. The limiter's
+// decisions stay shared, and the fleet admits at most Burst + Rate·elapsed.
+func TestClusterReshardUnderLoad(t *testing.T) {
+	c := redistest.StartCluster(t)
+	ctx, prefix := ctxFor(t), testPrefix(t)
+	const rate, burst = 200, 20
+	var bs []*Breaker
+	var ls []*Limiter
+	for range 3 {
+		rdb := clusterClient(t, c)
+		b := NewBreaker(rdb, "svc", WithPrefix(prefix), WithThreshold(1<<30), WithWindowDuration(time.Minute),
+			WithFlushInterval(10*time.Millisecond), WithTimeout(time.Second))
+		t.Cleanup(func() { b.Close() })
+		bs = append(bs, b)
+		ls = append(ls, NewLimiter(rdb, "svc", rate, burst, WithPrefix(prefix), WithTimeout(time.Second)))
+	}
+	redistest.Eventually(t, 5*time.Second, "every breaker learnt the state", func() (bool, string) {
+		for i, b := range bs {
+			if viewGen(b.word.Load()) == 0 {
+				return false, "instance " + strconv.Itoa(i)
+			}
+		}
+		return true, ""
+	})
+	slot := keySlot(t, c, bs[0].keys[0])
+	if s := keySlot(t, c, ls[0].keys[0]); s != slot {
+		t.Fatalf("the limiter's key is in slot %d, the breaker's in %d", s, slot)
+	}
+	stop := make(chan struct{})
+	var failures, admitted atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range 3 {
+		wg.Go(func() {
+			for k := 0; k < 5000; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if fail(bs[i]) == nil {
+					failures.Add(1)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		})
+		wg.Go(func() {
+			for k := 0; k < 5000; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if ls[i].Allow(ctx) {
+					admitted.Add(1)
+				}
+				time.Sleep(time.Millisecond)
+			}
+		})
+	}
+	time.Sleep(100 * time.Millisecond)
+	moved := moveSlot(t, c, slot, 150*time.Millisecond)
+	time.Sleep(100 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	elapsed := time.Since(start)
+	if moved < 3 {
+		t.Errorf("%d keys moved, want the breaker's and the limiter's", moved)
+	}
+	// The breakers' last batches reach Redis within a few flushes.
+	want := failures.Load()
+	var got SharedState
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var err error
+		if got, err = bs[0].Shared(ctx); err == nil && got.Failures == want && got.ConsecutiveFailures == want {
+			break
+		}
+	}
+	if got.Failures != want || got.ConsecutiveFailures != want {
+		t.Errorf("shared counts after the move: %d failures in the window, %d consecutive; want every failure made, %d", got.Failures, got.ConsecutiveFailures, want)
+	}
+	for i, b := range bs {
+		b.batch.mu.Lock()
+		sent, dropped, bad := b.batch.sent, b.batch.dropped, b.batch.bad
+		b.batch.mu.Unlock()
+		if dropped != 0 || bad != 0 || b.localN.Load() != 0 || viewDown(b.word.Load()) {
+			t.Errorf("breaker %d: %d outcomes sent, %d dropped, %d fenced, %d local decisions, down %v; want none but sent: %v",
+				i, sent, dropped, bad, b.localN.Load(), viewDown(b.word.Load()), b.why.Load())
+		}
+	}
+	bound := burst + int64(rate*elapsed.Seconds()) + 1
+	for i, l := range ls {
+		if n := l.p.localN.Load(); n != 0 {
+			t.Errorf("limiter %d made %d local decisions during the move (%v), want none", i, n, l.p.why())
+		}
+	}
+	if a := admitted.Load(); a > bound {
+		t.Errorf("the fleet admitted %d in %v, above Burst + Rate·elapsed = %d", a, elapsed, bound)
+	}
+	t.Logf("%d keys moved; %d failures, all counted; limiter admitted %d in %v (bound %d)", moved, want, admitted.Load(), elapsed, bound)
 }

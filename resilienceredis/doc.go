@@ -200,11 +200,12 @@
 // escaped as \[, \] and \\, so that a key's braces never steer its slot),
 // and the settings in use under its
 // name a sorted set, Prefix+"rl:{name}:settings" (Prefix+"rl:name:settings");
-// a breaker's state is Prefix+"br:{name}" and Prefix+"br:{name}:window",
-// the instances' rules Prefix+"br:{name}:rules" (it expires when no
-// instance uses the breaker), and its channel
-// Prefix+"br:{name}"; a [CacheStore]'s entries are
+// a breaker's state is one hash, Prefix+"br:{name}" (the state, the
+// trials out, the shared window's buckets and the instances' rules), and
+// its channel Prefix+"br:{name}"; a [CacheStore]'s entries are
 // Prefix+"cache:{name}:generation:key" and its generation
-// Prefix+"cache:{name}:gen". The hash tags keep each script's keys in one slot of
-// a Redis Cluster. Prefix is "resilience:" by default.
+// Prefix+"cache:{name}:gen". Every script of a limiter or a breaker uses
+// one key, so a Redis Cluster that moves the key's slot (resharding)
+// answers it on one node or the other (following ASK), never with
+// TRYAGAIN for keys in part moved. Prefix is "resilience:" by default.
 package resilienceredis
