@@ -216,9 +216,15 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		eventsC: make(chan struct{}, 1),
 	}
 	b.local = breaker.New(localOptions(cfg, b.onLocalChange)...)
+	b.rem.reprobe = func() { // read the state at the next tick
+		b.mu.Lock()
+		b.contact = 0
+		b.mu.Unlock()
+	}
 	b.word.Store(makeView(0, 0, breaker.Closed, false))
 	b.batch.word = b.word.Load()
 	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.rem.stop = b.ctx.Done()
 	return b
 }
 
@@ -817,6 +823,7 @@ func (b *Breaker) RulesMismatch() error {
 // still holds. The change is reported to the Observer as BreakerLocal.
 func (b *Breaker) goDown(err error) {
 	b.why.Store(&reason{err})
+	b.rem.reload(time.Now().UnixNano())
 	b.mu.Lock()
 	w := b.word.Load()
 	if viewDown(w) {

@@ -3,6 +3,7 @@ package resilienceredis
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
+	"github.com/f0b5b96b/resilience/telemetry"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -157,6 +159,14 @@ func TestClusterKeyedLimiterSpreadsTenants(t *testing.T) {
 			t.Fatal(err)
 		}
 		slots[slot] = true
+		if mine := keySlot(k.Limiter("t}" + strconv.Itoa(i)).keys[0]); int64(mine) != slot {
+			t.Errorf("keySlot of tenant t}%d's key = %d, the server's %d", i, mine, slot)
+		}
+	}
+	for _, key := range []string{"", "a", "{", "}", "{}", "{}x", "x{}", "{a}{b}", "x{a}y", "{{a}}", "\xff", "rl:name:1/2:{tenant-7}"} {
+		if got, want := keySlot(key), serverSlot(t, c, key); int64(got) != want {
+			t.Errorf("keySlot(%q) = %d, the server's %d", key, got, want)
+		}
 	}
 	if len(slots) < 90 {
 		t.Errorf("100 tenants named \"t}N\" fall in %d slots, want at least 90: the braces steer the slot", len(slots))
@@ -167,6 +177,7 @@ func TestClusterKeyedLimiterSpreadsTenants(t *testing.T) {
 // node is a line of CLUSTER NODES.
 type node struct {
 	id, addr string
+	master   string // the primary's id, for a replica
 	primary  bool
 	failed   bool
 	slots    [][2]int64
@@ -188,7 +199,7 @@ func clusterNodes(t *testing.T, c *redistest.Cluster) []node {
 			if len(f) < 8 {
 				continue
 			}
-			x := node{id: f[0], addr: strings.Split(f[1], "@")[0], primary: strings.Contains(f[2], "master"), failed: strings.Contains(f[2], "fail")}
+			x := node{id: f[0], addr: strings.Split(f[1], "@")[0], primary: strings.Contains(f[2], "master"), failed: strings.Contains(f[2], "fail"), master: f[3]}
 			for _, r := range f[8:] {
 				if strings.HasPrefix(r, "[") {
 					continue // a slot being moved
@@ -221,8 +232,8 @@ func owner(nodes []node, slot int64) (node, bool) {
 	return node{}, false
 }
 
-// keySlot returns the slot of key.
-func keySlot(t *testing.T, c *redistest.Cluster, key string) int64 {
+// serverSlot returns the slot of key, as the cluster computes it.
+func serverSlot(t *testing.T, c *redistest.Cluster, key string) int64 {
 	t.Helper()
 	v, err := c.Do(c.Nodes[0].Addr, "CLUSTER", "KEYSLOT", key)
 	if err != nil {
@@ -311,8 +322,8 @@ func TestClusterReshardUnderLoad(t *testing.T) {
 		}
 		return true, ""
 	})
-	slot := keySlot(t, c, bs[0].keys[0])
-	if s := keySlot(t, c, ls[0].keys[0]); s != slot {
+	slot := serverSlot(t, c, bs[0].keys[0])
+	if s := serverSlot(t, c, ls[0].keys[0]); s != slot {
 		t.Fatalf("the limiter's key is in slot %d, the breaker's in %d", s, slot)
 	}
 	stop := make(chan struct{})
@@ -387,4 +398,275 @@ func TestClusterReshardUnderLoad(t *testing.T) {
 		t.Errorf("the fleet admitted %d in %v, above Burst + Rate·elapsed = %d", a, elapsed, bound)
 	}
 	t.Logf("%d keys moved; %d failures, all counted; limiter admitted %d in %v (bound %d)", moved, want, admitted.Load(), elapsed, bound)
+}
+
+// localLog counts a limiter's LimiterLocal events, per key, and keeps the
+// time of the last.
+type localLog struct {
+	mu    sync.Mutex
+	n     int
+	byKey map[string]int
+	last  time.Time
+}
+
+func (l *localLog) Observe(e telemetry.Event) {
+	if e.Type != LimiterLocal {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byKey == nil {
+		l.byKey = map[string]int{}
+	}
+	l.n++
+	l.byKey[e.Key]++
+	l.last = time.Now()
+}
+
+// replOffset returns the replication offset of the node at addr, from
+// INFO replication: master_repl_offset on a primary, slave_repl_offset
+// on a replica.
+func replOffset(t *testing.T, c *redistest.Cluster, addr, field string) int64 {
+	t.Helper()
+	v, err := c.Do(addr, "INFO", "replication")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(fmt.Sprint(v), "\n") {
+		if k, x, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && k == field {
+			n, _ := strconv.ParseInt(x, 10, 64)
+			return n
+		}
+	}
+	return -1
+}
+
+// The primary holding a breaker's and a limiter's keys is killed
+// (SIGKILL) while instances call them, and its replica, which missed the
+// breaker's trip, is promoted. The instances ask the client to reload the
+// cluster's view on a failed round trip: they decide on the shared state
+// again within a probe or two of the promotion; the breaker takes the
+// promoted replica's older generation (same epoch) as the state there is,
+// and counts on it; a keyed limiter's tenants on the other primaries stay
+// on their shared buckets; the fleet's limiter over-admits only by what
+// its fallbacks admit in the local window. Nothing is left running.
+func TestClusterFailover(t *testing.T) {
+	c := redistest.StartCluster(t, "--cluster-node-timeout", "1000")
+	baseline := runtime.NumGoroutine()
+	ctx, prefix := ctxFor(t), testPrefix(t)
+	const rate, burst, n = 200, 20, 3
+	var clients []*redis.ClusterClient
+	client := func() *redis.ClusterClient {
+		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs()})
+		clients = append(clients, rdb)
+		return rdb
+	}
+	var bs []*Breaker
+	var ls []*Limiter
+	var ks []*KeyedLimiter
+	var limLog, keyLog localLog
+	for range n {
+		rdb := client()
+		// Timeout 1s: on a loaded machine a batch slower than 50ms would be
+		// dropped (as documented), and the counts below would not be exact.
+		bs = append(bs, NewBreaker(rdb, "svc", WithPrefix(prefix), WithThreshold(50), WithCooldown(time.Hour),
+			WithFlushInterval(10*time.Millisecond), WithTimeout(time.Second)))
+		ls = append(ls, NewLimiter(rdb, "svc", rate, burst, WithPrefix(prefix), WithObserver(&limLog)))
+		ks = append(ks, NewKeyedLimiter(rdb, "tenants", 1e5, 1000, WithPrefix(prefix), WithObserver(&keyLog)))
+	}
+	closeAll := func() {
+		for _, b := range bs {
+			b.Close()
+		}
+		for _, rdb := range clients {
+			rdb.Close()
+		}
+	}
+	defer closeAll()
+	redistest.Eventually(t, 5*time.Second, "every breaker learnt the state", func() (bool, string) {
+		for i, b := range bs {
+			if viewGen(b.word.Load()) == 0 {
+				return false, "instance " + strconv.Itoa(i)
+			}
+		}
+		return true, ""
+	})
+	// The killed primary is the breaker's; its replica is promoted.
+	nodes := clusterNodes(t, c)
+	slot := int64(keySlot(bs[0].keys[0]))
+	if s := serverSlot(t, c, bs[0].keys[0]); s != slot {
+		t.Fatalf("keySlot %d, the server's %d", slot, s)
+	}
+	prim, _ := owner(nodes, slot)
+	var repl node
+	for _, x := range nodes {
+		if x.master == prim.id {
+			repl = x
+		}
+	}
+	server := func(addr string) *redistest.Server {
+		for _, s := range c.Nodes {
+			if s.Addr == addr {
+				return s
+			}
+		}
+		t.Fatalf("no node at %s", addr)
+		return nil
+	}
+	// Generation 1 with 10 failures, on the replica too; then the replica
+	// stalls and misses the trip (generation 2, open) of 40 more.
+	for i := range 10 {
+		fail(bs[i%n])
+	}
+	redistest.Eventually(t, 5*time.Second, "10 failures counted and replicated", func() (bool, string) {
+		sh, err := bs[0].Shared(ctx)
+		if err != nil || sh.ConsecutiveFailures != 10 {
+			return false, fmt.Sprintf("%+v %v", sh, err)
+		}
+		p, r := replOffset(t, c, prim.addr, "master_repl_offset"), replOffset(t, c, repl.addr, "slave_repl_offset")
+		return p == r, fmt.Sprintf("offsets %d %d", p, r)
+	})
+	ep := bs[0].ep.Load()
+	// Stalled, and cut off: what the primary writes from now on never
+	// reaches it (not even through the socket's buffers).
+	server(repl.addr).Pause(t)
+	if _, err := c.Do(prim.addr, "CLIENT", "KILL", "TYPE", "replica"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		fail(bs[i%n])
+	}
+	redistest.Eventually(t, 5*time.Second, "every breaker open (generation 2)", func() (bool, string) {
+		for i, b := range bs {
+			if b.State() != breaker.Open || viewGen(b.word.Load()) != 2 {
+				return false, fmt.Sprintf("instance %d %v gen %d", i, b.State(), viewGen(b.word.Load()))
+			}
+		}
+		return true, ""
+	})
+	// Tenants, and which of them the killed primary holds.
+	tenants := make([]string, 300)
+	healthy := make([]bool, 300)
+	for i := range tenants {
+		tenants[i] = "t" + strconv.Itoa(i)
+		o, _ := owner(nodes, int64(keySlot(ks[0].Limiter(tenants[i]).keys[0])))
+		healthy[i] = o.id != prim.id
+	}
+	var calls [300]atomic.Int64
+	var admitted atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var slowest atomic.Int64
+	timed := func(f func()) {
+		s := time.Now()
+		f()
+		if d := int64(time.Since(s)); d > slowest.Load() {
+			slowest.Store(d) // racy max: a lower bound, enough for a report
+		}
+	}
+	start := time.Now()
+	for i := range n {
+		wg.Go(func() {
+			for k := 0; k < 20000; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				timed(func() {
+					if ls[i].Allow(ctx) {
+						admitted.Add(1)
+					}
+				})
+				time.Sleep(time.Millisecond)
+			}
+		})
+		wg.Go(func() {
+			for k := 0; k < 20000; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				j := (k*n + i) % len(tenants)
+				timed(func() { ks[i].Allow(ctx, tenants[j]) })
+				calls[j].Add(1)
+				time.Sleep(500 * time.Microsecond)
+			}
+		})
+	}
+	time.Sleep(100 * time.Millisecond)
+	killed := time.Now()
+	server(prim.addr).Kill(t)
+	server(repl.addr).Resume(t)
+	var promoted time.Time
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if v, err := c.Do(repl.addr, "ROLE"); err == nil && strings.HasPrefix(fmt.Sprint(v), "[master") {
+			promoted = time.Now()
+			break
+		}
+	}
+	if promoted.IsZero() {
+		close(stop)
+		wg.Wait()
+		t.Fatal("the replica was not promoted within 15s")
+	}
+	// The breakers take the promoted replica's state: generation 1, closed.
+	var adopted time.Duration
+	redistest.Eventually(t, 5*time.Second, "every breaker on the promoted replica's generation 1, closed", func() (bool, string) {
+		for i, b := range bs {
+			w := b.word.Load()
+			if viewDown(w) || viewGen(w) != 1 || b.State() != breaker.Closed || b.ep.Load() != ep {
+				return false, fmt.Sprintf("instance %d: gen %d %v down %v epoch %d (was %d)", i, viewGen(w), b.State(), viewDown(w), b.ep.Load(), ep)
+			}
+		}
+		adopted = time.Since(promoted)
+		return true, ""
+	})
+	time.Sleep(1500 * time.Millisecond) // the limiters' probes after the promotion
+	close(stop)
+	wg.Wait()
+	elapsed := time.Since(start)
+	for i := range 6 {
+		if err := fail(bs[i%n]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	redistest.Eventually(t, 5*time.Second, "the failures after the failover counted on the promoted state", func() (bool, string) {
+		sh, err := bs[0].Shared(ctx)
+		return err == nil && sh.ConsecutiveFailures == 16 && sh.Generation == 1 && sh.Epoch == ep, fmt.Sprintf("%+v %v", sh, err)
+	})
+	limLog.mu.Lock()
+	lastLocal, nLocal := limLog.last, limLog.n
+	limLog.mu.Unlock()
+	window := lastLocal.Sub(promoted)
+	if window > 1500*time.Millisecond {
+		t.Errorf("the limiter decided locally until %v after the promotion, want at most ProbeInterval (1s) and a little", window)
+	}
+	keyLog.mu.Lock()
+	var hTotal, hLocal, sTotal, sLocal int
+	for i, tn := range tenants {
+		if healthy[i] {
+			hTotal += int(calls[i].Load())
+			hLocal += keyLog.byKey[tn]
+		} else {
+			sTotal += int(calls[i].Load())
+			sLocal += keyLog.byKey[tn]
+		}
+	}
+	keyLog.mu.Unlock()
+	if hTotal == 0 || float64(hTotal-hLocal) < 0.9*float64(hTotal) {
+		t.Errorf("tenants of the primaries that answered: %d of %d decisions shared, want at least 90%%", hTotal-hLocal, hTotal)
+	}
+	bound := burst + int64(rate*elapsed.Seconds())
+	if d := time.Duration(slowest.Load()); d > 150*time.Millisecond {
+		t.Errorf("a decision took %v, want at most Timeout (50ms) and the scheduling of a loaded machine (100ms)", d)
+	}
+	t.Logf("promotion %v after the kill; breakers shared again %v after it; limiter local until %v after it (%d local decisions); admitted %d in %v, shared bound %d (+%d); tenants of healthy primaries %d/%d shared, of the killed one %d/%d; slowest decision %v",
+		promoted.Sub(killed), adopted, window, nLocal, admitted.Load(), elapsed, bound, admitted.Load()-bound, hTotal-hLocal, hTotal, sTotal-sLocal, sTotal, time.Duration(slowest.Load()))
+	closeAll()
+	redistest.Eventually(t, 5*time.Second, "goroutines back to the baseline", func() (bool, string) {
+		g := runtime.NumGoroutine()
+		return g <= baseline, fmt.Sprintf("%d goroutines, %d before", g, baseline)
+	})
 }

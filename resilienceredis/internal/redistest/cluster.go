@@ -29,7 +29,8 @@ type Cluster struct {
 // StartCluster starts a six-node Redis Cluster for tb (three primaries and
 // three replicas, each node on free loopback ports for its clients and
 // its cluster bus, in a temporary directory, with no persistence), waits
-// until every node reports cluster_state:ok (at most 20s), and stops every
+// until every node reports cluster_state:ok and every replica is in sync
+// with its primary (at most 20s), and stops every
 // node when tb ends. config is more configuration for every node, as
 // pairs ("--cluster-node-timeout", "1000"); the node timeout is 2000 ms
 // unless config sets it. Without redis-server or redis-cli, StartCluster
@@ -52,7 +53,8 @@ func StartCluster(tb testing.TB, config ...string) *Cluster {
 		}
 	})
 	conf := append([]string{"--cluster-enabled", "yes", "--cluster-node-timeout", "2000",
-		"--cluster-replica-validity-factor", "0", "--appendonly", "no", "--save", ""}, config...)
+		"--cluster-replica-validity-factor", "0", "--appendonly", "no", "--save", "",
+		"--repl-diskless-sync-delay", "0"}, config...)
 	for i := range 6 {
 		dir := filepath.Join(base, strconv.Itoa(i))
 		if err := os.Mkdir(dir, 0o700); err != nil {
@@ -110,8 +112,8 @@ func (c *Cluster) Addrs() []string {
 }
 
 // WaitOK waits, at most within, until every node that is running reports
-// cluster_state:ok and the same slots owner of every slot range, and
-// fails tb if they do not.
+// cluster_state:ok and the same owner of every slot range, and every
+// replica's link to its primary is up, and fails tb if they do not.
 func (c *Cluster) WaitOK(tb testing.TB, within time.Duration) {
 	tb.Helper()
 	Eventually(tb, within, "redistest: cluster ok on every node", func() (bool, string) {
@@ -126,6 +128,13 @@ func (c *Cluster) WaitOK(tb testing.TB, within time.Duration) {
 			}
 			if !strings.Contains(fmt.Sprint(info), "cluster_state:ok") {
 				return false, n.Addr + ": " + fmt.Sprint(info)
+			}
+			repl, err := c.Do(n.Addr, "INFO", "replication")
+			if err != nil {
+				return false, n.Addr + ": " + err.Error()
+			}
+			if r := fmt.Sprint(repl); strings.Contains(r, "role:slave") && !strings.Contains(r, "master_link_status:up") {
+				return false, n.Addr + ": replica not in sync: " + r
 			}
 			slots, err := c.Do(n.Addr, "CLUSTER", "SHARDS")
 			if err != nil {
