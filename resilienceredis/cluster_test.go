@@ -670,3 +670,124 @@ func TestClusterFailover(t *testing.T) {
 		return g <= baseline, fmt.Sprintf("%d goroutines, %d before", g, baseline)
 	})
 }
+
+// A half-open breaker's primary is killed while a trial is out (MaxTrials
+// 1, TrialTimeout an hour: on one server no other call would be admitted
+// for an hour), and its replica, which missed the trial, is promoted.
+// Every call the fleet admits from the kill to a second after the
+// promotion is beyond what the shared state allowed: those the instances'
+// local breakers admit while Redis does not answer, and the trials the
+// promoted replica admits, not knowing of the one out. The calls fail
+// (the dependency is still down). The test bounds them and reports them.
+func TestClusterFailoverHalfOpenExtraCalls(t *testing.T) {
+	c := redistest.StartCluster(t, "--cluster-node-timeout", "1000")
+	prefix := testPrefix(t)
+	const n, cooldown = 3, 300 * time.Millisecond
+	var bs []*Breaker
+	for range n {
+		b := NewBreaker(clusterClient(t, c), "svc", WithPrefix(prefix), WithThreshold(1), WithCooldown(cooldown),
+			WithTrialTimeout(time.Hour), WithMaxTrials(1), WithFlushInterval(10*time.Millisecond), WithTimeout(time.Second))
+		t.Cleanup(func() { b.Close() })
+		bs = append(bs, b)
+	}
+	redistest.Eventually(t, 5*time.Second, "every breaker learnt the state", func() (bool, string) {
+		for i, b := range bs {
+			if viewGen(b.word.Load()) == 0 {
+				return false, "instance " + strconv.Itoa(i)
+			}
+		}
+		return true, ""
+	})
+	nodes := clusterNodes(t, c)
+	prim, _ := owner(nodes, int64(keySlot(bs[0].keys[0])))
+	var repl node
+	for _, x := range nodes {
+		if x.master == prim.id {
+			repl = x
+		}
+	}
+	server := func(addr string) *redistest.Server {
+		for _, s := range c.Nodes {
+			if s.Addr == addr {
+				return s
+			}
+		}
+		t.Fatalf("no node at %s", addr)
+		return nil
+	}
+	fail(bs[0]) // trips: generation 2, open
+	ctx := ctxFor(t)
+	redistest.Eventually(t, 5*time.Second, "the trip replicated", func() (bool, string) {
+		sh, err := bs[0].Shared(ctx)
+		p, r := replOffset(t, c, prim.addr, "master_repl_offset"), replOffset(t, c, repl.addr, "slave_repl_offset")
+		return err == nil && sh.Generation == 2 && p == r, fmt.Sprintf("%+v %v; offsets %d %d", sh, err, p, r)
+	})
+	server(repl.addr).Pause(t)
+	if _, err := c.Do(prim.addr, "CLIENT", "KILL", "TYPE", "replica"); err != nil {
+		t.Fatal(err)
+	}
+	var trial *Permit
+	redistest.Eventually(t, 5*time.Second, "a trial after the cooldown", func() (bool, string) {
+		bs[0].sync()
+		p, err := bs[0].Allow()
+		if err != nil || p.member == "" {
+			return false, fmt.Sprint(err)
+		}
+		trial = &p
+		return true, ""
+	})
+	defer trial.Done(nil)
+	var local, shared atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	killed := time.Now()
+	server(prim.addr).Kill(t)
+	server(repl.addr).Resume(t)
+	for i := range n {
+		wg.Go(func() {
+			for k := 0; k < 20000; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if p, err := bs[i].Allow(); err == nil {
+					if p.local != nil {
+						local.Add(1)
+					} else {
+						shared.Add(1)
+					}
+					p.Done(errBoom)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		})
+	}
+	var promoted time.Time
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if v, err := c.Do(repl.addr, "ROLE"); err == nil && strings.HasPrefix(fmt.Sprint(v), "[master") {
+			promoted = time.Now()
+			break
+		}
+	}
+	if !promoted.IsZero() {
+		time.Sleep(time.Second)
+	}
+	close(stop)
+	wg.Wait()
+	if promoted.IsZero() {
+		t.Fatal("the replica was not promoted within 15s")
+	}
+	w := time.Since(killed)
+	// Each instance's local breaker (Threshold 1) admits one call, then a
+	// trial per cooldown; the promoted state one trial per cooldown.
+	perInstance := 1 + int64(w/cooldown) + 1
+	if l := local.Load(); l > n*perInstance {
+		t.Errorf("the local breakers admitted %d calls in %v, want at most %d (one each, then a trial per cooldown)", l, w, n*perInstance)
+	}
+	if s := shared.Load(); s > int64(time.Second/cooldown)+2 {
+		t.Errorf("the promoted state admitted %d trials in the second after the promotion, want at most one per cooldown (%d)", s, int64(time.Second/cooldown)+2)
+	}
+	t.Logf("promotion %v after the kill; calls admitted beyond the shared state's trial out, over %v: %d by the local breakers, %d trials of the promoted state (MaxTrials 1, cooldown %v)",
+		promoted.Sub(killed), w, local.Load(), shared.Load(), cooldown)
+}
