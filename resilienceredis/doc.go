@@ -202,8 +202,8 @@
 //     100ms after it instead of a ProbeInterval later. Decisions are local
 //     from the primary's failure to within about ProbeInterval of the
 //     replica's promotion (measured with go-redis's default options and
-//     cluster-node-timeout 1000ms: promotion 2.3-2.6s after SIGKILL, the
-//     limiters local until 0.87-1.08s after it, the breakers shared again
+//     cluster-node-timeout 1000ms: promotion 1.9-2.7s after SIGKILL, the
+//     limiters local until 0.72-1.11s after it, the breakers shared again
 //     0.06-0.86s after it). No decision waits longer than Timeout.
 //   - A KeyedLimiter on a cluster client keeps its health per slot: a
 //     primary that fails sends its tenants to the fallback, and the
@@ -217,7 +217,7 @@
 //     window (kill to about ProbeInterval after the promotion), and the
 //     promoted replica may have missed the bucket's last writes (at most
 //     Burst more). Measured with 3 instances, Rate 200, Burst 20: 1159 to
-//     1429 admitted beyond the fleet bound over 4.1-4.8s, of a w of about
+//     1435 admitted beyond the fleet bound over 4.1-4.8s, of a w of about
 //     3.4s (N·(Burst + Rate·w) = 2100).
 //   - A promoted replica that missed the breaker's last transitions holds
 //     an older generation of the same epoch: the instances take it as the
@@ -229,10 +229,10 @@
 //     breaker does (started closed: calls until Threshold failures, then
 //     MaxTrials per Cooldown). Measured with a trial out (MaxTrials 1,
 //     TrialTimeout an hour), 3 instances, Threshold 1, Cooldown 300ms, all
-//     calls failing: 18-21 calls admitted by the local breakers over the
-//     3.5s from the kill to a second after the promotion, and 2-3 trials
-//     by the promoted state in that second, the first of them beside the
-//     trial it lost.
+//     calls failing: 17-21 calls admitted by the local breakers over the
+//     2.9-3.6s from the kill to a second after the promotion, and 0-3 trials
+//     by the promoted state in that second, any first one of them beside
+//     the trial it lost.
 //
 // [Breaker.Shared] reads the shared state as Redis holds it: epoch,
 // generation, state, consecutive failures, the window's counts, trials.
