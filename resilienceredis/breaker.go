@@ -48,7 +48,7 @@ type Breaker struct {
 	cfg     BreakerConfig // with defaults applied
 	layer   string
 	rem     remote
-	keys    []string // state, window, rules
+	keys    []string // the state's hash
 	channel string
 	id      string // this instance, in trial names
 	rules   string // the fingerprint of the rules, compared across the fleet
@@ -210,7 +210,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		cfg:     cfg,
 		layer:   "breaker(" + cfg.Name + ")",
 		rem:     newRemote(rdb, cfg.Timeout, cfg.ProbeInterval),
-		keys:    []string{key, key + ":window", key + ":rules"},
+		keys:    []string{key},
 		channel: key,
 		id:      hex.EncodeToString(id[:]),
 		rules:   cfg.fingerprint(),
@@ -220,9 +220,15 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		eventsC: make(chan struct{}, 1),
 	}
 	b.local = breaker.New(localOptions(cfg, b.onLocalChange)...)
+	b.rem.reprobe = func() { // read the state at the next tick
+		b.mu.Lock()
+		b.contact = 0
+		b.mu.Unlock()
+	}
 	b.word.Store(makeView(0, 0, breaker.Closed, false))
 	b.batch.word = b.word.Load()
 	b.ctx, b.cancel = context.WithCancel(context.Background())
+	b.rem.stop = b.ctx.Done()
 	return b
 }
 
@@ -821,6 +827,7 @@ func (b *Breaker) RulesMismatch() error {
 // still holds. The change is reported to the Observer as BreakerLocal.
 func (b *Breaker) goDown(err error) {
 	b.why.Store(&reason{err})
+	b.rem.reload(time.Now().UnixNano())
 	b.mu.Lock()
 	w := b.word.Load()
 	if viewDown(w) {

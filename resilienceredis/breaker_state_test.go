@@ -425,17 +425,17 @@ func TestBreakerWindowBucketResets(t *testing.T) {
 				t.Errorf("a 10th failure %v later: open %v, want %v", tc.later, open, tc.trips)
 			}
 			if !tc.trips {
-				w, err := rdb.HGetAll(context.Background(), stateKey(prefix)+":window").Result()
+				w, err := rdb.HGetAll(context.Background(), stateKey(prefix)).Result()
 				if err != nil {
 					t.Fatal(err)
 				}
 				var fails []string
 				for k := range buckets {
-					if f := w["f"+strconv.Itoa(k)]; f != "" && f != "0" {
-						fails = append(fails, "f"+strconv.Itoa(k)+"="+f)
+					if f := w["wf"+strconv.Itoa(k)]; f != "" && f != "0" {
+						fails = append(fails, "wf"+strconv.Itoa(k)+"="+f)
 					}
 				}
-				if diff := cmp.Diff([]string{"f" + strconv.Itoa(int((us+shift+tc.later.Microseconds())/width%buckets)) + "=1"}, fails); diff != "" {
+				if diff := cmp.Diff([]string{"wf" + strconv.Itoa(int((us+shift+tc.later.Microseconds())/width%buckets)) + "=1"}, fails); diff != "" {
 					t.Errorf("window buckets' failures mismatch (-want +got):\n%s", diff)
 				}
 			}
@@ -471,4 +471,56 @@ func TestBreakerResetDropsUnsentOutcomes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Shared reads the state as Redis holds it: nothing before the state is
+// made, then the counts of the batches applied, then the trip's new
+// generation with its counts cleared; it changes nothing.
+func TestBreakerShared(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	ctx := ctxFor(t)
+	a := manual(t, addr, prefix, WithThreshold(3), WithCooldown(time.Hour), WithWindowDuration(time.Minute))
+	if got, err := a.Shared(ctx); err != nil || got != (SharedState{}) {
+		t.Fatalf("Shared before any script: %+v, %v; want the zero SharedState", got, err)
+	}
+	a.sync()
+	ep := a.ep.Load()
+	succeed(a)
+	fail(a)
+	succeed(a)
+	fail(a)
+	fail(a)
+	a.flush()
+	got, err := a.Shared(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := SharedState{Exists: true, Epoch: ep, Generation: 1, State: breaker.Closed, ConsecutiveFailures: 2, Successes: 2, Failures: 3}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Shared after 2 successes and 3 failures mismatch (-want +got):\n%s", diff)
+	}
+	fail(a)
+	a.flush() // the third failure in a row trips
+	got, err = a.Shared(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = SharedState{Exists: true, Epoch: ep, Generation: 2, State: breaker.Open}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Shared after the trip mismatch (-want +got):\n%s", diff)
+	}
+	a.shift.Store(time.Hour.Microseconds()) // the cooldown has passed: Shared does not make it half-open
+	if got, _ := a.Shared(ctx); got.State != breaker.Open || got.Generation != 2 {
+		t.Errorf("Shared after the cooldown: %v generation %d, want open, 2 (Shared writes nothing)", got.State, got.Generation)
+	}
+	a.sync() // the read makes it half-open
+	p, err := a.Allow()
+	if err != nil || p.member == "" {
+		t.Fatalf("a call after the cooldown: %v, want a trial", err)
+	}
+	want = SharedState{Exists: true, Epoch: ep, Generation: 3, State: breaker.HalfOpen, TrialsOut: 1}
+	if got, _ := a.Shared(ctx); !cmp.Equal(want, got) {
+		t.Errorf("Shared with a trial out mismatch (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	p.Done(nil)
 }

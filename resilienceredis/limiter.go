@@ -213,6 +213,7 @@ type Limiter struct {
 
 	keys []string // the bucket's Redis key
 	key  string   // the tenant, for a KeyedLimiter's fallback
+	slot int      // the key's slot, for a KeyedLimiter on a Redis Cluster; else noSlot
 }
 
 // NewLimiter returns the fleet-wide token bucket named name on rdb, which
@@ -236,15 +237,19 @@ type Limiter struct {
 func NewLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *Limiter {
 	p := newLimiterParams(rdb, name, rate, burst, opts, false)
 	p.setKey = []string{p.prefix + "{" + p.cfg.Name + "}:settings"}
-	return &Limiter{p: p, keys: []string{p.prefix + "{" + p.cfg.Name + "}:" + p.fp}}
+	return &Limiter{p: p, keys: []string{p.prefix + "{" + p.cfg.Name + "}:" + p.fp}, slot: noSlot}
 }
 
 // KeyedLimiter is a fleet-wide token bucket per key (a tenant, a client),
 // all with the same configuration: [KeyedLimiter.Limiter] returns one
 // key's bucket. Each key is one Redis key,
-// Prefix+"rl:"+Name+":rate/burst:{"+key+"}", that expires when its bucket is full again, so idle keys cost Redis
-// nothing and the number of keys is not bounded by the limiter. The key is
-// a hash tag, so a Redis Cluster spreads tenants over its nodes.
+// Prefix+"rl:"+Name+":rate/burst:{"+key+"}", that expires when its
+// bucket is full again, so idle keys cost Redis nothing and the number of
+// keys is not bounded by the limiter. The key is the whole hash tag, so a
+// Redis Cluster spreads tenants over its primaries by their keys' slots; a
+// key's "{", "}" and "\" are escaped in it (as \[, \] and \\), so
+// that no key, however named, chooses the slot of others (keys "a}1",
+// "a}2", ... do not all land in the slot of "a").
 //
 // A KeyedLimiter is safe for simultaneous use by multiple goroutines.
 // Create one with [NewKeyedLimiter].
@@ -255,9 +260,12 @@ type KeyedLimiter struct {
 // NewKeyedLimiter returns a KeyedLimiter named name on rdb whose buckets
 // each refill at rate events per second up to burst, as [NewLimiter]
 // describes. While Redis is unreachable each key has a bucket of its own
-// in the instance (a ratelimit.Keyed, at most 8192 keys). It panics on an
-// invalid configuration, as NewLimiter does. Its name, rate and burst are
-// positional as NewLimiter's are: required values.
+// in the instance (a ratelimit.Keyed, at most 8192 keys). On a
+// *redis.ClusterClient, whether Redis is unreachable is known per slot (a
+// table of 16384 words, 128 KiB): the tenants of a primary that fails go
+// to the fallback, the others stay on their shared buckets. It panics on
+// an invalid configuration, as NewLimiter does. Its name, rate and burst
+// are positional as NewLimiter's are: required values.
 func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *KeyedLimiter {
 	p := newLimiterParams(rdb, name, rate, burst, opts, true)
 	p.setKey = []string{p.prefix + p.cfg.Name + ":settings"}
@@ -267,7 +275,26 @@ func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst
 // Limiter returns key's bucket. It costs one small allocation; the
 // Limiter may be kept and used for as long as needed.
 func (k *KeyedLimiter) Limiter(key string) *Limiter {
-	return &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + key + "}"}, key: key}
+	l := &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + hashTag(key) + "}"}, key: key, slot: noSlot}
+	if k.p.remote.slots != nil {
+		l.slot = keySlot(l.keys[0])
+	}
+	return l
+}
+
+// tagEscaper escapes the characters of a key that would end or move its
+// hash tag: "{" as \[, "}" as \], and the escape itself as \\, so that
+// distinct keys stay distinct.
+var tagEscaper = strings.NewReplacer(`\`, `\\`, "{", `\[`, "}", `\]`)
+
+// hashTag returns key as the whole of a hash tag: escaped if it holds a
+// brace or a backslash, so that every byte of the key, and nothing but
+// the key, chooses its slot of a Redis Cluster.
+func hashTag(key string) string {
+	if !strings.ContainsAny(key, `{}\`) {
+		return key
+	}
+	return tagEscaper.Replace(key)
 }
 
 // Allow reports whether one event for key may happen now, fleet-wide, and
@@ -292,6 +319,9 @@ func newLimiterParams(rdb redis.UniversalClient, name string, rate float64, burs
 	}
 	p := &limiterParams{cfg: cfg, inf: math.IsInf(cfg.Rate, 1), layer: "ratelimit(" + cfg.Name + ")"}
 	p.remote = newRemote(rdb, cmp0(cfg.Timeout, defaultTimeout), cmp0(cfg.ProbeInterval, defaultProbe))
+	if keyed {
+		p.remote.perSlot()
+	}
 	prefix := cfg.Prefix
 	if prefix == "" {
 		prefix = defaultPrefix
@@ -413,7 +443,7 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 	p := l.p
 	r := &p.remote
 	now := time.Now().UnixNano()
-	if !r.usable(now) {
+	if !r.usable(now, l.slot) {
 		return false, 0, "", errLocal
 	}
 	ok, wait, tat, repaired, err := l.script(ctx, args)
@@ -422,10 +452,11 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 			return false, 0, "", cerr
 		}
 		p.reason.Store(&reason{err})
-		r.failed(now)
+		r.failed(now, l.slot)
+		r.reload(now)
 		return false, 0, "", errLocal
 	}
-	r.answered()
+	r.answered(l.slot)
 	if repaired {
 		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
 	}

@@ -3,6 +3,7 @@ package resilienceredis
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,8 +25,28 @@ type remote struct {
 	// downUntil is when, after a failed round trip, a decision may try
 	// Redis again (UnixNano); 0 while Redis answers.
 	downUntil atomic.Int64
-	wg        sync.WaitGroup // round trips still running
+	// slots is downUntil per slot of a Redis Cluster, for a keyed
+	// limiter on a cluster client (nil otherwise): the tenants of the
+	// primaries that answer stay on the shared buckets while another
+	// primary fails. nDown counts the slots whose downUntil is not 0.
+	slots []atomic.Int64
+	nDown atomic.Int64
+	// reloader is the client, if it can refresh its view of a cluster
+	// (a *redis.ClusterClient): after a failed round trip it is asked to,
+	// at most once per ProbeInterval (lastReload, UnixNano), so that a
+	// failover is seen at the next probe.
+	reloader   interface{ ReloadState(context.Context) }
+	lastReload atomic.Int64
+	// reprobe, if set, is called shortly after a reload: the guard probes
+	// Redis at its next decision (or tick) instead of a ProbeInterval
+	// later, on the view the reload brought. stop ends the wait for it.
+	reprobe func()
+	stop    <-chan struct{}
+	wg      sync.WaitGroup // round trips and reloads still running
 }
+
+// noSlot is the slot of a guard whose health is one for all its keys.
+const noSlot = -1
 
 type result struct {
 	v   any
@@ -36,7 +57,16 @@ var resultPool = sync.Pool{New: func() any { return make(chan result, 1) }}
 
 // newRemote returns the remote of rdb.
 func newRemote(rdb redis.UniversalClient, timeout, probe time.Duration) remote {
-	return remote{rdb: rdb, timeout: timeout, probe: probe, inline: honoursDeadlines(rdb)}
+	reloader, _ := rdb.(interface{ ReloadState(context.Context) })
+	return remote{rdb: rdb, timeout: timeout, probe: probe, inline: honoursDeadlines(rdb), reloader: reloader}
+}
+
+// perSlot makes r track health per slot of a Redis Cluster, if rdb is a
+// cluster client.
+func (r *remote) perSlot() {
+	if _, ok := r.rdb.(*redis.ClusterClient); ok {
+		r.slots = make([]atomic.Int64, clusterSlots)
+	}
 }
 
 // honoursDeadlines reports whether rdb bounds every wait of a command
@@ -112,21 +142,118 @@ func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args [
 	}
 }
 
-// usable reports whether a decision at now (UnixNano) may ask Redis: Redis
-// has answered last time, or ProbeInterval has passed since it did not and
-// this caller won the probe.
-func (r *remote) usable(now int64) bool {
-	d := r.downUntil.Load()
-	return d == 0 || now >= d && r.downUntil.CompareAndSwap(d, now+int64(r.probe))
+// usable reports whether a decision at now (UnixNano) on slot (noSlot
+// for a guard of one key) may ask Redis: Redis has answered last time, or
+// ProbeInterval has passed since it did not and this caller won the
+// probe.
+func (r *remote) usable(now int64, slot int) bool {
+	c := r.cell(slot)
+	d := c.Load()
+	return d == 0 || now >= d && c.CompareAndSwap(d, now+int64(r.probe))
 }
 
-// failed records a failed round trip at now: decisions go local for
-// ProbeInterval.
-func (r *remote) failed(now int64) { r.downUntil.Store(now + int64(r.probe)) }
-
-// answered records a round trip that Redis answered.
-func (r *remote) answered() {
-	if r.downUntil.Load() != 0 {
-		r.downUntil.Store(0)
+// cell is the health of slot.
+func (r *remote) cell(slot int) *atomic.Int64 {
+	if r.slots != nil && slot >= 0 {
+		return &r.slots[slot]
 	}
+	return &r.downUntil
+}
+
+// failed records a failed round trip at now on slot: its decisions go
+// local for ProbeInterval.
+func (r *remote) failed(now int64, slot int) {
+	if r.cell(slot).Swap(now+int64(r.probe)) == 0 && r.slots != nil && slot >= 0 {
+		r.nDown.Add(1)
+	}
+}
+
+// answered records a round trip on slot that Redis answered.
+func (r *remote) answered(slot int) {
+	c := r.cell(slot)
+	if c.Load() != 0 && c.Swap(0) != 0 && r.slots != nil && slot >= 0 {
+		r.nDown.Add(-1)
+	}
+}
+
+// down reports whether some decisions are local now: Redis (or, per
+// slot, a primary of a cluster) did not answer the last round trip.
+func (r *remote) down() bool { return r.downUntil.Load() != 0 || r.nDown.Load() > 0 }
+
+// reload asks the client to refresh its view of the cluster, in the
+// background, if it can and has not been asked within ProbeInterval: a
+// round trip failed at now, perhaps because a primary it knew is gone.
+func (r *remote) reload(now int64) {
+	if r.reloader == nil {
+		return
+	}
+	last := r.lastReload.Load()
+	if last != 0 && now-last < int64(r.probe) || !r.lastReload.CompareAndSwap(last, now) {
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), r.probe)
+		defer cancel()
+		r.reloader.ReloadState(ctx) // a *redis.ClusterClient reloads in the background
+		t := time.NewTimer(min(reloadSettle, r.probe/2))
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.stop:
+			return
+		}
+		if r.reprobe != nil {
+			r.reprobe()
+		} else {
+			r.probeNow()
+		}
+	}()
+}
+
+// reloadSettle is how long after asking a cluster client to reload its
+// view a guard probes Redis again: the reload is one CLUSTER SLOTS.
+const reloadSettle = 100 * time.Millisecond
+
+// probeNow lets the next decision of every slot that is down try Redis.
+func (r *remote) probeNow() {
+	now := time.Now().UnixNano()
+	lower := func(c *atomic.Int64) {
+		if d := c.Load(); d > now {
+			c.CompareAndSwap(d, now)
+		}
+	}
+	lower(&r.downUntil)
+	if r.slots != nil && r.nDown.Load() > 0 {
+		for i := range r.slots {
+			lower(&r.slots[i])
+		}
+	}
+}
+
+// clusterSlots is the number of slots of a Redis Cluster.
+const clusterSlots = 16384
+
+// keySlot returns the slot of key in a Redis Cluster: CRC16 (XMODEM) of
+// its hash tag (the part between the first "{" and the next "}", if not
+// empty) or of the whole key, modulo 16384.
+func keySlot(key string) int {
+	if i := strings.IndexByte(key, '{'); i >= 0 {
+		if j := strings.IndexByte(key[i+1:], '}'); j > 0 {
+			key = key[i+1 : i+1+j]
+		}
+	}
+	var crc uint16
+	for k := 0; k < len(key); k++ {
+		crc ^= uint16(key[k]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return int(crc) % clusterSlots
 }

@@ -2,12 +2,14 @@ package resilienceredis
 
 import "github.com/redis/go-redis/v9"
 
-// The shared state of a breaker is three keys with one hash tag, so that a
-// Redis Cluster keeps them on one node and a script may use them all:
+// The shared state of a breaker is one hash, so that every script touches
+// one key: a Redis Cluster keeps it whole on one node, and a slot that is
+// being moved (resharding) holds it on one side or the other, never in
+// part (a script of several keys would get TRYAGAIN while some of them
+// have moved, or do not exist yet):
 //
-//	Prefix+"br:{name}"         hash: ep, gen, st, until, streak, ok, trials
-//	Prefix+"br:{name}:window"  hash: the buckets of the shared window
-//	Prefix+"br:{name}:rules"   hash: the instances' rules, by when last seen
+//	Prefix+"br:{name}"  hash: ep, gen, st, until, streak, ok, trials,
+//	                    rules, wn, and the window's buckets wtJ wsJ wfJ wwJ
 //
 // ep (the epoch) is a random number drawn when the state is created: a
 // state that vanished (FLUSHALL, DEL, an eviction, a restart without
@@ -19,6 +21,11 @@ import "github.com/redis/go-redis/v9"
 // while half-open, "member expiry member expiry ...". The trials are kept
 // in the state's own hash: the state and its trials are lost together or
 // not at all, so a lost trial record never admits more than MaxTrials.
+// rules are the instances' rules fingerprints, one a line, each after the
+// time it was last seen ("µs fingerprint"), those not seen within the
+// horizon dropped. The window is wn buckets (the most any instance uses):
+// bucket J holds its index in time (wtJ) and its successes, failures and
+// slow calls (wsJ, wfJ, wwJ); a transition deletes them.
 // Times are in microseconds of the server's clock (TIME), plus ARGV[4], a
 // shift that only tests set.
 //
@@ -41,7 +48,7 @@ import "github.com/redis/go-redis/v9"
 // trial's expiry while half-open; rules is another instance's rules
 // fingerprint, or "". ep is a decimal string.
 const prelude = `
-local H, W, R, ch = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+local H, ch = KEYS[1], ARGV[1]
 local cooldown, trialTimeout = tonumber(ARGV[2]), tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = t[1] * 1000000 + t[2] + tonumber(ARGV[4])
@@ -49,25 +56,20 @@ local s = redis.call('HMGET', H, 'ep', 'gen', 'st', 'until')
 local ep, gen, st, untl = s[1], tonumber(s[2]), tonumber(s[3]), tonumber(s[4])
 if not ep then
 	ep, gen, st, untl = ARGV[5], 1, 0, 0
-	redis.call('DEL', W)
 	redis.call('HSET', H, 'ep', ep, 'gen', 1, 'st', 0, 'until', 0, 'streak', 0, 'ok', 0, 'trials', '')
 	redis.call('PUBLISH', ch, ep .. ' 1 0 0')
 end
 local rules = ''
 do
 	local fp, horizon = ARGV[6], tonumber(ARGV[7])
-	redis.call('HSET', R, fp, string.format('%d', now))
-	local all = redis.call('HGETALL', R)
-	for i = 1, #all, 2 do
-		if all[i] ~= fp then
-			if tonumber(all[i + 1]) < now - horizon then
-				redis.call('HDEL', R, all[i])
-			else
-				rules = all[i]
-			end
+	local kept = {string.format('%d', now) .. ' ' .. fp}
+	for at, f in string.gmatch(redis.call('HGET', H, 'rules') or '', '(%-?%d+) ([^\n]+)') do
+		if f ~= fp and tonumber(at) >= now - horizon then
+			kept[#kept + 1] = at .. ' ' .. f
+			rules = f
 		end
 	end
-	redis.call('PEXPIRE', R, math.ceil(horizon / 1000) + 1)
+	redis.call('HSET', H, 'rules', table.concat(kept, '\n'))
 end
 local function trials()
 	local list = {}
@@ -96,9 +98,18 @@ local function remaining()
 	end
 	return 0
 end
+local function clearWindow()
+	local n = tonumber(redis.call('HGET', H, 'wn')) or 0
+	if n == 0 then return end
+	local f = {}
+	for j = 0, n - 1 do
+		f[4 * j + 1], f[4 * j + 2], f[4 * j + 3], f[4 * j + 4] = 'wt' .. j, 'ws' .. j, 'wf' .. j, 'ww' .. j
+	end
+	redis.call('HDEL', H, unpack(f))
+end
 local function set(to, u)
 	gen, st, untl = gen + 1, to, u
-	redis.call('DEL', W)
+	clearWindow()
 	redis.call('HSET', H, 'gen', gen, 'st', st, 'until', string.format('%d', u), 'streak', 0, 'ok', 0, 'trials', '')
 	redis.call('PUBLISH', ch, string.format('%s %d %d %d', ep, gen, st, remaining()))
 end
@@ -161,25 +172,28 @@ if succ > 0 then streak = trail else streak = streak + fail end
 redis.call('HSET', H, 'streak', streak)
 local idx = math.floor(now / width)
 local j = idx % buckets
-if tonumber(redis.call('HGET', W, 't' .. j)) ~= idx then
-	redis.call('HSET', W, 't' .. j, idx, 's' .. j, 0, 'f' .. j, 0, 'w' .. j, 0)
+if buckets > (tonumber(redis.call('HGET', H, 'wn')) or 0) then redis.call('HSET', H, 'wn', buckets) end
+if tonumber(redis.call('HGET', H, 'wt' .. j)) ~= idx then
+	redis.call('HSET', H, 'wt' .. j, idx, 'ws' .. j, 0, 'wf' .. j, 0, 'ww' .. j, 0)
 end
-redis.call('HINCRBY', W, 's' .. j, succ)
-redis.call('HINCRBY', W, 'f' .. j, fail)
-redis.call('HINCRBY', W, 'w' .. j, slw)
+redis.call('HINCRBY', H, 'ws' .. j, succ)
+redis.call('HINCRBY', H, 'wf' .. j, fail)
+redis.call('HINCRBY', H, 'ww' .. j, slw)
 if fail == 0 and slw == 0 then return reply(1) end
 local trip = threshold > 0 and peak >= threshold
 if not trip and (fr > 0 or sr > 0) then
-	local all = redis.call('HGETALL', W)
-	local f = {}
-	for i = 1, #all, 2 do f[all[i]] = tonumber(all[i + 1]) end
+	local names = {}
+	for k = 0, buckets - 1 do
+		names[4 * k + 1], names[4 * k + 2], names[4 * k + 3], names[4 * k + 4] = 'wt' .. k, 'ws' .. k, 'wf' .. k, 'ww' .. k
+	end
+	local v = redis.call('HMGET', H, unpack(names))
 	local calls, fails, slows = 0, 0, 0
 	for k = 0, buckets - 1 do
-		local b = f['t' .. k]
+		local b = tonumber(v[4 * k + 1])
 		if b and b > idx - buckets then
-			calls = calls + f['s' .. k] + f['f' .. k]
-			fails = fails + f['f' .. k]
-			slows = slows + f['w' .. k]
+			calls = calls + tonumber(v[4 * k + 2]) + tonumber(v[4 * k + 3])
+			fails = fails + tonumber(v[4 * k + 3])
+			slows = slows + tonumber(v[4 * k + 4])
 		end
 	end
 	if calls >= minCalls and calls > 0 then

@@ -44,7 +44,8 @@ func (k *KeyedLimiter) Name() string { return k.p.cfg.Name }
 // a telemetry.Registry, exporters, dashboards and health checks: Kind
 // "ratelimit", the limiter's Name, State [StateShared] or [StateLocal]
 // (with Reason, while local, the error of the round trip that failed
-// last), Refused (the calls it refused, by the fleet's bucket or the
+// last; a KeyedLimiter on a Redis Cluster is local while the decisions of
+// any slot are), Refused (the calls it refused, by the fleet's bucket or the
 // fallback, since it was made), and these values:
 //
 //	local             gauge    "1"           1 while decisions are the instance's fallback's, else 0
@@ -65,7 +66,7 @@ func (k *KeyedLimiter) Snapshot() telemetry.Snapshot { return k.p.snapshot() }
 func (p *limiterParams) snapshot() telemetry.Snapshot {
 	s := telemetry.Snapshot{Kind: telemetry.RateLimit, Name: p.cfg.Name, State: StateShared, Refused: p.refused.Load()}
 	local := 0.0
-	if p.remote.downUntil.Load() != 0 {
+	if p.remote.down() {
 		s.State, s.Reason, local = StateLocal, p.why().Error(), 1
 	}
 	s.Values = []telemetry.Value{

@@ -6,7 +6,8 @@
 // named by the environment variable RESILIENCE_REDIS_ADDR or, when it is
 // unset, one that Run starts and stops. Fault tests call [Start] for a
 // private server that they may stall ([Server.Pause]), crash
-// ([Server.Kill]) and restart ([Server.Restart]).
+// ([Server.Kill]) and restart ([Server.Restart]); cluster tests call
+// [StartCluster] for a six-node Redis Cluster of their own.
 //
 // Without redis-server on the PATH the tests fail when CI=true, and are
 // skipped otherwise with a message saying how to install it.
