@@ -113,7 +113,7 @@ func (l *Limiter) evalAtMost(ctx context.Context, n int) (k int, wait time.Durat
 	p := l.p
 	r := &p.remote
 	now := time.Now().UnixNano()
-	if !r.usable(now) {
+	if !r.usable(now, l.slot) {
 		return 0, 0, errLocal
 	}
 	v, err := r.run(ctx, atMostScript, l.keys, []any{p.argT, p.argTau, strconv.Itoa(n)})
@@ -128,10 +128,11 @@ func (l *Limiter) evalAtMost(ctx context.Context, n int) (k int, wait time.Durat
 			return 0, 0, cerr
 		}
 		p.reason.Store(&reason{classify(err)})
-		r.failed(now)
+		r.failed(now, l.slot)
+		r.reload(now)
 		return 0, 0, errLocal
 	}
-	r.answered()
+	r.answered(l.slot)
 	taken, _ := reply[0].(int64)
 	us, _ := reply[1].(int64)
 	if fixed, _ := reply[2].(int64); fixed == 1 {

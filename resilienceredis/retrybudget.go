@@ -363,7 +363,7 @@ func (b *RetryBudget) flushLoop() {
 // has passed since the failure. It reports whether Redis answered.
 func (b *RetryBudget) flush(force bool) bool {
 	now := time.Now()
-	if !b.rem.usable(now.UnixNano()) {
+	if !b.rem.usable(now.UnixNano(), noSlot) {
 		return false
 	}
 	calls, retries := b.fleet.Take()
@@ -396,11 +396,12 @@ func (b *RetryBudget) flush(force bool) bool {
 		}
 		b.failed.Add(1)
 		b.reason.Store(&reason{classify(err)})
-		b.rem.failed(now.UnixNano())
+		b.rem.failed(now.UnixNano(), noSlot)
+		b.rem.reload(now.UnixNano())
 		return false
 	}
 	b.fleet.Settle(fc, fr)
-	b.rem.answered()
+	b.rem.answered(noSlot)
 	return true
 }
 
