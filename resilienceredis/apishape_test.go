@@ -13,7 +13,7 @@ import (
 func TestAPIShape(t *testing.T) {
 	problems, err := apishape.Check(apishape.Rules{
 		Dir:    ".",
-		Guards: map[string][]string{".": {"Limiter", "KeyedLimiter", "Breaker"}},
+		Guards: map[string][]string{".": {"Limiter", "KeyedLimiter", "Breaker", "RetryBudget"}},
 		Exempt: map[string]string{
 			"WithName":     "the name is positional in NewLimiter, NewKeyedLimiter and NewBreaker: it is required, the identity of the state the fleet shares",
 			"WithClock":    "the fleet guards read Redis's clock (TIME in their scripts), one clock for the whole fleet; an instance's own would disagree with the others'",
