@@ -55,16 +55,22 @@ type Next[T any] struct {
 // Call runs the rest of the chain under ctx and returns its result. It
 // panics on the zero Next ("resilience: Next.Call on a zero Next").
 func (n Next[T]) Call(ctx context.Context) (T, error) {
-	// One indirect call, small enough to be inlined into the layer that
-	// calls it: the end of the chain is a link too.
-	if n.l == nil {
+	// Called from a layer (a closure in a generic function, compiled for
+	// its type's shape), Call is not inlined: it is a frame of its own.
+	// So it calls the op itself at the end of the chain, rather than the
+	// end link's run, which would be one more frame on every call.
+	l := n.l
+	if l == nil {
 		zeroNext()
 	}
-	return n.l.run(ctx, Next[T]{l: n.l.next, op: n.op})
+	if l.next == nil {
+		return n.op(ctx)
+	}
+	return l.run(ctx, Next[T]{l: l.next, op: n.op})
 }
 
 // zeroNext panics for Call on the zero Next; a call, not a panic in Call
-// itself, so that Call stays small enough to inline.
+// itself, which keeps Call's frame small.
 //
 //go:noinline
 func zeroNext() {
@@ -164,7 +170,8 @@ func (p Policy[T]) Do(ctx context.Context, op Op[T]) (T, error) {
 	if p.first == nil {
 		return op(ctx)
 	}
-	return Next[T]{l: p.first, op: op}.Call(ctx)
+	// The first layer's run directly, not Next.Call: one frame less.
+	return p.first.run(ctx, Next[T]{l: p.first.next, op: op})
 }
 
 // Wrap returns op guarded by p, as an Op to keep and call many times: the
