@@ -61,7 +61,7 @@ func (n Next[T]) Call(ctx context.Context) (T, error) {
 	// end link's run, which would be one more frame on every call.
 	l := n.l
 	if l == nil {
-		zeroNext()
+		panic(zeroNextMsg) // here, not in a call: nothing is spilled for it
 	}
 	if l.next == nil {
 		return n.op(ctx)
@@ -69,13 +69,8 @@ func (n Next[T]) Call(ctx context.Context) (T, error) {
 	return l.run(ctx, Next[T]{l: l.next, op: n.op})
 }
 
-// zeroNext panics for Call on the zero Next; a call, not a panic in Call
-// itself, which keeps Call's frame small.
-//
-//go:noinline
-func zeroNext() {
-	panic("resilience: Next.Call on a zero Next: a layer gets its Next from the chain (see New); the zero Next has no op")
-}
+// zeroNextMsg is the panic of Call on the zero Next.
+const zeroNextMsg = "resilience: Next.Call on a zero Next: a layer gets its Next from the chain (see New); the zero Next has no op"
 
 // nilContext panics for a call with a nil context, naming the method.
 //
