@@ -38,6 +38,21 @@ func BenchmarkPassThrough(b *testing.B) {
 	call(b, p.Wrap(op))
 }
 
+// BenchmarkPassThenOff is the pass-through layer with a disabled
+// chaos.fault inside it: against BenchmarkPassThrough, what adding the
+// disabled layer to a pipeline costs.
+func BenchmarkPassThenOff(b *testing.B) {
+	p := resilience.New("pass", func(ctx context.Context, next resilience.Next[int]) (int, error) { return next.Call(ctx) })
+	call(b, p.Then(off()["fault"]).Wrap(opVar))
+}
+
+// BenchmarkPassThenPass is two pass-through layers: against
+// BenchmarkPassThrough, what adding any layer to a pipeline costs.
+func BenchmarkPassThenPass(b *testing.B) {
+	p := resilience.New("pass", func(ctx context.Context, next resilience.Next[int]) (int, error) { return next.Call(ctx) })
+	call(b, p.Then(p).Wrap(opVar))
+}
+
 var errChaos = errors.New("chaos")
 
 // off returns the three chaos policies on a disabled injector.
