@@ -97,7 +97,9 @@ var opVar = resilience.Op[int](op)
 //   - a one-layer pipeline, a pass-through layer (layer-ns/call);
 //   - a one-layer pipeline, a disabled chaos.fault (chaos-ns/call);
 //   - the pass-through layer with the disabled chaos.fault added inside it
-//     (both-ns/call).
+//     (both-ns/call);
+//   - the pass-through layer with another pass-through layer inside it
+//     (passes-ns/call).
 //
 // Each iteration makes a batch of calls of each kind, in a rotating order;
 // each metric is the median over the iterations (a batch that a busy
@@ -105,21 +107,23 @@ var opVar = resilience.Op[int](op)
 // microseconds). check-ns/call is the median of the iterations' chaos -
 // layer, the cost of the disabled chaos check itself; added-ns/call the
 // median of both - layer, what adding the disabled chaos layer to a
-// pipeline costs a call (the check and one more layer's call).
+// pipeline costs a call (the check and one more layer's call); and
+// pass-added-ns/call the median of passes - layer, what adding any layer
+// costs (one more layer's call, the floor of added-ns/call).
 func BenchmarkOverhead(b *testing.B) {
 	const batch = 1000
 	pass := resilience.New("pass", func(ctx context.Context, next resilience.Next[int]) (int, error) {
 		return next.Call(ctx)
 	})
 	chaosOff := off()["fault"]
-	fs := []resilience.Op[int]{opVar, pass.Wrap(opVar), chaosOff.Wrap(opVar), pass.Then(chaosOff).Wrap(opVar)}
+	fs := []resilience.Op[int]{opVar, pass.Wrap(opVar), chaosOff.Wrap(opVar), pass.Then(chaosOff).Wrap(opVar), pass.Then(pass).Wrap(opVar)}
 	ctx := context.Background()
-	var t [4][]float64
-	var check, added []float64
+	var t [5][]float64
+	var check, added, passAdded []float64
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		var took [4]float64
+		var took [5]float64
 		for j := range fs {
 			i := (n + j) % len(fs)
 			start := time.Now()
@@ -134,6 +138,7 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 		check = append(check, took[2]-took[1])
 		added = append(added, took[3]-took[1])
+		passAdded = append(passAdded, took[4]-took[1])
 		n++
 	}
 	b.ReportMetric(median(t[0]), "op-ns/call")
@@ -141,7 +146,9 @@ func BenchmarkOverhead(b *testing.B) {
 	b.ReportMetric(median(t[2]), "chaos-ns/call")
 	b.ReportMetric(median(t[3]), "both-ns/call")
 	b.ReportMetric(median(check), "check-ns/call")
+	b.ReportMetric(median(t[4]), "passes-ns/call")
 	b.ReportMetric(median(added), "added-ns/call")
+	b.ReportMetric(median(passAdded), "pass-added-ns/call")
 }
 
 // median returns the median of xs, which it sorts.
