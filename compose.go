@@ -108,9 +108,9 @@ func chain[T any](layers []link[T]) Policy[T] {
 	if len(layers) == 0 {
 		return Policy[T]{}
 	}
-	// The end's run is a closure, not a generic function: the value of a
-	// generic function is a wrapper that passes its dictionary, one more
-	// call per chain.
+	// The end link marks the end of the chain (its next is nil): Next.Call
+	// calls the op itself when it reaches it. Its run, which calls the op
+	// too, keeps every link runnable.
 	end := func(ctx context.Context, next Next[T]) (T, error) { return next.op(ctx) }
 	links := append(layers, link[T]{run: end})
 	for i := range layers {
