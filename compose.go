@@ -61,7 +61,7 @@ func (n Next[T]) Call(ctx context.Context) (T, error) {
 	// end link's run, which would be one more frame on every call.
 	l := n.l
 	if l == nil {
-		panic(zeroNextMsg) // here, not in a call: nothing is spilled for it
+		panic(zeroNextMsg)
 	}
 	if l.next == nil {
 		return n.op(ctx)
