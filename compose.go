@@ -55,21 +55,22 @@ type Next[T any] struct {
 // Call runs the rest of the chain under ctx and returns its result. It
 // panics on the zero Next ("resilience: Next.Call on a zero Next").
 func (n Next[T]) Call(ctx context.Context) (T, error) {
-	// One indirect call, small enough to be inlined into the layer that
-	// calls it: the end of the chain is a link too.
-	if n.l == nil {
-		zeroNext()
+	// Called from a layer (a closure in a generic function, compiled for
+	// its type's shape), Call is not inlined: it is a frame of its own.
+	// So it calls the op itself at the end of the chain, rather than the
+	// end link's run, which would be one more frame on every call.
+	l := n.l
+	if l == nil {
+		panic(zeroNextMsg)
 	}
-	return n.l.run(ctx, Next[T]{l: n.l.next, op: n.op})
+	if l.next == nil {
+		return n.op(ctx)
+	}
+	return l.run(ctx, Next[T]{l: l.next, op: n.op})
 }
 
-// zeroNext panics for Call on the zero Next; a call, not a panic in Call
-// itself, so that Call stays small enough to inline.
-//
-//go:noinline
-func zeroNext() {
-	panic("resilience: Next.Call on a zero Next: a layer gets its Next from the chain (see New); the zero Next has no op")
-}
+// zeroNextMsg is the panic of Call on the zero Next.
+const zeroNextMsg = "resilience: Next.Call on a zero Next: a layer gets its Next from the chain (see New); the zero Next has no op"
 
 // nilContext panics for a call with a nil context, naming the method.
 //
@@ -107,9 +108,9 @@ func chain[T any](layers []link[T]) Policy[T] {
 	if len(layers) == 0 {
 		return Policy[T]{}
 	}
-	// The end's run is a closure, not a generic function: the value of a
-	// generic function is a wrapper that passes its dictionary, one more
-	// call per chain.
+	// The end link marks the end of the chain (its next is nil): Next.Call
+	// calls the op itself when it reaches it. Its run, which calls the op
+	// too, keeps every link runnable.
 	end := func(ctx context.Context, next Next[T]) (T, error) { return next.op(ctx) }
 	links := append(layers, link[T]{run: end})
 	for i := range layers {
@@ -164,7 +165,8 @@ func (p Policy[T]) Do(ctx context.Context, op Op[T]) (T, error) {
 	if p.first == nil {
 		return op(ctx)
 	}
-	return Next[T]{l: p.first, op: op}.Call(ctx)
+	// The first layer's run directly, not Next.Call: one frame less.
+	return p.first.run(ctx, Next[T]{l: p.first.next, op: op})
 }
 
 // Wrap returns op guarded by p, as an Op to keep and call many times: the

@@ -14,5 +14,6 @@ require (
 
 require (
 	github.com/bits-and-blooms/bitset v1.24.4 // indirect
+	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/influxdata/tdigest v0.0.1 // indirect
 )

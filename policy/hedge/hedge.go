@@ -81,8 +81,11 @@ import (
 // attempts. The policy's calls share the estimator and the budget.
 //
 // Cost: the first attempt runs on the caller's goroutine; a call that needs
-// no hedge allocates a cancellable context, a timer and a small record of
-// the race; each hedge adds a goroutine. A call that fails keeps at most
+// no hedge allocates only a cancellable context (context.WithCancel's two
+// allocations): the record of the race and its timer are kept by the
+// policy (in a sync.Pool) from an earlier call that needed none, or made
+// for the first such call. A call that hedges allocates the record and the
+// timer, and each hedge adds a goroutine. A call that fails keeps at most
 // six attempt errors, however many attempts it starts. With no observer, reporting costs nothing; an
 // observer adds no allocation (its events are passed by value), and the
 // events of a call that hedges are reported as the package documentation
@@ -122,6 +125,33 @@ type policy[T any] struct {
 	budget    *budget    // nil: no budget
 	obs       telemetry.Observer
 	name      string // in the events
+
+	// races keeps the records of calls that ended without a hedge and
+	// whose timer was stopped before it fired (see race.reusable), with
+	// their timer and its callback: a call that needs no hedge then
+	// allocates only its cancellable context.
+	races sync.Pool
+}
+
+// newRace returns a record for a call: a kept one, or a new one whose
+// timer is not yet made.
+func (p *policy[T]) newRace() *race[T] {
+	if r, ok := p.races.Get().(*race[T]); ok {
+		return r
+	}
+	r := &race[T]{p: p}
+	r.fire = r.onTimer
+	return r
+}
+
+// recycle keeps r for another call if no goroutine but the caller's can
+// still touch it (see reusable).
+func (p *policy[T]) recycle(r *race[T]) {
+	if !r.reusable() {
+		return
+	}
+	*r = race[T]{p: p, timer: r.timer, fire: r.fire}
+	p.races.Put(r)
 }
 
 // waitsFor reports whether a hint d > 0 is short enough to wait for (see
@@ -161,7 +191,11 @@ type race[T any] struct {
 	settled   bool          // over is closed
 	won       bool          // an accepted result is in v, err
 	panicked  bool          // an attempt panicked (or called runtime.Goexit)
-	timer     clock.Timer   // starts the next hedge
+	timer     clock.Timer   // starts the next hedge; kept with the record, stopped
+	fire      func()        // r.onTimer, the timer's callback, made once per record
+	fired     bool          // onTimer has run (or waits for mu)
+	rearmed   bool          // the timer was Reset after the call armed it
+	disarmed  bool          // the call's timer was stopped before it fired
 	running   int           // attempts started and not yet finished
 	notBefore time.Time     // on p.clock: no attempt starts before it, if hinted
 	v         T             // the winner's value, else the last failure's
@@ -189,7 +223,8 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 	}
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &race[T]{p: p, delay: p.delay, next: next, parent: ctx, ctx: actx, cancel: cancel, running: 1, started: 1}
+	r := p.newRace()
+	r.delay, r.next, r.parent, r.ctx, r.cancel, r.running, r.started = p.delay, next, ctx, actx, cancel, 1, 1
 	if p.est != nil {
 		r.delay = p.est.current()
 	}
@@ -200,7 +235,11 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 		r.start = p.clock.Now()
 	}
 	r.mu.Lock()
-	r.timer = p.clock.AfterFunc(r.delay, r.onTimer)
+	if r.timer == nil {
+		r.timer = p.clock.AfterFunc(r.delay, r.fire)
+	} else {
+		r.timer.Reset(r.delay) // a kept record's timer: stopped before it fired
+	}
 	r.mu.Unlock()
 
 	// The first attempt runs here. If it panics, the hedges are stopped
@@ -218,7 +257,18 @@ func (p *policy[T]) run(ctx context.Context, next resilience.Next[T]) (T, error)
 	accepted := p.accepts(v, err)
 	ok = true
 	r.finish(0, v, err, accepted, false, nil, p.took(start))
-	return r.result()
+	v, err = r.result()
+	p.recycle(r)
+	return v, err
+}
+
+// reusable reports whether the record can serve another call: the call
+// started no hedge (no goroutine of its own holds r), and its timer, armed
+// once and never Reset since, was stopped before it fired (so its
+// callback never ran and never will). r.mu must not be held; nothing
+// else may hold it either.
+func (r *race[T]) reusable() bool {
+	return r.started == 1 && r.disarmed && !r.fired && !r.rearmed
 }
 
 // stamp returns the time now on p's clock if p measures its attempts'
@@ -242,6 +292,7 @@ func (p *policy[T]) took(start time.Time) time.Duration {
 // onTimer starts the next hedge, if the race still wants one.
 func (r *race[T]) onTimer() {
 	r.mu.Lock()
+	r.fired = true
 	launched := r.launchLocked()
 	r.unlockAndReport(false, launched, 0, 0)
 }
@@ -318,6 +369,7 @@ func (r *race[T]) launchLocked() int {
 				r.over = make(chan struct{})
 			}
 			r.timer.Reset(r.notBefore.Sub(now))
+			r.rearmed = true
 			return 0
 		}
 		r.hinted = false
@@ -335,6 +387,7 @@ func (r *race[T]) launchLocked() int {
 	go r.hedge(i)
 	if r.hedges() < r.p.maxHedges {
 		r.timer.Reset(r.delay)
+		r.rearmed = true
 	} else {
 		r.timer.Stop()
 	}
@@ -379,7 +432,7 @@ func (r *race[T]) pushBackLocked(err error) {
 func (r *race[T]) closeLocked() {
 	if !r.closed {
 		r.closed = true
-		r.timer.Stop()
+		r.disarmed = r.timer.Stop()
 	}
 	r.deferred = false
 }

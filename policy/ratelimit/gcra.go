@@ -202,7 +202,15 @@ func (p *params) unitsRange(ns int64) (lo, hi int64) {
 }
 
 // now returns the current time in units: lo <= now <= hi.
-func (p *params) now() (lo, hi int64) { return p.unitsRange(p.elapsed()) }
+//
+// With the real clock it reads time.Since here, not through elapsed: one
+// frame less on every call of the limiter.
+func (p *params) now() (lo, hi int64) {
+	if p.fast {
+		return p.unitsRange(min(max(int64(time.Since(p.origin)), 0), maxElapsed))
+	}
+	return p.unitsRange(p.elapsed())
+}
 
 // waitFor returns the shortest duration d after which the time in units,
 // read at ns since the origin, has grown by at least u > 0: lo(ns+d) >=

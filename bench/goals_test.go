@@ -1,0 +1,79 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"testing"
+
+	"github.com/sony/gobreaker/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+)
+
+// BenchmarkGoal holds the paired rows behind the goals table of README.md,
+// each ours against its reference, made in turns (see paired); its metric
+// resilience/PEER is the ratio of the medians:
+//
+//   - breaker-closed: Do through a closed breaker, the op succeeds, against
+//     gobreaker's Execute; serially and from GOMAXPROCS goroutines.
+//   - allow: a limiter's Allow on a bucket that always has tokens, against
+//     x/time/rate's Allow.
+//   - hedge: a hedge (delay 1 s) whose first attempt answers at once,
+//     against its floor: what any hedge must do for such a call, a
+//     cancellable context for the attempts and a timer for the next one
+//     (context.WithCancel and time.AfterFunc, then Stop and cancel).
+func BenchmarkGoal(b *testing.B) {
+	ctx := context.Background()
+	for _, parallel := range []bool{false, true} {
+		mode := "serial"
+		if parallel {
+			mode = "parallel"
+		}
+		b.Run("breaker-closed/"+mode, func(b *testing.B) {
+			ours := breaker.Policy[int](breaker.New())
+			oursOp := func(context.Context) (int, error) { return 1, nil }
+			gb := gobreaker.NewCircuitBreaker[int](gobreaker.Settings{Name: "bench"})
+			gbOp := func() (int, error) { return 1, nil }
+			paired(b, parallel, pairedSpan, []kind{
+				{"resilience", func() error { _, err := ours.Do(ctx, oursOp); return err }},
+				{"gobreaker", func() error { _, err := gb.Execute(gbOp); return err }},
+			})
+		})
+	}
+	b.Run("allow/serial", func(b *testing.B) {
+		ours := ratelimit.New(rlRate, rlBurst)
+		xrate := rate.NewLimiter(rate.Limit(rlRate), rlBurst)
+		paired(b, false, pairedSpan, []kind{
+			{"resilience", func() error { return admitted(ours.Allow()) }},
+			{"x-time-rate", func() error { return admitted(xrate.Allow()) }},
+		})
+	})
+	b.Run("hedge/serial", func(b *testing.B) {
+		ours := hedge.New[int](time.Second)
+		op := func(context.Context) (int, error) { return 1, nil }
+		next := func() {}
+		paired(b, false, pairedSpan, []kind{
+			{"resilience", func() error { _, err := ours.Do(ctx, op); return err }},
+			{"floor", func() error {
+				actx, cancel := context.WithCancel(ctx)
+				t := time.AfterFunc(time.Second, next)
+				_, err := op(actx)
+				t.Stop()
+				cancel()
+				return err
+			}},
+		})
+	})
+}
+
+func admitted(ok bool) error {
+	if !ok {
+		return fmt.Errorf("refused")
+	}
+	return nil
+}
