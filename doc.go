@@ -62,7 +62,8 @@
 //   - [Then], [Policy.Then]: composition, outermost first
 //   - [Policy.Fallback], [Fallback]: a result to use when the chain fails,
 //     named and observed through [FallbackOption]s ([WithFallbackName],
-//     [WithFallbackObserver])
+//     [WithFallbackObserver]: its event [EventFallbackUsed], of kind
+//     [FallbackEventKind])
 //   - [Policy.Do], [Policy.Wrap]: running an op
 //   - [Policy.Check], [Checked], [Policy.Bounds]: a pipeline's order and
 //     worst case, from its layers' descriptions ([Policy.Describe])

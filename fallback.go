@@ -57,7 +57,7 @@ func Fallback[T any](fn func(ctx context.Context, err error) (T, error), opts ..
 		v, err := next.Call(ctx)
 		if err != nil {
 			if obs != nil {
-				obs.Observe(telemetry.Event{Type: telemetry.FallbackUsed, Name: name, Err: err})
+				obs.Observe(telemetry.Event{Type: EventFallbackUsed, Name: name, Err: err})
 			}
 			return fn(ctx, err)
 		}

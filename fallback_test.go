@@ -46,8 +46,8 @@ func TestFallbackObserverEvents(t *testing.T) {
 			}
 		}
 		want := []telemetry.Event{
-			{Type: telemetry.FallbackUsed, Name: "prices", Err: errDown},
-			{Type: telemetry.FallbackUsed, Name: "prices", Err: refused},
+			{Type: resilience.EventFallbackUsed, Name: "prices", Err: errDown},
+			{Type: resilience.EventFallbackUsed, Name: "prices", Err: refused},
 		}
 		if diff := cmp.Diff(want, events, cmpopts.EquateErrors()); diff != "" {
 			t.Errorf("%s: events mismatch (-want +got):\n%s", form, diff)
@@ -74,7 +74,7 @@ func TestFallbackObserverFunctionFails(t *testing.T) {
 	if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, errDown }); err != errStale {
 		t.Errorf("Do = %v, want the fallback's %v", err, errStale)
 	}
-	if diff := cmp.Diff([]telemetry.Event{{Type: telemetry.FallbackUsed, Err: errDown}}, events, cmpopts.EquateErrors()); diff != "" {
+	if diff := cmp.Diff([]telemetry.Event{{Type: resilience.EventFallbackUsed, Err: errDown}}, events, cmpopts.EquateErrors()); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
 	}
 	if got := p.String(); got != "fallback" {
@@ -91,7 +91,7 @@ func TestFallbackOptionsLastWins(t *testing.T) {
 	if got := p.String(); got != "fallback(y)" {
 		t.Errorf("String() = %q, want fallback(y)", got)
 	}
-	if diff := cmp.Diff([]telemetry.Count{{Name: "y", Type: telemetry.FallbackUsed, N: 1}}, b.Counts()); diff != "" {
+	if diff := cmp.Diff([]telemetry.Count{{Name: "y", Type: resilience.EventFallbackUsed, N: 1}}, b.Counts()); diff != "" {
 		t.Errorf("last observer's counts mismatch (-want +got):\n%s", diff)
 	}
 	if got := a.Counts(); len(got) != 0 {

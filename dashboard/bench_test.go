@@ -30,7 +30,7 @@ func benchDashboard(b *testing.B, n int, real bool) (*Dashboard, *clock.Fake) {
 			}
 			g = br
 		} else {
-			fg := newFake(telemetry.Breaker, name)
+			fg := newFake(breaker.Kind, name)
 			fg.s.State = telemetry.StateClosed
 			g = fg
 		}

@@ -95,7 +95,7 @@ func TestNoEventsYetIsUnknown(t *testing.T) {
 	if p := snap(t, d, false).Pipelines[0]; p.RetriesPerSec != nil || p.FallbacksPerSec != nil {
 		t.Fatalf("before any event: retries %v, fallbacks %v; want null", p.RetriesPerSec, p.FallbacksPerSec)
 	}
-	reg.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "p"})
+	reg.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "p"})
 	f.Advance(time.Second)
 	if p := snap(t, d, false).Pipelines[0]; p.RetriesPerSec == nil || *p.RetriesPerSec != 1 {
 		t.Fatalf("after one retry.waiting through the registry: retries %v, want 1", p.RetriesPerSec)
@@ -132,7 +132,7 @@ func TestObserveAttemptAllocs(t *testing.T) {
 	f := clock.NewFake()
 	reg := telemetry.NewRegistry()
 	New(reg, &Options{Clock: f})
-	e := telemetry.Event{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 1, Elapsed: time.Millisecond}
+	e := telemetry.Event{Type: retry.EventAttempt, Name: "prices", Attempt: 1, Elapsed: time.Millisecond}
 	reg.Observe(e)
 	if n := testing.AllocsPerRun(100, func() { reg.Observe(e) }); n != 0 {
 		t.Errorf("%v allocs per attempt event, want 0", n)

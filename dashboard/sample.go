@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -411,10 +413,10 @@ func (d *Dashboard) pipelines(seq uint64, elapsed float64) {
 		if d.cnt != nil {
 			var r, f uint64
 			for _, n := range p.retryNames {
-				r += d.cnt.Count(n, telemetry.RetryWaiting)
+				r += d.cnt.Count(n, retry.EventWaiting)
 			}
 			for _, n := range p.fbNames {
-				f += d.cnt.Count(n, telemetry.FallbackUsed)
+				f += d.cnt.Count(n, resilience.EventFallbackUsed)
 			}
 			span := elapsed
 			if !p.hasBase { // from zero, as a new tile's (see derive)

@@ -11,6 +11,8 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -20,12 +22,12 @@ import (
 func TestTilesByName(t *testing.T) {
 	d, f, reg := newFakeDashboard(t)
 	db := breaker.New(breaker.WithName("db"), breaker.WithClock(f))
-	bh := newFake(telemetry.Bulkhead, "db")
+	bh := newFake(bulkhead.Kind, "db")
 	bh.set(func(s *telemetry.Snapshot) {
 		s.Refused = 4
 		s.Values = values("limit", 10, "in_flight", 3, "queued", 2)
 	})
-	lim := newFake(telemetry.RateLimit, "api")
+	lim := newFake(ratelimit.Kind, "api")
 	lim.set(func(s *telemetry.Snapshot) {
 		s.Refused = 7
 		s.Values = values("rate", 100, "burst", 10, "tokens", 3.456)
@@ -84,7 +86,7 @@ func TestTileOrder(t *testing.T) {
 	forced.ForceOpen()
 	for _, g := range []telemetry.Guard{
 		state("a", "closed"), state("b", "open"), state("c", "half-open"), state("d", "open"),
-		newFake(telemetry.Bulkhead, "0-bulkhead"), forced, state("f", "half-open"),
+		newFake(bulkhead.Kind, "0-bulkhead"), forced, state("f", "half-open"),
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)
@@ -107,7 +109,7 @@ func TestTileOrder(t *testing.T) {
 // Interval, and a gap with no snapshot is filled with its average rate.
 func TestRatesAndHistory(t *testing.T) {
 	d, f, reg := newFakeDashboard(t)
-	bh := newFake(telemetry.Bulkhead, "db")
+	bh := newFake(bulkhead.Kind, "db")
 	if err := reg.Register(bh); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +183,7 @@ func TestFirstSnapshotRates(t *testing.T) {
 	var events telemetry.Counter
 	reg := telemetry.NewRegistry()
 	d := New(reg, &Options{Counter: &events, Clock: f})
-	bh := newFake(telemetry.Bulkhead, "db")
+	bh := newFake(bulkhead.Kind, "db")
 	if err := errors.Join(reg.Register(bh), reg.RegisterPipeline("db", retry.New[int](retry.WithName("db")))); err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +198,7 @@ func TestFirstSnapshotRates(t *testing.T) {
 	}
 	bh.set(func(s *telemetry.Snapshot) { s.Refused = 12 })
 	for range 6 {
-		events.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "db"})
+		events.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "db"})
 	}
 	s := snap(t, d, true)
 	g := s.Guards[0]
@@ -214,7 +216,7 @@ func TestFirstSnapshotRates(t *testing.T) {
 	}
 
 	// A guard registered between two snapshots: its counts over the time between.
-	late := newFake(telemetry.RateLimit, "late")
+	late := newFake(ratelimit.Kind, "late")
 	late.set(func(s *telemetry.Snapshot) { s.Refused = 5 })
 	if err := reg.Register(late); err != nil {
 		t.Fatal(err)
@@ -278,10 +280,10 @@ func TestCounterSources(t *testing.T) {
 		_, _ = breaker.Policy[int](b).Do(context.Background(), op(f, 0, err))
 	}
 	for range 3 {
-		events.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "pay"})
+		events.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "pay"})
 	}
-	events.Observe(telemetry.Event{Type: telemetry.FallbackUsed, Name: "checkout"})
-	events.Observe(telemetry.Event{Type: telemetry.FallbackUsed, Name: "pay"}) // not this pipeline's fallback
+	events.Observe(telemetry.Event{Type: resilience.EventFallbackUsed, Name: "checkout"})
+	events.Observe(telemetry.Event{Type: resilience.EventFallbackUsed, Name: "pay"}) // not this pipeline's fallback
 
 	s := snap(t, d, true)
 	want := tileJSON{

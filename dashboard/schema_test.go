@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -130,7 +132,7 @@ func keys(t *testing.T, what string, v any) []string {
 // snapshot; the optional parts are there only when they apply.
 func TestSnapshotFields(t *testing.T) {
 	d, f, reg := newFakeDashboard(t)
-	lim := newFake(telemetry.RateLimit, "db")
+	lim := newFake(ratelimit.Kind, "db")
 	lim.set(func(s *telemetry.Snapshot) {
 		s.Values = []telemetry.Value{{Name: "rate", Unit: "{token}/s", Help: "Tokens per second.", Value: math.Inf(1)}}
 	})
@@ -140,7 +142,7 @@ func TestSnapshotFields(t *testing.T) {
 	})
 	for _, g := range []telemetry.Guard{
 		breaker.New(breaker.WithName("db"), breaker.WithClock(f)),
-		newFake(telemetry.Bulkhead, "db"),
+		newFake(bulkhead.Kind, "db"),
 		lim, keyed,
 	} {
 		if err := reg.Register(g); err != nil {

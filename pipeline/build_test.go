@@ -202,8 +202,8 @@ func TestBuildGivesClockAndObserver(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if !slices.Contains(events, telemetry.BreakerOpened) {
-		t.Errorf("events = %v, want one of type %v", events, telemetry.BreakerOpened)
+	if !slices.Contains(events, breaker.EventOpened) {
+		t.Errorf("events = %v, want one of type %v", events, breaker.EventOpened)
 	}
 }
 

@@ -54,11 +54,11 @@ func newEvMachine(t *rapid.T) *evMachine {
 // tally folds the events emitted since the last tally into the counts.
 func (m *evMachine) tally(t *rapid.T) {
 	for _, e := range m.events {
-		if e.Name != m.b.Name() || e.Kind() != telemetry.Breaker {
+		if e.Name != m.b.Name() || e.Kind() != breaker.Kind {
 			t.Fatalf("event %+v: want kind breaker and name %q", e, m.b.Name())
 		}
 		switch e.Type {
-		case telemetry.BreakerOpened, telemetry.BreakerHalfOpened, telemetry.BreakerClosed:
+		case breaker.EventOpened, breaker.EventHalfOpened, breaker.EventClosed:
 			if e.From != m.state || e.To == e.From {
 				t.Fatalf("transition %+v after a transition to %q", e, m.state)
 			}
@@ -75,16 +75,16 @@ func (m *evMachine) tally(t *rapid.T) {
 			m.transitions++
 			m.state = e.To
 			m.genRefused, m.genFailures = 0, 0
-		case telemetry.BreakerRefused:
+		case breaker.EventRefused:
 			var re *resilience.RefusedError
 			if !errors.As(e.Err, &re) || re.RetryAfter() != e.Wait {
 				t.Fatalf("refusal event %+v: want a *RefusedError whose RetryAfter is Wait", e)
 			}
 			m.refused++
 			m.genRefused++
-		case telemetry.BreakerFailure:
+		case breaker.EventFailure:
 			m.genFailures++
-		case telemetry.BreakerIgnored:
+		case breaker.EventIgnored:
 		default:
 			t.Fatalf("unexpected event %+v", e)
 		}

@@ -54,7 +54,7 @@ func (m *kModel) use(key int) {
 				if m.state[gone] == "forced" {
 					from = "closed"
 				}
-				m.events = append(m.events, telemetry.Event{Type: telemetry.BreakerEvicted, Name: "k", Key: itoa(gone), From: from})
+				m.events = append(m.events, telemetry.Event{Type: breaker.EventEvicted, Name: "k", Key: itoa(gone), From: from})
 				m.notClosed++
 			}
 			m.remove(gone)
@@ -95,7 +95,7 @@ func TestKeyedMatchesModel(t *testing.T) {
 		k := breaker.NewKeyed[string](breaker.WithName("k"), breaker.WithClock(clock.NewFake()),
 			breaker.WithThreshold(1), breaker.WithCooldown(time.Hour), breaker.WithMaxKeys(maxKeys),
 			breaker.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
-				if e.Type == telemetry.BreakerEvicted {
+				if e.Type == breaker.EventEvicted {
 					got = append(got, e)
 				}
 			})))

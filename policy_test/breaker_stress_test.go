@@ -294,11 +294,11 @@ func TestBreakerStressRefusalsMatchEvents(t *testing.T) {
 		})
 	}
 	deadline := time.Now().Add(30 * time.Second)
-	for i := 0; events.Count("db", telemetry.BreakerRefused) < 5000 || i < 300; i++ {
+	for i := 0; events.Count("db", breaker.EventRefused) < 5000 || i < 300; i++ {
 		if time.Now().After(deadline) {
 			close(stop)
 			callers.Wait()
-			t.Fatalf("after 30s: %d refusals, %d rounds; want 5000 and 300", events.Count("db", telemetry.BreakerRefused), i)
+			t.Fatalf("after 30s: %d refusals, %d rounds; want 5000 and 300", events.Count("db", breaker.EventRefused), i)
 		}
 		switch i % 7 {
 		case 3:
@@ -312,7 +312,7 @@ func TestBreakerStressRefusalsMatchEvents(t *testing.T) {
 	}
 	close(stop)
 	callers.Wait()
-	if s, got := b.Stats(), events.Count("db", telemetry.BreakerRefused); s.Refused != got {
+	if s, got := b.Stats(), events.Count("db", breaker.EventRefused); s.Refused != got {
 		t.Fatalf("Stats().Refused = %d, refusal events = %d", s.Refused, got)
 	}
 }

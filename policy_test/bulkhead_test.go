@@ -300,7 +300,7 @@ func (m *bhMachine) Check(t *rapid.T) {
 	if diff := cmp.Diff(wantStats, m.b.Stats()); diff != "" {
 		t.Fatalf("Stats mismatch (-want +got):\n%s\ntrace:\n%v", diff, m.trace)
 	}
-	if n := m.events.Count("model", telemetry.BulkheadRefused); n != uint64(m.rejected) {
+	if n := m.events.Count("model", bulkhead.EventRefused); n != uint64(m.rejected) {
 		t.Fatalf("%d bulkhead.refused events, want %d\ntrace:\n%v", n, m.rejected, m.trace)
 	}
 }

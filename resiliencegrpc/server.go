@@ -111,8 +111,8 @@ func UnaryServerInterceptor(p resilience.Policy[struct{}], opts ...Option) grpc.
 const Kind telemetry.Kind = "grpc_server"
 
 // The events of the server side ([UnaryServerInterceptor],
-// [StreamServerInterceptor], [InHandle]), which this package owns (package
-// telemetry lists the events of the policies), one per call, to the
+// [StreamServerInterceptor], [InHandle]), which this package owns (as each
+// policy owns its events: breaker.EventOpened, ...), one per call, to the
 // observer given with [WithObserver]. See "Events" at
 // UnaryServerInterceptor for their fields.
 const (

@@ -16,6 +16,7 @@ import (
 
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/resiliencehttp"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -190,10 +191,10 @@ func TestHealthOtherGuards(t *testing.T) {
 	reg := telemetry.NewRegistry()
 	keys := &telemetry.KeySummary{Keys: 2, MaxKeys: 10, Open: 1, Top: []telemetry.KeyStat{{Key: "u1", State: "open", Refused: 7}}}
 	for _, g := range []guardOf{
-		{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 3, Values: []telemetry.Value{
+		{telemetry.Snapshot{Kind: bulkhead.Kind, Name: "db", Refused: 3, Values: []telemetry.Value{
 			{Name: "limit", Value: 10}, {Name: "in_flight", Value: 2}}}},
 		{telemetry.Snapshot{Kind: "mycache", Name: "cache", State: telemetry.StateOpen, Refused: 5}},
-		{telemetry.Snapshot{Kind: telemetry.Breaker, Name: "users", Refused: 7, Keys: keys}},
+		{telemetry.Snapshot{Kind: breaker.Kind, Name: "users", Refused: 7, Keys: keys}},
 	} {
 		if err := reg.Register(g); err != nil {
 			t.Fatal(err)

@@ -39,7 +39,7 @@ func TestHealthDurations(t *testing.T) {
 		}
 	}
 	reg.Observe(telemetry.Event{Type: "mine.call", Name: "ledger", Elapsed: time.Second}) // any kind's
-	reg.Observe(telemetry.Event{Type: telemetry.RetryCall, Elapsed: time.Second})         // no name: left out
+	reg.Observe(telemetry.Event{Type: retry.EventCall, Elapsed: time.Second})             // no name: left out
 	wantProbe(t, "after two calls", srv, http.StatusOK, `{"status": "ok", "guards": [], "durations": [
 		{"name": "ledger", "calls": 1, "call_mean_seconds": 1, "attempts": 0, "attempt_mean_seconds": 0},
 		{"name": "payments", "calls": 2, "call_mean_seconds": 0.015, "attempts": 3, "attempt_mean_seconds": 0.01}]}`)
@@ -49,7 +49,7 @@ func TestHealthDurations(t *testing.T) {
 func TestHealthDurationsObserveAllocs(t *testing.T) {
 	reg := telemetry.NewRegistry()
 	resiliencehttp.Health(reg)
-	e := telemetry.Event{Type: telemetry.RetryAttempt, Name: "payments", Attempt: 1, Elapsed: time.Millisecond}
+	e := telemetry.Event{Type: retry.EventAttempt, Name: "payments", Attempt: 1, Elapsed: time.Millisecond}
 	reg.Observe(e)
 	if n := testing.AllocsPerRun(100, func() { reg.Observe(e) }); n != 0 {
 		t.Errorf("%v allocs per duration event, want 0", n)

@@ -156,8 +156,8 @@ func Middleware(p resilience.Policy[struct{}], opts ...MiddlewareOption) func(ht
 // Kind is the kind of [Middleware]'s events.
 const Kind telemetry.Kind = "http_server"
 
-// The events of [Middleware], which this package owns (package telemetry
-// lists the events of the policies), one per request, to the observer
+// The events of [Middleware], which this package owns (as each policy owns
+// its events: breaker.EventOpened, ...), one per request, to the observer
 // given with [WithObserver]. See "Events" at Middleware for their fields.
 const (
 	// EventAnswered: the handler answered the request, with a status

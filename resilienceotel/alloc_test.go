@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -20,7 +22,7 @@ func TestClosedPathAllocs(t *testing.T) {
 func TestObserveAllocs(t *testing.T) {
 	m, _ := exported(t)
 	exporttest.ObserveAllocs(t, m, exporttest.Refused(), exporttest.Waiting(downError{}),
-		telemetry.Event{Type: telemetry.BreakerOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen},
-		telemetry.Event{Type: telemetry.RetryAttempt, Name: "b", Attempt: 2, Elapsed: 3 * time.Millisecond},
-		telemetry.Event{Type: telemetry.RetryCall, Name: "b", Elapsed: 5 * time.Millisecond, Err: downError{}})
+		telemetry.Event{Type: breaker.EventOpened, Name: "b", From: telemetry.StateClosed, To: telemetry.StateOpen},
+		telemetry.Event{Type: retry.EventAttempt, Name: "b", Attempt: 2, Elapsed: 3 * time.Millisecond},
+		telemetry.Event{Type: retry.EventCall, Name: "b", Elapsed: 5 * time.Millisecond, Err: downError{}})
 }

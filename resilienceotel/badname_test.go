@@ -7,6 +7,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -44,16 +47,16 @@ func attrSets(m metricdata.Metrics) []attribute.Set {
 // invalid bytes, counted in resilience.exporter.sanitized.
 func TestInvalidUTF8NameIsSanitised(t *testing.T) {
 	reg := telemetry.NewRegistry()
-	guard := &exporttest.FakeGuard{S: telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "h"}}
+	guard := &exporttest.FakeGuard{S: telemetry.Snapshot{Kind: bulkhead.Kind, Name: "h"}}
 	if err := reg.Register(guard); err != nil {
 		t.Fatal(err)
 	}
 	guard.S.State = "h\xff" // a guard of one's own may say anything of its state (the registry checks names)
 	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg), resilienceotel.WithKeys(4))
-	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "db\xff"})
-	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "keyed", Key: "k\xfe"})
-	m.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "r\xff", Wait: 1})
-	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "ok"})
+	m.Observe(telemetry.Event{Type: breaker.EventFailure, Name: "db\xff"})
+	m.Observe(telemetry.Event{Type: breaker.EventFailure, Name: "keyed", Key: "k\xfe"})
+	m.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "r\xff", Wait: 1})
+	m.Observe(telemetry.Event{Type: breaker.EventFailure, Name: "ok"})
 
 	got := collect(t, reader)
 	seen := make(map[string]bool)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -50,9 +51,9 @@ func TestErrorTypeCardinalityIsBounded(t *testing.T) {
 	}
 	m, reader := newMetrics(t)
 	for _, err := range errs { // 81 types
-		m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "b", Err: err})
+		m.Observe(telemetry.Event{Type: breaker.EventFailure, Name: "b", Err: err})
 	}
-	m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "b", Err: errs[0]}) // seen: keeps its name
+	m.Observe(telemetry.Event{Type: breaker.EventFailure, Name: "b", Err: errs[0]}) // seen: keeps its name
 
 	counts := make(map[string]int64) // error.type: events
 	for _, p := range collect(t, reader)["resilience.events"].Data.(metricdata.Sum[int64]).DataPoints {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 	"go.opentelemetry.io/otel/attribute"
@@ -20,8 +21,8 @@ func TestErrorType(t *testing.T) {
 	for i, c := range cases {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			m, reader := newMetrics(t)
-			m.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "b", Err: c.Err})
-			want := []attribute.KeyValue{ptype("breaker"), pname("b"), event(telemetry.BreakerFailure)}
+			m.Observe(telemetry.Event{Type: breaker.EventFailure, Name: "b", Err: c.Err})
+			want := []attribute.KeyValue{ptype("breaker"), pname("b"), event(breaker.EventFailure)}
 			if c.Want != "" {
 				want = append(want, errtype(c.Want))
 			}

@@ -7,6 +7,10 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -34,28 +38,28 @@ func TestEveryEventType(t *testing.T) {
 	got := collect(t, reader)
 	x := pname("x")
 	assertData(t, got, "resilience.events", counter(
-		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerOpened)),
-		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerHalfOpened)),
-		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerClosed)),
-		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerRefused), errtype("breaker.open")),
-		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerFailure)),
-		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerIgnored), errtype("*errors.errorString")),
-		pt[int64](1, ptype("breaker"), x, event(telemetry.BreakerEvicted)),
-		pt[int64](1, ptype("retry"), x, event(telemetry.RetryAttemptFailed), errtype(downType)),
-		pt[int64](1, ptype("retry"), x, event(telemetry.RetryWaiting), errtype(downType)),
-		pt[int64](1, ptype("retry"), x, event(telemetry.RetryGaveUp), errtype("retry.attempts")),
-		pt[int64](1, ptype("retry"), x, event(telemetry.RetryAttempt)),
-		pt[int64](1, ptype("retry"), x, event(telemetry.RetryCall)),
-		pt[int64](1, ptype("timeout"), x, event(telemetry.TimeoutExpired)),
-		pt[int64](1, ptype("timeout"), x, event(telemetry.TimeoutAbandoned)),
-		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeLaunched)),
-		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeWon)),
-		pt[int64](1, ptype("hedge"), x, event(telemetry.HedgeLosersCancelled)),
-		pt[int64](1, ptype("bulkhead"), x, event(telemetry.BulkheadQueuedAdmitted)),
-		pt[int64](1, ptype("bulkhead"), x, event(telemetry.BulkheadRefused), errtype("bulkhead.queue_timeout")),
-		pt[int64](1, ptype("ratelimit"), x, event(telemetry.RateLimitRefused), errtype("ratelimit.limited")),
-		pt[int64](1, ptype("ratelimit"), x, event(telemetry.RateLimitWaited)),
-		pt[int64](1, ptype("fallback"), x, event(telemetry.FallbackUsed), errtype(downType)),
+		pt[int64](1, ptype("breaker"), x, event(breaker.EventOpened)),
+		pt[int64](1, ptype("breaker"), x, event(breaker.EventHalfOpened)),
+		pt[int64](1, ptype("breaker"), x, event(breaker.EventClosed)),
+		pt[int64](1, ptype("breaker"), x, event(breaker.EventRefused), errtype("breaker.open")),
+		pt[int64](1, ptype("breaker"), x, event(breaker.EventFailure)),
+		pt[int64](1, ptype("breaker"), x, event(breaker.EventIgnored), errtype("*errors.errorString")),
+		pt[int64](1, ptype("breaker"), x, event(breaker.EventEvicted)),
+		pt[int64](1, ptype("retry"), x, event(retry.EventAttemptFailed), errtype(downType)),
+		pt[int64](1, ptype("retry"), x, event(retry.EventWaiting), errtype(downType)),
+		pt[int64](1, ptype("retry"), x, event(retry.EventGaveUp), errtype("retry.attempts")),
+		pt[int64](1, ptype("retry"), x, event(retry.EventAttempt)),
+		pt[int64](1, ptype("retry"), x, event(retry.EventCall)),
+		pt[int64](1, ptype("timeout"), x, event(timeout.EventExpired)),
+		pt[int64](1, ptype("timeout"), x, event(timeout.EventAbandoned)),
+		pt[int64](1, ptype("hedge"), x, event(hedge.EventLaunched)),
+		pt[int64](1, ptype("hedge"), x, event(hedge.EventWon)),
+		pt[int64](1, ptype("hedge"), x, event(hedge.EventLosersCancelled)),
+		pt[int64](1, ptype("bulkhead"), x, event(bulkhead.EventQueuedAdmitted)),
+		pt[int64](1, ptype("bulkhead"), x, event(bulkhead.EventRefused), errtype("bulkhead.queue_timeout")),
+		pt[int64](1, ptype("ratelimit"), x, event(ratelimit.EventRefused), errtype("ratelimit.limited")),
+		pt[int64](1, ptype("ratelimit"), x, event(ratelimit.EventWaited)),
+		pt[int64](1, ptype("fallback"), x, event(resilience.EventFallbackUsed), errtype(downType)),
 	))
 	assertData(t, got, "resilience.calls", counter(
 		pt[int64](1, ptype("breaker"), x, outcome("rejected"), errtype("breaker.open")),
@@ -68,10 +72,10 @@ func TestEveryEventType(t *testing.T) {
 		pt[int64](1, ptype("ratelimit"), x, outcome("rejected"), errtype("ratelimit.limited")),
 	))
 	assertData(t, got, "resilience.wait.duration", histogram(
-		hpt([]float64{0.2}, ptype("retry"), x, event(telemetry.RetryWaiting)),
-		hpt([]float64{0.03}, ptype("bulkhead"), x, event(telemetry.BulkheadQueuedAdmitted)),
-		hpt([]float64{0.1}, ptype("bulkhead"), x, event(telemetry.BulkheadRefused)),
-		hpt([]float64{0.01}, ptype("ratelimit"), x, event(telemetry.RateLimitWaited)),
+		hpt([]float64{0.2}, ptype("retry"), x, event(retry.EventWaiting)),
+		hpt([]float64{0.03}, ptype("bulkhead"), x, event(bulkhead.EventQueuedAdmitted)),
+		hpt([]float64{0.1}, ptype("bulkhead"), x, event(bulkhead.EventRefused)),
+		hpt([]float64{0.01}, ptype("ratelimit"), x, event(ratelimit.EventWaited)),
 	))
 }
 
@@ -80,12 +84,12 @@ func TestEveryEventType(t *testing.T) {
 // recorded as waits.
 func TestWaitsNotRecorded(t *testing.T) {
 	m, reader := newMetrics(t)
-	m.Observe(telemetry.Event{Type: telemetry.BulkheadRefused, Name: "db", Err: resilience.Refuse(bulkhead.ErrFull, "db", -1)})
-	m.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "r", Wait: resilience.Never})
+	m.Observe(telemetry.Event{Type: bulkhead.EventRefused, Name: "db", Err: resilience.Refuse(bulkhead.ErrFull, "db", -1)})
+	m.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "r", Wait: resilience.Never})
 	got := collect(t, reader)
 	assertData(t, got, "resilience.events", counter(
-		pt[int64](1, ptype("bulkhead"), pname("db"), event(telemetry.BulkheadRefused), errtype("bulkhead.full")),
-		pt[int64](1, ptype("retry"), pname("r"), event(telemetry.RetryWaiting)),
+		pt[int64](1, ptype("bulkhead"), pname("db"), event(bulkhead.EventRefused), errtype("bulkhead.full")),
+		pt[int64](1, ptype("retry"), pname("r"), event(retry.EventWaiting)),
 	))
 	if w, ok := got["resilience.wait.duration"]; ok {
 		if h := w.Data.(metricdata.Histogram[float64]); len(h.DataPoints) > 0 {
@@ -100,7 +104,7 @@ func TestWaitsNotRecorded(t *testing.T) {
 // their key the same way.
 func TestKeys(t *testing.T) {
 	rejected := func(name, k string) telemetry.Event {
-		return telemetry.Event{Type: telemetry.RateLimitWaited, Name: name, Key: k, Wait: time.Millisecond}
+		return telemetry.Event{Type: ratelimit.EventWaited, Name: name, Key: k, Wait: time.Millisecond}
 	}
 	t.Run("on", func(t *testing.T) {
 		m, reader := newMetrics(t, resilienceotel.WithKeys(2))
@@ -110,7 +114,7 @@ func TestKeys(t *testing.T) {
 		m.Observe(rejected("other", "c")) // a guard of its own: its own two keys
 		got := collect(t, reader)
 		rl := ptype("ratelimit")
-		w := event(telemetry.RateLimitWaited)
+		w := event(ratelimit.EventWaited)
 		assertData(t, got, "resilience.events", counter(
 			pt[int64](2, rl, pname("api"), w, key("a")),
 			pt[int64](1, rl, pname("api"), w, key("b")),
@@ -125,7 +129,7 @@ func TestKeys(t *testing.T) {
 		}
 		got := collect(t, reader)
 		assertData(t, got, "resilience.events", counter(
-			pt[int64](3, ptype("ratelimit"), pname("api"), event(telemetry.RateLimitWaited)),
+			pt[int64](3, ptype("ratelimit"), pname("api"), event(ratelimit.EventWaited)),
 		))
 	})
 	t.Run("keyed breaker", func(t *testing.T) {
@@ -142,9 +146,9 @@ func TestKeys(t *testing.T) {
 		var want []metricdata.DataPoint[int64]
 		for _, v := range []string{"a", "_OTHER"} {
 			want = append(want,
-				pt[int64](1, br, h, event(telemetry.BreakerFailure), key(v)),
-				pt[int64](1, br, h, event(telemetry.BreakerOpened), key(v)),
-				pt[int64](1, br, h, event(telemetry.BreakerEvicted), key(v)))
+				pt[int64](1, br, h, event(breaker.EventFailure), key(v)),
+				pt[int64](1, br, h, event(breaker.EventOpened), key(v)),
+				pt[int64](1, br, h, event(breaker.EventEvicted), key(v)))
 		}
 		assertData(t, got, "resilience.events", counter(want...))
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -170,7 +171,7 @@ func ExampleWithKeys() {
 		panic(err)
 	}
 	for _, tenant := range []string{"acme", "globex", "acme", "initech", "umbrella"} {
-		m.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Key: tenant, Wait: time.Millisecond})
+		m.Observe(telemetry.Event{Type: ratelimit.EventWaited, Name: "api", Key: tenant, Wait: time.Millisecond})
 	}
 	var rm metricdata.ResourceMetrics
 	if err := reader.Collect(context.Background(), &rm); err != nil {

@@ -110,8 +110,8 @@ func TestGlobalProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Observe(telemetry.Event{Type: telemetry.BreakerOpened, Name: "b"})
-	assertData(t, collect(t, reader), "resilience.events", counter(pt[int64](1, ptype("breaker"), pname("b"), event(telemetry.BreakerOpened))))
+	m.Observe(telemetry.Event{Type: breaker.EventOpened, Name: "b"})
+	assertData(t, collect(t, reader), "resilience.events", counter(pt[int64](1, ptype("breaker"), pname("b"), event(breaker.EventOpened))))
 }
 
 // TestClose: after Close, collections report neither counts nor gauges.
@@ -121,14 +121,14 @@ func TestClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
-	m.Observe(telemetry.Event{Type: telemetry.BreakerOpened, Name: "b"})
+	m.Observe(telemetry.Event{Type: breaker.EventOpened, Name: "b"})
 	if got := collect(t, reader); len(got) == 0 {
 		t.Fatal("nothing collected before Close")
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	m.Observe(telemetry.Event{Type: telemetry.BreakerOpened, Name: "b"})
+	m.Observe(telemetry.Event{Type: breaker.EventOpened, Name: "b"})
 	for name, d := range collect(t, reader) {
 		t.Errorf("after Close: %s collected: %+v", name, d.Data)
 	}
@@ -182,7 +182,7 @@ func TestConcurrent(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				m.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Key: string(rune('a' + (g+i)%8)), Wait: time.Millisecond})
+				m.Observe(telemetry.Event{Type: ratelimit.EventWaited, Name: "api", Key: string(rune('a' + (g+i)%8)), Wait: time.Millisecond})
 				_, _ = p.Do(context.Background(), func(context.Context) (int, error) { return i, nil })
 			}
 		})

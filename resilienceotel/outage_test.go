@@ -5,6 +5,8 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -43,22 +45,22 @@ func TestScriptedOutage(t *testing.T) {
 	brk, rty := ptype("breaker"), ptype("retry")
 	prices := pname("prices")
 	assertData(t, got, "resilience.events", counter(
-		pt[int64](2, brk, prices, event(telemetry.BreakerFailure), errtype(downType)),
-		pt[int64](1, brk, prices, event(telemetry.BreakerOpened)),
-		pt[int64](1, brk, prices, event(telemetry.BreakerRefused), errtype("breaker.open")),
-		pt[int64](1, brk, prices, event(telemetry.BreakerHalfOpened)),
-		pt[int64](1, brk, prices, event(telemetry.BreakerClosed)),
-		pt[int64](2, rty, prices, event(telemetry.RetryAttemptFailed), errtype(downType)),
-		pt[int64](1, rty, prices, event(telemetry.RetryAttemptFailed), errtype("breaker.open")),
-		pt[int64](1, rty, prices, event(telemetry.RetryWaiting), errtype(downType)),
-		pt[int64](1, rty, prices, event(telemetry.RetryGaveUp), errtype("retry.attempts")),
-		pt[int64](1, rty, prices, event(telemetry.RetryGaveUp), errtype("retry.max_wait")),
-		pt[int64](4, rty, prices, event(telemetry.RetryAttempt)),
-		pt[int64](2, rty, prices, event(telemetry.RetryAttempt), errtype(downType)),
-		pt[int64](1, rty, prices, event(telemetry.RetryAttempt), errtype("breaker.open")),
-		pt[int64](4, rty, prices, event(telemetry.RetryCall)),
-		pt[int64](1, rty, prices, event(telemetry.RetryCall), errtype(downType)),
-		pt[int64](1, rty, prices, event(telemetry.RetryCall), errtype("breaker.open")),
+		pt[int64](2, brk, prices, event(breaker.EventFailure), errtype(downType)),
+		pt[int64](1, brk, prices, event(breaker.EventOpened)),
+		pt[int64](1, brk, prices, event(breaker.EventRefused), errtype("breaker.open")),
+		pt[int64](1, brk, prices, event(breaker.EventHalfOpened)),
+		pt[int64](1, brk, prices, event(breaker.EventClosed)),
+		pt[int64](2, rty, prices, event(retry.EventAttemptFailed), errtype(downType)),
+		pt[int64](1, rty, prices, event(retry.EventAttemptFailed), errtype("breaker.open")),
+		pt[int64](1, rty, prices, event(retry.EventWaiting), errtype(downType)),
+		pt[int64](1, rty, prices, event(retry.EventGaveUp), errtype("retry.attempts")),
+		pt[int64](1, rty, prices, event(retry.EventGaveUp), errtype("retry.max_wait")),
+		pt[int64](4, rty, prices, event(retry.EventAttempt)),
+		pt[int64](2, rty, prices, event(retry.EventAttempt), errtype(downType)),
+		pt[int64](1, rty, prices, event(retry.EventAttempt), errtype("breaker.open")),
+		pt[int64](4, rty, prices, event(retry.EventCall)),
+		pt[int64](1, rty, prices, event(retry.EventCall), errtype(downType)),
+		pt[int64](1, rty, prices, event(retry.EventCall), errtype("breaker.open")),
 	))
 	assertData(t, got, "resilience.calls", counter(
 		pt[int64](4, ptype("pipeline"), prices, outcome("success")),
@@ -81,7 +83,7 @@ func TestScriptedOutage(t *testing.T) {
 		hpt([]float64{0}, prices, outcome("rejected"), attempt(1), errtype("breaker.open")),
 	))
 	assertData(t, got, "resilience.wait.duration", histogram(
-		hpt([]float64{0}, rty, prices, event(telemetry.RetryWaiting)),
+		hpt([]float64{0}, rty, prices, event(retry.EventWaiting)),
 	))
 	assertData(t, got, "resilience.guard.refused", counter(
 		pt[int64](1, brk, prices),

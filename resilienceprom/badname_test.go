@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -23,7 +24,7 @@ import (
 func TestScrapeWithInvalidUTF8Name(t *testing.T) {
 	c := newCollector(t)
 	for _, name := range []string{"db\xff", "db\xfe", "ok"} { // the first two read alike once sanitised
-		c.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: name})
+		c.Observe(telemetry.Event{Type: breaker.EventFailure, Name: name})
 	}
 	m := resilienceprom.Measure[int](c, "fine", 1) // a series of a valid name
 	_, _ = m.Call.Do(t.Context(), func(context.Context) (int, error) { return 1, nil })

@@ -21,6 +21,7 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
@@ -46,8 +47,8 @@ func TestEveryEventType(t *testing.T) {
 	}
 	// A rejection straight from a full bulkhead (no wait) and a wait of
 	// Never are counted and not recorded as waits.
-	c.Observe(telemetry.Event{Type: telemetry.BulkheadRefused, Name: "y", Err: resilience.Refuse(bulkhead.ErrFull, "y", -1)})
-	c.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "y", Wait: resilience.Never})
+	c.Observe(telemetry.Event{Type: bulkhead.EventRefused, Name: "y", Err: resilience.Refuse(bulkhead.ErrFull, "y", -1)})
+	c.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "y", Wait: resilience.Never})
 	var want strings.Builder
 	want.WriteString("# HELP resilience_events_total Events the policies reported, by event (package telemetry's table).\n# TYPE resilience_events_total counter\n")
 	for _, e := range allTypes {
@@ -74,10 +75,10 @@ resilience_calls_total{name="y",outcome="rejected",policy="bulkhead"} 1
 		event  telemetry.Type
 		values []float64
 	}{
-		{telemetry.RetryWaiting, []float64{0.2}},
-		{telemetry.BulkheadQueuedAdmitted, []float64{0.03}},
-		{telemetry.BulkheadRefused, []float64{0.1}},
-		{telemetry.RateLimitWaited, []float64{0.01}},
+		{retry.EventWaiting, []float64{0.2}},
+		{bulkhead.EventQueuedAdmitted, []float64{0.03}},
+		{bulkhead.EventRefused, []float64{0.1}},
+		{ratelimit.EventWaited, []float64{0.01}},
 	} {
 		want.WriteString(histogram("resilience_wait_duration_seconds", fmt.Sprintf("event=%q,name=\"x\",policy=%q", w.event, w.event.Kind()), b, w.values...))
 	}
@@ -301,7 +302,7 @@ func TestConcurrent(t *testing.T) {
 	for range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				c.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: time.Millisecond})
+				c.Observe(telemetry.Event{Type: ratelimit.EventWaited, Name: "api", Wait: time.Millisecond})
 				_, _ = p.Do(context.Background(), func(context.Context) (int, error) { return i, nil })
 			}
 		})
@@ -339,7 +340,7 @@ func TestNewRegisters(t *testing.T) {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	c.Observe(telemetry.Event{Type: telemetry.BreakerOpened, Name: "b"})
+	c.Observe(telemetry.Event{Type: breaker.EventOpened, Name: "b"})
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

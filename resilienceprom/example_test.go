@@ -124,7 +124,7 @@ func ExampleWithBuckets() {
 		panic(err)
 	}
 	for _, w := range []time.Duration{5 * time.Millisecond, 50 * time.Millisecond, 2 * time.Second} {
-		c.Observe(telemetry.Event{Type: telemetry.RetryWaiting, Name: "db", Attempt: 1, Wait: w})
+		c.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "db", Attempt: 1, Wait: w})
 	}
 	samples(c, "resilience_wait_duration_seconds")
 	// Output:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -17,7 +18,7 @@ import (
 func TestBucketBounds(t *testing.T) {
 	c := newCollector(t, resilienceprom.WithBuckets(0.01, 0.1))
 	for _, w := range []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 1, 100 * time.Millisecond, 100*time.Millisecond + 1} {
-		c.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: w})
+		c.Observe(telemetry.Event{Type: ratelimit.EventWaited, Name: "api", Wait: w})
 	}
 	want := `# HELP resilience_wait_duration_seconds Waits the policies reported: a retry's backoff, time in a bulkhead's queue, for a rate limiter's token.
 # TYPE resilience_wait_duration_seconds histogram

@@ -423,7 +423,7 @@ func (b *RetryBudget) flush(force bool) bool {
 // are in Redis, which a snapshot does not ask. Snapshot is safe for
 // simultaneous use and allocates the Values slice.
 func (b *RetryBudget) Snapshot() telemetry.Snapshot {
-	s := telemetry.Snapshot{Kind: telemetry.Retry, Name: b.cfg.Name, State: StateShared, Refused: b.denied.Load()}
+	s := telemetry.Snapshot{Kind: retry.Kind, Name: b.cfg.Name, State: StateShared, Refused: b.denied.Load()}
 	local := 0.0
 	if b.rem.downUntil.Load() != 0 {
 		s.State, s.Reason, local = StateLocal, b.why().Error(), 1

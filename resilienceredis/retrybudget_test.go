@@ -205,7 +205,7 @@ func TestRetryBudgetSnapshot(t *testing.T) {
 	b.Deposit()
 	b.Withdraw() // the floor: 0.1/s × 1 s = 0.1 retries, none
 	s := b.Snapshot()
-	if s.Kind != telemetry.Retry || s.Name != "snapbudget" || b.Name() != "snapbudget" || s.State != StateShared || s.Reason != "" || s.Refused != 1 {
+	if s.Kind != retry.Kind || s.Name != "snapbudget" || b.Name() != "snapbudget" || s.State != StateShared || s.Reason != "" || s.Refused != 1 {
 		t.Errorf("Snapshot = %+v; want retry snapbudget, shared, no reason, 1 refused", s)
 	}
 	v := values(t, s)

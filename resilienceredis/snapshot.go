@@ -3,6 +3,8 @@ package resilienceredis
 import (
 	"errors"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -64,7 +66,7 @@ func (l *Limiter) Snapshot() telemetry.Snapshot { return l.p.snapshot() }
 func (k *KeyedLimiter) Snapshot() telemetry.Snapshot { return k.p.snapshot() }
 
 func (p *limiterParams) snapshot() telemetry.Snapshot {
-	s := telemetry.Snapshot{Kind: telemetry.RateLimit, Name: p.cfg.Name, State: StateShared, Refused: p.refused.Load()}
+	s := telemetry.Snapshot{Kind: ratelimit.Kind, Name: p.cfg.Name, State: StateShared, Refused: p.refused.Load()}
 	local := 0.0
 	if p.remote.down() {
 		s.State, s.Reason, local = StateLocal, p.why().Error(), 1
@@ -97,7 +99,7 @@ func (p *limiterParams) snapshot() telemetry.Snapshot {
 // simultaneous use and allocates the Values slice.
 func (b *Breaker) Snapshot() telemetry.Snapshot {
 	w := b.word.Load()
-	s := telemetry.Snapshot{Kind: telemetry.Breaker, Name: b.cfg.Name, State: b.visible(w).String(), Refused: b.refused.Load()}
+	s := telemetry.Snapshot{Kind: breaker.Kind, Name: b.cfg.Name, State: b.visible(w).String(), Refused: b.refused.Load()}
 	local := 0.0
 	if viewDown(w) {
 		local = 1

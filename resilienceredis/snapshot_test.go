@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/eventlog"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -40,7 +41,7 @@ func TestLimiterSnapshotShared(t *testing.T) {
 	k.Allow(ctx, "a")
 	k.Limiter("b").Allow(ctx)
 	s := l.Snapshot()
-	if s.Kind != telemetry.RateLimit || s.Name != "snap" || s.State != StateShared || s.Reason != "" || s.Refused != 1 {
+	if s.Kind != ratelimit.Kind || s.Name != "snap" || s.State != StateShared || s.Reason != "" || s.Refused != 1 {
 		t.Errorf("Snapshot = %+v; want ratelimit snap, shared, no reason, 1 refused", s)
 	}
 	if diff := cmp.Diff(map[string]float64{"local": 0, "decisions_shared": 3, "decisions_local": 0}, values(t, s)); diff != "" {
@@ -111,7 +112,7 @@ func TestBreakerSnapshotFenced(t *testing.T) {
 		t.Fatalf("A's call after the fenced reply: %v, want ErrOpen", err)
 	}
 	s := a.Snapshot()
-	if s.Kind != telemetry.Breaker || s.Name != "svc" || s.State != telemetry.StateOpen || s.Reason != "" || s.Refused != 1 {
+	if s.Kind != breaker.Kind || s.Name != "svc" || s.State != telemetry.StateOpen || s.Reason != "" || s.Refused != 1 {
 		t.Errorf("Snapshot = %+v; want breaker svc, open, no reason, 1 refused", s)
 	}
 	want := map[string]float64{"local": 0, "generation": 2, "decisions_local": 0, "outcomes_sent": 0, "outcomes_fenced": 2, "batches_fenced": 1, "outcomes_dropped": 0}
@@ -119,7 +120,7 @@ func TestBreakerSnapshotFenced(t *testing.T) {
 		t.Errorf("values mismatch (-want +got):\n%s", diff)
 	}
 	fenced := ofType(&rec, BreakerFenced)
-	if len(fenced) != 1 || fenced[0].Name != "svc" || !errors.Is(fenced[0].Err, ErrFenced) || fenced[0].Kind() != telemetry.Breaker {
+	if len(fenced) != 1 || fenced[0].Name != "svc" || !errors.Is(fenced[0].Err, ErrFenced) || fenced[0].Kind() != breaker.Kind {
 		t.Errorf("events %+v, want one breaker.fenced of svc matching ErrFenced", rec.All())
 	}
 	bs := values(t, b.Snapshot())

@@ -6,6 +6,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -15,22 +18,22 @@ func TestCounter(t *testing.T) {
 		t.Fatalf("Counts() of a new Counter = %v, want nil", got)
 	}
 	for _, e := range []telemetry.Event{
-		{Type: telemetry.BreakerRefused, Name: "db"},
-		{Type: telemetry.BreakerRefused, Name: "db"},
-		{Type: telemetry.BreakerOpened, Name: "db"},
-		{Type: telemetry.RetryGaveUp, Name: ""},
-		{Type: telemetry.RateLimitRefused, Name: "api", Key: "alice"},
-		{Type: telemetry.RateLimitRefused, Name: "api", Key: "bob"}, // keys count together
-		{Type: telemetry.BreakerRefused, Name: "cache"},
+		{Type: breaker.EventRefused, Name: "db"},
+		{Type: breaker.EventRefused, Name: "db"},
+		{Type: breaker.EventOpened, Name: "db"},
+		{Type: retry.EventGaveUp, Name: ""},
+		{Type: ratelimit.EventRefused, Name: "api", Key: "alice"},
+		{Type: ratelimit.EventRefused, Name: "api", Key: "bob"}, // keys count together
+		{Type: breaker.EventRefused, Name: "cache"},
 	} {
 		c.Observe(e)
 	}
 	want := []telemetry.Count{
-		{Name: "", Type: telemetry.RetryGaveUp, N: 1},
-		{Name: "api", Type: telemetry.RateLimitRefused, N: 2},
-		{Name: "cache", Type: telemetry.BreakerRefused, N: 1},
-		{Name: "db", Type: telemetry.BreakerOpened, N: 1},
-		{Name: "db", Type: telemetry.BreakerRefused, N: 2},
+		{Name: "", Type: retry.EventGaveUp, N: 1},
+		{Name: "api", Type: ratelimit.EventRefused, N: 2},
+		{Name: "cache", Type: breaker.EventRefused, N: 1},
+		{Name: "db", Type: breaker.EventOpened, N: 1},
+		{Name: "db", Type: breaker.EventRefused, N: 2},
 	}
 	if diff := cmp.Diff(want, c.Counts()); diff != "" {
 		t.Fatalf("Counts() mismatch (-want +got):\n%s", diff)
@@ -40,14 +43,14 @@ func TestCounter(t *testing.T) {
 			t.Errorf("Count(%q, %q) = %d, want %d", w.Name, w.Type, got, w.N)
 		}
 	}
-	if got := c.Count("db", telemetry.BreakerClosed); got != 0 {
+	if got := c.Count("db", breaker.EventClosed); got != 0 {
 		t.Errorf("Count of an unseen pair = %d, want 0", got)
 	}
 }
 
 func TestCounterConcurrent(t *testing.T) {
 	c := telemetry.NewCounter()
-	types := []telemetry.Type{telemetry.BreakerRefused, telemetry.BreakerFailure, telemetry.RetryWaiting}
+	types := []telemetry.Type{breaker.EventRefused, breaker.EventFailure, retry.EventWaiting}
 	names := []string{"a", "b", "c", "d"}
 	const goroutines, each = 8, 500
 	var wg sync.WaitGroup
@@ -73,19 +76,19 @@ func TestCounterConcurrent(t *testing.T) {
 
 func TestCounterDoesNotAllocateOnAKnownKey(t *testing.T) {
 	c := telemetry.NewCounter()
-	e := telemetry.Event{Type: telemetry.BreakerRefused, Name: "db"}
+	e := telemetry.Event{Type: breaker.EventRefused, Name: "db"}
 	c.Observe(e)
 	if n := testing.AllocsPerRun(1000, func() { c.Observe(e) }); n != 0 {
 		t.Fatalf("counting a known key allocates %v times", n)
 	}
-	if got := c.Count("db", telemetry.BreakerRefused); got != 1002 {
+	if got := c.Count("db", breaker.EventRefused); got != 1002 {
 		t.Fatalf("Count = %d, want 1002", got)
 	}
 }
 
 func BenchmarkCounter(b *testing.B) {
 	c := telemetry.NewCounter()
-	e := telemetry.Event{Type: telemetry.BreakerRefused, Name: "db"}
+	e := telemetry.Event{Type: breaker.EventRefused, Name: "db"}
 	c.Observe(e)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -73,12 +73,19 @@
 // # Events
 //
 // Every event's Type is "kind.what"; the kind is the policy's
-// ([Type.Kind]). Event.Name is the policy's name (its Config.Name) in
+// ([Type.Kind]). Each package owns its kind and its event types, as
+// constants whose doc comments list the fields each sets: breaker.Kind
+// and breaker.EventOpened ("breaker.opened"), retry.EventGaveUp,
+// timeout.EventExpired, hedge.EventLaunched, bulkhead.EventRefused,
+// ratelimit.EventWaited, the fallback's resilience.EventFallbackUsed,
+// ...; this package names none, and its consumers ([Level], the
+// exporters, the dashboard) read the part after the dot ([Type.What]). Event.Name is the policy's name (its Config.Name) in
 // every event; Event.Key is the key in every event of a breaker.Keyed's
 // breakers, and empty in the events of a ratelimit.Keyed's limiters
 // (saying the key would allocate; they carry the Keyed's Name). The other
-// fields are set as the table says and are zero otherwise. The Polly column is the Polly v8 event a dashboard built on
-// Polly's telemetry maps to the same row ("—": Polly has none); the level
+// fields are set as the table of the built-in policies' events says and
+// are zero otherwise. The Polly column is the Polly v8 event a dashboard
+// built on Polly's telemetry maps to the same row ("—": Polly has none); the level
 // is the one a [Slog] writes at.
 //
 //	Type                      emitted when                       fields                          Polly                   level
@@ -126,7 +133,7 @@
 //	ratelimit.waited          a call waited for a token          Wait, Key (keyed limiters)      —                       Debug
 //	fallback.used             the fallback replaced an error     Err (the error it replaced)     OnFallback              Info
 //
-// A policy may own its event types: package adaptive's limiter emits
+// The other packages' events: package adaptive's limiter emits
 // adaptive.refused (adaptive.EventRefused: Err, the refusal) and package
 // throttle's throttler throttle.refused (throttle.EventRefused), which the
 // exporters count as a call refused and a [Slog] writes at Debug, as every

@@ -5,67 +5,17 @@ import (
 	"time"
 )
 
-// Kind is the kind of a policy: one of the constants below.
+// Kind is the kind of a policy or guard: the part of its events' types
+// before the dot, and its snapshots' Kind. Each package owns its kind and
+// its event types (breaker.Kind and breaker.EventOpened, retry.Kind and
+// retry.EventGaveUp, ...); package telemetry names none.
 type Kind string
 
-// The kinds of the built-in policies.
-const (
-	Breaker   Kind = "breaker"
-	Retry     Kind = "retry"
-	Timeout   Kind = "timeout"
-	Hedge     Kind = "hedge"
-	Bulkhead  Kind = "bulkhead"
-	RateLimit Kind = "ratelimit"
-	Fallback  Kind = "fallback"
-)
-
-// Type is the name of an event: "kind.what", one of the constants below,
-// which the package documentation lists with the fields each one sets.
-// The names are stable: a dashboard or an alert may key on them.
+// Type is the name of an event: "kind.what", one of the Event constants
+// of the package that emits it (breaker.EventOpened: "breaker.opened"),
+// which lists the fields each one sets. The names are stable: a dashboard
+// or an alert may key on them.
 type Type string
-
-// The events of the breaker.
-const (
-	// BreakerOpened: the breaker opened (tripped, a half-open trial failed,
-	// was slow or expired, or ForceOpen).
-	BreakerOpened Type = "breaker.opened"
-	// BreakerHalfOpened: the cooldown ended; the breaker admits trials.
-	BreakerHalfOpened Type = "breaker.half_opened"
-	// BreakerClosed: the breaker closed (trials succeeded, ForceClosed or
-	// Reset).
-	BreakerClosed Type = "breaker.closed"
-	// BreakerRefused: the breaker refused a call.
-	BreakerRefused Type = "breaker.refused"
-	// BreakerFailure: the breaker counted a failure.
-	BreakerFailure Type = "breaker.failure"
-	// BreakerIgnored: the breaker ignored an outcome (the classifier said
-	// so, or the caller's context was canceled).
-	BreakerIgnored Type = "breaker.ignored"
-	// BreakerEvicted: a breaker.Keyed forgot the breaker of a key while it
-	// was open, half-open or forced (Key, and From its state), to make room
-	// for a new key. Closed breakers are forgotten first, and silently.
-	BreakerEvicted Type = "breaker.evicted"
-)
-
-// The events of the retry policy.
-const (
-	// RetryAttemptFailed: an attempt failed.
-	RetryAttemptFailed Type = "retry.attempt_failed"
-	// RetryWaiting: the policy is about to wait before the next attempt.
-	RetryWaiting Type = "retry.waiting"
-	// RetryGaveUp: the policy stopped retrying and returns a retry.Error.
-	RetryGaveUp Type = "retry.gave_up"
-	// RetryCall: a call through the policy returned: Elapsed is its
-	// duration (its attempts and the waits between them), Err the error
-	// it returned (nil for a success). Emitted for every call that made an
-	// attempt, successes included, and only to an observer: see
-	// [WhatCall].
-	RetryCall Type = "retry.call"
-	// RetryAttempt: an attempt returned: Attempt is its number (1 for the
-	// first), Elapsed its duration, Err its error (nil for a success).
-	// Emitted for every attempt, successes included: see [WhatAttempt].
-	RetryAttempt Type = "retry.attempt"
-)
 
 // The last parts of the types of the duration events, which a consumer
 // reads without knowing the kind that emits them (as every "kind.refused"
@@ -75,53 +25,12 @@ const (
 // too. The exporters record them as the call and attempt durations of
 // the name Event.Name, and the dashboard the attempts as its tile's
 // calls and latency. Of the built-in policies, the retry policy emits
-// them ([RetryCall], [RetryAttempt]); a policy of your own may too, under
-// its own kind. Give one policy of a pipeline that name's duration
-// events: two that both emit them under one name add up.
+// them (retry.EventCall, retry.EventAttempt); a policy of your own may
+// too, under its own kind. Give one policy of a pipeline that name's
+// duration events: two that both emit them under one name add up.
 const (
 	WhatCall    = "call"
 	WhatAttempt = "attempt"
-)
-
-// The events of the timeout policy.
-const (
-	// TimeoutExpired: a call returned ErrTimeout: its deadline passed.
-	TimeoutExpired Type = "timeout.expired"
-	// TimeoutAbandoned: the policy returned without waiting for an op that
-	// had not returned by its deadline.
-	TimeoutAbandoned Type = "timeout.abandoned"
-)
-
-// The events of the hedge policy.
-const (
-	// HedgeLaunched: a hedged copy of the call started.
-	HedgeLaunched Type = "hedge.launched"
-	// HedgeWon: a copy's result was used.
-	HedgeWon Type = "hedge.won"
-	// HedgeLosersCancelled: the copies that lost were cancelled.
-	HedgeLosersCancelled Type = "hedge.losers_cancelled"
-)
-
-// The events of the bulkhead.
-const (
-	// BulkheadQueuedAdmitted: a call that waited in the queue got a slot.
-	BulkheadQueuedAdmitted Type = "bulkhead.queued_admitted"
-	// BulkheadRefused: the bulkhead refused a call.
-	BulkheadRefused Type = "bulkhead.refused"
-)
-
-// The events of the rate limiter.
-const (
-	// RateLimitRefused: the rate limiter refused a call.
-	RateLimitRefused Type = "ratelimit.refused"
-	// RateLimitWaited: a call waited for a token.
-	RateLimitWaited Type = "ratelimit.waited"
-)
-
-// The events of the fallback.
-const (
-	// FallbackUsed: the fallback replaced an error with its own result.
-	FallbackUsed Type = "fallback.used"
 )
 
 // Kind returns the kind of policy that emits events of type t: the part
@@ -150,10 +59,10 @@ const (
 
 // Event is one thing a policy did: a small value, built and passed without
 // allocation. Type says what happened; the other fields are set as the
-// package documentation's table says for each Type, and are zero where
-// they do not apply.
+// package that owns the Type lists for it, and are zero where they do not
+// apply.
 type Event struct {
-	// Type is the event's name, e.g. [BreakerOpened]; its Kind is the
+	// Type is the event's name, e.g. "breaker.opened"; its Kind is the
 	// policy's kind.
 	Type Type
 	// Name is the name of the policy that emitted the event (its

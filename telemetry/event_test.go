@@ -5,19 +5,26 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // allTypes is every event type the package defines, by kind.
 var allTypes = map[telemetry.Kind][]telemetry.Type{
-	telemetry.Breaker: {telemetry.BreakerOpened, telemetry.BreakerHalfOpened, telemetry.BreakerClosed,
-		telemetry.BreakerRefused, telemetry.BreakerFailure, telemetry.BreakerIgnored, telemetry.BreakerEvicted},
-	telemetry.Retry:     {telemetry.RetryAttemptFailed, telemetry.RetryWaiting, telemetry.RetryGaveUp},
-	telemetry.Timeout:   {telemetry.TimeoutExpired, telemetry.TimeoutAbandoned},
-	telemetry.Hedge:     {telemetry.HedgeLaunched, telemetry.HedgeWon, telemetry.HedgeLosersCancelled},
-	telemetry.Bulkhead:  {telemetry.BulkheadQueuedAdmitted, telemetry.BulkheadRefused},
-	telemetry.RateLimit: {telemetry.RateLimitRefused, telemetry.RateLimitWaited},
-	telemetry.Fallback:  {telemetry.FallbackUsed},
+	breaker.Kind: {breaker.EventOpened, breaker.EventHalfOpened, breaker.EventClosed,
+		breaker.EventRefused, breaker.EventFailure, breaker.EventIgnored, breaker.EventEvicted},
+	retry.Kind:                   {retry.EventAttemptFailed, retry.EventWaiting, retry.EventGaveUp},
+	timeout.Kind:                 {timeout.EventExpired, timeout.EventAbandoned},
+	hedge.Kind:                   {hedge.EventLaunched, hedge.EventWon, hedge.EventLosersCancelled},
+	bulkhead.Kind:                {bulkhead.EventQueuedAdmitted, bulkhead.EventRefused},
+	ratelimit.Kind:               {ratelimit.EventRefused, ratelimit.EventWaited},
+	resilience.FallbackEventKind: {resilience.EventFallbackUsed},
 }
 
 func TestTypeKind(t *testing.T) {
@@ -47,8 +54,8 @@ func TestMulti(t *testing.T) {
 		return telemetry.ObserverFunc(func(e telemetry.Event) { got = append(got, name+" "+string(e.Type)) })
 	}
 	m := telemetry.Multi(obs("a"), nil, obs("b"))
-	m.Observe(telemetry.Event{Type: telemetry.BreakerOpened})
-	m.Observe(telemetry.Event{Type: telemetry.RetryGaveUp})
+	m.Observe(telemetry.Event{Type: breaker.EventOpened})
+	m.Observe(telemetry.Event{Type: retry.EventGaveUp})
 	want := []string{"a breaker.opened", "b breaker.opened", "a retry.gave_up", "b retry.gave_up"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("Multi mismatch (-want +got):\n%s", diff)
@@ -58,7 +65,7 @@ func TestMulti(t *testing.T) {
 	}
 	one := obs("one")
 	got = nil
-	telemetry.Multi(nil, one).Observe(telemetry.Event{Type: telemetry.HedgeWon})
+	telemetry.Multi(nil, one).Observe(telemetry.Event{Type: hedge.EventWon})
 	if diff := cmp.Diff([]string{"one hedge.won"}, got); diff != "" {
 		t.Fatalf("Multi of one mismatch (-want +got):\n%s", diff)
 	}
@@ -69,7 +76,7 @@ func TestEventDoesNotAllocate(t *testing.T) {
 	var o telemetry.Observer = telemetry.ObserverFunc(func(e telemetry.Event) { sink = e })
 	err := error(nil)
 	if n := testing.AllocsPerRun(100, func() {
-		o.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: "db", Err: err, Wait: 5})
+		o.Observe(telemetry.Event{Type: breaker.EventRefused, Name: "db", Err: err, Wait: 5})
 	}); n != 0 {
 		t.Fatalf("building and passing an Event allocates %v times", n)
 	}

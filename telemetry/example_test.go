@@ -12,6 +12,7 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -85,7 +86,7 @@ func ExampleCounter() {
 	for _, n := range c.Counts() {
 		fmt.Println(n.Name, n.Type, n.N)
 	}
-	fmt.Println("refused:", c.Count("db", telemetry.BreakerRefused))
+	fmt.Println("refused:", c.Count("db", breaker.EventRefused))
 	// Output:
 	// db breaker.failure 1
 	// db breaker.opened 1
@@ -164,14 +165,14 @@ func ExampleRegistry_RegisterPipeline() {
 func ExampleMulti() {
 	var c telemetry.Counter
 	opened := telemetry.ObserverFunc(func(e telemetry.Event) {
-		if e.Type == telemetry.BreakerOpened {
+		if e.Type == breaker.EventOpened {
 			fmt.Printf("%s opened for %v\n", e.Name, e.Wait)
 		}
 	})
 	b := breaker.New(breaker.WithName("db"), breaker.WithThreshold(1), breaker.WithCooldown(time.Minute),
 		breaker.WithClock(clock.NewFake()), breaker.WithObserver(telemetry.Multi(&c, opened)))
 	b.Record(true)
-	fmt.Println(c.Count("db", telemetry.BreakerOpened))
+	fmt.Println(c.Count("db", breaker.EventOpened))
 	// Output:
 	// db opened for 1m0s
 	// 1
@@ -179,13 +180,13 @@ func ExampleMulti() {
 
 // Every event type names the kind of policy that emits it.
 func ExampleType_Kind() {
-	fmt.Println(telemetry.BreakerOpened.Kind(), telemetry.RetryGaveUp.Kind(), telemetry.RateLimitRefused.Kind())
+	fmt.Println(breaker.EventOpened.Kind(), retry.EventGaveUp.Kind(), ratelimit.EventRefused.Kind())
 	// Output: breaker retry ratelimit
 }
 
 // The levels a Slog writes at.
 func ExampleLevel() {
-	for _, t := range []telemetry.Type{telemetry.BreakerOpened, telemetry.BreakerClosed, telemetry.BreakerRefused, telemetry.RetryGaveUp} {
+	for _, t := range []telemetry.Type{breaker.EventOpened, breaker.EventClosed, breaker.EventRefused, retry.EventGaveUp} {
 		fmt.Println(t, telemetry.Level(t))
 	}
 	// Output:

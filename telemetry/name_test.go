@@ -38,7 +38,7 @@ type namedGuard string
 func (g namedGuard) Name() string { return string(g) }
 
 func (g namedGuard) Snapshot() telemetry.Snapshot {
-	return telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: string(g)}
+	return telemetry.Snapshot{Kind: bulkhead.Kind, Name: string(g)}
 }
 
 func TestRegistryRejectsInvalidName(t *testing.T) {

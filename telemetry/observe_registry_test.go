@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -12,7 +13,7 @@ import (
 // in order, until it is removed; with none, Observe does nothing.
 func TestRegistryObserveFansOut(t *testing.T) {
 	reg := telemetry.NewRegistry()
-	reg.Observe(telemetry.Event{Type: telemetry.RetryCall, Name: "x"}) // no observer: nothing to do
+	reg.Observe(telemetry.Event{Type: retry.EventCall, Name: "x"}) // no observer: nothing to do
 
 	var a, b telemetry.Counter
 	var order []string
@@ -20,8 +21,8 @@ func TestRegistryObserveFansOut(t *testing.T) {
 	reg.AddObserver(&a)
 	reg.AddObserver(tag)
 	reg.AddObserver(&b)
-	reg.Observe(telemetry.Event{Type: telemetry.RetryAttempt, Name: "prices"})
-	if a.Count("prices", telemetry.RetryAttempt) != 1 || b.Count("prices", telemetry.RetryAttempt) != 1 {
+	reg.Observe(telemetry.Event{Type: retry.EventAttempt, Name: "prices"})
+	if a.Count("prices", retry.EventAttempt) != 1 || b.Count("prices", retry.EventAttempt) != 1 {
 		t.Fatalf("counts after one event: a %v, b %v; want 1 each", a.Counts(), b.Counts())
 	}
 	if diff := cmp.Diff([]string{"prices"}, order); diff != "" {
@@ -37,11 +38,11 @@ func TestRegistryObserveFansOut(t *testing.T) {
 	if reg.RemoveObserver(tag) {
 		t.Fatal("RemoveObserver of a func = true, want false (funcs are not comparable)")
 	}
-	reg.Observe(telemetry.Event{Type: telemetry.RetryAttempt, Name: "prices"})
-	if got := a.Count("prices", telemetry.RetryAttempt); got != 1 {
+	reg.Observe(telemetry.Event{Type: retry.EventAttempt, Name: "prices"})
+	if got := a.Count("prices", retry.EventAttempt); got != 1 {
 		t.Errorf("removed observer counted %d, want 1", got)
 	}
-	if got := b.Count("prices", telemetry.RetryAttempt); got != 2 {
+	if got := b.Count("prices", retry.EventAttempt); got != 2 {
 		t.Errorf("kept observer counted %d, want 2", got)
 	}
 }
@@ -62,7 +63,7 @@ func TestRegistryAddObserverPanics(t *testing.T) {
 
 func TestRegistryObserveDoesNotAllocate(t *testing.T) {
 	reg := telemetry.NewRegistry()
-	e := telemetry.Event{Type: telemetry.RetryAttempt, Name: "prices"}
+	e := telemetry.Event{Type: retry.EventAttempt, Name: "prices"}
 	if n := testing.AllocsPerRun(100, func() { reg.Observe(e) }); n != 0 {
 		t.Errorf("Observe without observers: %v allocs, want 0", n)
 	}
@@ -76,7 +77,7 @@ func TestRegistryObserveDoesNotAllocate(t *testing.T) {
 
 func TestTypeWhat(t *testing.T) {
 	for typ, want := range map[telemetry.Type]string{
-		telemetry.RetryCall: telemetry.WhatCall, telemetry.RetryAttempt: telemetry.WhatAttempt,
+		retry.EventCall: telemetry.WhatCall, retry.EventAttempt: telemetry.WhatAttempt,
 		"breaker.opened": "opened", "nodot": "nodot", "a.b.c": "b.c",
 	} {
 		if got := typ.What(); got != want {

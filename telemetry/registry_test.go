@@ -11,6 +11,8 @@ import (
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -44,10 +46,10 @@ func TestRegistryDuplicate(t *testing.T) {
 		t.Fatalf("Snapshots() = %+v, want the first breaker only (closed)", got)
 	}
 	// Another kind may take the name.
-	if err := r.Register(guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db"}}); err != nil {
+	if err := r.Register(guard{telemetry.Snapshot{Kind: bulkhead.Kind, Name: "db"}}); err != nil {
 		t.Fatalf("Register of a bulkhead named like a breaker = %v, want nil", err)
 	}
-	if err := r.Register(guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db"}}); !errors.Is(err, telemetry.ErrDuplicate) {
+	if err := r.Register(guard{telemetry.Snapshot{Kind: bulkhead.Kind, Name: "db"}}); !errors.Is(err, telemetry.ErrDuplicate) {
 		t.Fatalf("Register of a second bulkhead db = %v, want ErrDuplicate", err)
 	}
 
@@ -78,23 +80,23 @@ func TestRegistryEnumeration(t *testing.T) {
 	r := telemetry.NewRegistry()
 	for _, g := range []telemetry.Guard{
 		newBreaker("search"),
-		guard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Values: []telemetry.Value{{Name: "rate", Value: 10}}}},
+		guard{telemetry.Snapshot{Kind: ratelimit.Kind, Name: "api", Values: []telemetry.Value{{Name: "rate", Value: 10}}}},
 		newBreaker("api"),
-		guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "billing", Refused: 2}},
+		guard{telemetry.Snapshot{Kind: bulkhead.Kind, Name: "billing", Refused: 2}},
 	} {
 		if err := r.Register(g); err != nil {
 			t.Fatal(err)
 		}
 	}
 	want := []telemetry.Snapshot{
-		{Kind: telemetry.Breaker, Name: "api", State: telemetry.StateClosed},
-		{Kind: telemetry.RateLimit, Name: "api", Values: []telemetry.Value{{Name: "rate", Value: 10}}},
-		{Kind: telemetry.Bulkhead, Name: "billing", Refused: 2},
-		{Kind: telemetry.Breaker, Name: "search", State: telemetry.StateClosed},
+		{Kind: breaker.Kind, Name: "api", State: telemetry.StateClosed},
+		{Kind: ratelimit.Kind, Name: "api", Values: []telemetry.Value{{Name: "rate", Value: 10}}},
+		{Kind: bulkhead.Kind, Name: "billing", Refused: 2},
+		{Kind: breaker.Kind, Name: "search", State: telemetry.StateClosed},
 	}
 	got := r.Snapshots()
 	for i := range got { // the breakers' Values are the breaker package's to test
-		if got[i].Kind == telemetry.Breaker {
+		if got[i].Kind == breaker.Kind {
 			got[i].Values = nil
 		}
 	}
@@ -122,7 +124,7 @@ func TestRegistryOpenBreakers(t *testing.T) {
 	a := breaker.New(breaker.WithName("a"), breaker.WithClock(f), breaker.WithThreshold(1), breaker.WithCooldown(10))
 	b := breaker.New(breaker.WithName("b"), breaker.WithClock(f))
 	c := breaker.New(breaker.WithName("c"), breaker.WithClock(f))
-	for _, g := range []telemetry.Guard{c, b, a, guard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "a"}}} {
+	for _, g := range []telemetry.Guard{c, b, a, guard{telemetry.Snapshot{Kind: bulkhead.Kind, Name: "a"}}} {
 		if err := r.Register(g); err != nil {
 			t.Fatal(err)
 		}

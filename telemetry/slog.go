@@ -45,9 +45,9 @@ type SlogOptions struct {
 
 // Slog is an [Observer] that writes events to a *slog.Logger: one line per
 // event, its message the event's Type, its attributes the AttrXxx keys,
-// at the level the package documentation's table gives (a breaker that
-// opens and a retry that gives up: Warn; other transitions: Info; per-call
-// events such as refusals: Debug), and per-call events rate-limited as
+// at the level [Level] gives (a breaker that opens and a retry that gives
+// up: Warn; other transitions: Info; per-call events such as refusals:
+// Debug), and per-call events rate-limited as
 // [SlogOptions.Interval] says. Events below the logger's level cost one
 // Enabled call.
 //
@@ -89,30 +89,35 @@ func NewSlog(l *slog.Logger, o *SlogOptions) *Slog {
 	return &Slog{l: l, interval: opts.Interval, clk: opts.Clock, limits: make(map[countKey]*limit)}
 }
 
-// Level returns the level at which a [Slog] writes events of type t:
-// Warn for [BreakerOpened], [BreakerEvicted] and [RetryGaveUp]; Info for the other
-// transitions ([BreakerHalfOpened], [BreakerClosed]), [TimeoutAbandoned]
-// and [FallbackUsed]; Debug for the other built-in types and for every
-// other "kind.refused", "kind.failure", "kind.answered", "kind.call" and
-// "kind.attempt" type (the outcome of one call, as a built-in guard's
-// refusals and failures are: a server's decision on each request, for
-// one; a call's or an attempt's duration); Info for the other
-// types it does not know.
+// Level returns the level at which a [Slog] writes events of type t. It
+// reads the last part of t only ([Type.What]: "opened" in
+// "breaker.opened"), so that a kind of one's own gets the level of the
+// built-in events it resembles:
+//
+//   - Warn: "opened" (a breaker that opens), "evicted" (a guard's state
+//     forgotten to make room: breaker.evicted, cache.evicted), "gave_up"
+//     (a retry that gives up);
+//   - Info: the other transitions, "half_opened" and "closed", and
+//     "abandoned" (an op left running past its deadline) and "used" (a
+//     fallback's result);
+//   - Debug: the outcome of one call or request, "refused", "failure",
+//     "ignored", "answered", "expired", "attempt_failed", "waiting",
+//     "waited", "queued_admitted", "launched", "won",
+//     "losers_cancelled", and the durations, [WhatCall] and
+//     [WhatAttempt];
+//   - Info: every other type, and a type with no dot.
 func Level(t Type) slog.Level {
-	switch t {
-	case BreakerOpened, BreakerEvicted, RetryGaveUp:
-		return slog.LevelWarn
-	case BreakerHalfOpened, BreakerClosed, TimeoutAbandoned, FallbackUsed:
+	if !strings.Contains(string(t), ".") {
 		return slog.LevelInfo
-	case BreakerRefused, BreakerFailure, BreakerIgnored,
-		RetryAttemptFailed, RetryWaiting, RetryAttempt, RetryCall,
-		TimeoutExpired,
-		HedgeLaunched, HedgeWon, HedgeLosersCancelled,
-		BulkheadQueuedAdmitted, BulkheadRefused,
-		RateLimitRefused, RateLimitWaited:
-		return slog.LevelDebug
 	}
-	if w := t.What(); strings.HasSuffix(string(t), ".refused") || strings.HasSuffix(string(t), ".failure") || strings.HasSuffix(string(t), ".answered") || w == WhatCall || w == WhatAttempt {
+	switch t.What() {
+	case "opened", "evicted", "gave_up":
+		return slog.LevelWarn
+	case "half_opened", "closed", "abandoned", "used":
+		return slog.LevelInfo
+	case "refused", "failure", "ignored", "answered", "expired",
+		"attempt_failed", "waiting", "waited", "queued_admitted",
+		"launched", "won", "losers_cancelled", WhatCall, WhatAttempt:
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo

@@ -11,7 +11,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
+	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -49,15 +55,15 @@ func TestSlogLevelsAndAttributes(t *testing.T) {
 	var buf bytes.Buffer
 	s := telemetry.NewSlog(textLogger(&buf, slog.LevelDebug), &telemetry.SlogOptions{Interval: -1})
 	for _, e := range []telemetry.Event{
-		{Type: telemetry.BreakerOpened, Name: "db", From: "closed", To: "open", Wait: 30 * time.Second},
-		{Type: telemetry.BreakerOpened, Name: "db", From: "closed", To: "open", Wait: math.MaxInt64},
-		{Type: telemetry.BreakerHalfOpened, Name: "db", From: "open", To: "half-open"},
-		{Type: telemetry.BreakerClosed, Name: "db", From: "half-open", To: "closed"},
-		{Type: telemetry.BreakerRefused, Name: "db", Err: errors.New("breaker: open"), Wait: time.Second},
-		{Type: telemetry.RetryAttemptFailed, Attempt: 1, Err: errors.New("boom")},
-		{Type: telemetry.RetryGaveUp, Name: "get", Attempt: 3, Err: errors.New("retry: attempts used up")},
-		{Type: telemetry.RateLimitRefused, Name: "api", Key: "alice", Elapsed: time.Millisecond},
-		{Type: telemetry.FallbackUsed, Name: "prices"},
+		{Type: breaker.EventOpened, Name: "db", From: "closed", To: "open", Wait: 30 * time.Second},
+		{Type: breaker.EventOpened, Name: "db", From: "closed", To: "open", Wait: math.MaxInt64},
+		{Type: breaker.EventHalfOpened, Name: "db", From: "open", To: "half-open"},
+		{Type: breaker.EventClosed, Name: "db", From: "half-open", To: "closed"},
+		{Type: breaker.EventRefused, Name: "db", Err: errors.New("breaker: open"), Wait: time.Second},
+		{Type: retry.EventAttemptFailed, Attempt: 1, Err: errors.New("boom")},
+		{Type: retry.EventGaveUp, Name: "get", Attempt: 3, Err: errors.New("retry: attempts used up")},
+		{Type: ratelimit.EventRefused, Name: "api", Key: "alice", Elapsed: time.Millisecond},
+		{Type: resilience.EventFallbackUsed, Name: "prices"},
 		{Type: "custom.thing", Name: "mine"},
 	} {
 		s.Observe(e)
@@ -78,8 +84,8 @@ func TestSlogLevelsAndAttributes(t *testing.T) {
 
 func TestSlogLevel(t *testing.T) {
 	want := map[slog.Level][]telemetry.Type{
-		slog.LevelWarn: {telemetry.BreakerOpened, telemetry.BreakerEvicted, telemetry.RetryGaveUp},
-		slog.LevelInfo: {telemetry.BreakerHalfOpened, telemetry.BreakerClosed, telemetry.TimeoutAbandoned, telemetry.FallbackUsed},
+		slog.LevelWarn: {breaker.EventOpened, breaker.EventEvicted, retry.EventGaveUp},
+		slog.LevelInfo: {breaker.EventHalfOpened, breaker.EventClosed, timeout.EventAbandoned, resilience.EventFallbackUsed},
 	}
 	for level, types := range want {
 		for _, typ := range types {
@@ -95,7 +101,7 @@ func TestSlogLevel(t *testing.T) {
 			}
 		}
 	}
-	if got := telemetry.Level(telemetry.BreakerRefused); got != slog.LevelDebug {
+	if got := telemetry.Level(breaker.EventRefused); got != slog.LevelDebug {
 		t.Errorf("Level(breaker.refused) = %v, want DEBUG", got)
 	}
 }
@@ -105,14 +111,14 @@ func TestSlogRateLimit(t *testing.T) {
 	f := clock.NewFake()
 	s := telemetry.NewSlog(textLogger(&buf, slog.LevelDebug), &telemetry.SlogOptions{Clock: f})
 	refused := func(name string) {
-		s.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: name, Wait: time.Second})
+		s.Observe(telemetry.Event{Type: breaker.EventRefused, Name: name, Wait: time.Second})
 	}
 	for range 5 {
 		refused("db")
 	}
 	// Another policy, and another event type, have limits of their own.
 	refused("cache")
-	s.Observe(telemetry.Event{Type: telemetry.BreakerFailure, Name: "db"})
+	s.Observe(telemetry.Event{Type: breaker.EventFailure, Name: "db"})
 	wantLines(t, &buf,
 		`level=DEBUG msg=breaker.refused policy=breaker name=db wait=1s`,
 		`level=DEBUG msg=breaker.refused policy=breaker name=cache wait=1s`,
@@ -120,7 +126,7 @@ func TestSlogRateLimit(t *testing.T) {
 	)
 	// Transitions are never left out.
 	for range 2 {
-		s.Observe(telemetry.Event{Type: telemetry.BreakerClosed, Name: "db", From: "half-open", To: "closed"})
+		s.Observe(telemetry.Event{Type: breaker.EventClosed, Name: "db", From: "half-open", To: "closed"})
 	}
 	wantLines(t, &buf,
 		`level=INFO msg=breaker.closed policy=breaker name=db from=half-open to=closed`,
@@ -146,11 +152,11 @@ func TestSlogBelowLevelWritesNothing(t *testing.T) {
 	f := clock.NewFake()
 	s := telemetry.NewSlog(textLogger(&buf, slog.LevelInfo), &telemetry.SlogOptions{Clock: f})
 	for range 3 {
-		s.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: "db"}) // Debug
+		s.Observe(telemetry.Event{Type: breaker.EventRefused, Name: "db"}) // Debug
 	}
 	wantLines(t, &buf)
 	// Events below the level are not counted as left out either.
-	s.Observe(telemetry.Event{Type: telemetry.RetryGaveUp, Name: "db"})
+	s.Observe(telemetry.Event{Type: retry.EventGaveUp, Name: "db"})
 	wantLines(t, &buf, `level=WARN msg=retry.gave_up policy=retry name=db`)
 }
 
@@ -180,9 +186,15 @@ func TestNewSlogPanics(t *testing.T) {
 func TestLevelOfOwnTypes(t *testing.T) {
 	for typ, want := range map[telemetry.Type]slog.Level{
 		"adaptive.refused": slog.LevelDebug, "mine.refused": slog.LevelDebug,
-		"mine.flushed": slog.LevelInfo, telemetry.BulkheadRefused: slog.LevelDebug,
+		"mine.flushed": slog.LevelInfo, bulkhead.EventRefused: slog.LevelDebug,
 		"http_server.answered": slog.LevelDebug, "grpc_server.failure": slog.LevelDebug,
 		"chaos.fault": slog.LevelInfo,
+		// Level reads the part after the dot only.
+		"mine.opened": slog.LevelWarn, "mine.gave_up": slog.LevelWarn,
+		"cache.evicted": slog.LevelWarn, "mine.closed": slog.LevelInfo,
+		"mine.used": slog.LevelInfo, "mine.waited": slog.LevelDebug,
+		"mine.call": slog.LevelDebug, "opened": slog.LevelInfo,
+		"refused": slog.LevelInfo,
 	} {
 		if got := telemetry.Level(typ); got != want {
 			t.Errorf("Level(%q) = %v, want %v", typ, got, want)

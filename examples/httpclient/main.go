@@ -233,8 +233,8 @@ func run(c config, out io.Writer) bool {
 	var last struct{ fallbacks, timeouts, retries, gaveUp, refused uint64 } // the totals at the last line
 	printSecond := func(now time.Time) {
 		lastPrint = now
-		fallbacks, timeouts := events.Count("prices", telemetry.FallbackUsed), events.Count("prices", telemetry.TimeoutExpired)
-		retries, gaveUp := events.Count("prices", telemetry.RetryWaiting), events.Count("prices", telemetry.RetryGaveUp)
+		fallbacks, timeouts := events.Count("prices", resilience.EventFallbackUsed), events.Count("prices", timeout.EventExpired)
+		retries, gaveUp := events.Count("prices", retry.EventWaiting), events.Count("prices", retry.EventGaveUp)
 		for _, s := range reg.Snapshots() { // one guard: the breaker
 			fmt.Fprintf(out, "%5.1fs  %-9s  %7d  %4d  %11d  %9d  %8d  %7d  %7d  %7d  %-9s  %d/%d\n",
 				now.Sub(start).Seconds(), phaseAt(now.Add(-time.Millisecond)),

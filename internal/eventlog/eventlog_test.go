@@ -7,6 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/f0b5b96b/resilience/internal/eventlog"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/hedge"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -21,17 +24,17 @@ func TestTakeReturnsInOrderAndClears(t *testing.T) {
 	if got := r.Take(); got != nil {
 		t.Fatalf("Take on a new Recorder = %v, want nil", got)
 	}
-	r.Observe(ev(telemetry.RetryAttemptFailed, 1))
-	r.Observe(ev(telemetry.RetryWaiting, 1))
-	want := []telemetry.Event{ev(telemetry.RetryAttemptFailed, 1), ev(telemetry.RetryWaiting, 1)}
+	r.Observe(ev(retry.EventAttemptFailed, 1))
+	r.Observe(ev(retry.EventWaiting, 1))
+	want := []telemetry.Event{ev(retry.EventAttemptFailed, 1), ev(retry.EventWaiting, 1)}
 	if diff := cmp.Diff(want, r.Take()); diff != "" {
 		t.Errorf("first Take mismatch (-want +got):\n%s", diff)
 	}
 	if got := r.Take(); got != nil {
 		t.Errorf("second Take = %v, want nil (the first Take clears)", got)
 	}
-	r.Observe(ev(telemetry.RetryGaveUp, 2))
-	if diff := cmp.Diff([]telemetry.Event{ev(telemetry.RetryGaveUp, 2)}, r.Take()); diff != "" {
+	r.Observe(ev(retry.EventGaveUp, 2))
+	if diff := cmp.Diff([]telemetry.Event{ev(retry.EventGaveUp, 2)}, r.Take()); diff != "" {
 		t.Errorf("Take after a new event mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -41,15 +44,15 @@ func TestAllKeepsAndCopies(t *testing.T) {
 	if got := r.All(); got != nil {
 		t.Fatalf("All on a new Recorder = %v, want nil", got)
 	}
-	r.Observe(ev(telemetry.HedgeLaunched, 2))
+	r.Observe(ev(hedge.EventLaunched, 2))
 	got := r.All()
 	got[0].Name = "changed" // must not reach the Recorder
-	want := []telemetry.Event{ev(telemetry.HedgeLaunched, 2)}
+	want := []telemetry.Event{ev(hedge.EventLaunched, 2)}
 	if diff := cmp.Diff(want, r.All()); diff != "" {
 		t.Errorf("All after changing its result mismatch (-want +got):\n%s", diff)
 	}
-	r.Observe(ev(telemetry.HedgeWon, 2))
-	want = append(want, ev(telemetry.HedgeWon, 2))
+	r.Observe(ev(hedge.EventWon, 2))
+	want = append(want, ev(hedge.EventWon, 2))
 	if diff := cmp.Diff(want, r.All()); diff != "" {
 		t.Errorf("All keeps nothing back mismatch (-want +got):\n%s", diff)
 	}
@@ -70,7 +73,7 @@ func TestConcurrentObserve(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			for i := range each {
-				r.Observe(ev(telemetry.BulkheadRefused, g*each+i))
+				r.Observe(ev(bulkhead.EventRefused, g*each+i))
 				_ = r.All()
 			}
 		})

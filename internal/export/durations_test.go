@@ -7,14 +7,16 @@ import (
 	"testing"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 func TestDurationOf(t *testing.T) {
 	for typ, want := range map[telemetry.Type]Duration{
-		telemetry.RetryCall: CallDuration, telemetry.RetryAttempt: AttemptDuration,
+		retry.EventCall: CallDuration, retry.EventAttempt: AttemptDuration,
 		"mine.call": CallDuration, "mine.attempt": AttemptDuration,
-		telemetry.RetryAttemptFailed: NoDuration, telemetry.BreakerOpened: NoDuration,
+		retry.EventAttemptFailed: NoDuration, breaker.EventOpened: NoDuration,
 	} {
 		if got := DurationOf(telemetry.Event{Type: typ}); got != want {
 			t.Errorf("DurationOf(%s) = %v, want %v", typ, got, want)

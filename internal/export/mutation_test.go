@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -70,7 +71,7 @@ func TestRecordsWaitRefusedAfterAnyWait(t *testing.T) {
 		wait time.Duration
 		want bool
 	}{{0, false}, {time.Nanosecond, true}} {
-		e := telemetry.Event{Type: telemetry.BulkheadRefused, Wait: c.wait}
+		e := telemetry.Event{Type: bulkhead.EventRefused, Wait: c.wait}
 		if got := RecordsWait(e); got != c.want {
 			t.Errorf("RecordsWait(bulkhead.rejected, Wait %v) = %v, want %v", c.wait, got, c.want)
 		}

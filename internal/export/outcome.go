@@ -6,7 +6,12 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/adaptive"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/throttle"
+	"github.com/f0b5b96b/resilience/policy/timeout"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -27,25 +32,25 @@ const PipelineType = "pipeline"
 // policy, by outcome: an exporter counts them among the calls as well as
 // among the events. Read only.
 var EventOutcomes = map[telemetry.Type]string{
-	telemetry.BreakerFailure:   OutcomeFailure,
-	telemetry.BreakerIgnored:   OutcomeIgnored,
-	telemetry.BreakerRefused:   OutcomeRejected,
-	telemetry.RetryGaveUp:      OutcomeFailure,
-	telemetry.TimeoutExpired:   OutcomeFailure,
-	telemetry.BulkheadRefused:  OutcomeRejected,
-	telemetry.RateLimitRefused: OutcomeRejected,
-	adaptive.EventRefused:      OutcomeRejected,
-	throttle.EventRefused:      OutcomeRejected,
+	breaker.EventFailure:   OutcomeFailure,
+	breaker.EventIgnored:   OutcomeIgnored,
+	breaker.EventRefused:   OutcomeRejected,
+	retry.EventGaveUp:      OutcomeFailure,
+	timeout.EventExpired:   OutcomeFailure,
+	bulkhead.EventRefused:  OutcomeRejected,
+	ratelimit.EventRefused: OutcomeRejected,
+	adaptive.EventRefused:  OutcomeRejected,
+	throttle.EventRefused:  OutcomeRejected,
 }
 
 // WaitEvents are the events whose Wait is a wait that a call makes (a
 // retry's backoff, time in a bulkhead's queue, for a token), which the
 // exporters record in their wait duration histogram. Read only.
 var WaitEvents = map[telemetry.Type]bool{
-	telemetry.RetryWaiting:           true,
-	telemetry.BulkheadQueuedAdmitted: true,
-	telemetry.BulkheadRefused:        true,
-	telemetry.RateLimitWaited:        true,
+	retry.EventWaiting:           true,
+	bulkhead.EventQueuedAdmitted: true,
+	bulkhead.EventRefused:        true,
+	ratelimit.EventWaited:        true,
 }
 
 // RecordsWait reports whether e's wait is recorded: e is one of
@@ -55,7 +60,7 @@ func RecordsWait(e telemetry.Event) bool {
 	if !WaitEvents[e.Type] || e.Wait == resilience.Never || e.Wait < 0 {
 		return false
 	}
-	return e.Type != telemetry.BulkheadRefused || e.Wait > 0
+	return e.Type != bulkhead.EventRefused || e.Wait > 0
 }
 
 // OutcomeOf is the outcome of a call made under ctx that returned err:

@@ -9,7 +9,10 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/adaptive"
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/policy/throttle"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -47,16 +50,16 @@ func TestRecordsWait(t *testing.T) {
 		e    telemetry.Event
 		want bool
 	}{
-		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: time.Second}, true},
-		{telemetry.Event{Type: telemetry.RetryWaiting}, true},
-		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: -1}, false},
-		{telemetry.Event{Type: telemetry.RetryWaiting, Wait: resilience.Never}, false},
-		{telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.BulkheadRefused, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.BulkheadRefused}, false},
-		{telemetry.Event{Type: telemetry.RateLimitWaited, Wait: time.Millisecond}, true},
-		{telemetry.Event{Type: telemetry.RateLimitRefused, Wait: time.Millisecond}, false},
-		{telemetry.Event{Type: telemetry.BreakerOpened, Wait: time.Millisecond}, false},
+		{telemetry.Event{Type: retry.EventWaiting, Wait: time.Second}, true},
+		{telemetry.Event{Type: retry.EventWaiting}, true},
+		{telemetry.Event{Type: retry.EventWaiting, Wait: -1}, false},
+		{telemetry.Event{Type: retry.EventWaiting, Wait: resilience.Never}, false},
+		{telemetry.Event{Type: bulkhead.EventQueuedAdmitted, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: bulkhead.EventRefused, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: bulkhead.EventRefused}, false},
+		{telemetry.Event{Type: ratelimit.EventWaited, Wait: time.Millisecond}, true},
+		{telemetry.Event{Type: ratelimit.EventRefused, Wait: time.Millisecond}, false},
+		{telemetry.Event{Type: breaker.EventOpened, Wait: time.Millisecond}, false},
 	} {
 		if got := RecordsWait(c.e); got != c.want {
 			t.Errorf("RecordsWait(%s, wait %v) = %v, want %v", c.e.Type, c.e.Wait, got, c.want)

@@ -35,8 +35,8 @@ func (l *Limiter) Snapshot() telemetry.Snapshot {
 // Kind is the kind of an adaptive limiter's snapshots and events.
 const Kind telemetry.Kind = "adaptive"
 
-// The events of the adaptive limiter, which this package owns (package
-// telemetry lists the events of the other policies). A [Limiter] reports
+// The events of the adaptive limiter, which this package owns (as each
+// policy owns its events: breaker.EventOpened, ...). A [Limiter] reports
 // them to its [Config.Observer].
 const (
 	// EventRefused: the limiter refused a call (Err: the refusal,

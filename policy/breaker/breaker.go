@@ -432,7 +432,7 @@ func (b *Breaker) refuse(r *resilience.RefusedError) error {
 }
 
 func (b *Breaker) observeRefusal(r *resilience.RefusedError) {
-	b.cfg.obs.Observe(telemetry.Event{Type: telemetry.BreakerRefused, Name: b.cfg.name, Key: b.key, Err: r, Wait: r.RetryAfter()})
+	b.cfg.obs.Observe(telemetry.Event{Type: EventRefused, Name: b.cfg.name, Key: b.key, Err: r, Wait: r.RetryAfter()})
 }
 
 // refusedErr returns the refusal, for reason (ErrOpen or ErrTooManyTrials),
@@ -577,7 +577,7 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 	}
 	if o == Ignored {
 		if obs := b.cfg.obs; obs != nil {
-			obs.Observe(telemetry.Event{Type: telemetry.BreakerIgnored, Name: b.cfg.name, Key: b.key, Err: err})
+			obs.Observe(telemetry.Event{Type: EventIgnored, Name: b.cfg.name, Key: b.key, Err: err})
 		}
 		return
 	}
@@ -614,7 +614,7 @@ func (b *Breaker) finishSlow(w uint64, trial uint32, start int64, measured bool,
 		}
 	} else {
 		streak = b.failLocked(gen)
-		b.noteLocked(telemetry.BreakerFailure, err)
+		b.noteLocked(EventFailure, err)
 	}
 	if slow {
 		b.slow++
@@ -652,7 +652,7 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome, err e
 		return
 	}
 	if o == Ignored {
-		b.noteLocked(telemetry.BreakerIgnored, err)
+		b.noteLocked(EventIgnored, err)
 		b.unlock()
 		return
 	}
@@ -664,7 +664,7 @@ func (b *Breaker) finishTrial(w uint64, id uint32, start int64, o Outcome, err e
 	switch {
 	case o == Failure:
 		b.failLocked(gen)
-		b.noteLocked(telemetry.BreakerFailure, err)
+		b.noteLocked(EventFailure, err)
 		b.setLocked(Open, false, now)
 	case slow:
 		b.addSuccess(gen, true)
@@ -780,9 +780,9 @@ func (b *Breaker) restartCooldownsLocked() {
 
 // transitionTypes are the event types of transitions, by the state entered.
 var transitionTypes = [...]telemetry.Type{
-	Closed:   telemetry.BreakerClosed,
-	Open:     telemetry.BreakerOpened,
-	HalfOpen: telemetry.BreakerHalfOpened,
+	Closed:   EventClosed,
+	Open:     EventOpened,
+	HalfOpen: EventHalfOpened,
 }
 
 // noteLocked queues an event of type t about err for the observer, if

@@ -44,7 +44,9 @@
 //     refusals, how long it has been open and the cooldown left) and [Breaker.Snapshot] (the same as a telemetry.Snapshot,
 //     for a telemetry.Registry); [WithObserver]: the breaker's events
 //     (transitions, refusals, failures, ignored outcomes) for a
-//     telemetry.Observer
+//     telemetry.Observer; [Kind] and the event types [EventOpened],
+//     [EventHalfOpened], [EventClosed], [EventRefused], [EventFailure],
+//     [EventIgnored], [EventEvicted]
 //   - [Keyed], [NewKeyed], [KeyedPolicy], [WithMaxKeys]: one breaker per
 //     key (a host, a tenant), at most MaxKeys of them, closed ones
 //     forgotten first; [Keyed.Breaker], [Keyed.All], [Keyed.Stats]
@@ -114,8 +116,8 @@
 // With an observer set (WithObserver), the breaker reports each
 // transition (breaker.opened, breaker.half_opened, breaker.closed), each
 // refusal (breaker.refused), each failure it counts (breaker.failure) and
-// each outcome it ignores (breaker.ignored); package telemetry lists the
-// fields of each. Successes are counted, not reported: the closed path of
+// each outcome it ignores (breaker.ignored); the Event constants
+// ([EventOpened], ...) list the fields of each. Successes are counted, not reported: the closed path of
 // a call that succeeds is the same with and without an observer, and
 // costs nothing more. A refusal costs one call of the observer. Without
 // an observer, nothing is built or called.

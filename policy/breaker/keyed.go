@@ -34,7 +34,7 @@ const defaultMaxKeys = 8192
 //  2. only when no tracked breaker is closed (every one is open, half-open
 //     or forced), the least recently used key of all: its state is lost —
 //     if it comes back, it starts closed — so the eviction is reported,
-//     never silent: an event [telemetry.BreakerEvicted] (with the key and
+//     never silent: an event [EventEvicted] (with the key and
 //     the state it was in) to the Observer, and EvictedNotClosed in
 //     [Keyed.Stats].
 //
@@ -210,7 +210,7 @@ func (k *Keyed[K]) forgetLocked(e *lru.Entry[K, Breaker]) {
 func (k *Keyed[K]) reportEviction(b *Breaker) {
 	if o := k.cfg.obs; o != nil {
 		w := b.word.Load()
-		o.Observe(telemetry.Event{Type: telemetry.BreakerEvicted, Name: k.cfg.name, Key: b.key, From: wordState(w).String()})
+		o.Observe(telemetry.Event{Type: EventEvicted, Name: k.cfg.name, Key: b.key, From: wordState(w).String()})
 	}
 }
 

@@ -65,7 +65,7 @@ func ExampleWithMaxKeys() {
 	k := breaker.NewKeyed[string](breaker.WithMaxKeys(2), breaker.WithThreshold(1),
 		breaker.WithClock(clock.NewFake()),
 		breaker.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
-			if e.Type == telemetry.BreakerEvicted {
+			if e.Type == breaker.EventEvicted {
 				fmt.Printf("%s: %s was %s\n", e.Type, e.Key, e.From)
 			}
 		})))

@@ -26,7 +26,7 @@ func TestKeyedSnapshot(t *testing.T) {
 	if k.Name() != "hosts" {
 		t.Errorf("Name() = %q, want hosts", k.Name())
 	}
-	want := snapview.View{Kind: telemetry.Breaker, Name: "hosts", Refused: 3,
+	want := snapview.View{Kind: breaker.Kind, Name: "hosts", Refused: 3,
 		Values: map[string]float64{"keys": 3, "max_keys": 3, "open_keys": 2, "half_open_keys": 0, "evicted": 0, "evicted_not_closed": 0},
 		Keys: &telemetry.KeySummary{Keys: 3, MaxKeys: 3, Open: 2, Top: []telemetry.KeyStat{
 			{Key: "a", State: telemetry.StateOpen, Refused: 2}, {Key: "b", State: telemetry.StateOpen, Refused: 1}}}}

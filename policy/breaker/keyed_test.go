@@ -64,9 +64,9 @@ func TestKeyedSaysTheKey(t *testing.T) {
 		t.Errorf("transitions mismatch (-want +got):\n%s", diff)
 	}
 	wantEv := []telemetry.Event{
-		{Type: telemetry.BreakerFailure, Name: "api", Key: "db.example"},
-		{Type: telemetry.BreakerOpened, Name: "api", Key: "db.example", From: "closed", To: "open", Wait: 30 * time.Second},
-		{Type: telemetry.BreakerRefused, Name: "api", Key: "db.example", Wait: 30 * time.Second},
+		{Type: breaker.EventFailure, Name: "api", Key: "db.example"},
+		{Type: breaker.EventOpened, Name: "api", Key: "db.example", From: "closed", To: "open", Wait: 30 * time.Second},
+		{Type: breaker.EventRefused, Name: "api", Key: "db.example", Wait: 30 * time.Second},
 	}
 	if diff := cmp.Diff(wantEv, evs); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
@@ -138,7 +138,7 @@ func TestKeyedReportsForgettingABreakerNotClosed(t *testing.T) {
 	k := breaker.NewKeyed[string](breaker.WithName("api"), breaker.WithClock(f), breaker.WithThreshold(1),
 		breaker.WithCooldown(time.Second), breaker.WithMaxKeys(3),
 		breaker.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
-			if e.Type == telemetry.BreakerEvicted {
+			if e.Type == breaker.EventEvicted {
 				evs = append(evs, e)
 			}
 		})))
@@ -150,8 +150,8 @@ func TestKeyedReportsForgettingABreakerNotClosed(t *testing.T) {
 	trip(k.Breaker("d")) // all three not closed: forgets a (half-open), the least recently used
 	k.Breaker("e")       // forgets b (open)
 	want := []telemetry.Event{
-		{Type: telemetry.BreakerEvicted, Name: "api", Key: "a", From: "half-open"},
-		{Type: telemetry.BreakerEvicted, Name: "api", Key: "b", From: "open"},
+		{Type: breaker.EventEvicted, Name: "api", Key: "a", From: "half-open"},
+		{Type: breaker.EventEvicted, Name: "api", Key: "b", From: "open"},
 	}
 	if diff := cmp.Diff(want, evs); diff != "" {
 		t.Fatalf("eviction events mismatch (-want +got):\n%s", diff)

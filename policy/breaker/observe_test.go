@@ -37,27 +37,27 @@ func TestObserverEvents(t *testing.T) {
 		return telemetry.Event{Type: typ, Name: "db", From: from, To: to, Wait: wait}
 	}
 	refused := func(err error, wait time.Duration) telemetry.Event {
-		return telemetry.Event{Type: telemetry.BreakerRefused, Name: "db", Err: err, Wait: wait}
+		return telemetry.Event{Type: breaker.EventRefused, Name: "db", Err: err, Wait: wait}
 	}
 
 	// Closed: a success says nothing; a failure and an ignored outcome do.
 	_, _ = p.Do(ctx, func(context.Context) (int, error) { return 1, nil })
 	wantEvents(t, r)
 	_, _ = p.Do(ctx, func(context.Context) (int, error) { return 0, errBoom })
-	wantEvents(t, r, ev(telemetry.BreakerFailure, errBoom))
+	wantEvents(t, r, ev(breaker.EventFailure, errBoom))
 	cctx, cancel := context.WithCancel(ctx)
 	_, _ = p.Do(cctx, func(context.Context) (int, error) { cancel(); return 0, context.Canceled })
-	wantEvents(t, r, ev(telemetry.BreakerIgnored, context.Canceled))
+	wantEvents(t, r, ev(breaker.EventIgnored, context.Canceled))
 	_, _ = p.Do(ctx, func(context.Context) (int, error) { return 0, resilience.Refuse(breaker.ErrOpen, "inner", -1) })
-	wantEvents(t, r, ev(telemetry.BreakerIgnored, breaker.ErrOpen)) // another guard's refusal
+	wantEvents(t, r, ev(breaker.EventIgnored, breaker.ErrOpen)) // another guard's refusal
 
 	// The failure that trips comes before the opening; Report has no error.
 	succeed(t, b, f, 1) // resets the streak
 	fail(t, b, f, 1)
-	wantEvents(t, r, ev(telemetry.BreakerFailure, nil))
+	wantEvents(t, r, ev(breaker.EventFailure, nil))
 	b.Record(true)
-	wantEvents(t, r, ev(telemetry.BreakerFailure, nil),
-		tr(telemetry.BreakerOpened, "closed", "open", time.Minute))
+	wantEvents(t, r, ev(breaker.EventFailure, nil),
+		tr(breaker.EventOpened, "closed", "open", time.Minute))
 
 	// Open: refusals carry the wait left.
 	f.Advance(20 * time.Second)
@@ -70,31 +70,31 @@ func TestObserverEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantEvents(t, r, tr(telemetry.BreakerHalfOpened, "open", "half-open", 0))
+	wantEvents(t, r, tr(breaker.EventHalfOpened, "open", "half-open", 0))
 	f.Advance(time.Second)
 	wantRefused(t, b, breaker.ErrTooManyTrials, time.Minute-time.Second)
 	wantEvents(t, r, refused(breaker.ErrTooManyTrials, time.Minute-time.Second))
 	trial.Report(breaker.Ignored)
-	wantEvents(t, r, ev(telemetry.BreakerIgnored, nil))
+	wantEvents(t, r, ev(breaker.EventIgnored, nil))
 	_, _ = p.Do(ctx, func(context.Context) (int, error) { return 0, errBoom })
-	wantEvents(t, r, ev(telemetry.BreakerFailure, errBoom),
-		tr(telemetry.BreakerOpened, "half-open", "open", time.Minute))
+	wantEvents(t, r, ev(breaker.EventFailure, errBoom),
+		tr(breaker.EventOpened, "half-open", "open", time.Minute))
 
 	// A successful trial closes.
 	f.Advance(time.Minute)
 	succeed(t, b, f, 1)
-	wantEvents(t, r, tr(telemetry.BreakerHalfOpened, "open", "half-open", 0),
-		tr(telemetry.BreakerClosed, "half-open", "closed", 0))
+	wantEvents(t, r, tr(breaker.EventHalfOpened, "open", "half-open", 0),
+		tr(breaker.EventClosed, "half-open", "closed", 0))
 
 	// Manual control: only state changes are transitions.
 	b.Reset()
 	b.ForceOpen()
 	b.ForceOpen()
-	wantEvents(t, r, tr(telemetry.BreakerOpened, "closed", "open", resilience.Never))
+	wantEvents(t, r, tr(breaker.EventOpened, "closed", "open", resilience.Never))
 	wantRefused(t, b, breaker.ErrForcedOpen, resilience.Never)
 	wantEvents(t, r, refused(breaker.ErrForcedOpen, resilience.Never))
 	b.ForceClosed()
-	wantEvents(t, r, tr(telemetry.BreakerClosed, "open", "closed", 0))
+	wantEvents(t, r, tr(breaker.EventClosed, "open", "closed", 0))
 
 	// A stale report says nothing.
 	stale, _ := b.Allow()
@@ -197,7 +197,7 @@ func TestRefusalCostsOneNonAllocatingCall(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _, _ = b2.Allow() }); n != 0 {
 		t.Errorf("a refusal counted by a Counter allocates %v times", n)
 	}
-	if got := c.Count("db", telemetry.BreakerRefused); got != 102 {
+	if got := c.Count("db", breaker.EventRefused); got != 102 {
 		t.Errorf("Counter counted %d refusals, want 102", got)
 	}
 }

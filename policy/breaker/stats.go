@@ -74,7 +74,7 @@ func (b *Breaker) Stats() Stats {
 
 // Snapshot returns [Breaker.Stats] in the shape all guards share, for a
 // telemetry.Registry, exporters, dashboards and health checks: Kind
-// telemetry.Breaker, the breaker's Name, its State ("closed", "open",
+// Kind, the breaker's Name, its State ("closed", "open",
 // "half-open"), Refused, and these Values (the counts are those of the
 // current state, as [Breaker.Counts] has them):
 //
@@ -112,7 +112,7 @@ func (s Stats) snapshot(name string) telemetry.Snapshot {
 		forced = 1
 	}
 	return telemetry.Snapshot{
-		Kind:    telemetry.Breaker,
+		Kind:    Kind,
 		Name:    name,
 		State:   s.State.String(),
 		Refused: s.Refused,
@@ -139,7 +139,7 @@ func (k *Keyed[K]) Name() string { return k.cfg.name }
 
 // Snapshot returns the Keyed in the shape all guards share, for a
 // telemetry.Registry, exporters, dashboards and health checks: Kind
-// telemetry.Breaker, the Keyed's Name, no State (each key has its own),
+// Kind, the Keyed's Name, no State (each key has its own),
 // Refused, the refusals of the breakers of the keys tracked now (a
 // forgotten key's refusals leave the sum, so it may fall), Keys (the keys
 // tracked, those whose breaker is open, and the [telemetry.TopKeys] keys
@@ -172,7 +172,7 @@ func (k *Keyed[K]) Snapshot() telemetry.Snapshot {
 		sum.Top = telemetry.AddTop(sum.Top, telemetry.KeyStat{Key: s.Key, State: s.State.String(), Refused: s.Refused})
 	}
 	return telemetry.Snapshot{
-		Kind:    telemetry.Breaker,
+		Kind:    Kind,
 		Name:    k.cfg.name,
 		Refused: refused,
 		Keys:    &sum,

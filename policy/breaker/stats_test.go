@@ -64,7 +64,7 @@ func TestSnapshot(t *testing.T) {
 		}
 		return m
 	}
-	want := snapview.View{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateOpen, Refused: 2,
+	want := snapview.View{Kind: breaker.Kind, Name: "db", State: telemetry.StateOpen, Refused: 2,
 		Values: values(0, 0, 1, 2, 0, 0, 0, 0, 2, 0, 0, 0)}
 	if diff := cmp.Diff(want, snapview.Of(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)
@@ -72,7 +72,7 @@ func TestSnapshot(t *testing.T) {
 	b.Reset()
 	succeed(t, b, f, 1)
 	fail(t, b, f, 1)
-	want = snapview.View{Kind: telemetry.Breaker, Name: "db", State: telemetry.StateClosed, Refused: 2,
+	want = snapview.View{Kind: breaker.Kind, Name: "db", State: telemetry.StateClosed, Refused: 2,
 		Values: values(0, 0, 0, 3, 2, 1, 1, 0, 0, 0.5, 0, 1)}
 	if diff := cmp.Diff(want, snapview.Of(b.Snapshot())); diff != "" {
 		t.Fatalf("Snapshot() mismatch (-want +got):\n%s", diff)

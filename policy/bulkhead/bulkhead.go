@@ -187,7 +187,7 @@ func (b *Bulkhead) TryAcquire() bool {
 func (b *Bulkhead) refuse(err error, wait time.Duration) error {
 	b.rejected.Add(1)
 	if b.obs != nil {
-		b.obs.Observe(telemetry.Event{Type: telemetry.BulkheadRefused, Name: b.cfg.Name, Err: err, Wait: wait})
+		b.obs.Observe(telemetry.Event{Type: EventRefused, Name: b.cfg.Name, Err: err, Wait: wait})
 	}
 	return err
 }
@@ -195,7 +195,7 @@ func (b *Bulkhead) refuse(err error, wait time.Duration) error {
 // admitted reports a queued caller that got a slot after waiting since
 // start; there must be an observer.
 func (b *Bulkhead) admitted(start time.Time) {
-	b.obs.Observe(telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Name: b.cfg.Name, Wait: b.clk.Now().Sub(start)})
+	b.obs.Observe(telemetry.Event{Type: EventQueuedAdmitted, Name: b.cfg.Name, Wait: b.clk.Now().Sub(start)})
 }
 
 // overshot ends a fast path whose unit took state above max. It looks

@@ -28,8 +28,10 @@
 //     [Bulkhead.Stats] adds the limit and the refusals since New, and
 //     [Bulkhead.Snapshot] gives them in the shape of every guard, for a
 //     telemetry.Registry. [WithObserver] reports refusals and queued calls
-//     admitted as telemetry events; a call that finds a free slot emits
-//     nothing, and with no observer events cost nothing.
+//     admitted as telemetry events ([EventRefused],
+//     [EventQueuedAdmitted]; [Kind] is the kind of the events and
+//     snapshots); a call that finds a free slot emits nothing, and with
+//     no observer events cost nothing.
 //
 // # Settings
 //

@@ -321,7 +321,7 @@ func ExampleWithObserver() {
 	_ = b.Acquire(ctx)
 	fmt.Println(b.Acquire(ctx))
 	fmt.Println(b.TryAcquire())
-	fmt.Println(events.Count("db", telemetry.BulkheadRefused))
+	fmt.Println(events.Count("db", bulkhead.EventRefused))
 	// Output:
 	// bulkhead: full (db)
 	// false

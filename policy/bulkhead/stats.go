@@ -35,13 +35,13 @@ func (b *Bulkhead) Name() string { return b.cfg.Name }
 
 // Snapshot returns [Bulkhead.Stats] in the shape all guards share, for a
 // telemetry.Registry, exporters, dashboards and health checks: Kind
-// telemetry.Bulkhead, the bulkhead's Name, no State, Refused
+// Kind, the bulkhead's Name, no State, Refused
 // (Stats.Refused), and the gauges limit, in_flight and queued (unit
 // "{call}"). It allocates the Values slice.
 func (b *Bulkhead) Snapshot() telemetry.Snapshot {
 	s := b.Stats()
 	return telemetry.Snapshot{
-		Kind:    telemetry.Bulkhead,
+		Kind:    Kind,
 		Name:    b.cfg.Name,
 		Refused: s.Refused,
 		Values: []telemetry.Value{

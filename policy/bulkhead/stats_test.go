@@ -32,7 +32,7 @@ func TestObserverEvents(t *testing.T) {
 		b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Second),
 			bulkhead.WithClock(fake), bulkhead.WithName("db"), bulkhead.WithObserver(r))
 		rejected := func(err error, wait time.Duration) telemetry.Event {
-			return telemetry.Event{Type: telemetry.BulkheadRefused, Name: "db", Err: err, Wait: wait}
+			return telemetry.Event{Type: bulkhead.EventRefused, Name: "db", Err: err, Wait: wait}
 		}
 
 		// A free slot: nothing to say.
@@ -66,7 +66,7 @@ func TestObserverEvents(t *testing.T) {
 		if err := <-w; err != nil {
 			t.Fatalf("queued Acquire = %v, want a slot", err)
 		}
-		wantEvents(t, r, telemetry.Event{Type: telemetry.BulkheadQueuedAdmitted, Name: "db", Wait: 300 * time.Millisecond})
+		wantEvents(t, r, telemetry.Event{Type: bulkhead.EventQueuedAdmitted, Name: "db", Wait: 300 * time.Millisecond})
 
 		// A caller whose ctx ends in the queue is not refused.
 		ctx, cancel := context.WithCancel(t.Context())
@@ -94,7 +94,7 @@ func TestRejectedWithoutQueue(t *testing.T) {
 			t.Fatalf("Acquire = %v, want ErrFull", err)
 		}
 	}
-	ev := telemetry.Event{Type: telemetry.BulkheadRefused, Err: bulkhead.ErrFull}
+	ev := telemetry.Event{Type: bulkhead.EventRefused, Err: bulkhead.ErrFull}
 	wantEvents(t, r, ev, ev, ev)
 	if got := b.Stats().Refused; got != 3 {
 		t.Errorf("Stats().Refused = %d, want 3", got)
@@ -120,7 +120,7 @@ func TestStatsAndSnapshot(t *testing.T) {
 		if diff := cmp.Diff(bulkhead.Stats{Limit: 3, InFlight: 3, Queued: 1, Refused: 1}, b.Stats()); diff != "" {
 			t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 		}
-		want := snapview.View{Kind: telemetry.Bulkhead, Name: "db", Refused: 1,
+		want := snapview.View{Kind: bulkhead.Kind, Name: "db", Refused: 1,
 			Values: map[string]float64{"limit": 3, "in_flight": 3, "queued": 1}}
 		if diff := cmp.Diff(want, snapview.Of(b.Snapshot())); diff != "" {
 			t.Errorf("Snapshot mismatch (-want +got):\n%s", diff)
@@ -143,7 +143,7 @@ func TestRegister(t *testing.T) {
 		t.Errorf("second Register = %v, want ErrDuplicate", err)
 	}
 	_ = b.Acquire(t.Context())
-	want := []snapview.View{{Kind: telemetry.Bulkhead, Name: "db", Values: map[string]float64{"limit": 4, "in_flight": 1, "queued": 0}}}
+	want := []snapview.View{{Kind: bulkhead.Kind, Name: "db", Values: map[string]float64{"limit": 4, "in_flight": 1, "queued": 0}}}
 	var got []snapview.View
 	for _, s := range reg.Snapshots() {
 		got = append(got, snapview.Of(s))

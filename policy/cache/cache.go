@@ -33,7 +33,7 @@ const (
 	// for StaleWhileRevalidate.
 	EventStale telemetry.Type = "cache.stale"
 	// EventEvicted: the in-memory store evicted the entry of Key to stay
-	// within MaxEntries or MaxBytes.
+	// within MaxEntries or MaxBytes; a telemetry.Slog writes it at Warn.
 	EventEvicted telemetry.Type = "cache.evicted"
 	// EventRefreshFailed: a background refresh failed (Err); the stale
 	// value stays.

@@ -11,8 +11,8 @@ const (
 	StateOff = "off" // disabled: no call gets chaos
 )
 
-// The events of an injector, which this package owns (package telemetry
-// lists the events of the other policies): one per injection, to the
+// The events of an injector, which this package owns (as each policy owns
+// its events: breaker.EventOpened, ...): one per injection, to the
 // observer given with [WithObserver]. Their Name is the injector's name.
 const (
 	// EventFault: [Fault] injected a fault into a call (Err: the fault

@@ -25,6 +25,9 @@
 //     by options: [WithMaxHedges], [WithMaxWait], [WithQuantile],
 //     [WithMinDelay], [WithMaxDelay], [WithBudget], [WithAccept], [WithClock], [WithName], [WithObserver],
 //     [WithConfig].
+//   - [Kind], [EventLaunched], [EventWon], [EventLosersCancelled]: the
+//     kind and the event types of what [WithObserver] reports, and the
+//     fields of each.
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time; it reads and writes JSON.
 //

@@ -324,13 +324,13 @@ func (r *race[T]) unlockAndReport(stop bool, launched, won, cancelled int) {
 		}
 	}()
 	if launched != 0 {
-		r.p.obs.Observe(telemetry.Event{Type: telemetry.HedgeLaunched, Name: r.p.name, Attempt: launched, Elapsed: elapsed})
+		r.p.obs.Observe(telemetry.Event{Type: EventLaunched, Name: r.p.name, Attempt: launched, Elapsed: elapsed})
 	}
 	if won != 0 {
-		r.p.obs.Observe(telemetry.Event{Type: telemetry.HedgeWon, Name: r.p.name, Attempt: won, Elapsed: elapsed})
+		r.p.obs.Observe(telemetry.Event{Type: EventWon, Name: r.p.name, Attempt: won, Elapsed: elapsed})
 	}
 	if cancelled != 0 {
-		r.p.obs.Observe(telemetry.Event{Type: telemetry.HedgeLosersCancelled, Name: r.p.name, Attempt: cancelled})
+		r.p.obs.Observe(telemetry.Event{Type: EventLosersCancelled, Name: r.p.name, Attempt: cancelled})
 	}
 }
 

@@ -17,15 +17,15 @@ import (
 )
 
 func launched(attempt int, elapsed time.Duration) telemetry.Event {
-	return telemetry.Event{Type: telemetry.HedgeLaunched, Name: "quotes", Attempt: attempt, Elapsed: elapsed}
+	return telemetry.Event{Type: hedge.EventLaunched, Name: "quotes", Attempt: attempt, Elapsed: elapsed}
 }
 
 func won(attempt int, elapsed time.Duration) telemetry.Event {
-	return telemetry.Event{Type: telemetry.HedgeWon, Name: "quotes", Attempt: attempt, Elapsed: elapsed}
+	return telemetry.Event{Type: hedge.EventWon, Name: "quotes", Attempt: attempt, Elapsed: elapsed}
 }
 
 func cancelled(n int) telemetry.Event {
-	return telemetry.Event{Type: telemetry.HedgeLosersCancelled, Name: "quotes", Attempt: n}
+	return telemetry.Event{Type: hedge.EventLosersCancelled, Name: "quotes", Attempt: n}
 }
 
 func TestObserverEvents(t *testing.T) {
@@ -122,7 +122,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 		entered, release := make(chan struct{}), make(chan struct{})
 		r := new(eventlog.Recorder)
 		obs := telemetry.ObserverFunc(func(e telemetry.Event) {
-			if e.Type == telemetry.HedgeLaunched {
+			if e.Type == hedge.EventLaunched {
 				close(entered)
 				select {
 				case <-release:
@@ -178,7 +178,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 func TestObserverPanicReachesTheCaller(t *testing.T) {
 	testwait.Bubble(t, func(t *testing.T) {
 		obs := telemetry.ObserverFunc(func(e telemetry.Event) {
-			if e.Type == telemetry.HedgeLaunched {
+			if e.Type == hedge.EventLaunched {
 				panic("observer broke")
 			}
 		})
@@ -222,7 +222,7 @@ func TestObserverAddsNoAllocation(t *testing.T) {
 			t.Errorf("%s: %v allocs per call with an observer, %v without", tc.name, got, base)
 		}
 	}
-	if got, want := c.Count("", telemetry.HedgeWon), uint64(201); got != want {
+	if got, want := c.Count("", hedge.EventWon), uint64(201); got != want {
 		t.Errorf("counted %d hedge.won, want %d (one per hedged call)", got, want)
 	}
 }

@@ -28,7 +28,9 @@
 //     it; [Limiter.Stats] adds the refusals since New, and
 //     [Limiter.Snapshot] gives them in the shape of every guard, for a
 //     telemetry.Registry. [WithObserver] reports refusals and waits as
-//     telemetry events; a call admitted at once emits nothing.
+//     telemetry events ([EventRefused], [EventWaited]; [Kind] is the
+//     kind of the events and snapshots); a call admitted at once emits
+//     nothing.
 //   - [Policy] makes a Limiter a layer of a resilience.Policy[T] that
 //     refuses at once; [WaitPolicy] makes one that waits.
 //   - [NewKeyed] creates a [Keyed]: one bucket per key, for at most

@@ -532,7 +532,7 @@ func ExampleWithObserver() {
 	events := telemetry.NewCounter()
 	l := ratelimit.New(1, 2, ratelimit.WithName("api"), ratelimit.WithObserver(events))
 	fmt.Println(l.Allow(), l.Allow(), l.Allow())
-	fmt.Println(events.Count("api", telemetry.RateLimitRefused))
+	fmt.Println(events.Count("api", ratelimit.EventRefused))
 	// Output:
 	// true true false
 	// 1

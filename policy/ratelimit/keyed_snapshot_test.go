@@ -29,7 +29,7 @@ func TestKeyedSnapshot(t *testing.T) {
 	for i := 7; i > 2; i-- {
 		top = append(top, telemetry.KeyStat{Key: fmt.Sprint(i), Refused: uint64(i)})
 	}
-	want := snapview.View{Kind: telemetry.RateLimit, Name: "users", Refused: 28,
+	want := snapview.View{Kind: ratelimit.Kind, Name: "users", Refused: 28,
 		Values: map[string]float64{"rate": 10, "burst": 2, "keys": 9, "max_keys": 10, "empty_keys": 8},
 		Keys:   &telemetry.KeySummary{Keys: 9, MaxKeys: 10, Open: 8, Top: top}}
 	if diff := cmp.Diff(want, snapview.Of(k.Snapshot())); diff != "" {

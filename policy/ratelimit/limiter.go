@@ -296,7 +296,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 		return err
 	}
 	if o := b.p.cfg.Observer; o != nil {
-		o.Observe(telemetry.Event{Type: telemetry.RateLimitWaited, Name: b.p.cfg.Name, Wait: d})
+		o.Observe(telemetry.Event{Type: EventWaited, Name: b.p.cfg.Name, Wait: d})
 	}
 	return nil
 }
@@ -307,7 +307,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 func (l *Limiter) refuse(p *params, err error, hint time.Duration) error {
 	l.rejected.Add(1)
 	if o := p.cfg.Observer; o != nil {
-		o.Observe(telemetry.Event{Type: telemetry.RateLimitRefused, Name: p.cfg.Name, Err: err, Wait: hint})
+		o.Observe(telemetry.Event{Type: EventRefused, Name: p.cfg.Name, Err: err, Wait: hint})
 	}
 	return err
 }

@@ -32,13 +32,13 @@ func (l *Limiter) Name() string { return l.cur.Load().p.cfg.Name }
 
 // Snapshot returns [Limiter.Stats] in the shape all guards share, for a
 // telemetry.Registry, exporters, dashboards and health checks: Kind
-// telemetry.RateLimit, the limiter's Name, no State, Refused
+// Kind, the limiter's Name, no State, Refused
 // (Stats.Refused), and the gauges rate ("{token}/s"), burst and tokens
 // ("{token}"; negative: owed to waiters). It allocates the Values slice.
 func (l *Limiter) Snapshot() telemetry.Snapshot {
 	s := l.Stats()
 	return telemetry.Snapshot{
-		Kind:    telemetry.RateLimit,
+		Kind:    Kind,
 		Name:    l.Name(),
 		Refused: s.Refused,
 		Values:  limiterValues(s.Rate, s.Burst, s.Tokens, true),
@@ -67,7 +67,7 @@ func (k *Keyed[K]) Name() string {
 
 // Snapshot returns the Keyed in the shape all guards share, for a
 // telemetry.Registry, exporters, dashboards and health checks: Kind
-// telemetry.RateLimit, the Keyed's Name, no State, Refused, the refusals
+// Kind, the Keyed's Name, no State, Refused, the refusals
 // of the limiters of the keys tracked now (a forgotten key's refusals
 // leave the sum, so it may fall), Keys (the keys tracked, those whose
 // bucket holds less than one token, and the [telemetry.TopKeys] keys with
@@ -125,7 +125,7 @@ func (k *Keyed[K]) Snapshot() telemetry.Snapshot {
 		telemetry.Value{Name: "max_keys", Unit: "{key}", Help: "The most keys tracked (MaxKeys).", Value: float64(sum.MaxKeys)},
 		telemetry.Value{Name: "empty_keys", Unit: "{key}", Help: "Keys whose bucket holds less than one token now.", Value: float64(sum.Open)},
 	)
-	return telemetry.Snapshot{Kind: telemetry.RateLimit, Name: p.cfg.Name, Refused: refused, Values: vs, Keys: &sum}
+	return telemetry.Snapshot{Kind: Kind, Name: p.cfg.Name, Refused: refused, Values: vs, Keys: &sum}
 }
 
 // keyName says a key as a KeyStat does: a string as it is, any other

@@ -33,7 +33,7 @@ func TestObserverEvents(t *testing.T) {
 			ratelimit.WithName("api"), ratelimit.WithMaxWait(150*time.Millisecond), ratelimit.WithObserver(r))
 		ctx := context.Background()
 		rejected := func(wait time.Duration) telemetry.Event {
-			return telemetry.Event{Type: telemetry.RateLimitRefused, Name: "api", Err: ratelimit.ErrLimited, Wait: wait}
+			return telemetry.Event{Type: ratelimit.EventRefused, Name: "api", Err: ratelimit.ErrLimited, Wait: wait}
 		}
 
 		if !l.Allow() {
@@ -55,7 +55,7 @@ func TestObserverEvents(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("Wait = %v", err)
 		}
-		wantEvents(t, r, telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: 100 * time.Millisecond})
+		wantEvents(t, r, telemetry.Event{Type: ratelimit.EventWaited, Name: "api", Wait: 100 * time.Millisecond})
 
 		// Two tokens owed: 200ms is beyond MaxWait, so refused with the hint.
 		_ = l.Reserve() // owes the next token
@@ -81,7 +81,7 @@ func TestStatsAndSnapshot(t *testing.T) {
 	if diff := cmp.Diff(ratelimit.Stats{Rate: 10, Burst: 5, Tokens: 2, Refused: 1}, l.Stats(), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("Stats mismatch (-want +got):\n%s", diff)
 	}
-	want := snapview.View{Kind: telemetry.RateLimit, Name: "api", Refused: 1,
+	want := snapview.View{Kind: ratelimit.Kind, Name: "api", Refused: 1,
 		Values: map[string]float64{"rate": 10, "burst": 5, "tokens": 2}}
 	if diff := cmp.Diff(want, snapview.Of(l.Snapshot()), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("Snapshot mismatch (-want +got):\n%s", diff)
@@ -98,7 +98,7 @@ func TestRegister(t *testing.T) {
 		t.Errorf("second Register = %v, want ErrDuplicate", err)
 	}
 	snaps := reg.Snapshots()
-	if len(snaps) != 1 || snaps[0].Kind != telemetry.RateLimit || snaps[0].Name != "api" || snapview.Of(snaps[0]).Values["burst"] != 5 {
+	if len(snaps) != 1 || snaps[0].Kind != ratelimit.Kind || snaps[0].Name != "api" || snapview.Of(snaps[0]).Values["burst"] != 5 {
 		t.Errorf("Snapshots = %+v, want the limiter api with burst 5", snaps)
 	}
 }
@@ -127,7 +127,7 @@ func TestRejectedMatchesEvents(t *testing.T) {
 					refusals++
 				}
 			}
-			if got, ev := l.Stats().Refused, c.Count("x", telemetry.RateLimitRefused); got != refusals || ev != refusals {
+			if got, ev := l.Stats().Refused, c.Count("x", ratelimit.EventRefused); got != refusals || ev != refusals {
 				t.Errorf("Refused %d, events %d, want %d refusals", got, ev, refusals)
 			}
 		})

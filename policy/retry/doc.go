@@ -13,6 +13,9 @@
 //     [WithAttempts], [WithMaxElapsed], [WithBackoff], [WithMaxWait],
 //     [WithMaxRefusalWait], [WithRetryIf], [WithOnRetry], [WithName], [WithObserver],
 //     [WithClock], [WithBudget], [WithRand], [WithConfig].
+//   - [Kind] and the event types [EventAttemptFailed], [EventWaiting],
+//     [EventGaveUp], [EventAttempt], [EventCall]: what [WithObserver]
+//     reports, and the fields of each.
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time (JSON included); Config{} is the
 //     default configuration.
@@ -50,7 +53,7 @@
 //	WithObserver        nil (no events: retry.attempt_failed,
 //	                    retry.waiting, retry.gave_up, and the
 //	                    durations retry.attempt and retry.call;
-//	                    see package telemetry)
+//	                    see EventAttemptFailed, ...)
 //	WithClock           clock.Real()
 //	WithBudget          nil (no budget)
 //	WithRand            the Backoff's own source (math/rand/v2's

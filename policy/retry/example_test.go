@@ -406,7 +406,7 @@ func ExampleWithObserver() {
 		retry.WithObserver(telemetry.Multi(print, &counts)),
 	)...)
 	_, _ = p.Do(context.Background(), flaky(5, errUnavailable))
-	fmt.Println("gave up:", counts.Count("prices", telemetry.RetryGaveUp))
+	fmt.Println("gave up:", counts.Count("prices", retry.EventGaveUp))
 	// Output:
 	// attempt 1 failed
 	// retry.attempt_failed prices attempt=1 err=503 service unavailable wait=0s

@@ -21,7 +21,7 @@ import (
 func withoutDurations(events []telemetry.Event) []telemetry.Event {
 	var out []telemetry.Event
 	for _, e := range events {
-		if e.Type != telemetry.RetryCall && e.Type != telemetry.RetryAttempt {
+		if e.Type != retry.EventCall && e.Type != retry.EventAttempt {
 			out = append(out, e)
 		}
 	}
@@ -56,27 +56,27 @@ func TestObserverEvents(t *testing.T) {
 	// Two failures, then a success.
 	_, _ = p.Do(ctx, (&script{errs: fails(2, errBoom)}).op)
 	wantEvents(t, r,
-		ev(telemetry.RetryAttemptFailed, 1, errBoom, 0),
-		ev(telemetry.RetryWaiting, 1, errBoom, time.Second),
-		ev(telemetry.RetryAttemptFailed, 2, errBoom, 0),
-		ev(telemetry.RetryWaiting, 2, errBoom, 2*time.Second),
+		ev(retry.EventAttemptFailed, 1, errBoom, 0),
+		ev(retry.EventWaiting, 1, errBoom, time.Second),
+		ev(retry.EventAttemptFailed, 2, errBoom, 0),
+		ev(retry.EventWaiting, 2, errBoom, 2*time.Second),
 	)
 
 	// Every attempt fails: the policy gives up, with its reason.
 	_, _ = p.Do(ctx, (&script{errs: fails(3, errBoom)}).op)
 	wantEvents(t, r,
-		ev(telemetry.RetryAttemptFailed, 1, errBoom, 0),
-		ev(telemetry.RetryWaiting, 1, errBoom, time.Second),
-		ev(telemetry.RetryAttemptFailed, 2, errBoom, 0),
-		ev(telemetry.RetryWaiting, 2, errBoom, 2*time.Second),
-		ev(telemetry.RetryAttemptFailed, 3, errBoom, 0),
-		ev(telemetry.RetryGaveUp, 3, retry.ErrAttempts, 0),
+		ev(retry.EventAttemptFailed, 1, errBoom, 0),
+		ev(retry.EventWaiting, 1, errBoom, time.Second),
+		ev(retry.EventAttemptFailed, 2, errBoom, 0),
+		ev(retry.EventWaiting, 2, errBoom, 2*time.Second),
+		ev(retry.EventAttemptFailed, 3, errBoom, 0),
+		ev(retry.EventGaveUp, 3, retry.ErrAttempts, 0),
 	)
 
 	// An error not worth retrying comes back as it is: no give-up.
 	perm := resilience.Permanent(errBoom)
 	_, _ = p.Do(ctx, (&script{errs: []error{perm}}).op)
-	wantEvents(t, r, ev(telemetry.RetryAttemptFailed, 1, perm, 0))
+	wantEvents(t, r, ev(retry.EventAttemptFailed, 1, perm, 0))
 }
 
 func TestObserverWaitingComesAfterOnRetry(t *testing.T) {
@@ -84,7 +84,7 @@ func TestObserverWaitingComesAfterOnRetry(t *testing.T) {
 	p := retry.New[int](retry.WithClock(newSleeper()), retry.WithAttempts(2),
 		retry.WithOnRetry(func(int, error, time.Duration) { order = append(order, "OnRetry") }),
 		retry.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
-			if e.Type != telemetry.RetryCall && e.Type != telemetry.RetryAttempt {
+			if e.Type != retry.EventCall && e.Type != retry.EventAttempt {
 				order = append(order, string(e.Type))
 			}
 		})))
@@ -128,13 +128,13 @@ func TestObserverGaveUpReasons(t *testing.T) {
 		}
 		events := withoutDurations(r.Take())
 		last := events[len(events)-1]
-		want := telemetry.Event{Type: telemetry.RetryGaveUp, Attempt: tc.attempts, Err: tc.want}
+		want := telemetry.Event{Type: retry.EventGaveUp, Attempt: tc.attempts, Err: tc.want}
 		if diff := cmp.Diff(want, last, cmpopts.EquateErrors()); diff != "" || last.Err != re.Reason {
 			t.Errorf("%s: last event mismatch (-want +got):\n%s", tc.name, diff)
 		}
 		var gaveUp int
 		for _, e := range events {
-			if e.Type == telemetry.RetryGaveUp {
+			if e.Type == retry.EventGaveUp {
 				gaveUp++
 			}
 		}
@@ -152,7 +152,7 @@ func TestObservedSuccessDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { _, _ = p.Do(ctx, op) }); n != 0 {
 		t.Errorf("%v allocs per observed successful call, want 0", n)
 	}
-	want := []telemetry.Count{{Name: "", Type: telemetry.RetryAttempt, N: 1001}, {Name: "", Type: telemetry.RetryCall, N: 1001}}
+	want := []telemetry.Count{{Name: "", Type: retry.EventAttempt, N: 1001}, {Name: "", Type: retry.EventCall, N: 1001}}
 	if diff := cmp.Diff(want, c.Counts(), cmpopts.SortSlices(func(a, b telemetry.Count) bool { return a.Type < b.Type })); diff != "" {
 		t.Errorf("successful calls emitted (-want +got):\n%s", diff)
 	}
@@ -173,7 +173,7 @@ func TestObserverDurations(t *testing.T) {
 	durations := func() []telemetry.Event {
 		var out []telemetry.Event
 		for _, e := range r.Take() {
-			if e.Type == telemetry.RetryCall || e.Type == telemetry.RetryAttempt {
+			if e.Type == retry.EventCall || e.Type == retry.EventAttempt {
 				out = append(out, e)
 			}
 		}
@@ -183,8 +183,8 @@ func TestObserverDurations(t *testing.T) {
 
 	_, _ = p.Do(ctx, slow(20*time.Millisecond))
 	want := []telemetry.Event{
-		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 1, Elapsed: 20 * time.Millisecond},
-		{Type: telemetry.RetryCall, Name: "prices", Elapsed: 20 * time.Millisecond},
+		{Type: retry.EventAttempt, Name: "prices", Attempt: 1, Elapsed: 20 * time.Millisecond},
+		{Type: retry.EventCall, Name: "prices", Elapsed: 20 * time.Millisecond},
 	}
 	if diff := cmp.Diff(want, durations(), cmpopts.EquateErrors()); diff != "" {
 		t.Fatalf("success: events mismatch (-want +got):\n%s", diff)
@@ -192,10 +192,10 @@ func TestObserverDurations(t *testing.T) {
 
 	_, err := p.Do(ctx, slow(10*time.Millisecond, errBoom, errBoom))
 	want = []telemetry.Event{
-		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 1, Err: errBoom, Elapsed: 10 * time.Millisecond},
-		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 2, Err: errBoom, Elapsed: 10 * time.Millisecond},
-		{Type: telemetry.RetryAttempt, Name: "prices", Attempt: 3, Elapsed: 10 * time.Millisecond},
-		{Type: telemetry.RetryCall, Name: "prices", Err: err, Elapsed: 2*time.Second + 30*time.Millisecond},
+		{Type: retry.EventAttempt, Name: "prices", Attempt: 1, Err: errBoom, Elapsed: 10 * time.Millisecond},
+		{Type: retry.EventAttempt, Name: "prices", Attempt: 2, Err: errBoom, Elapsed: 10 * time.Millisecond},
+		{Type: retry.EventAttempt, Name: "prices", Attempt: 3, Elapsed: 10 * time.Millisecond},
+		{Type: retry.EventCall, Name: "prices", Err: err, Elapsed: 2*time.Second + 30*time.Millisecond},
 	}
 	if diff := cmp.Diff(want, durations(), cmpopts.EquateErrors()); diff != "" {
 		t.Fatalf("two retries: events mismatch (-want +got):\n%s", diff)
@@ -206,7 +206,7 @@ func TestObserverDurations(t *testing.T) {
 		t.Fatal("three failures: err = nil")
 	}
 	got := durations()
-	if last := got[len(got)-1]; last.Type != telemetry.RetryCall || last.Err != err || last.Elapsed != 2*time.Second+3*time.Millisecond {
+	if last := got[len(got)-1]; last.Type != retry.EventCall || last.Err != err || last.Elapsed != 2*time.Second+3*time.Millisecond {
 		t.Fatalf("gave up: call event = %+v, want retry.call with the returned error and 2.003s", last)
 	}
 }

@@ -102,20 +102,20 @@ func New[T any](opts ...Option) resilience.Policy[T] {
 }
 
 // observed is an execution with an Observer: as [New]'s, and it reports
-// the duration of the call (telemetry.RetryCall) and of each attempt
-// (telemetry.RetryAttempt), from two readings of c.Clock per attempt (a
+// the duration of the call (EventCall) and of each attempt
+// (EventAttempt), from two readings of c.Clock per attempt (a
 // call whose first attempt succeeds: two in all). A panic in the op goes
 // up without them.
 func observed[T any](ctx context.Context, next resilience.Next[T], c *Config) (v T, err error) {
 	start := c.Clock.Now()
 	v, err = next.Call(ctx)
 	end := c.Clock.Now() // a first attempt that succeeds ends the call: two readings in all
-	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryAttempt, Name: c.Name, Attempt: 1, Err: err, Elapsed: end.Sub(start)})
+	c.Observer.Observe(telemetry.Event{Type: EventAttempt, Name: c.Name, Attempt: 1, Err: err, Elapsed: end.Sub(start)})
 	if err != nil {
 		v, err = retryAfterFailure(ctx, next, c, start, v, err)
 		end = c.Clock.Now()
 	}
-	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryCall, Name: c.Name, Err: err, Elapsed: end.Sub(start)})
+	c.Observer.Observe(telemetry.Event{Type: EventCall, Name: c.Name, Err: err, Elapsed: end.Sub(start)})
 	return v, err
 }
 
@@ -127,7 +127,7 @@ func makeAttempt[T any](ctx context.Context, next resilience.Next[T], c *Config,
 	}
 	start := c.Clock.Now()
 	v, err := next.Call(ctx)
-	c.Observer.Observe(telemetry.Event{Type: telemetry.RetryAttempt, Name: c.Name, Attempt: n, Err: err, Elapsed: c.Clock.Now().Sub(start)})
+	c.Observer.Observe(telemetry.Event{Type: EventAttempt, Name: c.Name, Attempt: n, Err: err, Elapsed: c.Clock.Now().Sub(start)})
 	return v, err
 }
 
@@ -136,7 +136,7 @@ func makeAttempt[T any](ctx context.Context, next resilience.Next[T], c *Config,
 func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *Config, start time.Time, v T, err error) (T, error) {
 	var seq backoff.Sequence
 	for attempt := 1; ; attempt++ {
-		c.observe(telemetry.RetryAttemptFailed, attempt, err, 0)
+		c.observe(EventAttemptFailed, attempt, err, 0)
 		if resilience.IsPermanent(err) || (c.RetryIf != nil && !c.RetryIf(err)) {
 			return v, err
 		}
@@ -170,7 +170,7 @@ func retryAfterFailure[T any](ctx context.Context, next resilience.Next[T], c *C
 		if c.OnRetry != nil {
 			c.OnRetry(attempt, err, wait)
 		}
-		c.observe(telemetry.RetryWaiting, attempt, err, wait)
+		c.observe(EventWaiting, attempt, err, wait)
 		if ctxErr := c.Clock.Sleep(ctx, wait); ctxErr != nil {
 			return v, c.giveUp(&Error{Attempts: attempt, Err: err, Reason: ctxErr})
 		}
@@ -189,7 +189,7 @@ func (c *Config) observe(t telemetry.Type, attempt int, err error, wait time.Dur
 
 // giveUp reports that the policy gives up with e, and returns e.
 func (c *Config) giveUp(e *Error) *Error {
-	c.observe(telemetry.RetryGaveUp, e.Attempts, e.Reason, 0)
+	c.observe(EventGaveUp, e.Attempts, e.Reason, 0)
 	return e
 }
 

@@ -8,8 +8,8 @@ func (t *Throttler) Name() string { return t.name }
 // Kind is the kind of a throttler's snapshots and events.
 const Kind telemetry.Kind = "throttle"
 
-// The events of the throttler, which this package owns (package telemetry
-// lists the events of the other policies). A [Throttler] reports them to
+// The events of the throttler, which this package owns (as each policy
+// owns its events: breaker.EventOpened, ...). A [Throttler] reports them to
 // its [Config.Observer].
 const (
 	// EventRefused: the throttler refused a request (Err: the refusal, a

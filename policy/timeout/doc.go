@@ -14,6 +14,8 @@
 //   - [New]: the policy, a resilience.Policy[T], for a duration d > 0,
 //     configured by options: [WithAbandon], [WithClock], [WithName],
 //     [WithObserver], [WithConfig].
+//   - [Kind], [EventExpired], [EventAbandoned]: the kind and the event
+//     types of what [WithObserver] reports, and the fields of each.
 //   - [Config], [Config.Validate]: the configuration as a value, for
 //     configurations read at run time; it reads and writes JSON.
 //   - [ErrTimeout]: matched by the error of a call that ran out of time;
@@ -43,8 +45,8 @@
 // # Events
 //
 // With an observer ([WithObserver], see package telemetry) the policy
-// reports timeout.expired when a call returns ErrTimeout and, with
-// WithAbandon, timeout.abandoned when it returns while the op runs on; both
+// reports timeout.expired ([EventExpired]) when a call returns ErrTimeout
+// and, with WithAbandon, timeout.abandoned ([EventAbandoned]) when it returns while the op runs on; both
 // carry the policy's Name and its duration as Elapsed. A call that returns
 // in time reports nothing.
 //

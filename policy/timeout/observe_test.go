@@ -25,8 +25,8 @@ func wantEvents(t *testing.T, what string, r *eventlog.Recorder, want ...telemet
 }
 
 func TestObserverEvents(t *testing.T) {
-	expired := telemetry.Event{Type: telemetry.TimeoutExpired, Name: "quotes", Elapsed: time.Second}
-	abandoned := telemetry.Event{Type: telemetry.TimeoutAbandoned, Name: "quotes", Elapsed: time.Second}
+	expired := telemetry.Event{Type: timeout.EventExpired, Name: "quotes", Elapsed: time.Second}
+	abandoned := telemetry.Event{Type: timeout.EventAbandoned, Name: "quotes", Elapsed: time.Second}
 	errOp := errors.New("op failed")
 	inTime := func(context.Context) (int, error) { return 0, errOp }
 	lateSuccess := func(ctx context.Context) (int, error) { <-ctx.Done(); return 1, nil }
@@ -94,8 +94,8 @@ func TestObserverAbandonFakeClock(t *testing.T) {
 	close(s.release)
 	recv(t, s.returned, "the abandoned op's return once released")
 	wantEvents(t, "abandon", r,
-		telemetry.Event{Type: telemetry.TimeoutExpired, Elapsed: 2 * time.Second},
-		telemetry.Event{Type: telemetry.TimeoutAbandoned, Elapsed: 2 * time.Second})
+		telemetry.Event{Type: timeout.EventExpired, Elapsed: 2 * time.Second},
+		telemetry.Event{Type: timeout.EventAbandoned, Elapsed: 2 * time.Second})
 }
 
 // An observer that allocates nothing adds no allocation to a call, in time
@@ -144,11 +144,11 @@ func TestWithConfigKeepsObserver(t *testing.T) {
 		p := timeout.New[int](time.Second, timeout.WithObserver(r), timeout.WithName("a"),
 			timeout.WithConfig(timeout.Config{Duration: 2 * time.Second}))
 		_, _ = p.Do(context.Background(), (&waitDone{}).op)
-		wantEvents(t, "merged", r, telemetry.Event{Type: telemetry.TimeoutExpired, Name: "a", Elapsed: 2 * time.Second})
+		wantEvents(t, "merged", r, telemetry.Event{Type: timeout.EventExpired, Name: "a", Elapsed: 2 * time.Second})
 		r2 := new(eventlog.Recorder)
 		p = timeout.New[int](time.Second, timeout.WithObserver(r), timeout.WithConfig(timeout.Config{Name: "b", Observer: r2}))
 		_, _ = p.Do(context.Background(), (&waitDone{}).op)
 		wantEvents(t, "replaced: old observer", r)
-		wantEvents(t, "replaced: new observer", r2, telemetry.Event{Type: telemetry.TimeoutExpired, Name: "b", Elapsed: time.Second})
+		wantEvents(t, "replaced: new observer", r2, telemetry.Event{Type: timeout.EventExpired, Name: "b", Elapsed: time.Second})
 	})
 }

@@ -84,7 +84,7 @@ func New[T any](d time.Duration, opts ...Option) resilience.Policy[T] {
 		}
 		v, err = next.Call(tctx)
 		if err != nil && context.Cause(tctx) == expired {
-			obs.observe(telemetry.TimeoutExpired)
+			obs.observe(EventExpired)
 			return v, expiredWith(expired, err)
 		}
 		return v, err
@@ -124,11 +124,11 @@ func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *
 		default:
 			var zero T
 			if context.Cause(tctx) == expired {
-				obs.observe(telemetry.TimeoutExpired)
-				obs.observe(telemetry.TimeoutAbandoned)
+				obs.observe(EventExpired)
+				obs.observe(EventAbandoned)
 				return zero, expired
 			}
-			obs.observe(telemetry.TimeoutAbandoned)
+			obs.observe(EventAbandoned)
 			return zero, tctx.Err()
 		}
 	}
@@ -138,7 +138,7 @@ func abandonable[T any](tctx context.Context, next resilience.Next[T], expired *
 	case o.panicked:
 		panic(o.panicVal)
 	case o.err != nil && context.Cause(tctx) == expired:
-		obs.observe(telemetry.TimeoutExpired)
+		obs.observe(EventExpired)
 		return o.v, expiredWith(expired, o.err)
 	}
 	return o.v, o.err

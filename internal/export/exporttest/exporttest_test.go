@@ -13,6 +13,7 @@ import (
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -20,21 +21,30 @@ type downError struct{}
 
 func (downError) Error() string { return "down" }
 
-// TestAllTypes: AllTypes holds each event type that package telemetry
-// declares (read from its source) once; down where the dependency's error
-// goes (the retry's failed attempt and wait, the fallback), and no Name. A
-// type added to package telemetry fails this test until AllTypes has it.
+// TestAllTypes: AllTypes holds each event type that the built-in
+// policies declare (read from their events.go files) once; down where the
+// dependency's error goes (the retry's failed attempt and wait, the
+// fallback), and no Name. A type added to one of those files fails this
+// test until AllTypes has it.
 func TestAllTypes(t *testing.T) {
-	src, err := os.ReadFile("../../../telemetry/event.go")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var want []string
-	for _, m := range regexp.MustCompile(`(?m)^\t\w+\s+Type = "([^"]+)"`).FindAllSubmatch(src, -1) {
-		want = append(want, string(m[1]))
-	}
-	if len(want) == 0 {
-		t.Fatal("no event types found in telemetry/event.go")
+	for _, fn := range []string{
+		"../../../policy/breaker/events.go", "../../../policy/retry/events.go",
+		"../../../policy/timeout/events.go", "../../../policy/hedge/events.go",
+		"../../../policy/bulkhead/events.go", "../../../policy/ratelimit/events.go",
+		"../../../events.go",
+	} {
+		src, err := os.ReadFile(fn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(want)
+		for _, m := range regexp.MustCompile(`(?m)^\t\w+\s+telemetry\.Type = "([^"]+)"`).FindAllSubmatch(src, -1) {
+			want = append(want, string(m[1]))
+		}
+		if len(want) == n {
+			t.Fatalf("no event types found in %s", fn)
+		}
 	}
 	var got []string
 	downs := 0
@@ -64,7 +74,7 @@ func TestAllTypesEvicted(t *testing.T) {
 	var got []telemetry.Event
 	k := breaker.NewKeyed[string](breaker.WithName("x"), breaker.WithMaxKeys(1), breaker.WithThreshold(1),
 		breaker.WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
-			if e.Type == telemetry.BreakerEvicted {
+			if e.Type == breaker.EventEvicted {
 				got = append(got, e)
 			}
 		})))
@@ -72,7 +82,7 @@ func TestAllTypesEvicted(t *testing.T) {
 	k.Breaker("other")          // no closed breaker to forget: "k" goes
 	var want []telemetry.Event
 	for _, e := range exporttest.AllTypes(downError{}) {
-		if e.Type == telemetry.BreakerEvicted {
+		if e.Type == breaker.EventEvicted {
 			e.Name = "x"
 			want = append(want, e)
 		}
@@ -100,16 +110,16 @@ func TestOutage(t *testing.T) {
 	}
 	exporttest.Outage(t, clk, reg, obs, pass("call"), pass("attempt"), downError{})
 	want := map[telemetry.Type]int{
-		telemetry.BreakerFailure:     2, // the two attempts of the failing call
-		telemetry.BreakerOpened:      1,
-		telemetry.BreakerRefused:     1,
-		telemetry.BreakerHalfOpened:  1,
-		telemetry.BreakerClosed:      1,
-		telemetry.RetryAttemptFailed: 3, // two down, one refused
-		telemetry.RetryWaiting:       1, // between the failing call's attempts
-		telemetry.RetryGaveUp:        2, // out of attempts; the refusal's hint past MaxWait
-		telemetry.RetryAttempt:       7, // four successes, two down, one refused
-		telemetry.RetryCall:          6,
+		breaker.EventFailure:     2, // the two attempts of the failing call
+		breaker.EventOpened:      1,
+		breaker.EventRefused:     1,
+		breaker.EventHalfOpened:  1,
+		breaker.EventClosed:      1,
+		retry.EventAttemptFailed: 3, // two down, one refused
+		retry.EventWaiting:       1, // between the failing call's attempts
+		retry.EventGaveUp:        2, // out of attempts; the refusal's hint past MaxWait
+		retry.EventAttempt:       7, // four successes, two down, one refused
+		retry.EventCall:          6,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)

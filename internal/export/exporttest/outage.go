@@ -10,6 +10,8 @@ import (
 	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/breaker"
+	"github.com/f0b5b96b/resilience/policy/bulkhead"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -40,13 +42,13 @@ func Outage(t testing.TB, clk *clock.Fake, reg *telemetry.Registry, obs telemetr
 	)
 	for _, g := range []telemetry.Guard{
 		b,
-		FakeGuard{telemetry.Snapshot{Kind: telemetry.Bulkhead, Name: "db", Refused: 5,
+		FakeGuard{telemetry.Snapshot{Kind: bulkhead.Kind, Name: "db", Refused: 5,
 			Values: []telemetry.Value{
 				{Name: "limit", Unit: "{call}", Help: "The most calls the bulkhead lets run at once.", Value: 8},
 				{Name: "in_flight", Unit: "{call}", Help: "Calls holding a slot of the bulkhead now.", Value: 3},
 				{Name: "queued", Unit: "{call}", Help: "Calls waiting in the bulkhead's queue now.", Value: 2},
 			}}},
-		FakeGuard{telemetry.Snapshot{Kind: telemetry.RateLimit, Name: "api", Refused: 7,
+		FakeGuard{telemetry.Snapshot{Kind: ratelimit.Kind, Name: "api", Refused: 7,
 			Values: []telemetry.Value{
 				{Name: "rate", Unit: "{token}/s", Help: "Tokens the rate limiter adds per second.", Value: 100},
 				{Name: "burst", Unit: "{token}", Help: "The most tokens the rate limiter's bucket holds.", Value: 20},
