@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"reflect"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
+	"weak"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
@@ -45,13 +48,42 @@ const (
 // wait for panics in each of them instead.
 var ErrLoadPanicked = errors.New("cache: load panicked")
 
+// PanicError is the value each caller waiting for a load that panicked
+// panics with (the caller that ran the load itself included): the value
+// the load panicked with, and the stack of the load where it panicked,
+// which the callers' own stacks do not show. Its Error includes the
+// stack, so that a panic that is not recovered prints it. errors.Unwrap
+// gives Value if it is an error (errors.Is and errors.As reach it), and
+// errors.Is(err, [ErrLoadPanicked]) is true.
+type PanicError struct {
+	// Value is what the load panicked with.
+	Value any
+	// Stack is the stack of the load's goroutine at the panic, as
+	// runtime/debug.Stack formats it.
+	Stack []byte
+}
+
+// Error returns "cache: load panicked: " and Value, then the stack.
+func (p *PanicError) Error() string {
+	return fmt.Sprintf("cache: load panicked: %v\n\n%s", p.Value, p.Stack)
+}
+
+// Unwrap returns Value if it is an error, nil otherwise.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// Is reports whether target is [ErrLoadPanicked].
+func (p *PanicError) Is(target error) bool { return target == ErrLoadPanicked }
+
 // Cache is a read-through cache of values of type T by string key, with
 // coalesced misses, stale-while-revalidate, stale-if-error and negative
 // caching (see the package documentation). It is safe for simultaneous
 // use by multiple goroutines. Make one with [New].
 type Cache[T any] struct {
 	ttl, negTTL, swr, sie, keep, loadTimeout time.Duration
-	maxPerShard                              int
+	maxEntries                               int64
 	maxBytes                                 int64
 	maxRefreshes                             int64
 	name, layer                              string
@@ -66,6 +98,7 @@ type Cache[T any] struct {
 	mask                                     uint64
 	seed                                     maphash.Seed
 	refreshing                               atomic.Int64
+	count                                    atomic.Int64 // records in all shards' tables
 	hits                                     [hitStripes]stripe
 }
 
@@ -133,11 +166,11 @@ type flight[T any] struct {
 	err      error
 	negative bool // err was stored as a negative entry
 	panicked bool
-	panicVal any
+	panicVal any  // a *PanicError, or errGoexit
 	detached bool // Invalidate or Purge: do not store the result (under the shard's lock)
 }
 
-// shardsFor is the number of shards of a cache: one (an exact LRU) for
+// shardsFor is the number of shards of a cache: one (one second-chance list) for
 // small or byte-bounded in-memory caches, 16 otherwise.
 func shardsFor(c Config) int {
 	if c.Store == nil && (c.MaxEntries < 1024 || c.MaxBytes > 0) {
@@ -205,11 +238,20 @@ func New[T any](ttl time.Duration, opts ...Option) *Cache[T] {
 	n := shardsFor(cfg)
 	c.shards = make([]shard[T], n)
 	c.mask = uint64(n - 1)
-	c.maxPerShard = (maxEntries + n - 1) / n
+	c.maxEntries = int64(maxEntries)
 	for i := range c.shards {
 		c.shards[i].flights = make(map[string]*flight[T])
 	}
 	return c
+}
+
+// addSat returns a + b for a, b >= 0, or the longest Duration if the sum
+// does not fit.
+func addSat(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // shard returns the shard of key, and the hash of key that chose it.
@@ -263,6 +305,13 @@ func (r *record[T]) use() {
 // remove takes rec out of sh; sh.mu is held. A hit that found rec before
 // finds it no longer fresh.
 func (c *Cache[T]) remove(sh *shard[T], rec *record[T]) {
+	c.count.Add(-1)
+	c.unlink(sh, rec)
+}
+
+// unlink takes rec out of sh without counting it out of c.count; sh.mu is
+// held.
+func (c *Cache[T]) unlink(sh *shard[T], rec *record[T]) {
 	rec.fresh.Store(false)
 	rec.timer.Stop()
 	rec.le.Remove()
@@ -469,7 +518,9 @@ func (c *Cache[T]) fly(parent context.Context, key string, sh *shard[T], h uint6
 	defer func() {
 		if !returned {
 			f.panicked = true
-			if f.panicVal = recover(); f.panicVal == nil {
+			if v := recover(); v != nil {
+				f.panicVal = &PanicError{Value: v, Stack: debug.Stack()}
+			} else {
 				f.panicVal = errGoexit
 			}
 			r = result[T]{}
@@ -501,7 +552,7 @@ func (c *Cache[T]) resultOf(f *flight[T]) (r result[T]) {
 	r.now = c.clock.Now()
 	switch {
 	case f.err == nil:
-		r.e = Entry[T]{Value: f.v, Expires: r.now.Add(c.ttl), Discard: r.now.Add(c.ttl + c.keep)}
+		r.e = Entry[T]{Value: f.v, Expires: r.now.Add(c.ttl), Discard: r.now.Add(addSat(c.ttl, c.keep))}
 		if c.size != nil {
 			r.e.Size = c.size(f.v)
 		}
@@ -518,6 +569,7 @@ func (c *Cache[T]) resultOf(f *flight[T]) (r result[T]) {
 // land stores r, the result of f, ends the flight and reports.
 func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], h uint64, f *flight[T], r result[T], refresh bool) {
 	var evicted []string
+	over := false
 	if c.store != nil {
 		// A Store may be slow (a network): it is called without the
 		// shard's lock, before the flight ends, so that a load of the key
@@ -538,13 +590,16 @@ func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], h uint64,
 	if !f.detached {
 		switch {
 		case r.store:
-			evicted = c.setLocked(sh, key, h, r.e, r.now)
+			evicted, over = c.setLocked(sh, key, h, r.e, r.now)
 		case r.tooLarge:
 			c.deleteLocked(sh, key, h) // the stored value is older than the one returned
 		}
 		delete(sh.flights, key)
 	}
 	sh.mu.Unlock()
+	if over {
+		evicted = c.evictElsewhere(h, evicted)
+	}
 	close(f.done)
 	if refresh {
 		c.refreshing.Add(-1)
@@ -565,46 +620,96 @@ func (c *Cache[T]) land(ctx context.Context, key string, sh *shard[T], h uint64,
 }
 
 // setLocked stores e under key (of hash h) and evicts what the bounds
-// require; it returns the keys evicted if there is an observer.
-//
-// Eviction is second chance (CLOCK) on the recency list: a stored entry
-// goes to the front, unused; a hit marks its entry used without moving it
-// (a hit takes no lock); the back entry is evicted if unused, and
-// otherwise loses its mark and goes to the front, at most once per entry
-// held per store.
-func (c *Cache[T]) setLocked(sh *shard[T], key string, h uint64, e Entry[T], now time.Time) (evicted []string) {
+// require from sh; it returns the keys evicted if there is an observer,
+// and over if the cache still holds more than MaxEntries entries because
+// sh holds no other entry than e's (see evictElsewhere).
+func (c *Cache[T]) setLocked(sh *shard[T], key string, h uint64, e Entry[T], now time.Time) (evicted []string, over bool) {
 	if c.store != nil {
-		return nil // stored by land
+		return nil, false // stored by land
 	}
 	rec := &record[T]{key: key, hash: h, e: e}
 	rec.le.Value = rec
 	rec.fresh.Store(true)
-	rec.timer = c.clock.AfterFunc(e.Expires.Sub(now), func() { rec.fresh.Store(false) })
+	// The timer reaches rec through a weak pointer: a pending timer holds
+	// its function until it fires, and a cache that is dropped must not
+	// keep its values alive until their TTL.
+	wp := weak.Make(rec)
+	rec.timer = c.clock.AfterFunc(e.Expires.Sub(now), func() {
+		if r := wp.Value(); r != nil {
+			r.fresh.Store(false)
+		}
+	})
 	if old := sh.put(rec, c.tomb); old != nil {
 		old.fresh.Store(false)
 		old.timer.Stop()
 		old.le.Remove()
 		sh.bytes -= old.e.Size
+	} else {
+		c.count.Add(1)
 	}
 	sh.bytes += e.Size
 	sh.list.PushFront(&rec.le)
+	return c.evictLocked(sh, rec, nil)
+}
+
+// evictLocked evicts entries of sh, never keep, while the cache holds
+// more than MaxEntries entries or sh more than MaxBytes bytes; sh.mu is
+// held. It appends the keys evicted to evicted if there is an observer,
+// and returns over if the cache still holds more than MaxEntries entries
+// (sh has no other entry to evict).
+//
+// Eviction is second chance (CLOCK) on the recency list: a stored entry
+// goes to the front, unused; a hit marks its entry used without moving it
+// (a hit takes no lock); the back entry is evicted if unused, and
+// otherwise loses its mark and goes to the front, at most once per entry
+// held per call. The entry count is taken down by compare-and-swap, so
+// that stores in several shards at once evict no more than the bound
+// needs.
+func (c *Cache[T]) evictLocked(sh *shard[T], keep *record[T], evicted []string) ([]string, bool) {
 	chances := sh.list.Len()
-	for sh.list.Len() > c.maxPerShard || c.maxBytes > 0 && sh.bytes > c.maxBytes {
+	for {
+		n := c.count.Load()
+		over := n > c.maxEntries
+		if !over && (c.maxBytes == 0 || sh.bytes <= c.maxBytes) {
+			return evicted, false
+		}
 		back := sh.list.Back()
+		if back == nil || back.Value == keep && sh.list.Len() == 1 {
+			return evicted, over // keep alone fits MaxBytes: nothing else here
+		}
 		r := back.Value
-		if r == rec || chances > 0 && r.used.Load() {
-			if sh.list.Len() == 1 {
-				break // cannot happen: e alone fits
-			}
+		if r == keep || chances > 0 && r.used.Load() {
 			r.used.Store(false)
 			sh.list.PushFront(back)
 			chances--
 			continue
 		}
-		c.remove(sh, r)
+		if !over {
+			c.count.Add(-1)
+		} else if !c.count.CompareAndSwap(n, n-1) {
+			continue // another shard stored or removed an entry: count again
+		}
+		c.unlink(sh, r)
 		sh.evictions.Add(1)
 		if c.obs != nil {
 			evicted = append(evicted, r.key)
+		}
+	}
+}
+
+// evictElsewhere evicts, from the shards after the one of hash h in turn,
+// while the cache holds more than MaxEntries entries; it takes one shard's
+// lock at a time, and none may be held. It appends the keys evicted to
+// evicted if there is an observer.
+func (c *Cache[T]) evictElsewhere(h uint64, evicted []string) []string {
+	for i := uint64(1); i < uint64(len(c.shards)); i++ {
+		sh := &c.shards[(h+i)&c.mask]
+		sh.mu.Lock()
+		var over bool
+		evicted, over = c.evictLocked(sh, nil, evicted)
+		sh.mu.Unlock()
+		if !over {
+			break
 		}
 	}
 	return evicted
@@ -628,11 +733,18 @@ func (c *Cache[T]) deleteLocked(sh *shard[T], key string, h uint64) {
 // context of its own (see [Config.LoadTimeout]), in a goroutine of its own
 // unless the caller's context can never end.
 //
+// The layer describes itself to resilience's Check and Bounds as of kind
+// other, adding no wait: one call runs the rest of the chain at most once
+// (a miss's load, or a background refresh it does not wait for), and
+// waits no longer than a load bounded as the rest of the chain is, so a
+// pipeline has the same bounds with the cache as without it. A Store's
+// calls are not counted: a Store bounds its own.
+//
 // Every Policy of c shares c's entries. A hit allocates nothing, takes
 // no lock, and looks up the context once (with [WithKey], twice: the
 // key function, and the Info).
 func (c *Cache[T]) Policy() resilience.Policy[T] {
-	return resilience.New(c.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
+	return describe(resilience.New(c.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		var key string
 		var info *Info
 		if c.key == nil {
@@ -664,7 +776,7 @@ func (c *Cache[T]) Policy() resilience.Policy[T] {
 			c.launch(ctx, key, f, next.Call)
 		}
 		return c.wait(ctx, key, info, f, o)
-	})
+	}))
 }
 
 // Guard returns fn cached by c, with fn's own shape: the key of a call is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"sync"
@@ -656,6 +657,60 @@ func TestPurge(t *testing.T) {
 // TestLoadPanicReachesEveryWaiter runs the load in the first caller's
 // goroutine (its context cannot end) and in a goroutine of its own (it
 // can): either way each caller gets the panic.
+// explode panics with v; the stack of a load's panic must show it.
+//
+//go:noinline
+func explode(v any) { panic(v) }
+
+// checkPanicError fails t unless r, a recovered value, is a
+// *cache.PanicError of value want whose stack shows where the load
+// panicked (explode), or for a want other than from explode, any stack.
+func checkPanicError(t *testing.T, r any, want any) {
+	t.Helper()
+	pe, ok := r.(*cache.PanicError)
+	if !ok {
+		t.Fatalf("recovered %T %v, want a *cache.PanicError", r, r)
+	}
+	if pe.Value != want {
+		t.Fatalf("PanicError.Value = %v, want %v", pe.Value, want)
+	}
+	if want == "boom" && !strings.Contains(string(pe.Stack), "cache_test.explode") {
+		t.Fatalf("PanicError.Stack does not show the load's panic:\n%s", pe.Stack)
+	}
+	if !strings.Contains(pe.Error(), fmt.Sprint(want)) || !strings.Contains(pe.Error(), string(pe.Stack)) {
+		t.Fatalf("PanicError.Error() = %q: want the value and the stack", pe.Error())
+	}
+	if !errors.Is(pe, cache.ErrLoadPanicked) {
+		t.Fatalf("errors.Is(%v, ErrLoadPanicked) = false", pe)
+	}
+}
+
+func TestLoadPanicErrorUnwrapsAnError(t *testing.T) {
+	errBoom := &fs.PathError{Op: "open", Path: "x", Err: fs.ErrNotExist}
+	c := cache.New[string](time.Minute)
+	defer func() {
+		pe, ok := recover().(*cache.PanicError)
+		if !ok {
+			t.Fatal("want a *cache.PanicError")
+		}
+		var pathErr *fs.PathError
+		if !errors.As(pe, &pathErr) || pathErr != errBoom || !errors.Is(pe, fs.ErrNotExist) {
+			t.Fatalf("errors.As/Is do not reach the load's error %v through %v", errBoom, pe.Value)
+		}
+		if errors.Unwrap(pe) != error(errBoom) {
+			t.Fatalf("errors.Unwrap = %v, want %v", errors.Unwrap(pe), errBoom)
+		}
+	}()
+	_, _ = c.Policy().Do(cache.Key(context.Background(), "k"), func(context.Context) (string, error) { panic(errBoom) })
+}
+
+func TestLoadPanicErrorOfANonError(t *testing.T) {
+	pe := &cache.PanicError{Value: 42}
+	if errors.Unwrap(pe) != nil {
+		t.Fatalf("errors.Unwrap of a PanicError of 42 = %v, want nil", errors.Unwrap(pe))
+	}
+}
+
 func TestLoadPanicReachesEveryWaiter(t *testing.T) {
 	for _, cancellable := range []bool{false, true} {
 		t.Run(fmt.Sprintf("cancellable=%v", cancellable), func(t *testing.T) {
@@ -665,7 +720,8 @@ func TestLoadPanicReachesEveryWaiter(t *testing.T) {
 				release := make(chan struct{})
 				op := func(ctx context.Context) (string, error) {
 					<-release
-					panic("boom")
+					explode("boom")
+					return "", nil
 				}
 				ctx := cache.Key(context.Background(), "k")
 				if cancellable {
@@ -684,9 +740,7 @@ func TestLoadPanicReachesEveryWaiter(t *testing.T) {
 				synctest.Wait()
 				close(release)
 				for range n {
-					if r := <-got; r != "boom" {
-						t.Fatalf("a waiter recovered %v, want boom", r)
-					}
+					checkPanicError(t, <-got, "boom")
 				}
 				synctest.Wait()
 				if s := c.Stats(); s.Entries != 0 || s.Misses != 1 || s.Coalesced != n-1 {
@@ -935,9 +989,7 @@ func TestSizePanicReachesTheCallers(t *testing.T) {
 	testwait.Bubble(t, func(t *testing.T) {
 		c := cache.New[string](time.Minute, cache.WithSize(func(string) int64 { panic("size") }))
 		defer func() {
-			if r := recover(); r != "size" {
-				t.Fatalf("recovered %v, want the size function's panic", r)
-			}
+			checkPanicError(t, recover(), "size")
 			synctest.Wait()
 			if s := c.Stats(); s.Entries != 0 {
 				t.Fatalf("stats %+v: nothing should be stored", s)

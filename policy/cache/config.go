@@ -33,7 +33,8 @@ type Config struct {
 
 	// MaxEntries bounds the number of entries held (values, negative
 	// entries and stale values kept for StaleWhileRevalidate or
-	// StaleIfError); beyond it an entry is evicted, chosen by second
+	// StaleIfError), over all the store's shards: MaxEntries distinct
+	// keys always fit; beyond it an entry is evicted, chosen by second
 	// chance, an approximation of least recently used (see the package
 	// documentation).
 	// 0 means DefaultMaxEntries (10 000).

@@ -21,14 +21,11 @@
 //     (hit, miss, coalesced, bypassed) and whether the value is stale: a
 //     stale value comes with a nil error, as a fresh one does.
 //   - [Cache.Invalidate] and [Cache.Purge] remove entries;
-//     [Cache.Stats] counts, and [Cache.Snapshot] gives them as a
-//     telemetry.Guard (kind [Kind]) for a telemetry.Registry, the
-//     exporters, the dashboard and health checks; [WithObserver] reports
-//     events ([EventHit],
-//     [EventMiss], [EventCoalesced], [EventStale], [EventEvicted],
-//     [EventRefreshFailed]); [Cache.Name] and [Cache.Snapshot] (kind
-//     [Kind]) make a cache a telemetry.Guard, for a telemetry.Registry, the
-//     dashboard and the exporters.
+//     [Cache.Stats] counts; [Cache.Name] and [Cache.Snapshot] (kind
+//     [Kind]) make a cache a telemetry.Guard, for a telemetry.Registry,
+//     the exporters, the dashboard and health checks; [WithObserver]
+//     reports events ([EventHit], [EventMiss], [EventCoalesced],
+//     [EventStale], [EventEvicted], [EventRefreshFailed]).
 //   - [Store] lets a shared store hold the entries ([WithStore]).
 //
 // # Keys
@@ -65,11 +62,14 @@
 //
 // A value is never returned StaleWhileRevalidate or StaleIfError (the
 // longer) or more past its TTL: both windows are measured from the end
-// of the TTL, and end exclusive.
+// of the TTL, and end exclusive. Sums of durations that do not fit a
+// time.Duration (a TTL of math.MaxInt64 plus a window) saturate at the
+// longest Duration, about 292 years: an entry is then kept that long.
 //
-// A load that panics panics in every caller waiting for it, with the same
-// value (a load that calls runtime.Goexit, with a string saying so); it
-// stores nothing. A background refresh that panics reports
+// A load that panics panics in every caller waiting for it with a
+// [*PanicError], which holds the load's panic value and the stack where
+// the load panicked (a load that calls runtime.Goexit, with a string
+// saying so); it stores nothing. A background refresh that panics reports
 // [ErrLoadPanicked] in its [EventRefreshFailed] event.
 //
 // # Settings
@@ -79,7 +79,7 @@
 //
 //	option, field                       default                    unit
 //	(ttl), TTL                          New's argument             time.Duration, > 0
-//	WithMaxEntries, MaxEntries          10 000                     entries, LRU out
+//	WithMaxEntries, MaxEntries          10 000                     entries, second chance out
 //	WithMaxBytes, MaxBytes              no bound                   WithSize's unit
 //	WithSize, Size                      every value 0              func(T) int64
 //	WithStaleWhileRevalidate            off                        time.Duration past TTL
@@ -104,8 +104,12 @@
 // reached the back goes before any entry hit since, but among entries
 // all hit, the one stored (or passed over) first goes, not the one hit
 // least recently. A cache of 1024 entries or more (and no MaxBytes)
-// splits its keys over 16 shards, each bounded to a sixteenth, so the
-// order is within a shard. Entries past their use (TTL plus the longer
+// splits its keys over 16 shards, and MaxEntries bounds them together
+// (one count of entries), so MaxEntries distinct keys always fit, however
+// they hash: an entry stored over the bound evicts from its own shard,
+// or, if that shard holds no other entry, from the next shard that holds
+// one. So the order is within a shard. A cache with MaxBytes has one
+// shard. Entries past their use (TTL plus the longer
 // stale window) are removed when a call finds them, or pushed out by the
 // bound.
 //
@@ -130,7 +134,10 @@
 // Info together ([Key] and [WithInfo] share one context value); with
 // [WithKey], it calls the key function, then looks up the Info. Each
 // entry has a timer of the cache's clock, armed when it is stored, that
-// marks it stale at its TTL. With clock.Real the
+// marks it stale at its TTL. The timer reaches its entry through a weak
+// pointer: a Cache that is no longer reachable is collected with its
+// entries and values; only the timers of its entries (a few dozen bytes
+// each, holding no value) stay until their TTL. With clock.Real the
 // mark comes when the runtime runs the timer, which can be a little after
 // the TTL (the runtime's timer latency, microseconds on an idle machine);
 // with a clock.Fake it comes exactly at the TTL. A hit through a [Store]

@@ -17,7 +17,8 @@ type Entry[T any] struct {
 	Expires time.Time
 	// Discard is when the entry stops being of any use: Expires plus the
 	// longer of StaleWhileRevalidate and StaleIfError (Expires for a
-	// negative entry). A Store may drop the entry after it.
+	// negative entry); the stored time plus at most the longest Duration
+	// (TTL plus window saturates). A Store may drop the entry after it.
 	Discard time.Time
 	// Size is the value's size as [WithSize]'s function measured it; 0
 	// without one.
@@ -26,8 +27,9 @@ type Entry[T any] struct {
 
 // Store holds a cache's entries, so that a shared store (a Redis, a
 // process-wide map) can back one or more caches; [WithStore] gives it to
-// [New]. The default is an in-memory store bounded by MaxEntries (least
-// recently used first out) and MaxBytes.
+// [New]. The default is an in-memory store bounded by MaxEntries and
+// MaxBytes (the entry evicted chosen by second chance, see the package
+// documentation).
 //
 // A Store must:
 //
