@@ -105,7 +105,8 @@ func TestEveryGuardInEveryConsumer(t *testing.T) {
 
 // The registry, the policies' one observer, gives the retry's call and
 // attempt durations to the exporters, the dashboard and the health check,
-// and the chain has no measure layer.
+// and the chain has no measure layer; the cache's size reads
+// resilience_cache_size_bytes.
 func TestLatencyWithOneObserver(t *testing.T) {
 	v := run(t)
 	if strings.Contains(v.Chain, "measure") || v.Chain != "retry(payments) > breaker(payments) > bulkhead(db)" {
@@ -116,10 +117,15 @@ func TestLatencyWithOneObserver(t *testing.T) {
 		`resilience_attempt_duration_seconds_count{attempt="1",name="payments",outcome="success"} `,
 		`resilience_attempt_duration_seconds_count{attempt="1",name="payments",outcome="failure"} `,
 		`resilience_attempt_duration_seconds_count{attempt="2",name="payments",outcome="success"} `,
+		`resilience_cache_size_bytes{name="prices"} `,
+		`resilience_cache_entries{name="prices"} `,
 	} {
 		if !strings.Contains(v.Scrape, prefix) {
 			t.Errorf("the scrape has no %s...", prefix)
 		}
+	}
+	if strings.Contains(v.Scrape, "_bytes_bytes") {
+		t.Errorf("the scrape names a metric with its unit twice (_bytes_bytes)")
 	}
 	for _, inst := range []string{"resilience.call.duration", "resilience.attempt.duration"} {
 		if n := otelCount(v.OTel, inst, "payments"); n == 0 {

@@ -21,7 +21,7 @@ func (c *Cache[T]) Name() string { return c.name }
 //	refreshes         counter  "{load}"   background refreshes started
 //	refresh_failures  counter  "{load}"   refreshes that failed
 //	entries           gauge    "{entry}"  entries the in-memory store holds (0 with a Store)
-//	bytes             gauge    "By"       their size, as the cache measures it (0 with a Store)
+//	size              gauge    "By"       their size, as the cache measures it (0 with a Store)
 //
 // Each count is read atomically, not all at one instant (see Stats). It
 // allocates the Values slice. It is safe for simultaneous use.
@@ -39,7 +39,7 @@ func (c *Cache[T]) Snapshot() telemetry.Snapshot {
 			{Name: "refreshes", Unit: "{load}", Type: telemetry.CounterValue, Help: "Background refreshes started.", Value: float64(s.Refreshes)},
 			{Name: "refresh_failures", Unit: "{load}", Type: telemetry.CounterValue, Help: "Background refreshes that failed.", Value: float64(s.RefreshFailures)},
 			{Name: "entries", Unit: "{entry}", Help: "Entries the in-memory store holds now; 0 with a Store.", Value: float64(s.Entries)},
-			{Name: "bytes", Unit: "By", Help: "The size of those entries, as the cache measures it; 0 with a Store.", Value: float64(s.Bytes)},
+			{Name: "size", Unit: "By", Help: "The size of those entries, as the cache measures it; 0 with a Store.", Value: float64(s.Bytes)},
 		},
 	}
 }

@@ -39,7 +39,7 @@ func TestSnapshot(t *testing.T) {
 	st := c.Stats()
 	want := map[string]float64{
 		"hits": 2, "misses": 1, "coalesced": 0, "stale": 0, "evictions": 0, "refreshes": 0, "refresh_failures": 0,
-		"entries": float64(st.Entries), "bytes": float64(st.Bytes),
+		"entries": float64(st.Entries), "size": float64(st.Bytes),
 	}
 	if s.Kind != cache.Kind || s.Name != "prices" || s.Refused != 0 {
 		t.Errorf("snapshot %s %q refused %d, want cache \"prices\" refused 0", s.Kind, s.Name, s.Refused)
