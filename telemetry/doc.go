@@ -8,8 +8,11 @@
 //
 // A policy reports to the [Observer] given to it (breaker.WithObserver,
 // retry.WithObserver, timeout.WithObserver, hedge.WithObserver,
-// bulkhead.WithObserver, ratelimit.WithObserver,
-// resilience.WithFallbackObserver). With none, reporting costs nothing:
+// bulkhead.WithObserver, ratelimit.WithObserver, adaptive.WithObserver,
+// throttle.WithObserver, chaos.WithObserver, cache.WithObserver,
+// resilience.WithFallbackObserver; resilienceredis's WithObserver for its
+// fleet-wide guards, RetryBudgetConfig.Observer for its retry budget and
+// WithCacheObserver for its cache Store). With none, reporting costs nothing:
 // the policies check for a nil Observer and build no event. Events are
 // small values ([Event]) built and passed without allocation. Successes are counted,
 // not streamed: a call that succeeds on a closed breaker emits no event
@@ -141,9 +144,13 @@
 // do package chaos's injector (chaos.fault, chaos.latency, chaos.result,
 // chaos.injected: one per injection), resiliencehttp's Middleware and
 // resiliencegrpc's server side (http_server.* and grpc_server.*:
-// answered, failure, refused, one per request), and resilienceredis's
-// fleet-wide guards (ratelimit.local, breaker.local, breaker.fenced); the
-// exporters count those as events only. Every policy in the table emits its events. A keyed rate limiter's events
+// answered, failure, refused, one per request), package cache's caches
+// (cache.hit, cache.miss, cache.coalesced, cache.stale,
+// cache.refresh_failed: Info; cache.evicted: Warn), and resilienceredis's
+// fleet-wide guards (ratelimit.local, breaker.local, breaker.fenced), its
+// retry budget (retry.budget_local: a retry decided by the local budget
+// while Redis is away) and its cache Store (cache.store_failed: a round
+// trip that failed); the exporters count those as events only. Every policy in the table emits its events. A keyed rate limiter's events
 // leave Key empty: naming the key would cost an allocation per event, so
 // they count under the limiter's Name.
 //
