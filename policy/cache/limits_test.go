@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 	"weak"
@@ -140,5 +141,25 @@ func TestLongWindowsSaturate(t *testing.T) {
 	e := st.m["k"]
 	if want := start.Add(math.MaxInt64); e.Discard.Before(want) || e.Discard.Before(e.Expires) {
 		t.Fatalf("entry expires %v, discarded %v: want a discard time at or after %v and after expiry", e.Expires, e.Discard, want)
+	}
+}
+
+// Stores in several shards at once evict exactly as many entries as the
+// bound needs: no more, no fewer.
+func TestMaxEntriesUnderConcurrentStores(t *testing.T) {
+	const n, workers, per = 2048, 4, 600
+	c := cache.New[int](time.Hour, cache.WithMaxEntries(n))
+	get := cache.Guard(c, func(k string) string { return k }, func(context.Context, string) (int, error) { return 1, nil })
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range per {
+				_, _ = get(context.Background(), strconv.Itoa(w)+"/"+strconv.Itoa(i))
+			}
+		})
+	}
+	wg.Wait()
+	if s := c.Stats(); s.Entries != n || s.Evictions != workers*per-n {
+		t.Fatalf("stats %+v: want %d entries, %d evictions", s, n, workers*per-n)
 	}
 }
