@@ -145,8 +145,8 @@
 // chaos.injected: one per injection), resiliencehttp's Middleware and
 // resiliencegrpc's server side (http_server.* and grpc_server.*:
 // answered, failure, refused, one per request), package cache's caches
-// (cache.hit, cache.miss, cache.coalesced, cache.stale,
-// cache.refresh_failed: Info; cache.evicted: Warn), and resilienceredis's
+// (cache.hit, cache.miss, cache.coalesced: Debug, one per call;
+// cache.stale, cache.refresh_failed: Info; cache.evicted: Warn), and resilienceredis's
 // fleet-wide guards (ratelimit.local, breaker.local, breaker.fenced), its
 // retry budget (retry.budget_local: a retry decided by the local budget
 // while Redis is away) and its cache Store (cache.store_failed: a round

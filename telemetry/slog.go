@@ -117,7 +117,8 @@ func Level(t Type) slog.Level {
 		return slog.LevelInfo
 	case "refused", "failure", "ignored", "answered", "expired",
 		"attempt_failed", "waiting", "waited", "queued_admitted",
-		"launched", "won", "losers_cancelled", WhatCall, WhatAttempt:
+		"launched", "won", "losers_cancelled", WhatCall, WhatAttempt,
+		"hit", "miss", "coalesced":
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo

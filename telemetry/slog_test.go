@@ -195,6 +195,9 @@ func TestLevelOfOwnTypes(t *testing.T) {
 		"mine.used": slog.LevelInfo, "mine.waited": slog.LevelDebug,
 		"mine.call": slog.LevelDebug, "opened": slog.LevelInfo,
 		"refused": slog.LevelInfo,
+		// A cache's per-call events are Debug; a stale value served is Info.
+		"cache.hit": slog.LevelDebug, "cache.miss": slog.LevelDebug,
+		"cache.coalesced": slog.LevelDebug, "cache.stale": slog.LevelInfo,
 	} {
 		if got := telemetry.Level(typ); got != want {
 			t.Errorf("Level(%q) = %v, want %v", typ, got, want)
