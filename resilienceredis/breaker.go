@@ -173,9 +173,11 @@ type report struct {
 // instance starts closed, and learns the shared state within
 // FlushInterval.
 //
-// NewBreaker panics if rdb or an option is nil or the configuration is
-// invalid (see [BreakerConfig.Validate]), with a message naming the field
-// and the value.
+// NewBreaker panics if rdb is nil (or a nil pointer, such as a nil
+// *redis.Client), if name is empty, not valid UTF-8 or holds '{' or '}',
+// if an option is nil, or if the configuration is invalid (see
+// [BreakerConfig.Validate]), with a message naming the constructor or the
+// field and the value.
 //
 // The name is positional, and there is no WithName: it is required, the
 // identity of the state the fleet shares (the rule of every constructor
@@ -188,14 +190,11 @@ func NewBreaker(rdb redis.UniversalClient, name string, opts ...BreakerOption) *
 
 // newBreaker returns the breaker without its goroutines (tests drive it).
 func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *Breaker {
-	if rdb == nil {
-		panic("resilienceredis: NewBreaker client must not be nil")
-	}
+	checkClient("NewBreaker", rdb)
+	checkName("NewBreaker", name)
 	cfg := BreakerConfig{Name: name}
-	for _, o := range opts {
-		if o == nil {
-			panic("resilienceredis: NewBreaker option must not be nil")
-		}
+	for i, o := range opts {
+		checkOption("NewBreaker", i, o == nil)
 		o.applyBreaker(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {

@@ -226,16 +226,20 @@ type Limiter struct {
 // limit) in a bucket of their own, and [Limiter.Check] and the Observer
 // say so. NewLimiter asks Redis nothing: [Limiter.Check] does.
 //
-// NewLimiter panics if an option is nil or the configuration is invalid
-// (see [LimiterConfig.Validate]), with a message naming the field and the
-// value, e.g. "resilienceredis: Burst must be in [1, 1<<40], got 0".
+// NewLimiter panics if rdb is nil (or a nil pointer, such as a nil
+// *redis.Client), if name is empty, not valid UTF-8 or holds '{' or '}',
+// if an option is nil, or if the configuration is invalid (see
+// [LimiterConfig.Validate]), with a message naming the constructor or the
+// field and the value, e.g. `resilienceredis: NewLimiter(rdb, "a\xff",
+// ...): name must be valid UTF-8` or "resilienceredis: Burst must be in
+// [1, 1<<40], got 0".
 //
 // The name, rate and burst are positional, and there is no WithName: they
 // are required, and the name is the identity of the state the fleet
 // shares (the rule of every constructor here: a required value is
 // positional, an optional one is an option).
 func NewLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *Limiter {
-	p := newLimiterParams(rdb, name, rate, burst, opts, false)
+	p := newLimiterParams("NewLimiter", rdb, name, rate, burst, opts, false)
 	p.setKey = []string{p.prefix + "{" + p.cfg.Name + "}:settings"}
 	return &Limiter{p: p, keys: []string{p.prefix + "{" + p.cfg.Name + "}:" + p.fp}, slot: noSlot}
 }
@@ -267,7 +271,7 @@ type KeyedLimiter struct {
 // an invalid configuration, as NewLimiter does. Its name, rate and burst
 // are positional as NewLimiter's are: required values.
 func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *KeyedLimiter {
-	p := newLimiterParams(rdb, name, rate, burst, opts, true)
+	p := newLimiterParams("NewKeyedLimiter", rdb, name, rate, burst, opts, true)
 	p.setKey = []string{p.prefix + p.cfg.Name + ":settings"}
 	return &KeyedLimiter{p: p}
 }
@@ -303,15 +307,12 @@ func (k *KeyedLimiter) Allow(ctx context.Context, key string) bool {
 	return k.Limiter(key).Allow(ctx)
 }
 
-func newLimiterParams(rdb redis.UniversalClient, name string, rate float64, burst int, opts []LimiterOption, keyed bool) *limiterParams {
-	if rdb == nil {
-		panic("resilienceredis: NewLimiter client must not be nil")
-	}
+func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate float64, burst int, opts []LimiterOption, keyed bool) *limiterParams {
+	checkClient(ctor, rdb)
+	checkName(ctor, name)
 	cfg := LimiterConfig{Name: name, Rate: rate, Burst: burst}
-	for _, o := range opts {
-		if o == nil {
-			panic("resilienceredis: NewLimiter option must not be nil")
-		}
+	for i, o := range opts {
+		checkOption(ctor, i, o == nil)
 		o.applyLimiter(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {
