@@ -333,3 +333,31 @@ func BenchmarkRetryBudgetSuccess(b *testing.B) {
 		})
 	}
 }
+
+// Each option of NewRetryBudget sets its field of the budget's
+// configuration, the shared ones (WithPrefix, WithTimeout,
+// WithProbeInterval, WithObserver, WithFlushInterval) as for limiters and
+// breakers; WithRetryBudgetConfig sets the non-zero fields and later
+// options override them.
+func TestRetryBudgetOptions(t *testing.T) {
+	var rec eventlog.Recorder
+	b := newRetryBudget(newClient(t), "opts", []RetryBudgetOption{
+		WithRetryBudgetConfig(RetryBudgetConfig{Ratio: 0.3, Window: 3 * time.Second}),
+		WithPrefix("p:"), WithTimeout(time.Second), WithProbeInterval(2 * time.Second),
+		WithObserver(&rec), WithFlushInterval(20 * time.Millisecond),
+		WithRatio(0.5), WithMinPerSecond(resilience.Off),
+	})
+	want := RetryBudgetConfig{Name: "opts", Prefix: "p:", Ratio: 0.5, MinPerSecond: resilience.Off, Window: 3 * time.Second,
+		FlushInterval: 20 * time.Millisecond, Timeout: time.Second, ProbeInterval: 2 * time.Second}
+	got := b.cfg
+	if got.Observer != telemetry.Observer(&rec) {
+		t.Errorf("Observer = %v, want the recorder", got.Observer)
+	}
+	got.Observer = nil
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("configuration mismatch (-want +got):\n%s", diff)
+	}
+	if w := newRetryBudget(newClient(t), "w", []RetryBudgetOption{WithWindow(time.Second)}).cfg.Window; w != time.Second {
+		t.Errorf("WithWindow(1s): Window = %v", w)
+	}
+}
