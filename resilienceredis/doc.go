@@ -29,6 +29,16 @@
 //     (or a nil *redis.Client), or a name that is empty, not valid UTF-8 or
 //     holds '{' or '}', panics naming the constructor.
 //
+// Every guard has a Close that makes it decide locally for good, as while
+// Redis is unreachable, and ask Redis nothing more: a [Limiter] or a
+// [KeyedLimiter] its fallback, a [Breaker] its local breaker, a
+// [RetryBudget] its local budget. Each then reports why with [ErrClosed]:
+// in its local events (LimiterLocal per decision, one BreakerLocal at
+// Close, RetryBudgetLocal per retry) and as its snapshot's Reason; the
+// calls that only ask Redis (Limiter.Check, Breaker.Reset, Breaker.Shared)
+// return ErrClosed. Close stops the guard's goroutines, waits for its
+// round trips in flight, and does not close the client.
+//
 // The policies' layers are named as the local ones ("ratelimit(name)",
 // "breaker(name)"), their refusals are *resilience.RefusedError values
 // matching the local sentinels (ratelimit.ErrLimited, breaker.ErrOpen,

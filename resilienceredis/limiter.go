@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -191,6 +192,12 @@ type limiterParams struct {
 
 	// The counts of Snapshot, since the limiter was made.
 	refused, sharedN, localN atomic.Uint64
+
+	// stopCtx ends with Close (stop); checks are the checks of the server
+	// running in the background.
+	stopCtx context.Context
+	stop    context.CancelFunc
+	checks  sync.WaitGroup
 }
 
 // Limiter is a token bucket shared by every instance of a fleet: each
@@ -320,6 +327,8 @@ func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate 
 	}
 	p := &limiterParams{cfg: cfg, inf: math.IsInf(cfg.Rate, 1), layer: "ratelimit(" + cfg.Name + ")"}
 	p.remote = newRemote(rdb, cmp0(cfg.Timeout, defaultTimeout), cmp0(cfg.ProbeInterval, defaultProbe))
+	p.stopCtx, p.stop = context.WithCancel(context.Background())
+	p.remote.stop = p.stopCtx.Done()
 	if keyed {
 		p.remote.perSlot()
 	}
@@ -430,6 +439,9 @@ type reason struct{ err error }
 
 // why returns the reason decisions are local.
 func (p *limiterParams) why() error {
+	if p.remote.closed.Load() {
+		return ErrClosed
+	}
 	if r := p.reason.Load(); r != nil {
 		return r.err
 	}
@@ -462,8 +474,10 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
 	}
 	if next := p.nextCheck.Load(); now >= next && p.nextCheck.CompareAndSwap(next, now+int64(checkEvery)) {
+		p.checks.Add(1)
 		go func() {
-			cctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+			defer p.checks.Done()
+			cctx, cancel := context.WithTimeout(p.stopCtx, checkTimeout)
 			defer cancel()
 			if done, _ := p.checkServer(cctx); !done {
 				// Not answered: the next decision that Redis answers
@@ -702,7 +716,10 @@ func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
 // goroutine.
 func (l *Limiter) Check(ctx context.Context) error {
 	p := l.p
-	if p.inf {
+	switch {
+	case p.remote.closed.Load():
+		return ErrClosed
+	case p.inf:
 		return nil
 	}
 	_, _, _, repaired, err := l.script(ctx, []any{p.argT, p.argTau, "0", "0"})
@@ -717,6 +734,38 @@ func (l *Limiter) Check(ctx context.Context) error {
 	}
 	_, err = p.checkServer(ctx)
 	return err
+}
+
+// Close makes the limiter decide locally for good, as while Redis is
+// unreachable: every later decision is its fallback's (see
+// [LimiterConfig.FallbackRate]), asks Redis nothing, and emits a
+// LimiterLocal event whose Err is [ErrClosed]; its snapshot's State is
+// [StateLocal] with Reason ErrClosed's message, and Check returns
+// ErrClosed. Close stops the checks of the server running in the
+// background and waits for them and for the round trips in flight on
+// goroutines of the limiter (one that outlived Timeout ends when the
+// client gives it up). It does not close rdb. The Limiter of a
+// [KeyedLimiter] shares its state: closing it closes the KeyedLimiter and
+// each of its Limiters. Close returns nil; calling it again does nothing.
+// It is safe to call at any time, from any goroutine.
+func (l *Limiter) Close() error {
+	l.p.close()
+	return nil
+}
+
+// Close closes k and each of its Limiters, as [Limiter.Close] describes.
+func (k *KeyedLimiter) Close() error {
+	k.p.close()
+	return nil
+}
+
+func (p *limiterParams) close() {
+	if p.remote.closed.Swap(true) {
+		return
+	}
+	p.stop()
+	p.checks.Wait()
+	p.remote.wg.Wait()
 }
 
 // Check is [Limiter.Check] for every bucket of k: it asks Redis with a

@@ -336,24 +336,33 @@ func (b *RetryBudget) Withdraw() bool {
 
 // why returns the reason decisions are local.
 func (b *RetryBudget) why() error {
+	if b.rem.closed.Load() {
+		return ErrClosed
+	}
 	if r := b.reason.Load(); r != nil {
 		return r.err
 	}
 	return errLocal
 }
 
-// Close stops the budget's flusher and waits for a round trip in flight
-// to end (one that outlived Timeout ends when the client gives it up).
-// The counts not yet sent are dropped. Deposit and Withdraw still work
-// after Close, from the last totals and then the local budget's counts
-// alone. Close returns nil; calling it again does nothing.
+// Close makes the budget decide locally for good, as while Redis is away:
+// it stops the flusher, waits for a round trip in flight to end (one that
+// outlived Timeout ends when the client gives it up), and drops the counts
+// not yet sent. Deposit and Withdraw still work after Close, with the
+// local budget (which counted the instance's executions and retries all
+// along): each Withdraw emits a RetryBudgetLocal event whose Err is
+// [ErrClosed], and the snapshot's State is [StateLocal] with Reason
+// ErrClosed's message. It does not close rdb. Close returns nil; calling
+// it again does nothing.
 func (b *RetryBudget) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
+	b.rem.closed.Store(true)
 	b.cancel()
 	b.wg.Wait()
 	b.rem.wg.Wait()
+	b.rem.downUntil.Store(math.MaxInt64) // no flush will ever clear it
 	return nil
 }
 
