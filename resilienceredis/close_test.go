@@ -6,11 +6,16 @@ import (
 	"testing"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/backoff"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/policy/retry"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/eventlog"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
 	"github.com/f0b5b96b/resilience/telemetry"
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 )
 
 // localEvents returns the events of type typ in rec, as type and error.
@@ -145,4 +150,39 @@ func TestRetryBudgetAfterClose(t *testing.T) {
 	if s := b.Snapshot(); s.State != StateLocal || s.Reason != ErrClosed.Error() {
 		t.Errorf("Snapshot after Close = %+v; want State %q, Reason %q", s, StateLocal, ErrClosed)
 	}
+}
+
+// A nil *RetryBudget given to retry.WithBudget is no budget: the policy
+// retries as it would with none, instead of panicking at the first call.
+func TestNilRetryBudgetIsNoBudget(t *testing.T) {
+	var rb *RetryBudget
+	p := retry.New[int](retry.WithBudget(rb), retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0)))
+	calls := 0
+	v, err := p.Do(ctxFor(t), func(context.Context) (int, error) {
+		calls++
+		if calls < 3 {
+			return 0, errors.New("flaky")
+		}
+		return 7, nil
+	})
+	if v != 7 || err != nil || calls != 3 {
+		t.Errorf("Do = %d, %v after %d calls; want 7, nil after 3 (no budget)", v, err, calls)
+	}
+}
+
+// A closed limiter leaves no goroutine behind: neither its check of the
+// server in the background nor its round trips on goroutines of their own
+// (a client without ContextTimeoutEnabled).
+func TestLimiterCloseLeavesNoGoroutine(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.Addr(t)})
+	defer rdb.Close()
+	l := NewLimiter(rdb, "closeleak", slow, 5, WithPrefix(testPrefix(t)))
+	if !l.Allow(ctxFor(t)) { // answered by Redis: starts the first check
+		t.Fatal("Allow = false on a full bucket")
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rdb.Close()
 }
