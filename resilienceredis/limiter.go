@@ -473,7 +473,7 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 	if repaired {
 		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
 	}
-	if next := p.nextCheck.Load(); now >= next && p.nextCheck.CompareAndSwap(next, now+int64(checkEvery)) {
+	if next := p.nextCheck.Load(); now >= next && !p.remote.closed.Load() && p.nextCheck.CompareAndSwap(next, now+int64(checkEvery)) {
 		p.checks.Add(1)
 		go func() {
 			defer p.checks.Done()
