@@ -214,7 +214,8 @@ type limiterParams struct {
 // following ones without asking Redis; then one decision tries Redis again.
 //
 // A Limiter is safe for simultaneous use by multiple goroutines. Create one
-// with [NewLimiter], or get one per key from a [KeyedLimiter].
+// with [NewLimiter], or get one per key from a [KeyedLimiter];
+// [Limiter.Close] makes it decide locally for good.
 type Limiter struct {
 	p *limiterParams
 

@@ -14,7 +14,8 @@ const (
 	StateShared = "shared"
 	// StateLocal: Redis did not answer the last round trip; decisions
 	// are the instance's fallback's (see LimiterConfig.FallbackRate) until
-	// a probe, every ProbeInterval, is answered.
+	// a probe, every ProbeInterval, is answered. After Close, for good,
+	// with Reason ErrClosed's message.
 	StateLocal = "local"
 )
 
