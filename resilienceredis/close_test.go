@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/backoff"
@@ -45,7 +46,7 @@ func errString(err error) string {
 func TestBreakerAfterClose(t *testing.T) {
 	ctx := ctxFor(t)
 	var rec eventlog.Recorder
-	b := NewBreaker(newClient(t), "closed", WithPrefix(testPrefix(t)), WithThreshold(2), WithObserver(&rec))
+	b := NewBreaker(newClient(t), "closed", WithPrefix(testPrefix(t)), WithThreshold(2), WithObserver(&rec), WithTimeout(5*time.Second))
 	calls := 0
 	p := BreakerPolicy[int](b)
 	fail := func(context.Context) (int, error) { calls++; return 0, errors.New("dependency down") }
