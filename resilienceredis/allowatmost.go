@@ -61,8 +61,9 @@ return {k, 0, bad}
 //   - 0 and ctx.Err() when ctx is done (or ends during the round trip),
 //     with no token taken.
 //
-// n <= 0 takes nothing and asks nothing: 0, nil. An infinite Rate takes n
-// at once: n, nil. When Redis is unreachable the fallback decides, as for
+// n = 0 takes nothing and asks nothing: 0, nil (as AllowN(ctx, 0) is
+// true). An infinite Rate takes n at once: n, nil. AllowAtMost panics if
+// n < 0, as AllowN and WaitN do. When Redis is unreachable the fallback decides, as for
 // AllowN, with a LimiterLocal event: a local bucket takes what it holds
 // (under contention with other goroutines of the instance it may take
 // less than it held a moment before, never more than n), a fallback that
@@ -70,7 +71,9 @@ return {k, 0, bad}
 func (l *Limiter) AllowAtMost(ctx context.Context, n int) (int, error) {
 	p := l.p
 	switch {
-	case n <= 0:
+	case n < 0:
+		panic(fmt.Sprintf("resilienceredis: n must be >= 0, got %d", n))
+	case n == 0:
 		return 0, nil
 	case p.inf:
 		return n, nil

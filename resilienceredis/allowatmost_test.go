@@ -28,13 +28,13 @@ func askAtMost(ctx context.Context, l *Limiter, n int) atMost {
 
 // AllowAtMost takes what the bucket holds, at most n: 2 of a burst of 5,
 // then 3 of 10 asked (more than the burst, where AllowN refuses), then 0
-// with a refusal whose RetryAfter is the wait until the next token; n <= 0
-// takes nothing and is no refusal.
+// with a refusal whose RetryAfter is the wait until the next token; n = 0
+// takes nothing and is no refusal (as AllowN(ctx, 0) is true).
 func TestLimiterAllowAtMost(t *testing.T) {
 	ctx := ctxFor(t)
 	l := NewLimiter(newClient(t), "atmost", slow, 5, WithPrefix(testPrefix(t)))
-	got := []atMost{askAtMost(ctx, l, 0), askAtMost(ctx, l, -3), askAtMost(ctx, l, 2), askAtMost(ctx, l, 10), askAtMost(ctx, l, 1)}
-	want := []atMost{{0, false}, {0, false}, {2, false}, {3, false}, {0, true}}
+	got := []atMost{askAtMost(ctx, l, 0), askAtMost(ctx, l, 2), askAtMost(ctx, l, 10), askAtMost(ctx, l, 1)}
+	want := []atMost{{0, false}, {2, false}, {3, false}, {0, true}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("AllowAtMost answers mismatch (-want +got):\n%s", diff)
 	}
@@ -45,7 +45,36 @@ func TestLimiterAllowAtMost(t *testing.T) {
 	}
 	s := l.Snapshot()
 	if s.Refused != 2 || values(t, s)["decisions_shared"] != 4 {
-		t.Errorf("Snapshot = %+v; want 2 refused, 4 decisions shared (n <= 0 asks nothing)", s)
+		t.Errorf("Snapshot = %+v; want 2 refused, 4 decisions shared (n = 0 asks nothing)", s)
+	}
+}
+
+// A negative n is a bug of the caller: AllowAtMost panics as AllowN and
+// WaitN do, with the same message, whatever the limiter (an infinite
+// rate, which never asks Redis, too).
+func TestLimiterAllowAtMostNegativePanics(t *testing.T) {
+	ctx := ctxFor(t)
+	for name, l := range map[string]*Limiter{
+		"finite":   NewLimiter(newClient(t), "atmostneg", slow, 5, WithPrefix(testPrefix(t))),
+		"infinite": NewLimiter(newClient(t), "atmostneginf", math.Inf(1), 0),
+	} {
+		for _, call := range []struct {
+			name string
+			f    func()
+		}{
+			{"AllowN", func() { l.AllowN(ctx, -3) }},
+			{"WaitN", func() { l.WaitN(ctx, -3) }},
+			{"AllowAtMost", func() { l.AllowAtMost(ctx, -3) }},
+		} {
+			got := func() (r any) {
+				defer func() { r = recover() }()
+				call.f()
+				return nil
+			}()
+			if want := "resilienceredis: n must be >= 0, got -3"; got != want {
+				t.Errorf("%s: %s(ctx, -3) panicked with %v, want %q", name, call.name, got, want)
+			}
+		}
 	}
 }
 

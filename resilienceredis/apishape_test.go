@@ -15,7 +15,7 @@ func TestAPIShape(t *testing.T) {
 		Dir:    ".",
 		Guards: map[string][]string{".": {"Limiter", "KeyedLimiter", "Breaker", "RetryBudget"}},
 		Exempt: map[string]string{
-			"WithName":     "the name is positional in NewLimiter, NewKeyedLimiter and NewBreaker: it is required, the identity of the state the fleet shares",
+			"WithName":     "the name is positional in NewLimiter, NewKeyedLimiter, NewBreaker, NewRetryBudget and NewCacheStore: it is required, the identity of the state the fleet shares",
 			"WithClock":    "the fleet guards read Redis's clock (TIME in their scripts), one clock for the whole fleet; an instance's own would disagree with the others'",
 			"WithFallback": "one token bucket, each instance's own while Redis is unreachable: its rate and burst are one concept, as NewLimiter's rate and burst are",
 			"WaitPolicy":   "a variant of LimiterPolicy for the same guard (it waits for a token instead of refusing), not another guard",

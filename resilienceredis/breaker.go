@@ -173,9 +173,11 @@ type report struct {
 // instance starts closed, and learns the shared state within
 // FlushInterval.
 //
-// NewBreaker panics if rdb or an option is nil or the configuration is
-// invalid (see [BreakerConfig.Validate]), with a message naming the field
-// and the value.
+// NewBreaker panics if rdb is nil (or a nil pointer, such as a nil
+// *redis.Client), if name is empty, not valid UTF-8 or holds '{' or '}',
+// if an option is nil, or if the configuration is invalid (see
+// [BreakerConfig.Validate]), with a message naming the constructor or the
+// field and the value.
 //
 // The name is positional, and there is no WithName: it is required, the
 // identity of the state the fleet shares (the rule of every constructor
@@ -188,14 +190,11 @@ func NewBreaker(rdb redis.UniversalClient, name string, opts ...BreakerOption) *
 
 // newBreaker returns the breaker without its goroutines (tests drive it).
 func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *Breaker {
-	if rdb == nil {
-		panic("resilienceredis: NewBreaker client must not be nil")
-	}
+	checkClient("NewBreaker", rdb)
+	checkName("NewBreaker", name)
 	cfg := BreakerConfig{Name: name}
-	for _, o := range opts {
-		if o == nil {
-			panic("resilienceredis: NewBreaker option must not be nil")
-		}
+	for i, o := range opts {
+		checkOption("NewBreaker", i, o == nil)
 		o.applyBreaker(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -752,7 +751,7 @@ func (b *Breaker) adopt(ep int64, gen uint64, st breaker.State, remaining time.D
 	case same && fresh && (gen != viewGen(w) || st != viewState(w)): // the state went back
 		inc++
 	default:
-		if up && viewDown(w) {
+		if up && viewDown(w) && !b.closed.Load() {
 			b.setView(w, w&^downBit)
 		}
 		return b.word.Load()
@@ -761,7 +760,7 @@ func (b *Breaker) adopt(ep int64, gen uint64, st breaker.State, remaining time.D
 	if st == breaker.Open {
 		b.deadline.Store(at + int64(remaining))
 	}
-	nw := makeView(gen, inc, st, viewDown(w) && !up)
+	nw := makeView(gen, inc, st, viewDown(w) && (!up || b.closed.Load()))
 	b.setView(w, nw)
 	return nw
 }
@@ -826,6 +825,9 @@ func (b *Breaker) RulesMismatch() error {
 // says why. The local breaker starts afresh; a cooldown learnt from Redis
 // still holds. The change is reported to the Observer as BreakerLocal.
 func (b *Breaker) goDown(err error) {
+	if b.closed.Load() {
+		return // Close makes the instance local, for good
+	}
 	b.why.Store(&reason{err})
 	b.rem.reload(time.Now().UnixNano())
 	b.mu.Lock()
@@ -880,8 +882,11 @@ func (b *Breaker) emit(e event) {
 // instance's batch in flight at the same moment may still count in it). It
 // waits on Redis at most Timeout (and not beyond ctx), and returns
 // ctx.Err(), the client's error, or an error saying that Redis did not
-// answer in time.
+// answer in time; after Close, [ErrClosed] without asking Redis.
 func (b *Breaker) Reset(ctx context.Context) error {
+	if b.closed.Load() {
+		return ErrClosed
+	}
 	q := &b.batch
 	q.mu.Lock()
 	b.resets.Add(1)
@@ -892,11 +897,18 @@ func (b *Breaker) Reset(ctx context.Context) error {
 	return err
 }
 
-// Close stops the breaker's goroutines and waits for Redis round trips in
-// flight to end (a round trip that outlived Timeout ends when the client
-// gives it up). The outcomes not yet sent are dropped. The breaker must
-// not be used after Close. Close returns nil; calling it again does
-// nothing.
+// Close makes the breaker decide locally for good, as while Redis is
+// unreachable: it stops the breaker's goroutines, waits for Redis round
+// trips in flight to end (a round trip that outlived Timeout ends when the
+// client gives it up), drops the outcomes not yet sent, and hands every
+// later call to the local breaker, which starts closed (a cooldown learnt
+// from Redis still holds), as when Redis does not answer. Close emits one
+// BreakerLocal event whose Err is [ErrClosed]; the snapshot's Reason is
+// then ErrClosed's message and its value "local" is 1. After Close the
+// breaker asks Redis nothing: Reset and Shared return ErrClosed, and
+// OnStateChange and OnRulesMismatch are no longer called (the local
+// breaker's transitions are not delivered). It does not close rdb. Close
+// returns nil; calling it again does nothing.
 func (b *Breaker) Close() error {
 	if b.closed.Swap(true) {
 		return nil
@@ -910,6 +922,20 @@ func (b *Breaker) Close() error {
 	}
 	b.wg.Wait()
 	b.rem.wg.Wait()
+	b.why.Store(&reason{ErrClosed})
+	b.mu.Lock()
+	if w := b.word.Load(); !viewDown(w) {
+		b.local.Reset()
+		b.setView(w, w|downBit)
+	}
+	b.mu.Unlock()
+	b.batch.mu.Lock()
+	b.batch.dropped += uint64(b.batch.n)
+	b.batch.reset(0, 0)
+	b.batch.mu.Unlock()
+	if o := b.cfg.Observer; o != nil {
+		o.Observe(telemetry.Event{Type: BreakerLocal, Name: b.cfg.Name, Err: ErrClosed})
+	}
 	return nil
 }
 

@@ -50,8 +50,12 @@ return {t[1] * 1000000 + t[2] + tonumber(ARGV[1]), redis.call('HGETALL', KEYS[1]
 // passed is not turned half-open, the instance's view is not changed).
 // It waits on Redis at most Timeout (and not beyond ctx), and returns
 // ctx.Err(), the client's error, or an error saying that Redis did not
-// answer in time. Shared is safe for simultaneous use.
+// answer in time; after Close, [ErrClosed] without asking Redis. Shared is
+// safe for simultaneous use.
 func (b *Breaker) Shared(ctx context.Context) (SharedState, error) {
+	if b.closed.Load() {
+		return SharedState{}, ErrClosed
+	}
 	v, err := b.rem.run(ctx, sharedScript, b.keys, []any{b.shift.Load()})
 	if err != nil {
 		return SharedState{}, err

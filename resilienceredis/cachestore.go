@@ -136,17 +136,20 @@ type CacheStore[T any] struct {
 var _ cache.Store[int] = (*CacheStore[int])(nil)
 
 // NewCacheStore returns the store of the caches named name on rdb, its
-// values written by codec (nil: [JSONCodec]). It panics if name is empty
-// or holds '{' or '}', if the prefix holds either, or if the timeout is
-// negative.
+// values written by codec (nil: [JSONCodec]). It panics if rdb is nil (or
+// a nil pointer, such as a nil *redis.Client), if name is empty, not valid
+// UTF-8 or holds '{' or '}', if an option is nil, if the prefix holds '{'
+// or '}', or if the timeout is negative, with a message naming the
+// constructor or the option and the value.
 func NewCacheStore[T any](rdb redis.UniversalClient, name string, codec Codec[T], opts ...CacheStoreOption) *CacheStore[T] {
+	checkClient("NewCacheStore", rdb)
+	checkName("NewCacheStore", name)
 	var c cacheStoreConfig
-	for _, o := range opts {
+	for i, o := range opts {
+		checkOption("NewCacheStore", i, o == nil)
 		o.applyCache(&c)
 	}
 	switch {
-	case name == "" || strings.ContainsAny(name, "{}"):
-		panic(fmt.Sprintf("resilienceredis: NewCacheStore(%q): name must not be empty nor hold '{' or '}'", name))
 	case strings.ContainsAny(c.prefix, "{}"):
 		panic(fmt.Sprintf("resilienceredis: WithCachePrefix(%q): prefix must not hold '{' or '}'", c.prefix))
 	case c.timeout < 0:

@@ -102,8 +102,8 @@ type LimiterConfig struct {
 func (c LimiterConfig) Validate() error {
 	inf := math.IsInf(c.Rate, 1)
 	switch {
-	case c.Name == "" || strings.ContainsAny(c.Name, "{}"):
-		return fmt.Errorf("resilienceredis: Name must be non-empty and hold no '{' or '}', got %q", c.Name)
+	case nameProblem(c.Name) != "":
+		return fmt.Errorf("resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
 	case math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf:
@@ -257,8 +257,8 @@ func (c BreakerConfig) Validate() error {
 		buckets = defaultBuckets
 	}
 	switch {
-	case c.Name == "" || strings.ContainsAny(c.Name, "{}"):
-		return fmt.Errorf("resilienceredis: Name must be non-empty and hold no '{' or '}', got %q", c.Name)
+	case nameProblem(c.Name) != "":
+		return fmt.Errorf("resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
 	case c.Threshold < off || uint64(max(c.Threshold, 0)) > math.MaxUint32:
@@ -321,12 +321,31 @@ type LimiterOption interface{ applyLimiter(*LimiterConfig) }
 // order; when two set the same field, the last one wins.
 type BreakerOption interface{ applyBreaker(*BreakerConfig) }
 
-// Option sets a field that limiters and breakers both have: it is a
-// LimiterOption and a BreakerOption.
+// RetryBudgetOption configures a [RetryBudget] in [NewRetryBudget].
+// Options apply in order; when two set the same field, the last one wins.
+type RetryBudgetOption interface {
+	applyRetryBudget(*RetryBudgetConfig)
+}
+
+// Option sets a field that limiters, breakers and retry budgets all have:
+// it is a LimiterOption, a BreakerOption and a RetryBudgetOption.
 type Option interface {
 	LimiterOption
 	BreakerOption
+	RetryBudgetOption
 }
+
+// BatchOption sets a field of the guards that send their counts to Redis
+// in batches, breakers and retry budgets: it is a BreakerOption and a
+// RetryBudgetOption.
+type BatchOption interface {
+	BreakerOption
+	RetryBudgetOption
+}
+
+type retryBudgetOption func(*RetryBudgetConfig)
+
+func (o retryBudgetOption) applyRetryBudget(c *RetryBudgetConfig) { o(c) }
 
 type limiterOption func(*LimiterConfig)
 
@@ -336,30 +355,46 @@ type breakerOption func(*BreakerConfig)
 
 func (o breakerOption) applyBreaker(c *BreakerConfig) { o(c) }
 
-type bothOption struct {
+// sharedOption is an Option: the same field of each configuration.
+type sharedOption struct {
 	l func(*LimiterConfig)
 	b func(*BreakerConfig)
+	r func(*RetryBudgetConfig)
 }
 
-func (o bothOption) applyLimiter(c *LimiterConfig) { o.l(c) }
-func (o bothOption) applyBreaker(c *BreakerConfig) { o.b(c) }
+func (o sharedOption) applyLimiter(c *LimiterConfig)         { o.l(c) }
+func (o sharedOption) applyBreaker(c *BreakerConfig)         { o.b(c) }
+func (o sharedOption) applyRetryBudget(c *RetryBudgetConfig) { o.r(c) }
 
-// WithPrefix sets the Prefix of a limiter or a breaker: what every Redis key
-// and channel of it starts with.
+// batchOption is a BatchOption.
+type batchOption struct {
+	b func(*BreakerConfig)
+	r func(*RetryBudgetConfig)
+}
+
+func (o batchOption) applyBreaker(c *BreakerConfig)         { o.b(c) }
+func (o batchOption) applyRetryBudget(c *RetryBudgetConfig) { o.r(c) }
+
+// WithPrefix sets the Prefix of a limiter, a breaker or a retry budget:
+// what every Redis key and channel of it starts with.
 func WithPrefix(p string) Option {
-	return bothOption{func(c *LimiterConfig) { c.Prefix = p }, func(c *BreakerConfig) { c.Prefix = p }}
+	return sharedOption{func(c *LimiterConfig) { c.Prefix = p }, func(c *BreakerConfig) { c.Prefix = p },
+		func(c *RetryBudgetConfig) { c.Prefix = p }}
 }
 
-// WithTimeout sets the Timeout of a limiter or a breaker: the longest a
-// call waits on one Redis round trip.
+// WithTimeout sets the Timeout of a limiter, a breaker or a retry budget:
+// the longest a call (a retry budget's flush) waits on one Redis round
+// trip.
 func WithTimeout(d time.Duration) Option {
-	return bothOption{func(c *LimiterConfig) { c.Timeout = d }, func(c *BreakerConfig) { c.Timeout = d }}
+	return sharedOption{func(c *LimiterConfig) { c.Timeout = d }, func(c *BreakerConfig) { c.Timeout = d },
+		func(c *RetryBudgetConfig) { c.Timeout = d }}
 }
 
-// WithProbeInterval sets the ProbeInterval of a limiter or a breaker: how
-// often Redis is tried again while it is unreachable.
+// WithProbeInterval sets the ProbeInterval of a limiter, a breaker or a
+// retry budget: how often Redis is tried again while it is unreachable.
 func WithProbeInterval(d time.Duration) Option {
-	return bothOption{func(c *LimiterConfig) { c.ProbeInterval = d }, func(c *BreakerConfig) { c.ProbeInterval = d }}
+	return sharedOption{func(c *LimiterConfig) { c.ProbeInterval = d }, func(c *BreakerConfig) { c.ProbeInterval = d },
+		func(c *RetryBudgetConfig) { c.ProbeInterval = d }}
 }
 
 // WithLimiterConfig sets the non-zero fields of c (so it never erases
@@ -380,11 +415,12 @@ func WithFallback(rate float64, burst int) LimiterOption {
 	return limiterOption(func(c *LimiterConfig) { c.FallbackRate, c.FallbackBurst = rate, burst })
 }
 
-// WithObserver sets the Observer of a limiter or a breaker
-// ([LimiterConfig.Observer], [BreakerConfig.Observer]): where its events
-// go (nil: nowhere).
+// WithObserver sets the Observer of a limiter, a breaker or a retry budget
+// ([LimiterConfig.Observer], [BreakerConfig.Observer],
+// [RetryBudgetConfig.Observer]): where its events go (nil: nowhere).
 func WithObserver(o telemetry.Observer) Option {
-	return bothOption{func(c *LimiterConfig) { c.Observer = o }, func(c *BreakerConfig) { c.Observer = o }}
+	return sharedOption{func(c *LimiterConfig) { c.Observer = o }, func(c *BreakerConfig) { c.Observer = o },
+		func(c *RetryBudgetConfig) { c.Observer = o }}
 }
 
 // WithBreakerConfig sets the non-zero fields of c (so it never erases
@@ -476,14 +512,41 @@ func WithOnRulesMismatch(f func(error)) BreakerOption {
 	return breakerOption(func(c *BreakerConfig) { c.OnRulesMismatch = f })
 }
 
-// WithFlushInterval sets [BreakerConfig.FlushInterval]: the longest an
-// outcome waits in the batch before it is sent to Redis.
-func WithFlushInterval(d time.Duration) BreakerOption {
-	return breakerOption(func(c *BreakerConfig) { c.FlushInterval = d })
+// WithFlushInterval sets the FlushInterval of a breaker or a retry budget
+// ([BreakerConfig.FlushInterval], [RetryBudgetConfig.FlushInterval]): the
+// longest an outcome (a count) waits in the instance before it is sent to
+// Redis.
+func WithFlushInterval(d time.Duration) BatchOption {
+	return batchOption{func(c *BreakerConfig) { c.FlushInterval = d }, func(c *RetryBudgetConfig) { c.FlushInterval = d }}
 }
 
 // WithMaxBatch sets [BreakerConfig.MaxBatch]: the outcomes after which a
 // batch is sent at once.
 func WithMaxBatch(n int) BreakerOption {
 	return breakerOption(func(c *BreakerConfig) { c.MaxBatch = n })
+}
+
+// WithRetryBudgetConfig sets the non-zero fields of c (so it never erases
+// an earlier option or a default). Options after it override single
+// fields again.
+func WithRetryBudgetConfig(c RetryBudgetConfig) RetryBudgetOption {
+	return retryBudgetOption(func(d *RetryBudgetConfig) { merge.NonZero(d, c) })
+}
+
+// WithRatio sets [RetryBudgetConfig.Ratio]: retries allowed per execution,
+// fleet-wide, over the window (Off: only the floor).
+func WithRatio(r float64) RetryBudgetOption {
+	return retryBudgetOption(func(c *RetryBudgetConfig) { c.Ratio = r })
+}
+
+// WithMinPerSecond sets [RetryBudgetConfig.MinPerSecond]: the retries per
+// second each instance may always make (Off: no floor).
+func WithMinPerSecond(x float64) RetryBudgetOption {
+	return retryBudgetOption(func(c *RetryBudgetConfig) { c.MinPerSecond = x })
+}
+
+// WithWindow sets [RetryBudgetConfig.Window]: the length of the sliding
+// window over which executions and retries are counted.
+func WithWindow(d time.Duration) RetryBudgetOption {
+	return retryBudgetOption(func(c *RetryBudgetConfig) { c.Window = d })
 }

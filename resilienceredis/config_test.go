@@ -21,8 +21,9 @@ func TestLimiterConfigValidate(t *testing.T) {
 		{"inf", LimiterConfig{Name: "api", Rate: math.Inf(1)}, ""},
 		{"full", LimiterConfig{Name: "api", Rate: 1e6, Burst: 1 << 40, Prefix: "p:", MaxWait: time.Second, Timeout: time.Second,
 			ProbeInterval: time.Second, FallbackRate: resilience.Off}, ""},
-		{"no name", LimiterConfig{Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty and hold no '{' or '}', got ""`},
-		{"brace", LimiterConfig{Name: "a{b", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty and hold no '{' or '}', got "a{b"`},
+		{"no name", LimiterConfig{Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got ""`},
+		{"not UTF-8", LimiterConfig{Name: "a\xff", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a\xff"`},
+		{"brace", LimiterConfig{Name: "a{b", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a{b"`},
 		{"prefix", LimiterConfig{Name: "a", Prefix: "}", Rate: 1, Burst: 1}, `resilienceredis: Prefix must hold no '{' or '}', got "}"`},
 		{"zero rate", LimiterConfig{Name: "a", Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 0"},
 		{"fast", LimiterConfig{Name: "a", Rate: 2e6, Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 2e+06"},
@@ -45,6 +46,9 @@ func TestLimiterConfigValidate(t *testing.T) {
 			if got != tt.want {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}
+			if nameProblem(tt.c.Name) != "" {
+				return // the constructors' own check: TestConstructorsCheckArguments
+			}
 			defer func() {
 				if r := recover(); tt.want == "" && r != nil || tt.want != "" && r != tt.want {
 					t.Fatalf("NewLimiter panicked with %v, want %q", r, tt.want)
@@ -64,7 +68,7 @@ func TestBreakerConfigValidate(t *testing.T) {
 		{"default", BreakerConfig{Name: "svc"}, ""},
 		{"ratio only", BreakerConfig{Name: "svc", Threshold: resilience.Off, FailureRatio: 0.5}, ""},
 		{"no rule", BreakerConfig{Name: "svc", Threshold: resilience.Off}, "resilienceredis: Threshold is Off and no ratio rule is on: the breaker could never trip"},
-		{"name", BreakerConfig{Name: "s}"}, `resilienceredis: Name must be non-empty and hold no '{' or '}', got "s}"`},
+		{"name", BreakerConfig{Name: "s}"}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "s}"`},
 		{"threshold", BreakerConfig{Name: "svc", Threshold: -2}, "resilienceredis: Threshold must be in [0, 4294967295] or Off (-1), got -2"},
 		{"ratio", BreakerConfig{Name: "svc", FailureRatio: 1.5}, "resilienceredis: FailureRatio must be in [0, 1], got 1.5"},
 		{"slow ratio", BreakerConfig{Name: "svc", SlowCallRatio: 0.5}, "resilienceredis: SlowCall must be > 0 when SlowCallRatio is set, got 0s"},
@@ -85,6 +89,9 @@ func TestBreakerConfigValidate(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
+			}
+			if nameProblem(tt.c.Name) != "" {
+				return // the constructors' own check: TestConstructorsCheckArguments
 			}
 			defer func() {
 				if r := recover(); tt.want == "" && r != nil || tt.want != "" && r != tt.want {

@@ -17,12 +17,27 @@
 //   - [NewRetryBudget]: a retry budget kept by the fleet, a
 //     retry.Budgeter for retry.WithBudget: the fleet's retries are at most
 //     [RetryBudgetConfig.Ratio] of its executions, with a floor per
-//     instance; configured by a [RetryBudgetConfig].
+//     instance; configured by options ([WithRatio], [WithMinPerSecond],
+//     [WithWindow], ...) or a [RetryBudgetConfig].
 //   - [NewCacheStore]: a policy/cache Store on Redis, so that the caches
 //     of a fleet share their entries ([CacheStore], [Codec], [JSONCodec]).
-//   - [LimiterConfig], [BreakerConfig]: the configuration, with Validate
-//     and JSON; options ([WithTimeout], [WithPrefix], [WithThreshold], ...)
-//     set single fields.
+//   - [LimiterConfig], [BreakerConfig], [RetryBudgetConfig]: the
+//     configuration, with Validate and JSON; options ([WithTimeout],
+//     [WithPrefix], [WithThreshold], ...) set single fields. Every
+//     constructor takes its required values positionally (the client, the
+//     name, a limiter's rate and burst) and checks them alike: a nil client
+//     (or a nil *redis.Client), or a name that is empty, not valid UTF-8 or
+//     holds '{' or '}', panics naming the constructor.
+//
+// Every guard has a Close that makes it decide locally for good, as while
+// Redis is unreachable, and ask Redis nothing more: a [Limiter] or a
+// [KeyedLimiter] its fallback, a [Breaker] its local breaker, a
+// [RetryBudget] its local budget. Each then reports why with [ErrClosed]:
+// in its local events (LimiterLocal per decision, one BreakerLocal at
+// Close, RetryBudgetLocal per retry) and as its snapshot's Reason; the
+// calls that only ask Redis (Limiter.Check, Breaker.Reset, Breaker.Shared)
+// return ErrClosed. Close stops the guard's goroutines, waits for its
+// round trips in flight, and does not close the client.
 //
 // The policies' layers are named as the local ones ("ratelimit(name)",
 // "breaker(name)"), their refusals are *resilience.RefusedError values

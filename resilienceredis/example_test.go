@@ -263,12 +263,10 @@ func ExampleNewRetryBudget() {
 	defer rdb.Close()
 	// The fleet's retries of the payments API are at most a tenth of its
 	// calls, and each instance may always retry once a second.
-	budget := resilienceredis.NewRetryBudget(rdb, resilienceredis.RetryBudgetConfig{
-		Name:         "payments",
-		Prefix:       prefix,
-		Ratio:        0.1,
-		MinPerSecond: 1,
-	})
+	budget := resilienceredis.NewRetryBudget(rdb, "payments",
+		resilienceredis.WithPrefix(prefix),
+		resilienceredis.WithRatio(0.1),
+		resilienceredis.WithMinPerSecond(1))
 	defer budget.Close()
 	p := retry.New[string](retry.WithAttempts(3), retry.WithBudget(budget),
 		retry.WithBackoff(backoff.Constant(time.Millisecond)))

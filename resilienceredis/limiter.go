@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -191,6 +192,12 @@ type limiterParams struct {
 
 	// The counts of Snapshot, since the limiter was made.
 	refused, sharedN, localN atomic.Uint64
+
+	// stopCtx ends with Close (stop); checks are the checks of the server
+	// running in the background.
+	stopCtx context.Context
+	stop    context.CancelFunc
+	checks  sync.WaitGroup
 }
 
 // Limiter is a token bucket shared by every instance of a fleet: each
@@ -207,7 +214,8 @@ type limiterParams struct {
 // following ones without asking Redis; then one decision tries Redis again.
 //
 // A Limiter is safe for simultaneous use by multiple goroutines. Create one
-// with [NewLimiter], or get one per key from a [KeyedLimiter].
+// with [NewLimiter], or get one per key from a [KeyedLimiter];
+// [Limiter.Close] makes it decide locally for good.
 type Limiter struct {
 	p *limiterParams
 
@@ -226,16 +234,20 @@ type Limiter struct {
 // limit) in a bucket of their own, and [Limiter.Check] and the Observer
 // say so. NewLimiter asks Redis nothing: [Limiter.Check] does.
 //
-// NewLimiter panics if an option is nil or the configuration is invalid
-// (see [LimiterConfig.Validate]), with a message naming the field and the
-// value, e.g. "resilienceredis: Burst must be in [1, 1<<40], got 0".
+// NewLimiter panics if rdb is nil (or a nil pointer, such as a nil
+// *redis.Client), if name is empty, not valid UTF-8 or holds '{' or '}',
+// if an option is nil, or if the configuration is invalid (see
+// [LimiterConfig.Validate]), with a message naming the constructor or the
+// field and the value, e.g. `resilienceredis: NewLimiter(rdb, "a\xff",
+// ...): name must be valid UTF-8` or "resilienceredis: Burst must be in
+// [1, 1<<40], got 0".
 //
 // The name, rate and burst are positional, and there is no WithName: they
 // are required, and the name is the identity of the state the fleet
 // shares (the rule of every constructor here: a required value is
 // positional, an optional one is an option).
 func NewLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *Limiter {
-	p := newLimiterParams(rdb, name, rate, burst, opts, false)
+	p := newLimiterParams("NewLimiter", rdb, name, rate, burst, opts, false)
 	p.setKey = []string{p.prefix + "{" + p.cfg.Name + "}:settings"}
 	return &Limiter{p: p, keys: []string{p.prefix + "{" + p.cfg.Name + "}:" + p.fp}, slot: noSlot}
 }
@@ -267,7 +279,7 @@ type KeyedLimiter struct {
 // an invalid configuration, as NewLimiter does. Its name, rate and burst
 // are positional as NewLimiter's are: required values.
 func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst int, opts ...LimiterOption) *KeyedLimiter {
-	p := newLimiterParams(rdb, name, rate, burst, opts, true)
+	p := newLimiterParams("NewKeyedLimiter", rdb, name, rate, burst, opts, true)
 	p.setKey = []string{p.prefix + p.cfg.Name + ":settings"}
 	return &KeyedLimiter{p: p}
 }
@@ -303,15 +315,12 @@ func (k *KeyedLimiter) Allow(ctx context.Context, key string) bool {
 	return k.Limiter(key).Allow(ctx)
 }
 
-func newLimiterParams(rdb redis.UniversalClient, name string, rate float64, burst int, opts []LimiterOption, keyed bool) *limiterParams {
-	if rdb == nil {
-		panic("resilienceredis: NewLimiter client must not be nil")
-	}
+func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate float64, burst int, opts []LimiterOption, keyed bool) *limiterParams {
+	checkClient(ctor, rdb)
+	checkName(ctor, name)
 	cfg := LimiterConfig{Name: name, Rate: rate, Burst: burst}
-	for _, o := range opts {
-		if o == nil {
-			panic("resilienceredis: NewLimiter option must not be nil")
-		}
+	for i, o := range opts {
+		checkOption(ctor, i, o == nil)
 		o.applyLimiter(&cfg)
 	}
 	if err := cfg.Validate(); err != nil {
@@ -319,6 +328,8 @@ func newLimiterParams(rdb redis.UniversalClient, name string, rate float64, burs
 	}
 	p := &limiterParams{cfg: cfg, inf: math.IsInf(cfg.Rate, 1), layer: "ratelimit(" + cfg.Name + ")"}
 	p.remote = newRemote(rdb, cmp0(cfg.Timeout, defaultTimeout), cmp0(cfg.ProbeInterval, defaultProbe))
+	p.stopCtx, p.stop = context.WithCancel(context.Background())
+	p.remote.stop = p.stopCtx.Done()
 	if keyed {
 		p.remote.perSlot()
 	}
@@ -429,6 +440,9 @@ type reason struct{ err error }
 
 // why returns the reason decisions are local.
 func (p *limiterParams) why() error {
+	if p.remote.closed.Load() {
+		return ErrClosed
+	}
 	if r := p.reason.Load(); r != nil {
 		return r.err
 	}
@@ -460,9 +474,11 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 	if repaired {
 		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
 	}
-	if next := p.nextCheck.Load(); now >= next && p.nextCheck.CompareAndSwap(next, now+int64(checkEvery)) {
+	if next := p.nextCheck.Load(); now >= next && !p.remote.closed.Load() && p.nextCheck.CompareAndSwap(next, now+int64(checkEvery)) {
+		p.checks.Add(1)
 		go func() {
-			cctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+			defer p.checks.Done()
+			cctx, cancel := context.WithTimeout(p.stopCtx, checkTimeout)
 			defer cancel()
 			if done, _ := p.checkServer(cctx); !done {
 				// Not answered: the next decision that Redis answers
@@ -701,7 +717,10 @@ func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
 // goroutine.
 func (l *Limiter) Check(ctx context.Context) error {
 	p := l.p
-	if p.inf {
+	switch {
+	case p.remote.closed.Load():
+		return ErrClosed
+	case p.inf:
 		return nil
 	}
 	_, _, _, repaired, err := l.script(ctx, []any{p.argT, p.argTau, "0", "0"})
@@ -716,6 +735,38 @@ func (l *Limiter) Check(ctx context.Context) error {
 	}
 	_, err = p.checkServer(ctx)
 	return err
+}
+
+// Close makes the limiter decide locally for good, as while Redis is
+// unreachable: every later decision is its fallback's (see
+// [LimiterConfig.FallbackRate]), asks Redis nothing, and emits a
+// LimiterLocal event whose Err is [ErrClosed]; its snapshot's State is
+// [StateLocal] with Reason ErrClosed's message, and Check returns
+// ErrClosed. Close stops the checks of the server running in the
+// background and waits for them and for the round trips in flight on
+// goroutines of the limiter (one that outlived Timeout ends when the
+// client gives it up). It does not close rdb. The Limiter of a
+// [KeyedLimiter] shares its state: closing it closes the KeyedLimiter and
+// each of its Limiters. Close returns nil; calling it again does nothing.
+// It is safe to call at any time, from any goroutine.
+func (l *Limiter) Close() error {
+	l.p.close()
+	return nil
+}
+
+// Close closes k and each of its Limiters, as [Limiter.Close] describes.
+func (k *KeyedLimiter) Close() error {
+	k.p.close()
+	return nil
+}
+
+func (p *limiterParams) close() {
+	if p.remote.closed.Swap(true) {
+		return
+	}
+	p.stop()
+	p.checks.Wait()
+	p.remote.wg.Wait()
 }
 
 // Check is [Limiter.Check] for every bucket of k: it asks Redis with a

@@ -43,6 +43,9 @@ type remote struct {
 	reprobe func()
 	stop    <-chan struct{}
 	wg      sync.WaitGroup // round trips and reloads still running
+	// closed is set by the guard's Close: Redis is asked nothing more,
+	// and every decision is local.
+	closed atomic.Bool
 }
 
 // noSlot is the slot of a guard whose health is one for all its keys.
@@ -147,6 +150,9 @@ func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args [
 // ProbeInterval has passed since it did not and this caller won the
 // probe.
 func (r *remote) usable(now int64, slot int) bool {
+	if r.closed.Load() {
+		return false
+	}
 	c := r.cell(slot)
 	d := c.Load()
 	return d == 0 || now >= d && c.CompareAndSwap(d, now+int64(r.probe))
@@ -178,7 +184,9 @@ func (r *remote) answered(slot int) {
 
 // down reports whether some decisions are local now: Redis (or, per
 // slot, a primary of a cluster) did not answer the last round trip.
-func (r *remote) down() bool { return r.downUntil.Load() != 0 || r.nDown.Load() > 0 }
+func (r *remote) down() bool {
+	return r.downUntil.Load() != 0 || r.nDown.Load() > 0 || r.closed.Load()
+}
 
 // reload asks the client to refresh its view of the cluster, in the
 // background, if it can and has not been asked within ProbeInterval: a

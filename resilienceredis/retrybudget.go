@@ -62,18 +62,20 @@ const (
 	RetryBudgetLocal telemetry.Type = "retry.budget_local"
 )
 
-// RetryBudgetConfig is the whole configuration of a [RetryBudget]: fill
-// it, check it with [RetryBudgetConfig.Validate] if it is read at run
-// time, and give it to [NewRetryBudget]. A zero field means the default
-// its doc states, so RetryBudgetConfig{Name: "payments"} is Finagle's
-// default budget (Ratio 0.2, MinPerSecond 10, Window 10 s) kept by the
-// whole fleet. It reads and writes JSON (durations as Go duration
-// strings; Observer is not written).
+// RetryBudgetConfig is the whole configuration of a [RetryBudget], for
+// configurations read at run time: fill it, check it with
+// [RetryBudgetConfig.Validate], and pass it with [WithRetryBudgetConfig].
+// A zero field means the default its doc states, so
+// NewRetryBudget(rdb, "payments") is Finagle's default budget (Ratio 0.2,
+// MinPerSecond 10, Window 10 s) kept by the whole fleet. It reads and
+// writes JSON (durations as Go duration strings; Observer is not
+// written).
 type RetryBudgetConfig struct {
 	// Name is the budget's shared identity: every instance that builds a
 	// budget of the same Name and Prefix on the same Redis shares its
 	// counts. It names the budget in its events and snapshot. It must not
-	// be empty nor hold '{' or '}'.
+	// be empty, must be valid UTF-8 and must not hold '{' or '}'. The zero
+	// value means as given to NewRetryBudget.
 	Name string
 
 	// Prefix starts the budget's Redis key, Prefix+"rb:{"+Name+"}". It
@@ -139,8 +141,8 @@ const (
 func (c RetryBudgetConfig) Validate() error {
 	rate := func(x float64) bool { return x == off || x >= 0 && !math.IsInf(x, 1) }
 	switch {
-	case c.Name == "" || strings.ContainsAny(c.Name, "{}"):
-		return fmt.Errorf("resilienceredis: RetryBudgetConfig.Name must be non-empty and hold no '{' or '}', got %q", c.Name)
+	case nameProblem(c.Name) != "":
+		return fmt.Errorf("resilienceredis: RetryBudgetConfig.Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: RetryBudgetConfig.Prefix must hold no '{' or '}', got %q", c.Prefix)
 	case !rate(c.Ratio):
@@ -241,28 +243,40 @@ type RetryBudget struct {
 
 var _ retry.Budgeter = (*RetryBudget)(nil)
 
-// NewRetryBudget returns the fleet-wide retry budget configured by c on
-// rdb, and starts its flusher. Every instance that builds a budget of the
-// same Name and Prefix on the same Redis shares its counts, in one hash,
-// Prefix+"rb:{Name}" (a hash tag: one slot of a Redis Cluster), whose
+// NewRetryBudget returns the fleet-wide retry budget named name on rdb,
+// configured by opts, and starts its flusher; with no options, the budget
+// of [RetryBudgetConfig]{}: Ratio 0.2, MinPerSecond 10, Window 10 s, kept
+// by the whole fleet. Every instance that builds a budget of the same name
+// and prefix on the same Redis shares its counts, in one hash,
+// Prefix+"rb:{name}" (a hash tag: one slot of a Redis Cluster), whose
 // fields expire with the window and whose key expires 2 × Window after the
 // last counts. NewRetryBudget does not wait for Redis: until its first
 // flush is answered the instance allows its floor and Ratio times its own
 // executions.
 //
-// NewRetryBudget panics if rdb is nil or c is invalid, with the message of
+// NewRetryBudget panics if rdb is nil (or a nil pointer), if name is
+// empty, not valid UTF-8 or holds '{' or '}', if an option is nil, or if
+// the configuration is invalid, with the message of
 // [RetryBudgetConfig.Validate] naming the field and the value.
-func NewRetryBudget(rdb redis.UniversalClient, c RetryBudgetConfig) *RetryBudget {
-	b := newRetryBudget(rdb, c)
+//
+// The name is positional, and there is no WithName: it is required, the
+// identity of the counts the fleet shares (the rule of every constructor
+// here: a required value is positional, an optional one is an option).
+func NewRetryBudget(rdb redis.UniversalClient, name string, opts ...RetryBudgetOption) *RetryBudget {
+	b := newRetryBudget(rdb, name, opts)
 	b.wg.Add(1)
 	go b.flushLoop()
 	return b
 }
 
 // newRetryBudget returns the budget without its flusher (tests drive it).
-func newRetryBudget(rdb redis.UniversalClient, c RetryBudgetConfig) *RetryBudget {
-	if rdb == nil {
-		panic("resilienceredis: NewRetryBudget client must not be nil")
+func newRetryBudget(rdb redis.UniversalClient, name string, opts []RetryBudgetOption) *RetryBudget {
+	checkClient("NewRetryBudget", rdb)
+	checkName("NewRetryBudget", name)
+	c := RetryBudgetConfig{Name: name}
+	for i, o := range opts {
+		checkOption("NewRetryBudget", i, o == nil)
+		o.applyRetryBudget(&c)
 	}
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
@@ -322,24 +336,33 @@ func (b *RetryBudget) Withdraw() bool {
 
 // why returns the reason decisions are local.
 func (b *RetryBudget) why() error {
+	if b.rem.closed.Load() {
+		return ErrClosed
+	}
 	if r := b.reason.Load(); r != nil {
 		return r.err
 	}
 	return errLocal
 }
 
-// Close stops the budget's flusher and waits for a round trip in flight
-// to end (one that outlived Timeout ends when the client gives it up).
-// The counts not yet sent are dropped. Deposit and Withdraw still work
-// after Close, from the last totals and then the local budget's counts
-// alone. Close returns nil; calling it again does nothing.
+// Close makes the budget decide locally for good, as while Redis is away:
+// it stops the flusher, waits for a round trip in flight to end (one that
+// outlived Timeout ends when the client gives it up), and drops the counts
+// not yet sent. Deposit and Withdraw still work after Close, with the
+// local budget (which counted the instance's executions and retries all
+// along): each Withdraw emits a RetryBudgetLocal event whose Err is
+// [ErrClosed], and the snapshot's State is [StateLocal] with Reason
+// ErrClosed's message. It does not close rdb. Close returns nil; calling
+// it again does nothing.
 func (b *RetryBudget) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
+	b.rem.closed.Store(true)
 	b.cancel()
 	b.wg.Wait()
 	b.rem.wg.Wait()
+	b.rem.downUntil.Store(math.MaxInt64) // no flush will ever clear it
 	return nil
 }
 

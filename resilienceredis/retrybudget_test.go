@@ -57,7 +57,7 @@ func TestRetryBudgetFleetBound(t *testing.T) {
 	c := RetryBudgetConfig{Name: "fleet", Prefix: prefix, Ratio: 0.1, MinPerSecond: 1, Window: 10 * time.Second}
 	var inst []*RetryBudget
 	for range n {
-		inst = append(inst, newRetryBudget(rdb, c))
+		inst = append(inst, newRetryBudget(rdb, c.Name, []RetryBudgetOption{WithRetryBudgetConfig(c)}))
 	}
 	var execs, granted int64
 	for range rounds {
@@ -103,7 +103,7 @@ func TestRetryBudgetFleetBound(t *testing.T) {
 func TestRetryBudgetSharesHeadroom(t *testing.T) {
 	rdb, prefix := newClient(t), testPrefix(t)
 	c := RetryBudgetConfig{Name: "headroom", Prefix: prefix, Ratio: 0.1, MinPerSecond: resilience.Off, FlushInterval: 5 * time.Millisecond}
-	a, b := NewRetryBudget(rdb, c), NewRetryBudget(rdb, c)
+	a, b := NewRetryBudget(rdb, c.Name, WithRetryBudgetConfig(c)), NewRetryBudget(rdb, c.Name, WithRetryBudgetConfig(c))
 	defer a.Close()
 	defer b.Close()
 	const healthy, failing = 1000, 100
@@ -152,7 +152,7 @@ func TestRetryBudgetFallsBackToLocal(t *testing.T) {
 	s := redistest.Start(t)
 	var rec eventlog.Recorder
 	rdb := clientOf(t, s.Addr)
-	b := newRetryBudget(rdb, RetryBudgetConfig{Name: "fallback", Ratio: 0.5, MinPerSecond: resilience.Off, ProbeInterval: time.Nanosecond, Observer: &rec})
+	b := newRetryBudget(rdb, "fallback", []RetryBudgetOption{WithRatio(0.5), WithMinPerSecond(resilience.Off), WithProbeInterval(time.Nanosecond), WithObserver(&rec)})
 	for range 10 {
 		b.Deposit()
 	}
@@ -199,7 +199,7 @@ func TestRetryBudgetFallsBackToLocal(t *testing.T) {
 // A budget's snapshot has the common guard shape and registers in a
 // telemetry.Registry; its counts are the instance's.
 func TestRetryBudgetSnapshot(t *testing.T) {
-	b := NewRetryBudget(newClient(t), RetryBudgetConfig{Name: "snapbudget", Prefix: testPrefix(t), Ratio: resilience.Off, MinPerSecond: 0.1, Window: time.Second})
+	b := NewRetryBudget(newClient(t), "snapbudget", WithPrefix(testPrefix(t)), WithRatio(resilience.Off), WithMinPerSecond(0.1), WithWindow(time.Second))
 	defer b.Close()
 	b.Deposit()
 	b.Deposit()
@@ -228,8 +228,8 @@ func TestRetryBudgetConfigValidate(t *testing.T) {
 		want string
 	}{
 		{"defaults", RetryBudgetConfig{Name: "ok"}, ""},
-		{"no name", RetryBudgetConfig{}, `resilienceredis: RetryBudgetConfig.Name must be non-empty and hold no '{' or '}', got ""`},
-		{"brace", RetryBudgetConfig{Name: "a{b"}, `resilienceredis: RetryBudgetConfig.Name must be non-empty and hold no '{' or '}', got "a{b"`},
+		{"no name", RetryBudgetConfig{}, `resilienceredis: RetryBudgetConfig.Name must be non-empty, valid UTF-8 and hold no '{' or '}', got ""`},
+		{"brace", RetryBudgetConfig{Name: "a{b"}, `resilienceredis: RetryBudgetConfig.Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a{b"`},
 		{"prefix", RetryBudgetConfig{Name: "a", Prefix: "}"}, `resilienceredis: RetryBudgetConfig.Prefix must hold no '{' or '}', got "}"`},
 		{"ratio", RetryBudgetConfig{Name: "a", Ratio: -2}, "resilienceredis: RetryBudgetConfig.Ratio must be finite and > 0, 0 (the default, 0.2) or Off (-1, no ratio), got -2"},
 		{"ratio inf", RetryBudgetConfig{Name: "a", Ratio: math.Inf(1)}, "resilienceredis: RetryBudgetConfig.Ratio must be finite and > 0, 0 (the default, 0.2) or Off (-1, no ratio), got +Inf"},
@@ -251,20 +251,17 @@ func TestRetryBudgetConfigValidate(t *testing.T) {
 			if got != tt.want {
 				t.Fatalf("Validate() = %q, want %q", got, tt.want)
 			}
+			if nameProblem(tt.c.Name) != "" {
+				return // the constructors' own check: TestConstructorsCheckArguments
+			}
 			defer func() {
 				if r := recover(); tt.want == "" && r != nil || tt.want != "" && r != tt.want {
 					t.Fatalf("NewRetryBudget panicked with %v, want %q", r, tt.want)
 				}
 			}()
-			NewRetryBudget(rdb, tt.c).Close()
+			NewRetryBudget(rdb, tt.c.Name, WithRetryBudgetConfig(tt.c)).Close()
 		})
 	}
-	defer func() {
-		if r := recover(); r != "resilienceredis: NewRetryBudget client must not be nil" {
-			t.Errorf("NewRetryBudget(nil, ...) panicked with %v", r)
-		}
-	}()
-	NewRetryBudget(nil, RetryBudgetConfig{Name: "a"})
 }
 
 func TestRetryBudgetConfigJSON(t *testing.T) {
@@ -288,7 +285,7 @@ func TestRetryBudgetConfigJSON(t *testing.T) {
 // A budget's success path (Deposit) allocates nothing, and neither does a
 // retry policy's successful execution through it.
 func TestRetryBudgetDepositDoesNotAllocate(t *testing.T) {
-	b := newRetryBudget(newClient(t), RetryBudgetConfig{Name: "allocs", Prefix: testPrefix(t)})
+	b := newRetryBudget(newClient(t), "allocs", []RetryBudgetOption{WithPrefix(testPrefix(t))})
 	p := retry.New[int](retry.WithBudget(b))
 	ctx := context.Background()
 	op := func(context.Context) (int, error) { return 1, nil }
@@ -304,7 +301,7 @@ func TestRetryBudgetCloseLeavesNoGoroutine(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	rdb := redis.NewClient(&redis.Options{Addr: redistest.Addr(t)})
 	defer rdb.Close()
-	b := NewRetryBudget(rdb, RetryBudgetConfig{Name: "close", Prefix: testPrefix(t), FlushInterval: time.Millisecond})
+	b := NewRetryBudget(rdb, "close", WithPrefix(testPrefix(t)), WithFlushInterval(time.Millisecond))
 	b.Deposit()
 	redistest.Eventually(t, 5*time.Second, "a flush", func() (bool, string) {
 		return values(t, b.Snapshot())["flushes"] > 0, "no flush yet"
@@ -324,7 +321,7 @@ func TestRetryBudgetCloseLeavesNoGoroutine(t *testing.T) {
 func BenchmarkRetryBudgetSuccess(b *testing.B) {
 	ctx := context.Background()
 	op := func(context.Context) (int, error) { return 1, nil }
-	fleet := NewRetryBudget(newClient(b), RetryBudgetConfig{Name: "bench", Prefix: testPrefix(b)})
+	fleet := NewRetryBudget(newClient(b), "bench", WithPrefix(testPrefix(b)))
 	defer fleet.Close()
 	for name, budget := range map[string]retry.Budgeter{"fleet": fleet, "local": retry.NewBudget(retry.BudgetConfig{})} {
 		b.Run(name, func(b *testing.B) {
@@ -334,5 +331,33 @@ func BenchmarkRetryBudgetSuccess(b *testing.B) {
 				p.Do(ctx, op)
 			}
 		})
+	}
+}
+
+// Each option of NewRetryBudget sets its field of the budget's
+// configuration, the shared ones (WithPrefix, WithTimeout,
+// WithProbeInterval, WithObserver, WithFlushInterval) as for limiters and
+// breakers; WithRetryBudgetConfig sets the non-zero fields and later
+// options override them.
+func TestRetryBudgetOptions(t *testing.T) {
+	var rec eventlog.Recorder
+	b := newRetryBudget(newClient(t), "opts", []RetryBudgetOption{
+		WithRetryBudgetConfig(RetryBudgetConfig{Ratio: 0.3, Window: 3 * time.Second}),
+		WithPrefix("p:"), WithTimeout(time.Second), WithProbeInterval(2 * time.Second),
+		WithObserver(&rec), WithFlushInterval(20 * time.Millisecond),
+		WithRatio(0.5), WithMinPerSecond(resilience.Off),
+	})
+	want := RetryBudgetConfig{Name: "opts", Prefix: "p:", Ratio: 0.5, MinPerSecond: resilience.Off, Window: 3 * time.Second,
+		FlushInterval: 20 * time.Millisecond, Timeout: time.Second, ProbeInterval: 2 * time.Second}
+	got := b.cfg
+	if got.Observer != telemetry.Observer(&rec) {
+		t.Errorf("Observer = %v, want the recorder", got.Observer)
+	}
+	got.Observer = nil
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("configuration mismatch (-want +got):\n%s", diff)
+	}
+	if w := newRetryBudget(newClient(t), "w", []RetryBudgetOption{WithWindow(time.Second)}).cfg.Window; w != time.Second {
+		t.Errorf("WithWindow(1s): Window = %v", w)
 	}
 }

@@ -14,7 +14,8 @@ const (
 	StateShared = "shared"
 	// StateLocal: Redis did not answer the last round trip; decisions
 	// are the instance's fallback's (see LimiterConfig.FallbackRate) until
-	// a probe, every ProbeInterval, is answered.
+	// a probe, every ProbeInterval, is answered. After Close, for good,
+	// with Reason ErrClosed's message.
 	StateLocal = "local"
 )
 
@@ -35,6 +36,12 @@ const (
 	// which generation.
 	BreakerFenced telemetry.Type = "breaker.fenced"
 )
+
+// ErrClosed is why a guard decides locally after its Close: the Reason of
+// its snapshot and the Err of its local events (LimiterLocal,
+// BreakerLocal, RetryBudgetLocal), and the error of the calls that would
+// ask Redis (Check, Reset, Shared).
+var ErrClosed = errors.New("resilienceredis: closed")
 
 // ErrFenced matches the error of a BreakerFenced event.
 var ErrFenced = errors.New("resilienceredis: Redis refused a batch of outcomes of an older generation")

@@ -80,6 +80,29 @@ func TestNilBudgetIsNoBudget(t *testing.T) {
 	}
 }
 
+// nilPtrBudget is a Budgeter of the test's own whose methods read through
+// the pointer: a nil one panics if the policy calls it.
+type nilPtrBudget struct{ n int }
+
+func (b *nilPtrBudget) Deposit()       { b.n++ }
+func (b *nilPtrBudget) Withdraw() bool { b.n++; return true }
+
+// Any Budgeter that is a nil pointer (not only a nil *Budget) given to
+// WithBudget or in Config.Budget is no budget: the policy never calls it,
+// and retries as it would with none.
+func TestTypedNilBudgeterIsNoBudget(t *testing.T) {
+	var nb *nilPtrBudget
+	for name, p := range map[string]resilience.Policy[int]{
+		"WithBudget": retry.New[int](retry.WithBudget(nb), retry.WithBackoff(backoff.Constant(0))),
+		"WithConfig": retry.New[int](retry.WithConfig(retry.Config{Budget: nb}), retry.WithBackoff(backoff.Constant(0))),
+	} {
+		s := &script{errs: []error{errBoom, errBoom}}
+		if v, err := p.Do(context.Background(), s.op); err != nil || v != 103 {
+			t.Errorf("%s: Do = %d, %v; want 103, nil (no budget: every retry)", name, v, err)
+		}
+	}
+}
+
 // A policy with a Budgeter of its own does not allocate on success: the
 // interface call costs none.
 func TestSuccessWithBudgeterDoesNotAllocate(t *testing.T) {

@@ -3,6 +3,7 @@ package retry
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -123,8 +124,10 @@ type Config struct {
 	// that calls the same dependency: each execution is counted in it
 	// (Deposit), and each retry needs its permission (Withdraw). A [Budget]
 	// bounds the retries of one process; a fleet-wide budget (such as
-	// resilienceredis.RetryBudget) those of every instance. A nil *Budget
-	// is no budget, as nil is. nil means no budget.
+	// resilienceredis.RetryBudget) those of every instance. nil means no
+	// budget, and so does a Budgeter that is a nil pointer (a nil *Budget,
+	// a nil *resilienceredis.RetryBudget): it is checked once, when the
+	// policy is built, not at each call.
 	Budget Budgeter
 
 	// Rand, if not nil, is the random source of the Backoff's jitter, in
@@ -182,10 +185,24 @@ func (c Config) resolved() Config {
 	if c.Clock == nil {
 		c.Clock = clock.Real()
 	}
-	if b, ok := c.Budget.(*Budget); ok && b == nil {
-		c.Budget = nil // a nil *Budget is no budget
+	if nilBudgeter(c.Budget) {
+		c.Budget = nil // a typed nil is no budget
 	}
 	return c
+}
+
+// nilBudgeter reports whether b is nil or holds a nil pointer (a nil
+// *Budget, a nil *resilienceredis.RetryBudget) or another nil value: no
+// budget. It runs once, when the policy is built.
+func nilBudgeter(b Budgeter) bool {
+	if b == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(b); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
 }
 
 // zeroBudget reports whether b is a *Budget not made by NewBudget.
@@ -343,7 +360,8 @@ func WithRand(r *rand.Rand) Option {
 
 // WithBudget sets [Config.Budget]: a retry budget shared per dependency, a
 // [*Budget] of this process or any other [Budgeter], such as a fleet-wide
-// one (nil, or a nil *Budget = no budget).
+// one. nil, or a Budgeter that is a nil pointer (a nil *Budget, a nil
+// *resilienceredis.RetryBudget), is no budget.
 func WithBudget(b Budgeter) Option { return option(func(c *Config) { c.Budget = b }) }
 
 // WithConfig sets the fields of c that are not zero, and leaves the others
