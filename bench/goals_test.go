@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"testing"
@@ -55,16 +56,25 @@ func BenchmarkGoal(b *testing.B) {
 		})
 	})
 	b.Run("allow-floor/serial", func(b *testing.B) {
-		// The floor of the allow row: the one clock read every Allow
-		// needs (time.Since of a time with a monotonic reading reads
-		// only the monotonic clock), against both limiters.
+		// The floor of the allow row: what any lock-free token bucket's
+		// Allow must do, one clock read (time.Since of a time with a
+		// monotonic reading reads only the monotonic clock) and one
+		// compare-and-swap of a word that depends on it, against both
+		// limiters; and the clock read alone.
 		ours := ratelimit.New(rlRate, rlBurst)
 		xrate := rate.NewLimiter(rate.Limit(rlRate), rlBurst)
 		origin := time.Now()
+		var word atomic.Uint64
 		paired(b, false, pairedSpan, []kind{
-			{"clock", func() error { clockSink = time.Since(origin); return nil }},
+			{"clock-cas", func() error {
+				d := uint64(time.Since(origin))
+				x := word.Load()
+				word.CompareAndSwap(x, max(x, d)+1)
+				return nil
+			}},
 			{"x-time-rate", func() error { return admitted(xrate.Allow()) }},
 			{"resilience", func() error { return admitted(ours.Allow()) }},
+			{"clock", func() error { clockSink = time.Since(origin); return nil }},
 		})
 	})
 	b.Run("breaker-floor/serial", func(b *testing.B) {
