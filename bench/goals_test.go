@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
@@ -53,6 +55,44 @@ func BenchmarkGoal(b *testing.B) {
 			{"x-time-rate", func() error { return admitted(xrate.Allow()) }},
 		})
 	})
+	b.Run("allow-floor/serial", func(b *testing.B) {
+		// The floor of the allow row: what any lock-free token bucket's
+		// Allow must do, one clock read (time.Since of a time with a
+		// monotonic reading reads only the monotonic clock) and one
+		// compare-and-swap of a word that depends on it, against both
+		// limiters; and the clock read alone.
+		ours := ratelimit.New(rlRate, rlBurst)
+		xrate := rate.NewLimiter(rate.Limit(rlRate), rlBurst)
+		origin := time.Now()
+		var word atomic.Uint64
+		paired(b, false, pairedSpan, []kind{
+			{"clock-cas", func() error {
+				d := uint64(time.Since(origin))
+				x := word.Load()
+				word.CompareAndSwap(x, max(x, d)+1)
+				return nil
+			}},
+			{"x-time-rate", func() error { return admitted(xrate.Allow()) }},
+			{"resilience", func() error { return admitted(ours.Allow()) }},
+			{"clock", func() error { clockSink = time.Since(origin); return nil }},
+		})
+	})
+	b.Run("breaker-floor/serial", func(b *testing.B) {
+		// The floor of the breaker-closed row: Do through a layer that
+		// only calls next.Call, against gobreaker and the breaker.
+		pass := resilience.New("pass", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+			return next.Call(ctx)
+		})
+		ours := breaker.Policy[int](breaker.New())
+		op := func(context.Context) (int, error) { return 1, nil }
+		gb := gobreaker.NewCircuitBreaker[int](gobreaker.Settings{Name: "bench"})
+		gbOp := func() (int, error) { return 1, nil }
+		paired(b, false, pairedSpan, []kind{
+			{"pass-layer", func() error { _, err := pass.Do(ctx, op); return err }},
+			{"gobreaker", func() error { _, err := gb.Execute(gbOp); return err }},
+			{"resilience", func() error { _, err := ours.Do(ctx, op); return err }},
+		})
+	})
 	b.Run("hedge/serial", func(b *testing.B) {
 		ours := hedge.New[int](time.Second)
 		op := func(context.Context) (int, error) { return 1, nil }
@@ -70,6 +110,9 @@ func BenchmarkGoal(b *testing.B) {
 		})
 	})
 }
+
+// clockSink keeps the allow-floor row's clock reads.
+var clockSink time.Duration
 
 func admitted(ok bool) error {
 	if !ok {
