@@ -183,14 +183,19 @@ func TestEveryIsExact(t *testing.T) {
 	}
 }
 
+// One per nanosecond, also from a Rate whose interval is off a whole
+// nanosecond by 2^-50 relative, the most Config.Rate takes as exactly that
+// interval: 9.999999999999992e8 gives an interval of 1.0000000000000009ns.
 func TestOnePerNanosecond(t *testing.T) {
-	fake := clock.NewFake()
-	l := ratelimit.New(1e9, 1, ratelimit.WithClock(fake))
-	for i := range 100 {
-		if !l.Allow() || l.Allow() {
-			t.Fatalf("ns %d: want exactly one admitted", i)
+	for _, rate := range []float64{1e9, 9.999999999999992e8} {
+		fake := clock.NewFake()
+		l := ratelimit.New(rate, 1, ratelimit.WithClock(fake))
+		for i := range 100 {
+			if !l.Allow() || l.Allow() {
+				t.Fatalf("rate %v, ns %d: want exactly one admitted", rate, i)
+			}
+			fake.Advance(time.Nanosecond)
 		}
-		fake.Advance(time.Nanosecond)
 	}
 }
 
