@@ -373,6 +373,23 @@ func TestMaxWait(t *testing.T) {
 	})
 }
 
+// Without WithClock, MaxWait is measured on the real clock; its least
+// value, 1ns, is a wait too.
+func TestMaxWaitOnTheRealClock(t *testing.T) {
+	for _, wait := range []time.Duration{time.Second, time.Nanosecond} {
+		bubble(t, func(t *testing.T) {
+			b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(wait))
+			_ = b.Acquire(t.Context())
+			start := time.Now()
+			err := b.Acquire(t.Context())
+			if !errors.Is(err, bulkhead.ErrQueueTimeout) || time.Since(start) != wait {
+				t.Errorf("MaxWait %v: queued caller: %v after %v, want ErrQueueTimeout after %v", wait, err, time.Since(start), wait)
+			}
+			b.Release()
+		})
+	}
+}
+
 // When MaxWait runs out at the moment a slot arrives, the caller either
 // keeps the slot or is refused and the slot stays free: it is never lost.
 func TestMaxWaitRacingRelease(t *testing.T) {
@@ -486,6 +503,26 @@ func TestPolicy(t *testing.T) {
 		t.Fatalf("Do on a full bulkhead: ran %v, err %v", ran, err)
 	}
 	b.Release()
+}
+
+// The policy describes its layer by the longest a call waits for a slot:
+// 0 without a queue, MaxWait with one, Off (no bound but the context) with
+// a queue and no MaxWait.
+func TestPolicyLayer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    *bulkhead.Bulkhead
+		want time.Duration
+	}{
+		{"no queue", bulkhead.New(1), 0},
+		{"queue and MaxWait", bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Nanosecond)), time.Nanosecond},
+		{"queue", bulkhead.New(1, bulkhead.WithMaxQueue(1)), resilience.Off},
+	} {
+		want := []resilience.Layer{{Name: "bulkhead", Kind: resilience.KindBulkhead, MaxWait: tc.want}}
+		if diff := cmp.Diff(want, bulkhead.Policy[int](tc.b).Layers()); diff != "" {
+			t.Errorf("%s: Layers mismatch (-want +got):\n%s", tc.name, diff)
+		}
+	}
 }
 
 func TestPolicyReleasesOnPanic(t *testing.T) {
@@ -825,5 +862,12 @@ func TestSetLimitInvalidPanics(t *testing.T) {
 	}
 	if b.Limit() != 2 {
 		t.Fatalf("Limit() = %d after invalid SetLimits, want 2", b.Limit())
+	}
+	// The bounds themselves are valid.
+	for _, n := range []int{1<<31 - 1, 1} {
+		b.SetLimit(n)
+		if b.Limit() != n {
+			t.Errorf("Limit() = %d after SetLimit(%d)", b.Limit(), n)
+		}
 	}
 }

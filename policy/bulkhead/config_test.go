@@ -44,6 +44,8 @@ func TestValidate(t *testing.T) {
 			"bulkhead: MaxWait must be >= 0 (0 means no limit), got off"},
 		{"wait without queue", bulkhead.Config{MaxWait: time.Second},
 			"bulkhead: MaxWait needs a queue (MaxQueue >= 1), got MaxQueue 0"},
+		{"1ns wait without queue", bulkhead.Config{MaxWait: time.Nanosecond},
+			"bulkhead: MaxWait needs a queue (MaxQueue >= 1), got MaxQueue 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +98,8 @@ func TestNewValidatesWhatItBuilds(t *testing.T) {
 		}, "bulkhead: MaxWait needs a queue (MaxQueue >= 1), got MaxQueue 0"},
 		{"negative option", func() { bulkhead.New(1, bulkhead.WithMaxQueue(-1)) },
 			"bulkhead: MaxQueue must be between 0 (no queue) and 2147483647, got -1"},
+		{"nil option", func() { bulkhead.New(1, nil) }, "bulkhead: New option must not be nil"},
+		{"name not UTF-8", func() { bulkhead.WithName("x\xff") }, `bulkhead: WithName("x\xff"): name must be valid UTF-8`},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, panicOf(tt.build)); diff != "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"testing/synctest"
+
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // These tests play, one step at a time, the schedules in which a caller's
@@ -142,8 +144,10 @@ func TestOvershootUndoAfterSetLimitHandsOn(t *testing.T) {
 
 // Acquire's overshoot with a queue ends under the lock (acquireSlow): a
 // slot released before it gets there is its own, kept.
+// It never waited in the queue: no BulkheadQueuedAdmitted event.
 func TestAcquireOvershootKeepsASlotFreedMeanwhile(t *testing.T) {
-	b := New(1, WithMaxQueue(1))
+	var events []telemetry.Type
+	b := New(1, WithMaxQueue(1), WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) { events = append(events, e.Type) })))
 	_ = b.TryAcquire()
 	overshoot(t, b)
 	b.Release()
@@ -151,6 +155,9 @@ func TestAcquireOvershootKeepsASlotFreedMeanwhile(t *testing.T) {
 		t.Fatalf("acquireSlow = %v, want the slot released meanwhile", err)
 	}
 	wantCounts(t, b, 1, 0)
+	if len(events) != 0 {
+		t.Errorf("events %v, want none: the caller was not queued", events)
+	}
 }
 
 // A caller is queued, and the last slot is released while Acquire's unit
@@ -179,6 +186,36 @@ func TestAcquireOvershootJoinsBehindAndHandsOn(t *testing.T) {
 		if err := <-second; err != nil {
 			t.Fatalf("the overshooting caller, at its turn: %v", err)
 		}
+		b.Release()
+		wantCounts(t, b, 0, 0)
+	})
+}
+
+// The last slot's holder releases while a caller is queued: its unit is
+// taken back (Release's first step, done by hand) but the slot not yet
+// handed on. A Release without a held slot at that moment still panics, and
+// the slot goes to the queued caller once, whichever Release hands it on.
+func TestReleaseWithoutSlotBeforeTheHandOnPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := New(1, WithMaxQueue(1))
+		_ = b.TryAcquire()
+		queued := make(chan error, 1)
+		go func() { queued <- b.Acquire(context.Background()) }()
+		synctest.Wait()
+		s := b.state.Add(-1) // the holder's Release, first step
+		wantCounts(t, b, 0, 1)
+		func() {
+			defer func() {
+				if r := recover(); r != "bulkhead: Release without a held slot" {
+					t.Fatalf("Release without a slot: panic %v, want the Release without a held slot", r)
+				}
+			}()
+			b.Release()
+		}()
+		b.releaseSlow(s) // the holder's Release, the rest
+		synctest.Wait()
+		admitted(t, queued, "the queued caller", "the slot released was not handed on")
+		wantCounts(t, b, 1, 0)
 		b.Release()
 		wantCounts(t, b, 0, 0)
 	})

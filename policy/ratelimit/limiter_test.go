@@ -75,6 +75,24 @@ func TestAllowN(t *testing.T) {
 	l.AllowN(-1)
 }
 
+// AllowN(0) asks for nothing: it passes and takes nothing, also while
+// reservations have taken tokens ahead (the bucket is in debt).
+func TestAllowNothingInDebt(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+	l.Allow()
+	l.Reserve()
+	if !l.AllowN(0) {
+		t.Error("AllowN(0) refused in debt")
+	}
+	if got := l.Stats().Refused; got != 0 {
+		t.Errorf("Stats().Refused = %d after AllowN(0), want 0", got)
+	}
+	if got := l.Tokens(); got != -1 {
+		t.Errorf("Tokens() = %v after AllowN(0), want the debt of -1", got)
+	}
+}
+
 func TestInfiniteRateAdmitsEverything(t *testing.T) {
 	l := ratelimit.New(math.Inf(1), 0)
 	for _, n := range []int{1, 1 << 40, 0} {
@@ -141,14 +159,43 @@ func TestNonIntegerIntervalDoesNotDrift(t *testing.T) {
 	t.Logf("latest admission: %v after due", late)
 }
 
-func TestOnePerNanosecond(t *testing.T) {
-	fake := clock.NewFake()
-	l := ratelimit.New(1e9, 1, ratelimit.WithClock(fake))
-	for i := range 100 {
-		if !l.Allow() || l.Allow() {
-			t.Fatalf("ns %d: want exactly one admitted", i)
+// Every(d) spaces events exactly d apart, also for the intervals whose rate,
+// 1e9/d, does not give d back exactly in floating point (29ns gives
+// 29.000000000000004, 55ns 54.99999999999999): a token taken from a full
+// bucket is followed by the next one d later, not a nanosecond more or less.
+func TestEveryIsExact(t *testing.T) {
+	for _, d := range []time.Duration{1, 7, 29, 55, 57, 58, 110, time.Second} {
+		fake := clock.NewFake()
+		l := ratelimit.New(ratelimit.Every(d), 1, ratelimit.WithClock(fake))
+		fake.Advance(12345 * time.Nanosecond) // not on the origin
+		if !l.Allow() {
+			t.Fatalf("Every(%v): the first token refused", d)
 		}
-		fake.Advance(time.Nanosecond)
+		fake.Advance(d - 1)
+		if l.Allow() || l.AllowN(1) {
+			t.Errorf("Every(%v): the next token admitted %v after the first", d, d-1)
+			continue
+		}
+		fake.Advance(1)
+		if !l.Allow() {
+			t.Errorf("Every(%v): the next token refused %v after the first", d, d)
+		}
+	}
+}
+
+// One per nanosecond, also from a Rate whose interval is off a whole
+// nanosecond by 2^-50 relative, the most Config.Rate takes as exactly that
+// interval: 9.999999999999992e8 gives an interval of 1.0000000000000009ns.
+func TestOnePerNanosecond(t *testing.T) {
+	for _, rate := range []float64{1e9, 9.999999999999992e8} {
+		fake := clock.NewFake()
+		l := ratelimit.New(rate, 1, ratelimit.WithClock(fake))
+		for i := range 100 {
+			if !l.Allow() || l.Allow() {
+				t.Fatalf("rate %v, ns %d: want exactly one admitted", rate, i)
+			}
+			fake.Advance(time.Nanosecond)
+		}
 	}
 }
 
@@ -280,6 +327,37 @@ func TestWaitFailsAtOnceBeyondDeadline(t *testing.T) {
 	})
 }
 
+// A refusal's RetryAfter is the wait until the token is there: Allow passes
+// after it and not a nanosecond before, also for intervals that are not a
+// whole number of nanoseconds.
+func TestRefusalHintIsTheWaitForTheToken(t *testing.T) {
+	for _, rate := range []float64{3, 3e7, ratelimit.Every(29), ratelimit.Every(time.Second)} {
+		fake := clock.NewFake()
+		l := ratelimit.New(rate, 1, ratelimit.WithClock(fake), ratelimit.WithMaxWait(time.Nanosecond))
+		if !l.Allow() {
+			t.Fatalf("rate %v: the first token refused", rate)
+		}
+		for i := range 50 {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a wait would never end on the fake clock
+			err := l.Wait(ctx)
+			cancel()
+			hint, ok := resilience.RetryAfter(err)
+			if !errors.Is(err, ratelimit.ErrLimited) || !ok || hint <= 0 {
+				t.Fatalf("rate %v, step %d: Wait = %v, want ErrLimited with a hint", rate, i, err)
+			}
+			fake.Advance(hint - 1)
+			if l.Allow() {
+				t.Fatalf("rate %v, step %d: the token admitted %v after the hint %v", rate, i, hint-1, hint)
+			}
+			fake.Advance(1)
+			if !l.Allow() {
+				t.Fatalf("rate %v, step %d: the token refused after the hint %v", rate, i, hint)
+			}
+			fake.Advance(time.Duration(i % 20)) // vary the phase, leaving a wait of more than MaxWait
+		}
+	}
+}
+
 func TestWaitFailsAtOnceBeyondMaxWait(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithMaxWait(500*time.Millisecond))
@@ -374,12 +452,17 @@ func TestWaitErrors(t *testing.T) {
 	if err == nil || err.Error() != "ratelimit: events exceed the burst (api): 4 asked, burst 3" || errors.Is(err, ratelimit.ErrLimited) {
 		t.Fatalf("WaitN beyond burst = %v", err)
 	}
-	defer func() {
-		if r := recover(); r != "ratelimit: n must be >= 0, got -2" {
-			t.Fatalf("WaitN(-2) panicked with %v", r)
-		}
-	}()
-	_ = l.WaitN(t.Context(), -2)
+	// A negative n panics, whatever the context.
+	for _, c := range []context.Context{t.Context(), ctx} {
+		func() {
+			defer func() {
+				if r := recover(); r != "ratelimit: n must be >= 0, got -2" {
+					t.Fatalf("WaitN(-2) panicked with %v", r)
+				}
+			}()
+			_ = l.WaitN(c, -2)
+		}()
+	}
 }
 
 func TestWaitCancelledGivesTokensBack(t *testing.T) {
@@ -403,6 +486,65 @@ func TestWaitCancelledGivesTokensBack(t *testing.T) {
 
 // A cancelled wait with another reserved behind it keeps its tokens spent:
 // giving them back would let a newcomer in ahead of the later reservation.
+// The same at one token a nanosecond, where a token is one unit of the
+// limiter's time: the cancelled wait gives that unit back too.
+func TestWaitCancelledGivesBackASingleUnit(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		fake := clock.NewFake()
+		l := ratelimit.New(ratelimit.Every(time.Nanosecond), 1, ratelimit.WithClock(fake))
+		_ = l.Allow()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- l.Wait(ctx) }()
+		synctest.Wait() // waiting for the token due in 1ns
+		if got := l.Tokens(); got != -1 {
+			t.Fatalf("Tokens() = %v while waiting, want -1", got)
+		}
+		cancel()
+		if err := <-done; err != context.Canceled {
+			t.Fatalf("Wait = %v, want context.Canceled", err)
+		}
+		if got := l.Tokens(); got != 0 {
+			t.Fatalf("Tokens() = %v after the cancelled wait, want 0: the token given back", got)
+		}
+	})
+}
+
+// A deadline that has passed on the limiter's clock (a fake one: the context
+// itself is not done) leaves no time to wait: a wait of even 1ns is refused
+// at once, with that wait as the hint.
+func TestWaitDeadlinePassedOnTheLimitersClock(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		fake := clock.NewFake()
+		l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake))
+		_ = l.Allow()
+		fake.Advance(time.Second - 1)
+		live, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		ctx := deadlineCtx{live, fake.Now()}
+		done := make(chan error, 1)
+		go func() { done <- l.Wait(ctx) }()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			if hint, _ := resilience.RetryAfter(err); !errors.Is(err, ratelimit.ErrLimited) || hint != 1 {
+				t.Fatalf("Wait = %v (hint %v), want ErrLimited with a hint of 1ns", err, hint)
+			}
+		default:
+			cancel()
+			t.Fatalf("Wait is waiting past a deadline on the limiter's clock: %v", <-done)
+		}
+	})
+}
+
+// deadlineCtx gives a live context a deadline on a fake clock.
+type deadlineCtx struct {
+	context.Context
+	d time.Time
+}
+
+func (c deadlineCtx) Deadline() (time.Time, bool) { return c.d, true }
+
 func TestWaitCancelledBehindAnotherKeepsTokens(t *testing.T) {
 	bubble(t, func(t *testing.T) {
 		l := ratelimit.New(ratelimit.Every(time.Second), 1)

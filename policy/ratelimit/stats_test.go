@@ -64,6 +64,29 @@ func TestObserverEvents(t *testing.T) {
 		}
 		wantEvents(t, r, rejected(200*time.Millisecond))
 
+		// A Wait that finds its token there takes it at once: nothing.
+		fake.Advance(time.Second)
+		if err := l.Wait(ctx); err != nil {
+			t.Fatalf("Wait on a full bucket = %v", err)
+		}
+		wantEvents(t, r)
+
+		// One nanosecond short of the next token: it waits that nanosecond.
+		fake.Advance(100*time.Millisecond - 1)
+		go func() { done <- l.Wait(ctx) }()
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("Wait 1ns before the token = %v at once, want a wait of 1ns", err)
+		default:
+		}
+		fake.Advance(1)
+		synctest.Wait()
+		if err := <-done; err != nil {
+			t.Fatalf("Wait = %v", err)
+		}
+		wantEvents(t, r, telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: 1})
+
 		if got := l.Stats().Refused; got != 3 {
 			t.Errorf("Stats().Refused = %d, want 3", got)
 		}

@@ -355,6 +355,10 @@ func TestSetRateOffKeepsFractionalTokens(t *testing.T) {
 		if got := l.Tokens(); math.Abs(got-0.5) > 1e-6 || got > before {
 			t.Errorf("rate %v: Tokens() after SetRate(Off) = %v, want the %v there before", rate, got, before)
 		}
+		l.SetBurst(4) // a larger bucket, still with no refill: the same tokens
+		if got := l.Tokens(); math.Abs(got-0.5) > 1e-6 || got > before {
+			t.Errorf("rate %v: Tokens() after SetRate(Off), SetBurst(4) = %v, want the %v there before", rate, got, before)
+		}
 		l.SetRate(rate)
 		fake.Advance(time.Duration(float64(time.Second)/rate/2) + 10) // rounding against the caller: a few ns per change
 		if !l.Allow() {

@@ -186,3 +186,98 @@ func TestBudgetHugeWindow(t *testing.T) {
 		}
 	}
 }
+
+// A bucket reused for a later slot of time (here at t = Window, the slot of
+// t = 0 again) starts from zero: the executions and retries of its old slot
+// no longer count, whether the slot is renewed by an execution's count or by
+// a retry's request.
+func TestBudgetReusedBucketForgetsItsOldCounts(t *testing.T) {
+	clk := clock.NewFake()
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: resilience.Off, Window: 10 * time.Second, Clock: clk})
+	ok := retry.New[int](retry.WithBudget(b))
+	for range 20 {
+		if _, err := ok.Do(context.Background(), func(context.Context) (int, error) { return 0, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]bool{true}, budgetRuns(t, b, 1)); diff != "" {
+		t.Errorf("at 0s: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+	clk.Advance(10 * time.Second)
+	// Only the executions counted from 10s on: k executions allow k/2 retries.
+	if diff := cmp.Diff([]bool{false, true, false, true}, budgetRuns(t, b, 4)); diff != "" {
+		t.Errorf("at 10s: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// The same, when the bucket is renewed by successful executions before any
+// retry asks: they are all counted in the new slot.
+func TestBudgetExecutionsRenewTheirBucket(t *testing.T) {
+	clk := clock.NewFake()
+	b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.25, MinPerSecond: resilience.Off, Window: 10 * time.Second, Clock: clk})
+	ok := retry.New[int](retry.WithBudget(b))
+	succeed := func(n int) {
+		t.Helper()
+		for range n {
+			if _, err := ok.Do(context.Background(), func(context.Context) (int, error) { return 0, nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	succeed(4)
+	clk.Advance(10 * time.Second)
+	succeed(3)
+	// From 10s on, 4 executions allow 1 retry, 5 still 1; the 4 of t = 0
+	// have left the window.
+	if diff := cmp.Diff([]bool{true, false}, budgetRuns(t, b, 2)); diff != "" {
+		t.Errorf("at 10s: retries allowed mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// The window slides in steps of Window/10 rounded up: an execution counts for
+// at least 9/10 of the Window and for no more than the Window, also when the
+// Window is not a multiple of 10 ns (19 ns: steps of 2 ns).
+func TestBudgetWindowNotAMultipleOfTen(t *testing.T) {
+	for _, tc := range []struct {
+		at   time.Duration
+		want bool
+	}{{17, true}, {19, true}, {20, false}} {
+		clk := clock.NewFake()
+		b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: resilience.Off, Window: 19, Clock: clk})
+		ok := retry.New[int](retry.WithBudget(b))
+		for range 20 {
+			if _, err := ok.Do(context.Background(), func(context.Context) (int, error) { return 0, nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clk.Advance(tc.at)
+		// Counted, the 20 executions of t = 0 allow the retry; alone, the
+		// retrying execution does not.
+		if got := budgetRun(t, b); got != tc.want {
+			t.Errorf("at %v: retry allowed = %v, want %v", tc.at, got, tc.want)
+		}
+	}
+}
+
+// The window's first slot starts at the budget's creation: with a Window of
+// 10 ns (steps of 1 ns), the executions of t = 0 count until 9 ns and are gone
+// at 10 ns.
+func TestBudgetFirstSlotStartsAtCreation(t *testing.T) {
+	for _, tc := range []struct {
+		at   time.Duration
+		want bool
+	}{{9, true}, {10, false}} {
+		clk := clock.NewFake()
+		b := retry.NewBudget(retry.BudgetConfig{Ratio: 0.5, MinPerSecond: resilience.Off, Window: 10, Clock: clk})
+		ok := retry.New[int](retry.WithBudget(b))
+		for range 20 {
+			if _, err := ok.Do(context.Background(), func(context.Context) (int, error) { return 0, nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clk.Advance(tc.at)
+		if got := budgetRun(t, b); got != tc.want {
+			t.Errorf("at %v: retry allowed = %v, want %v", tc.at, got, tc.want)
+		}
+	}
+}

@@ -75,6 +75,8 @@ func TestOptionsPanicOnZeroAndInvalidValues(t *testing.T) {
 			"retry: WithMaxRefusalWait(0s): the wait must be > 0, or resilience.Off for no bound"},
 		{"WithBackoff(zero)", func() retry.Option { return retry.WithBackoff(backoff.Schedule{}) },
 			"retry: WithBackoff(backoff.Schedule{}): the zero Schedule is not set; use backoff.Constant(0) for no wait, or leave the option out for the default"},
+		{"WithName(invalid UTF-8)", func() retry.Option { return retry.WithName("x\xff") },
+			`retry: WithName("x\xff"): name must be valid UTF-8`},
 	} {
 		if got := panicString(func() { tc.opt() }); got != tc.want {
 			t.Errorf("%s panicked with %q, want %q", tc.name, got, tc.want)
@@ -96,6 +98,16 @@ func TestOptionsPanicOnZeroAndInvalidValues(t *testing.T) {
 	// The options that switch a setting off take Off.
 	_ = retry.New[int](retry.WithAttempts(resilience.Off), retry.WithMaxElapsed(time.Second),
 		retry.WithMaxWait(resilience.Off), retry.WithMaxRefusalWait(resilience.Off))
+	// The least durations they take: 1ns.
+	for name, opt := range map[string]func() retry.Option{
+		"WithMaxElapsed(1ns)":     func() retry.Option { return retry.WithMaxElapsed(time.Nanosecond) },
+		"WithMaxWait(1ns)":        func() retry.Option { return retry.WithMaxWait(time.Nanosecond) },
+		"WithMaxRefusalWait(1ns)": func() retry.Option { return retry.WithMaxRefusalWait(time.Nanosecond) },
+	} {
+		if got := panicString(func() { opt() }); got != "" {
+			t.Errorf("%s panicked with %q, want no panic", name, got)
+		}
+	}
 }
 
 func TestZeroBudgetIsRejected(t *testing.T) {

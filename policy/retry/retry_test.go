@@ -476,6 +476,74 @@ func TestSuccessDoesNotAllocate(t *testing.T) {
 	}
 }
 
+// nowCounter is a clock that counts its readings.
+type nowCounter struct {
+	*clock.Fake
+	nows int
+}
+
+func (c *nowCounter) Now() time.Time { c.nows++; return c.Fake.Now() }
+
+// An execution whose first attempt succeeds reads the clock once when
+// MaxElapsed is set (its start), and not at all without it.
+func TestSuccessReadsTheClockOnlyForMaxElapsed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []retry.Option
+		want int
+	}{
+		{"defaults", nil, 0},
+		{"max elapsed", []retry.Option{retry.WithMaxElapsed(time.Second)}, 1},
+	} {
+		clk := &nowCounter{Fake: clock.NewFake()}
+		p := retry.New[int](append(tc.opts, retry.WithClock(clk))...)
+		if _, err := p.Do(context.Background(), func(context.Context) (int, error) { return 1, nil }); err != nil {
+			t.Fatal(err)
+		}
+		if clk.nows != tc.want {
+			t.Errorf("%s: %d clock readings, want %d", tc.name, clk.nows, tc.want)
+		}
+	}
+}
+
+// MaxElapsed counts from the execution's start, also at its least value, 1ns:
+// retries whose attempts and waits take no time fit in it.
+func TestLeastMaxElapsedAllowsRetriesThatTakeNoTime(t *testing.T) {
+	s := &script{errs: fails(2, errBoom)}
+	v, err := retry.New[int](retry.WithClock(newSleeper()), retry.WithMaxElapsed(time.Nanosecond),
+		retry.WithBackoff(backoff.Constant(0))).Do(context.Background(), s.op)
+	if v != 103 || err != nil || s.calls != 3 {
+		t.Errorf("Do = %d, %v after %d calls; want 103, nil after 3", v, err, s.calls)
+	}
+	// An attempt of 1ms uses it up: no retry.
+	clk := newSleeper()
+	calls := 0
+	_, err = retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(time.Nanosecond),
+		retry.WithBackoff(backoff.Constant(0))).Do(context.Background(), func(context.Context) (int, error) {
+		calls++
+		clk.Advance(time.Millisecond)
+		return 0, errBoom
+	})
+	if calls != 1 || !errors.Is(err, retry.ErrMaxElapsed) {
+		t.Errorf("attempt of 1ms: %d calls, err = %v; want 1 call and ErrMaxElapsed", calls, err)
+	}
+}
+
+// A wait that ends exactly at MaxElapsed after the start fits; the next one,
+// with MaxElapsed used up, does not.
+func TestWaitEndingAtMaxElapsedFits(t *testing.T) {
+	clk := newSleeper()
+	s := &script{errs: fails(2, errBoom)}
+	_, err := retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(time.Second),
+		retry.WithBackoff(backoff.Constant(time.Second))).Do(context.Background(), s.op)
+	if s.calls != 2 || !errors.Is(err, retry.ErrMaxElapsed) {
+		t.Errorf("%d calls, err = %v; want 2 calls and ErrMaxElapsed", s.calls, err)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second}, clk.slept); diff != "" {
+		t.Errorf("waits mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func BenchmarkSuccess(b *testing.B) {
 	p := retry.New[int]()
 	op := func(context.Context) (int, error) { return 1, nil }
@@ -533,6 +601,7 @@ func TestWaitPastCallerDeadlineStopsAtOnce(t *testing.T) {
 	}{
 		{time.Second, 1, "retry: gave up after 1 attempt (a wait of 2s would not end before the context's deadline, 1s away): boom"},
 		{2 * time.Second, 1, "retry: gave up after 1 attempt (a wait of 2s would not end before the context's deadline, 2s away): boom"},
+		{time.Nanosecond, 1, "retry: gave up after 1 attempt (a wait of 2s would not end before the context's deadline, 1ns away): boom"},
 		{0, 1, "retry: gave up after 1 attempt (the context's deadline has passed): boom"},
 		{10 * time.Second, 3, "retry: gave up after 3 attempts: boom"},
 	} {
@@ -592,20 +661,24 @@ func TestNeverHintStopsAtOnce(t *testing.T) {
 }
 
 // Regression: when an attempt itself ran past MaxElapsed, the message read
-// "a wait of 0s would pass MaxElapsed 200ms".
+// "a wait of 0s would pass MaxElapsed 200ms". An attempt that ends exactly at
+// MaxElapsed has used it up too (a wait of 0 would still fit: the backoff
+// waits 1ns).
 func TestMaxElapsedUsedUpByAttempt(t *testing.T) {
-	clk := newSleeper()
-	op := func(context.Context) (int, error) {
-		clk.Advance(250 * time.Millisecond)
-		return 0, errBoom
-	}
-	_, err := retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(200*time.Millisecond),
-		retry.WithBackoff(backoff.Constant(0))).Do(context.Background(), op)
-	if want := "retry: gave up after 1 attempt (MaxElapsed 200ms used up: 250ms elapsed): boom"; err == nil || err.Error() != want {
-		t.Errorf("err = %v, want %q", err, want)
-	}
-	if !errors.Is(err, retry.ErrMaxElapsed) {
-		t.Errorf("err = %v, want it to match ErrMaxElapsed", err)
+	for _, took := range []time.Duration{250 * time.Millisecond, 200 * time.Millisecond} {
+		clk := newSleeper()
+		op := func(context.Context) (int, error) {
+			clk.Advance(took)
+			return 0, errBoom
+		}
+		_, err := retry.New[int](retry.WithClock(clk), retry.WithMaxElapsed(200*time.Millisecond),
+			retry.WithBackoff(backoff.Constant(time.Nanosecond))).Do(context.Background(), op)
+		if want := fmt.Sprintf("retry: gave up after 1 attempt (MaxElapsed 200ms used up: %v elapsed): boom", took); err == nil || err.Error() != want {
+			t.Errorf("attempt of %v: err = %v, want %q", took, err, want)
+		}
+		if !errors.Is(err, retry.ErrMaxElapsed) {
+			t.Errorf("attempt of %v: err = %v, want it to match ErrMaxElapsed", took, err)
+		}
 	}
 }
 
@@ -765,5 +838,27 @@ func TestWithMaxWait(t *testing.T) {
 	}
 	if got := errString(retry.Config{MaxWait: -2 * time.Second}.Validate()); got != want {
 		t.Errorf("Config{MaxWait: -2s}.Validate() = %q, want %q", got, want)
+	}
+}
+
+// The policy describes its layer with the settings it runs with: the
+// defaults filled in, MaxWait Off as Off, and whether a Budget bounds it.
+func TestLayerDescribesTheSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    resilience.Policy[int]
+		want resilience.Layer
+	}{
+		{"defaults", retry.New[int](),
+			resilience.Layer{Name: "retry", Kind: resilience.KindRetry, Attempts: 3, MaxWait: 10 * time.Second}},
+		{"set", retry.New[int](retry.WithName("r"), retry.WithAttempts(5), retry.WithMaxElapsed(time.Minute),
+			retry.WithMaxWait(2*time.Second), retry.WithBudget(retry.NewBudget(retry.BudgetConfig{}))),
+			resilience.Layer{Name: "retry(r)", Kind: resilience.KindRetry, Attempts: 5, MaxElapsed: time.Minute, MaxWait: 2 * time.Second, Budget: true}},
+		{"MaxWait Off", retry.New[int](retry.WithMaxWait(resilience.Off)),
+			resilience.Layer{Name: "retry", Kind: resilience.KindRetry, Attempts: 3, MaxWait: resilience.Off}},
+	} {
+		if diff := cmp.Diff([]resilience.Layer{tc.want}, tc.p.Layers()); diff != "" {
+			t.Errorf("%s: Layers mismatch (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }
