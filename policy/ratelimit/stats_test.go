@@ -85,7 +85,7 @@ func TestObserverEvents(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("Wait = %v", err)
 		}
-		wantEvents(t, r, telemetry.Event{Type: telemetry.RateLimitWaited, Name: "api", Wait: 1})
+		wantEvents(t, r, telemetry.Event{Type: ratelimit.EventWaited, Name: "api", Wait: 1})
 
 		if got := l.Stats().Refused; got != 3 {
 			t.Errorf("Stats().Refused = %d, want 3", got)
