@@ -220,11 +220,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		eventsC: make(chan struct{}, 1),
 	}
 	b.local = breaker.New(localOptions(cfg, b.onLocalChange)...)
-	b.rem.reprobe = func() { // read the state at the next tick
-		b.mu.Lock()
-		b.contact = 0
-		b.mu.Unlock()
-	}
+	b.rem.reprobe = b.probeDue // read the state at the next tick
 	b.word.Store(makeView(0, 0, breaker.Closed, false))
 	b.batch.word = b.word.Load()
 	b.ctx, b.cancel = context.WithCancel(context.Background())
@@ -966,6 +962,14 @@ func (b *Breaker) tick() {
 	}
 }
 
+// probeDue makes the next tick read the shared state, whatever the time
+// since Redis last answered: a pub/sub message may have been missed.
+func (b *Breaker) probeDue() {
+	b.mu.Lock()
+	b.contact = b.now() - int64(b.cfg.ProbeInterval) // not 0: the instance's clock starts at 0
+	b.mu.Unlock()
+}
+
 // sync reads the shared state.
 func (b *Breaker) sync() {
 	if _, err := b.call(b.ctx, readScript); err != nil && b.ctx.Err() == nil {
@@ -1066,14 +1070,14 @@ func (b *Breaker) subscribeLoop() {
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			// (Re)subscribed: messages may have been missed.
+			// (Re)subscribed: messages may have been missed until now.
+			// Read the state at once (the probe is made due before the
+			// kick, so that the tick the kick starts makes it).
+			b.probeDue()
 			select {
 			case b.kick <- struct{}{}:
 			default:
 			}
-			b.mu.Lock()
-			b.contact = 0 // read the state at the next tick
-			b.mu.Unlock()
 		case *redis.Message:
 			b.receive(m.Payload)
 		}
