@@ -422,7 +422,11 @@ func (b *Breaker) allowSlow(w uint64) (admission, error) {
 	switch st.verdict {
 	case 2:
 		b.endTrial(member, true)
-		return admission{word: st.word, ep: st.ep, start: b.now(), member: member}, nil
+		// The trial is of the generation and epoch Redis admitted it in,
+		// which the view may have passed during the round trip (a newer
+		// state published meanwhile): its report is fenced by them.
+		w := makeView(st.gen, viewInc(st.word), breaker.HalfOpen, false)
+		return admission{word: w, ep: st.ep, start: b.now(), member: member}, nil
 	case 1: // closed meanwhile
 		b.endTrial("", false)
 		return admission{word: st.word, ep: st.ep, start: b.now()}, nil

@@ -409,6 +409,60 @@ func TestBreakerResubscribeReadsState(t *testing.T) {
 	})
 }
 
+// A trial's permit is of the generation Redis admitted it in, even when
+// the instance learns of a newer state while the trial's round trip is
+// out (a message published after the script ran, read before its reply):
+// its report is fenced by that generation, and the fleet counts trials
+// per generation. Here the message comes while the server is stalled with
+// the trial's script queued, and names a generation Redis never reached,
+// so that the report shows which generation the permit holds: the trial's
+// success closes the breaker only if the permit is of the trial's own.
+func TestBreakerTrialPermitKeepsItsGeneration(t *testing.T) {
+	s := redistest.Start(t)
+	prefix := testPrefix(t)
+	rdb := clientOf(t, s.Addr)
+	v := manual(t, s.Addr, prefix, WithThreshold(1), WithCooldown(time.Minute))
+	v.sync()
+	fail(v)
+	v.flush()
+	v.shift.Store(time.Minute.Microseconds())
+	v.sync()
+	if st := v.State(); st != breaker.HalfOpen {
+		t.Fatalf("after the cooldown: %v, want half-open", st)
+	}
+	g := viewGen(v.word.Load())
+	pool := v.rem.rdb.(*redis.Client)
+	before := pool.PoolStats().Hits + pool.PoolStats().Misses
+	s.Pause(t)
+	type result struct {
+		p   *Permit
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := v.Allow()
+		done <- result{&p, err}
+	}()
+	redistest.Eventually(t, 10*time.Second, "the trial's round trip is out", func() (bool, string) {
+		st := pool.PoolStats()
+		return st.Hits+st.Misses > before, "no connection taken"
+	})
+	v.receive(strconv.FormatInt(v.ep.Load(), 10) + " " + strconv.FormatUint(g+2, 10) + " 2 0")
+	s.Resume(t)
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("the trial: %v, want admitted", r.err)
+	}
+	if got := viewGen(r.p.word); got != g {
+		t.Errorf("the trial's permit is of generation %d, want %d (the one Redis admitted it in)", got, g)
+	}
+	r.p.Done(nil)
+	v.sendReport(<-v.reports)
+	if got := sharedState(t, rdb, prefix); got["st"] != "0" || got["gen"] != strconv.FormatUint(g+1, 10) {
+		t.Errorf("after the trial's success (SuccessThreshold 1): gen %s st %s, want gen %d closed", got["gen"], got["st"], g+1)
+	}
+}
+
 // Half-open trials are limited across the fleet: with MaxTrials 2 and 4
 // instances, 2 trials in all; 2 successes close the breaker everywhere.
 func TestBreakerTrialsAreFleetWide(t *testing.T) {
