@@ -83,7 +83,11 @@ func timed(t *testing.T, what string, f func()) {
 // timeout; the instances decide with their local breakers (A trips
 // locally on its own failures); when the server continues they take the
 // shared state again. What the stall lost: the outcomes of the stall,
-// and A's local trip, which the fleet never saw.
+// and A's refusals, which the fleet never saw. A's first failure of the
+// stall is its third in a row (Threshold 3), so A holds its calls for its
+// Cooldown whatever the fleet makes of its batch: if that batch never
+// reached the server (it was dropped when A found the server
+// unreachable), the fleet stays closed while A holds.
 func TestFaultStall(t *testing.T) {
 	s := redistest.Start(t)
 	prefix := testPrefix(t)
@@ -101,12 +105,17 @@ func TestFaultStall(t *testing.T) {
 	s.Pause(t)
 	stalled := time.Now()
 	var errs []error
+	held := false
 	// A finds the server unreachable when a round trip has waited Timeout:
 	// calls go on until then, for at most 20s and 2000 turns.
 	for i := 0; i < 2000 && time.Since(stalled) < 20*time.Second; i++ {
 		timed(t, "a call on A while the server is stalled", func() { errs = append(errs, fail(a)) })
 		timed(t, "a call on B while the server is stalled", func() { succeed(b) })
 		if i == 0 {
+			// A's third failure in a row: A holds its calls, unless it
+			// found the server unreachable first (the machine stalled
+			// the test for Timeout), and then its local breaker decides.
+			held = viewHeld(a.word.Load())
 			continue
 		}
 		if viewDown(a.word.Load()) && errors.Is(errs[len(errs)-1], breaker.ErrOpen) {
@@ -118,9 +127,9 @@ func TestFaultStall(t *testing.T) {
 		t.Fatal("A did not find the stalled server unreachable")
 	}
 	if !errors.Is(errs[len(errs)-1], breaker.ErrOpen) {
-		t.Fatalf("A's local breaker did not trip on A's failures during the stall: last error %v", errs[len(errs)-1])
+		t.Fatalf("A did not refuse its calls after its own failures during the stall: last error %v", errs[len(errs)-1])
 	}
-	t.Logf("stall: A decided locally and tripped on its own failures %v after the stall began", time.Since(stalled))
+	t.Logf("stall: A decided locally and refused its calls on its own failures (held %v) %v after the stall began", held, time.Since(stalled))
 	if s := b.State(); s != breaker.Closed {
 		t.Errorf("B during the stall: %v, want closed (its own calls succeed)", s)
 	}
@@ -130,9 +139,17 @@ func TestFaultStall(t *testing.T) {
 	// The batches A sent as the stall began were queued on their
 	// connections: the server runs them when it continues, so the fleet
 	// may count those failures late (and trip on them). Either way, both
-	// instances end on the shared state.
+	// instances end on the shared state. The state is read once no round
+	// trip of A or B is out: every batch of the stall has then run (or
+	// was never sent).
 	var final map[string]string
 	redistest.Eventually(t, 10*time.Second, "A and B take the shared state again", func() (bool, string) {
+		for i, x := range []*Breaker{a, b} {
+			st := x.rem.rdb.(*redis.Client).PoolStats()
+			if st.TotalConns != st.IdleConns {
+				return false, "instance " + strconv.Itoa(i) + " has a round trip out"
+			}
+		}
 		final = sharedState(t, rdb, prefix)
 		g := final["gen"]
 		ga, gb := strconv.FormatUint(viewGen(a.word.Load()), 10), strconv.FormatUint(viewGen(b.word.Load()), 10)
@@ -144,10 +161,17 @@ func TestFaultStall(t *testing.T) {
 	if final["st"] == "1" {
 		want = breaker.Open
 	}
-	for i, x := range []*Breaker{a, b} {
-		if s := x.State(); s != want {
-			t.Errorf("instance %d after the stall: %v, want the shared state, %v", i, s, want)
+	if s := b.State(); s != want {
+		t.Errorf("B after the stall: %v, want the shared state, %v", s, want)
+	}
+	switch s := a.State(); {
+	case held && want == breaker.Closed:
+		// The batch of A's third failure never ran: A holds its calls.
+		if s != breaker.Open || !viewHeld(a.word.Load()) {
+			t.Errorf("A after the stall, the fleet closed: %v (held %v), want open: A holds its calls for its Cooldown", s, viewHeld(a.word.Load()))
 		}
+	case s != want:
+		t.Errorf("A after the stall: %v, want the shared state, %v", s, want)
 	}
 }
 
