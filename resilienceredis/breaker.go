@@ -219,11 +219,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		eventsC: make(chan struct{}, 1),
 	}
 	b.local = breaker.New(localOptions(cfg, b.onLocalChange)...)
-	b.rem.reprobe = func() { // read the state at the next tick
-		b.mu.Lock()
-		b.contact = 0
-		b.mu.Unlock()
-	}
+	b.rem.reprobe = b.probeDue // read the state at the next tick
 	b.word.Store(makeView(0, 0, breaker.Closed, false))
 	b.batch.word = b.word.Load()
 	b.ctx, b.cancel = context.WithCancel(context.Background())
@@ -425,7 +421,11 @@ func (b *Breaker) allowSlow(w uint64) (admission, error) {
 	switch st.verdict {
 	case 2:
 		b.endTrial(member, true)
-		return admission{word: st.word, ep: st.ep, start: b.now(), member: member}, nil
+		// The trial is of the generation and epoch Redis admitted it in,
+		// which the view may have passed during the round trip (a newer
+		// state published meanwhile): its report is fenced by them.
+		w := makeView(st.gen, viewInc(st.word), breaker.HalfOpen, false)
+		return admission{word: w, ep: st.ep, start: b.now(), member: member}, nil
 	case 1: // closed meanwhile
 		b.endTrial("", false)
 		return admission{word: st.word, ep: st.ep, start: b.now()}, nil
@@ -992,6 +992,14 @@ func (b *Breaker) tick() {
 	}
 }
 
+// probeDue makes the next tick read the shared state, whatever the time
+// since Redis last answered: a pub/sub message may have been missed.
+func (b *Breaker) probeDue() {
+	b.mu.Lock()
+	b.contact = b.now() - int64(b.cfg.ProbeInterval) // not 0: the instance's clock starts at 0
+	b.mu.Unlock()
+}
+
 // sync reads the shared state.
 func (b *Breaker) sync() {
 	if _, err := b.call(b.ctx, readScript); err != nil && b.ctx.Err() == nil {
@@ -1092,14 +1100,14 @@ func (b *Breaker) subscribeLoop() {
 		}
 		switch m := msg.(type) {
 		case *redis.Subscription:
-			// (Re)subscribed: messages may have been missed.
+			// (Re)subscribed: messages may have been missed until now.
+			// Read the state at once (the probe is made due before the
+			// kick, so that the tick the kick starts makes it).
+			b.probeDue()
 			select {
 			case b.kick <- struct{}{}:
 			default:
 			}
-			b.mu.Lock()
-			b.contact = 0 // read the state at the next tick
-			b.mu.Unlock()
 		case *redis.Message:
 			b.receive(m.Payload)
 		}

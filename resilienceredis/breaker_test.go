@@ -286,10 +286,18 @@ func TestBreakerMaxBatchFlushesEarly(t *testing.T) {
 	t.Logf("a full batch reached Redis %v after its first outcome", time.Since(start))
 }
 
-// A trip reaches every instance by pub/sub, within 1s (measured): from
-// the failing call to the last instance's transition to open, with the
-// default flush interval (50ms: the batch waits up to it) and with a
-// batch sent at once (MaxBatch 1: what pub/sub itself takes).
+// A trip reaches every instance by pub/sub: from the failing call to the
+// last instance's transition to open, with the batch sent by the
+// instance's own trip (Threshold 1: it holds its calls and sends at once)
+// under the default flush interval, and as a full batch (MaxBatch 1). The
+// contract is the path, not a time: the other instances make no calls and
+// read the state only every ProbeInterval, an hour here, so nothing but
+// the published message can tell them of the trip before the test ends
+// (the 10s wait only ends a test whose message never came). Each instance
+// is subscribed before the trip (PUBSUB NUMSUB), so the message cannot be
+// missed; TestBreakerResubscribeReadsState covers one that was. The
+// propagation time is logged (README, Measurements), not asserted: on a
+// loaded machine it is scheduling.
 func TestBreakerTripPropagates(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -305,17 +313,15 @@ func TestBreakerTripPropagates(t *testing.T) {
 			var inst []*Breaker
 			for range n {
 				inst = append(inst, running(t, addr, prefix, append([]BreakerOption{WithThreshold(1), WithCooldown(time.Hour),
+					WithProbeInterval(time.Hour), WithTimeout(5 * time.Second),
 					WithOnStateChange(func(tr breaker.Transition) {
 						if tr.To == breaker.Open {
 							seen <- time.Now()
 						}
 					})}, tc.flush...)...))
 			}
-			for _, b := range inst {
-				redistest.Eventually(t, 5*time.Second, "instances learn the shared state", func() (bool, string) {
-					return b.ep.Load() != 0, "no epoch"
-				})
-			}
+			learnt(t, inst...)
+			subscribed(t, newClient(t), stateKey(prefix), n)
 			start := time.Now()
 			fail(inst[0])
 			var worst time.Duration
@@ -323,12 +329,9 @@ func TestBreakerTripPropagates(t *testing.T) {
 				select {
 				case at := <-seen:
 					worst = max(worst, at.Sub(start))
-				case <-time.After(5 * time.Second):
-					t.Fatalf("only %d of %d instances saw the trip within 5s", i, n)
+				case <-time.After(10 * time.Second):
+					t.Fatalf("only %d of %d instances saw the trip (by pub/sub: ProbeInterval is an hour)", i, n)
 				}
-			}
-			if worst > time.Second {
-				t.Errorf("the trip reached the last instance %v after the failure, want within 1s", worst)
 			}
 			t.Logf("propagation (%s): failure to open on all %d instances: %v", tc.name, n, worst)
 			for i, b := range inst {
@@ -337,6 +340,126 @@ func TestBreakerTripPropagates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// subscribed waits until n clients of the server of rdb are subscribed to
+// channel.
+func subscribed(t *testing.T, rdb *redis.Client, channel string, n int64) {
+	t.Helper()
+	redistest.Eventually(t, 10*time.Second, "the instances subscribe", func() (bool, string) {
+		got := numSub(t, rdb, channel)
+		return got == n, strconv.FormatInt(got, 10) + " subscribed"
+	})
+}
+
+// numSub returns the number of clients of the server of rdb subscribed to
+// channel.
+func numSub(t *testing.T, rdb *redis.Client, channel string) int64 {
+	t.Helper()
+	m, err := rdb.PubSubNumSub(context.Background(), channel).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m[channel]
+}
+
+// An instance may miss published transitions while it is not subscribed
+// (its connection for pub/sub is made again, or its first subscription
+// comes after its first read of the state): it reads the state as soon as
+// it is subscribed again, not at its next probe. Here the instance makes
+// no calls and reads the state only every ProbeInterval, an hour: only
+// that read can tell it of the transition it missed. The server refuses
+// new connections (maxclients) while the instance's connection for
+// pub/sub is killed and the breaker trips, so the instance cannot
+// subscribe again before the trip.
+func TestBreakerResubscribeReadsState(t *testing.T) {
+	s := redistest.Start(t)
+	prefix := testPrefix(t)
+	rdb := clientOf(t, s.Addr)
+	ctx := context.Background()
+	opts := []BreakerOption{WithThreshold(1), WithCooldown(time.Hour), WithProbeInterval(time.Hour), WithTimeout(5 * time.Second)}
+	v := running(t, s.Addr, prefix, opts...)
+	other := manual(t, s.Addr, prefix, opts...)
+	learnt(t, v)
+	other.sync() // other and rdb hold their connections: only v needs a new one
+	subscribed(t, rdb, stateKey(prefix), 1)
+	limit, err := rdb.ConfigGet(ctx, "maxclients").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range [][]any{{"config", "set", "maxclients", "1"}, {"client", "kill", "type", "pubsub"}} {
+		if err := rdb.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fail(other)
+	other.flush() // trips, and publishes it
+	if got := numSub(t, rdb, stateKey(prefix)); got != 0 {
+		t.Fatalf("%d subscribed while the server refused connections, want 0", got)
+	}
+	if s := v.State(); s != breaker.Closed {
+		t.Fatalf("the instance learnt the trip while it was not subscribed: %v", s)
+	}
+	if err := rdb.ConfigSet(ctx, "maxclients", limit["maxclients"]).Err(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.Eventually(t, 10*time.Second, "the instance reads the state it missed once subscribed again", func() (bool, string) {
+		return v.State() == breaker.Open, v.State().String()
+	})
+}
+
+// A trial's permit is of the generation Redis admitted it in, even when
+// the instance learns of a newer state while the trial's round trip is
+// out (a message published after the script ran, read before its reply):
+// its report is fenced by that generation, and the fleet counts trials
+// per generation. Here the message comes while the server is stalled with
+// the trial's script queued, and names a generation Redis never reached,
+// so that the report shows which generation the permit holds: the trial's
+// success closes the breaker only if the permit is of the trial's own.
+func TestBreakerTrialPermitKeepsItsGeneration(t *testing.T) {
+	s := redistest.Start(t)
+	prefix := testPrefix(t)
+	rdb := clientOf(t, s.Addr)
+	v := manual(t, s.Addr, prefix, WithThreshold(1), WithCooldown(time.Minute))
+	v.sync()
+	fail(v)
+	v.flush()
+	v.shift.Store(time.Minute.Microseconds())
+	v.sync()
+	if st := v.State(); st != breaker.HalfOpen {
+		t.Fatalf("after the cooldown: %v, want half-open", st)
+	}
+	g := viewGen(v.word.Load())
+	pool := v.rem.rdb.(*redis.Client)
+	before := pool.PoolStats().Hits + pool.PoolStats().Misses
+	s.Pause(t)
+	type result struct {
+		p   *Permit
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := v.Allow()
+		done <- result{&p, err}
+	}()
+	redistest.Eventually(t, 10*time.Second, "the trial's round trip is out", func() (bool, string) {
+		st := pool.PoolStats()
+		return st.Hits+st.Misses > before, "no connection taken"
+	})
+	v.receive(strconv.FormatInt(v.ep.Load(), 10) + " " + strconv.FormatUint(g+2, 10) + " 2 0")
+	s.Resume(t)
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("the trial: %v, want admitted", r.err)
+	}
+	if got := viewGen(r.p.word); got != g {
+		t.Errorf("the trial's permit is of generation %d, want %d (the one Redis admitted it in)", got, g)
+	}
+	r.p.Done(nil)
+	v.sendReport(<-v.reports)
+	if got := sharedState(t, rdb, prefix); got["st"] != "0" || got["gen"] != strconv.FormatUint(g+1, 10) {
+		t.Errorf("after the trial's success (SuccessThreshold 1): gen %s st %s, want gen %d closed", got["gen"], got["st"], g+1)
 	}
 }
 

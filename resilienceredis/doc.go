@@ -145,11 +145,13 @@
 //     once (breaker.ErrOpen) and sends its batch; it holds its calls for
 //     Cooldown whatever the fleet makes of the batch, unless the shared
 //     state moves on first (the fleet's trip, a Reset), and then counts
-//     afresh. A trip is pushed
-//     to every instance by pub/sub; a message lost (a reconnection) is
-//     made good by a read within ProbeInterval. Between the call that trips
-//     the breaker and the moment an instance learns it, that instance's
-//     calls still go to the dependency: up to FlushInterval plus the
+//     afresh. A trip is pushed to every instance by pub/sub; a message
+//     an instance missed while it was not subscribed (before its first
+//     subscription, or while its connection was made again) is made good
+//     by a read as soon as it is subscribed again, and any other loss by
+//     a read within ProbeInterval. Between the call that trips the
+//     breaker and the moment an instance learns it, that instance's calls
+//     still go to the dependency: up to FlushInterval plus the
 //     propagation time (about a millisecond on one host).
 //   - Half-open trials are counted in Redis: MaxTrials at once across the
 //     fleet, SuccessThreshold successes in a row to close; a trial that

@@ -9,13 +9,54 @@ import (
 
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
-// faultOpts are short bounds, so that the faults show within a test.
+// The bounds of the fault tests. The contract is that no call waits on
+// Redis longer than Timeout; the tests give Timeout faultTimeout, long
+// enough that a server that is not stalled always answers within it, even
+// on a loaded CI machine (round trips of the scripts under -race at load
+// average 10: 99.9th percentile 48ms, slowest 70ms; a slower one would
+// make the instance decide alone where the test needs Redis). A call is
+// checked against faultTimeout plus faultMargin, the scheduling delay a
+// loaded machine may add; a call that waited on a stalled server beyond
+// Timeout would wait for the fault clients' own timeouts (30s,
+// stallClient) or for the end of the stall, far beyond that bound.
+const (
+	faultTimeout = time.Second
+	faultMargin  = 2 * time.Second
+)
+
+// faultOpts are the fault tests' bounds: faultTimeout, and short flush
+// and probe intervals, so that the faults show within a test.
 func faultOpts(more ...BreakerOption) []BreakerOption {
 	return append([]BreakerOption{
-		WithTimeout(50 * time.Millisecond), WithFlushInterval(10 * time.Millisecond), WithProbeInterval(100 * time.Millisecond),
+		WithTimeout(faultTimeout), WithFlushInterval(10 * time.Millisecond), WithProbeInterval(100 * time.Millisecond),
 	}, more...)
+}
+
+// stallClient returns a client of the server at addr, closed when t ends,
+// whose own timeouts (30s) are far beyond faultTimeout plus faultMargin:
+// a wait on a stalled server that Timeout did not bound shows as a call
+// slower than the bound, not as the client's timeout. The round trips a
+// stalled server holds end when it continues (or is killed).
+func stallClient(t testing.TB, addr string, ctxTimeouts bool) *redis.Client {
+	c := redis.NewClient(&redis.Options{
+		Addr: addr, MaxRetries: -1,
+		DialTimeout: 30 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second,
+		PoolTimeout: 30 * time.Second, ContextTimeoutEnabled: ctxTimeouts,
+	})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// runningStall is running on a stallClient.
+func runningStall(t *testing.T, addr, prefix string, opts ...BreakerOption) *Breaker {
+	t.Helper()
+	opts = append([]BreakerOption{WithPrefix(prefix)}, opts...)
+	b := NewBreaker(stallClient(t, addr, false), "svc", opts...)
+	t.Cleanup(func() { b.Close() })
+	return b
 }
 
 func learnt(t *testing.T, bs ...*Breaker) {
@@ -27,14 +68,14 @@ func learnt(t *testing.T, bs ...*Breaker) {
 	}
 }
 
-// timed runs f and fails t if it took longer than the bound of a call on
-// Redis (Timeout, with a margin far below the client's own 1s timeouts).
+// timed runs f and fails t if it took longer than a call may wait on
+// Redis: faultTimeout, plus faultMargin for the machine's scheduling.
 func timed(t *testing.T, what string, f func()) {
 	t.Helper()
 	start := time.Now()
 	f()
-	if d := time.Since(start); d > 50*time.Millisecond+500*time.Millisecond {
-		t.Errorf("%s took %v, want at most the 50ms Timeout", what, d)
+	if d := time.Since(start); d > faultTimeout+faultMargin {
+		t.Errorf("%s took %v, want at most the %v Timeout (%v with the margin of a loaded machine)", what, d, faultTimeout, faultTimeout+faultMargin)
 	}
 }
 
@@ -42,12 +83,16 @@ func timed(t *testing.T, what string, f func()) {
 // timeout; the instances decide with their local breakers (A trips
 // locally on its own failures); when the server continues they take the
 // shared state again. What the stall lost: the outcomes of the stall,
-// and A's local trip, which the fleet never saw.
+// and A's refusals, which the fleet never saw. A's first failure of the
+// stall is its third in a row (Threshold 3), so A holds its calls for its
+// Cooldown whatever the fleet makes of its batch: if that batch never
+// reached the server (it was dropped when A found the server
+// unreachable), the fleet stays closed while A holds.
 func TestFaultStall(t *testing.T) {
 	s := redistest.Start(t)
 	prefix := testPrefix(t)
-	a := running(t, s.Addr, prefix, faultOpts(WithThreshold(3), WithCooldown(time.Hour))...)
-	b := running(t, s.Addr, prefix, faultOpts(WithThreshold(3), WithCooldown(time.Hour))...)
+	a := runningStall(t, s.Addr, prefix, faultOpts(WithThreshold(3), WithCooldown(time.Hour))...)
+	b := runningStall(t, s.Addr, prefix, faultOpts(WithThreshold(3), WithCooldown(time.Hour))...)
 	learnt(t, a, b)
 	rdb := clientOf(t, s.Addr)
 	fail(a)
@@ -60,10 +105,17 @@ func TestFaultStall(t *testing.T) {
 	s.Pause(t)
 	stalled := time.Now()
 	var errs []error
-	for i := range 40 {
+	held := false
+	// A finds the server unreachable when a round trip has waited Timeout:
+	// calls go on until then, for at most 20s and 2000 turns.
+	for i := 0; i < 2000 && time.Since(stalled) < 20*time.Second; i++ {
 		timed(t, "a call on A while the server is stalled", func() { errs = append(errs, fail(a)) })
 		timed(t, "a call on B while the server is stalled", func() { succeed(b) })
 		if i == 0 {
+			// A's third failure in a row: A holds its calls, unless it
+			// found the server unreachable first (the machine stalled
+			// the test for Timeout), and then its local breaker decides.
+			held = viewHeld(a.word.Load())
 			continue
 		}
 		if viewDown(a.word.Load()) && errors.Is(errs[len(errs)-1], breaker.ErrOpen) {
@@ -75,9 +127,9 @@ func TestFaultStall(t *testing.T) {
 		t.Fatal("A did not find the stalled server unreachable")
 	}
 	if !errors.Is(errs[len(errs)-1], breaker.ErrOpen) {
-		t.Fatalf("A's local breaker did not trip on A's failures during the stall: last error %v", errs[len(errs)-1])
+		t.Fatalf("A did not refuse its calls after its own failures during the stall: last error %v", errs[len(errs)-1])
 	}
-	t.Logf("stall: A decided locally and tripped on its own failures %v after the stall began", time.Since(stalled))
+	t.Logf("stall: A decided locally and refused its calls on its own failures (held %v) %v after the stall began", held, time.Since(stalled))
 	if s := b.State(); s != breaker.Closed {
 		t.Errorf("B during the stall: %v, want closed (its own calls succeed)", s)
 	}
@@ -87,9 +139,17 @@ func TestFaultStall(t *testing.T) {
 	// The batches A sent as the stall began were queued on their
 	// connections: the server runs them when it continues, so the fleet
 	// may count those failures late (and trip on them). Either way, both
-	// instances end on the shared state.
+	// instances end on the shared state. The state is read once no round
+	// trip of A or B is out: every batch of the stall has then run (or
+	// was never sent).
 	var final map[string]string
 	redistest.Eventually(t, 10*time.Second, "A and B take the shared state again", func() (bool, string) {
+		for i, x := range []*Breaker{a, b} {
+			st := x.rem.rdb.(*redis.Client).PoolStats()
+			if st.TotalConns != st.IdleConns {
+				return false, "instance " + strconv.Itoa(i) + " has a round trip out"
+			}
+		}
 		final = sharedState(t, rdb, prefix)
 		g := final["gen"]
 		ga, gb := strconv.FormatUint(viewGen(a.word.Load()), 10), strconv.FormatUint(viewGen(b.word.Load()), 10)
@@ -101,10 +161,17 @@ func TestFaultStall(t *testing.T) {
 	if final["st"] == "1" {
 		want = breaker.Open
 	}
-	for i, x := range []*Breaker{a, b} {
-		if s := x.State(); s != want {
-			t.Errorf("instance %d after the stall: %v, want the shared state, %v", i, s, want)
+	if s := b.State(); s != want {
+		t.Errorf("B after the stall: %v, want the shared state, %v", s, want)
+	}
+	switch s := a.State(); {
+	case held && want == breaker.Closed:
+		// The batch of A's third failure never ran: A holds its calls.
+		if s != breaker.Open || !viewHeld(a.word.Load()) {
+			t.Errorf("A after the stall, the fleet closed: %v (held %v), want open: A holds its calls for its Cooldown", s, viewHeld(a.word.Load()))
 		}
+	case s != want:
+		t.Errorf("A after the stall: %v, want the shared state, %v", s, want)
 	}
 }
 
@@ -158,7 +225,7 @@ func TestFaultStallDuringHalfOpen(t *testing.T) {
 	for _, ctxTimeouts := range []bool{false, true} {
 		t.Run("ContextTimeoutEnabled="+strconv.FormatBool(ctxTimeouts), func(t *testing.T) {
 			s := redistest.Start(t)
-			b := newBreaker(clientWith(t, s.Addr, ctxTimeouts), "svc", faultOpts(WithPrefix(testPrefix(t)), WithThreshold(1), WithCooldown(time.Minute)))
+			b := newBreaker(stallClient(t, s.Addr, ctxTimeouts), "svc", faultOpts(WithPrefix(testPrefix(t)), WithThreshold(1), WithCooldown(time.Minute)))
 			defer b.Close()
 			b.sync()
 			fail(b)
