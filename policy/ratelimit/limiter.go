@@ -23,7 +23,9 @@ import (
 //
 // The bucket is one atomic number (GCRA, see the package documentation):
 // Allow is lock-free — a clock reading and a compare-and-swap — and
-// allocates nothing. When 1/Rate is not a whole number of nanoseconds, or
+// allocates nothing; when 1/Rate is a whole number of nanoseconds (as with
+// Every(d), or a Rate dividing 1e9) it also skips the conversion of the
+// reading to the bucket's units. When 1/Rate is not a whole number of nanoseconds, or
 // the burst is huge for the rate, time is rounded against the caller: an
 // event may pass a little later than in an exact bucket, never earlier (see
 // Precision in the package documentation for the bounds). For one, the
@@ -113,7 +115,18 @@ func (l *Limiter) Allow() bool {
 		if p.fast {
 			// p.now's real-clock case, written out: Allow is the
 			// limiter's most frequent call, and this saves it a frame.
-			lo, hi = p.unitsRange(min(max(int64(time.Since(p.origin)), 0), maxElapsed))
+			// When a unit is a nanosecond (1/Rate a whole number of
+			// nanoseconds) and the reading needs no clamping (a
+			// monotonic reading is never negative; maxElapsed is 73
+			// years), the units are the reading itself: two predicted
+			// branches instead of the clamps and the multiply between
+			// the clock read and the compare-and-swap that waits on it.
+			e := int64(time.Since(p.origin))
+			if p.ns && uint64(e) < maxElapsed {
+				lo, hi = e, e
+			} else {
+				lo, hi = p.unitsRange(min(max(e, 0), maxElapsed))
+			}
 		} else {
 			lo, hi = p.now()
 		}
