@@ -69,6 +69,7 @@ type params struct {
 	origin time.Time
 	clk    clock.Clock   // never nil
 	fast   bool          // clk is the real clock: read it with time.Since
+	fastNS bool          // fast and ns: Allow's shortest path
 	last   *atomic.Int64 // the latest time read from clk (not fast), ns since origin; shared by retuned params
 	cfg    Config
 	layer  string // the policy's layer name
@@ -129,6 +130,7 @@ func (p *params) tune(cfg Config) {
 			p.kUp = 1
 		}
 		p.ns = p.k == 1<<kShift && p.kUp == 0
+		p.fastNS = p.fast && p.ns
 	}
 }
 

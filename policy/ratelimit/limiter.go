@@ -64,6 +64,7 @@ const (
 	admitted = iota
 	refused
 	replaced // the bucket was sealed: read the Limiter's bucket again
+	lost     // (admitAt) the TAT changed since it was read: step again
 )
 
 // New returns a token bucket that refills at rate events per second (see
@@ -108,25 +109,28 @@ func (l *Limiter) Allow() bool {
 	for {
 		b := l.cur.Load()
 		p := b.p
-		if p.inf {
-			return true
-		}
 		var lo, hi int64
-		if p.fast {
-			// p.now's real-clock case, written out: Allow is the
-			// limiter's most frequent call, and this saves it a frame.
-			// When a unit is a nanosecond (1/Rate a whole number of
-			// nanoseconds) and the reading needs no clamping (a
-			// monotonic reading is never negative; maxElapsed is 73
-			// years), the units are the reading itself: two predicted
-			// branches instead of the clamps and the multiply between
-			// the clock read and the compare-and-swap that waits on it.
+		if p.fastNS {
+			// The real clock, and a unit is a nanosecond (1/Rate a whole
+			// number of nanoseconds): the units are the reading itself,
+			// with no clamps and no multiply between the clock read and
+			// the compare-and-swap that waits on it. A reading that
+			// needs clamping (a monotonic one is never negative;
+			// maxElapsed is 73 years), a sealed bucket or a lost
+			// compare-and-swap takes the general step.
 			e := int64(time.Since(p.origin))
-			if p.ns && uint64(e) < maxElapsed {
-				lo, hi = e, e
-			} else {
-				lo, hi = p.unitsRange(min(max(e, 0), maxElapsed))
+			if uint64(e) < maxElapsed {
+				switch b.admitAt(b.tat.Load(), e, p.inc, p.tau) {
+				case admitted:
+					return true
+				case refused:
+					l.refuse(p, ErrLimited, 0)
+					return false
+				}
 			}
+			lo, hi = p.unitsRange(min(max(e, 0), maxElapsed))
+		} else if p.inf {
+			return true
 		} else {
 			lo, hi = p.now()
 		}
@@ -229,6 +233,25 @@ func (b *bucket) admit(lo, hi, need, maxWait int64) (wait, tat int64, outcome in
 			return wait, tat, admitted
 		}
 	}
+}
+
+// admitAt is admit's step for one event of inc units at e units, where lo
+// and hi are both e (a unit is a nanosecond), on the TAT old: the
+// compare-and-swap lands only if the TAT is still old. tau is b.p.tau. It
+// returns admitted, refused, replaced, or lost when the TAT has changed
+// since it was read.
+func (b *bucket) admitAt(old, e, inc, tau int64) int {
+	if old == sealed {
+		return replaced
+	}
+	tat := max(old, e) + inc
+	if tat-e > tau {
+		return refused
+	}
+	if b.tat.CompareAndSwap(old, tat) {
+		return admitted
+	}
+	return lost
 }
 
 // giveBack gives back the need units of tokens taken by the step that set

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/telemetry"
 )
 
 // Allow reads the real clock's nanoseconds as units, without the multiply,
@@ -55,5 +56,64 @@ func TestNanosecondUnits(t *testing.T) {
 				t.Errorf("unitsRange with ns set mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// Allow's shortest path (the real clock, nanosecond units) makes the same
+// step as the general one: it admits the burst, refuses once it is spent
+// (counting and reporting the refusal), and after SetRate steps on the new
+// bucket. One event an hour: no token comes back within the test.
+func TestAllowRealClockNanosecondUnits(t *testing.T) {
+	var refused []telemetry.Event
+	l := New(Every(time.Hour), 3, WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
+		refused = append(refused, e)
+	})))
+	if p := l.cur.Load().p; !p.fastNS {
+		t.Fatalf("fastNS = false for the real clock and Every(1h) (ns %v, fast %v)", p.ns, p.fast)
+	}
+	var got []bool
+	for range 4 {
+		got = append(got, l.Allow())
+	}
+	if diff := cmp.Diff([]bool{true, true, true, false}, got); diff != "" {
+		t.Fatalf("Allow mismatch (-want +got):\n%s", diff)
+	}
+	if s := l.Stats(); s.Refused != 1 || len(refused) != 1 || refused[0].Type != EventRefused {
+		t.Fatalf("Refused = %d, events %v; want the one refusal counted and reported", s.Refused, refused)
+	}
+	old := l.cur.Load()
+	l.SetBurst(5) // the bucket is replaced; its 0 tokens carry over, 2 more room
+	if l.cur.Load() == old || old.tat.Load() != sealed {
+		t.Fatal("SetBurst did not replace the bucket")
+	}
+	if l.Allow() {
+		t.Fatal("Allow admitted on an empty bucket after SetBurst")
+	}
+	// A full bucket of one: the token taken leaves the deficit exactly at
+	// the capacity, which passes.
+	if one := New(Every(time.Hour), 1); !one.Allow() || one.Allow() {
+		t.Fatal("Burst 1: want the one token, then none")
+	}
+}
+
+// admitAt's compare-and-swap must land only on the TAT it was given, and
+// never on a sealed bucket (which would take tokens the new bucket never
+// counts, and unseal the old one).
+func TestAdmitAtOnAStaleTAT(t *testing.T) {
+	l := New(Every(time.Hour), 2)
+	b := l.cur.Load()
+	inc, tau := b.p.inc, b.p.tau
+	if r := b.admitAt(5, 10, inc, tau); r != lost { // the TAT is 0, not 5
+		t.Fatalf("admitAt on a TAT that changed: outcome %d, want lost", r)
+	}
+	if got := b.tat.Load(); got != 0 {
+		t.Fatalf("TAT = %d after a lost step, want 0", got)
+	}
+	l.SetRate(Every(time.Minute)) // seals b
+	if r := b.admitAt(sealed, 10, inc, tau); r != replaced {
+		t.Fatalf("admitAt on a sealed bucket: outcome %d, want replaced", r)
+	}
+	if b.tat.Load() != sealed {
+		t.Fatal("admitAt unsealed a replaced bucket")
 	}
 }
