@@ -68,8 +68,8 @@ func TestAllowRealClockNanosecondUnits(t *testing.T) {
 	l := New(Every(time.Hour), 3, WithObserver(telemetry.ObserverFunc(func(e telemetry.Event) {
 		refused = append(refused, e)
 	})))
-	if p := l.cur.Load().p; !p.fastNS {
-		t.Fatalf("fastNS = false for the real clock and Every(1h) (ns %v, fast %v)", p.ns, p.fast)
+	if b := l.cur.Load(); !b.fastNS || !b.p.fastNS {
+		t.Fatalf("fastNS = %v (params %v) for the real clock and Every(1h) (ns %v, fast %v)", b.fastNS, b.p.fastNS, b.p.ns, b.p.fast)
 	}
 	var got []bool
 	for range 4 {
@@ -88,6 +88,21 @@ func TestAllowRealClockNanosecondUnits(t *testing.T) {
 	}
 	if l.Allow() {
 		t.Fatal("Allow admitted on an empty bucket after SetBurst")
+	}
+	// The new bucket steps with the new rate's inc and tau: at 1e9 per
+	// second with a burst of 1000, three calls pass (under the old ones, an
+	// hour each, the second would not).
+	l.SetRate(1e9)
+	l.SetBurst(1000)
+	got = got[:0]
+	for range 3 {
+		got = append(got, l.Allow())
+	}
+	if diff := cmp.Diff([]bool{true, true, true}, got); diff != "" {
+		t.Fatalf("Allow after SetRate(1e9) mismatch (-want +got):\n%s", diff)
+	}
+	if b := l.cur.Load(); b.inc != b.p.inc || b.tau != b.p.tau || b.fastNS != b.p.fastNS {
+		t.Fatalf("bucket's inc %d, tau %d, fastNS %v; its params' %d, %d, %v", b.inc, b.tau, b.fastNS, b.p.inc, b.p.tau, b.p.fastNS)
 	}
 	// A full bucket of one: the token taken leaves the deficit exactly at
 	// the capacity, which passes.
