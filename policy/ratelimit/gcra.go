@@ -65,9 +65,11 @@ type params struct {
 	burst  int64  // Config.Burst
 	k      uint64 // units per nanosecond (inc/T), times 1<<kShift, rounded down; 0 when Rate is 0
 	kUp    uint64 // 1 if k was rounded, else 0: k+kUp is inc/T rounded up
+	ns     bool   // a unit is exactly one nanosecond (k is 1<<kShift, kUp 0): unitsRange(t) is t, t
 	origin time.Time
 	clk    clock.Clock   // never nil
 	fast   bool          // clk is the real clock: read it with time.Since
+	fastNS bool          // fast and ns: Allow's shortest path
 	last   *atomic.Int64 // the latest time read from clk (not fast), ns since origin; shared by retuned params
 	cfg    Config
 	layer  string // the policy's layer name
@@ -127,6 +129,8 @@ func (p *params) tune(cfg Config) {
 		if r.Sign() != 0 {
 			p.kUp = 1
 		}
+		p.ns = p.k == 1<<kShift && p.kUp == 0
+		p.fastNS = p.fast && p.ns
 	}
 }
 

@@ -23,7 +23,9 @@ import (
 //
 // The bucket is one atomic number (GCRA, see the package documentation):
 // Allow is lock-free — a clock reading and a compare-and-swap — and
-// allocates nothing. When 1/Rate is not a whole number of nanoseconds, or
+// allocates nothing; when 1/Rate is a whole number of nanoseconds (as with
+// Every(d), or a Rate dividing 1e9) it also skips the conversion of the
+// reading to the bucket's units. When 1/Rate is not a whole number of nanoseconds, or
 // the burst is huge for the rate, time is rounded against the caller: an
 // event may pass a little later than in an exact bucket, never earlier (see
 // Precision in the package documentation for the bounds). For one, the
@@ -33,9 +35,10 @@ import (
 // simultaneous use by multiple goroutines. Create one with [New]; the zero
 // Limiter is not usable.
 type Limiter struct {
-	cur atomic.Pointer[bucket] // the bucket now; never nil
-	mu  sync.Mutex             // serializes changes; held while cur is sealed
-	b0  bucket                 // the first bucket
+	cur    atomic.Pointer[bucket] // the bucket now; never nil
+	origin time.Time              // every params' origin; Allow reads it here
+	mu     sync.Mutex             // serializes changes; held while cur is sealed
+	b0     bucket                 // the first bucket
 
 	// rejected counts the refusals since New; only refusals write it.
 	rejected atomic.Uint64
@@ -49,6 +52,15 @@ type Limiter struct {
 type bucket struct {
 	tat atomic.Int64
 	p   *params
+	// p's fastNS, inc and tau, in the bucket itself: Allow's shortest
+	// path reads them without the load of p.
+	fastNS   bool
+	inc, tau int64
+}
+
+// setParams sets b's params; b must not be in use yet.
+func (b *bucket) setParams(p *params) {
+	b.p, b.fastNS, b.inc, b.tau = p, p.fastNS, p.inc, p.tau
 }
 
 // sealed is the tat of a bucket that has been replaced. A live tat is
@@ -62,6 +74,7 @@ const (
 	admitted = iota
 	refused
 	replaced // the bucket was sealed: read the Limiter's bucket again
+	lost     // (admitAt) the TAT changed since it was read: step again
 )
 
 // New returns a token bucket that refills at rate events per second (see
@@ -87,7 +100,8 @@ func New(rate float64, burst int, opts ...Option) *Limiter {
 }
 
 func (l *Limiter) init(p *params) {
-	l.b0.p = p
+	l.origin = p.origin
+	l.b0.setParams(p)
 	l.cur.Store(&l.b0)
 }
 
@@ -103,20 +117,38 @@ func (l *Limiter) awaitChange() {
 // Allow reports whether one event may happen now, and takes its token if
 // so. It never waits.
 func (l *Limiter) Allow() bool {
+	if b := l.cur.Load(); b.fastNS {
+		// The real clock, and a unit is a nanosecond (1/Rate a whole
+		// number of nanoseconds): the units are the reading itself, with
+		// no clamps and no multiply between the clock read and the
+		// compare-and-swap that waits on it, and the bucket holds what
+		// the step needs, one load from the Limiter. A reading that
+		// needs clamping (a monotonic one is never negative; maxElapsed
+		// is 73 years), a sealed bucket or a lost compare-and-swap takes
+		// the general step.
+		e := int64(time.Since(l.origin))
+		if uint64(e) < maxElapsed {
+			switch b.admitAt(b.tat.Load(), e, b.inc, b.tau) {
+			case admitted:
+				return true
+			case refused:
+				l.refuse(b.p, ErrLimited, 0)
+				return false
+			}
+		}
+	}
+	return l.allow()
+}
+
+// allow is Allow's general step.
+func (l *Limiter) allow() bool {
 	for {
 		b := l.cur.Load()
 		p := b.p
 		if p.inf {
 			return true
 		}
-		var lo, hi int64
-		if p.fast {
-			// p.now's real-clock case, written out: Allow is the
-			// limiter's most frequent call, and this saves it a frame.
-			lo, hi = p.unitsRange(min(max(int64(time.Since(p.origin)), 0), maxElapsed))
-		} else {
-			lo, hi = p.now()
-		}
+		lo, hi := p.now()
 		if _, _, r := b.admit(lo, hi, p.inc, 0); r != replaced {
 			if r == admitted {
 				return true
@@ -216,6 +248,25 @@ func (b *bucket) admit(lo, hi, need, maxWait int64) (wait, tat int64, outcome in
 			return wait, tat, admitted
 		}
 	}
+}
+
+// admitAt is admit's step for one event of inc units at e units, where lo
+// and hi are both e (a unit is a nanosecond), on the TAT old: the
+// compare-and-swap lands only if the TAT is still old. tau is b.tau. It
+// returns admitted, refused, replaced, or lost when the TAT has changed
+// since it was read.
+func (b *bucket) admitAt(old, e, inc, tau int64) int {
+	if old == sealed {
+		return replaced
+	}
+	tat := max(old, e) + inc
+	if tat-e > tau {
+		return refused
+	}
+	if b.tat.CompareAndSwap(old, tat) {
+		return admitted
+	}
+	return lost
 }
 
 // giveBack gives back the need units of tokens taken by the step that set

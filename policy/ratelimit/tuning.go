@@ -126,7 +126,8 @@ func (l *Limiter) replace(b *bucket, q *params, ns int64) {
 			break
 		}
 	}
-	nb := &bucket{p: q}
+	nb := new(bucket)
+	nb.setParams(q)
 	nb.tat.Store(convert(b.p, q, tat, ns))
 	l.cur.Store(nb)
 }
