@@ -122,6 +122,16 @@ func TestLimiterAfterClose(t *testing.T) {
 	}
 
 	k := NewKeyedLimiter(rdb, "closedkeyed", slow, 1, WithPrefix(prefix), WithFallback(resilience.Off, 0))
+	// A tenant's Close does nothing: the others (and it) stay shared.
+	if err := k.Limiter("a").Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s := k.Snapshot(); s.State == StateLocal {
+		t.Errorf("keyed Snapshot after a tenant's Close = %+v; want it not local (only KeyedLimiter.Close closes it)", s)
+	}
+	if !k.Allow(ctx, "b") || !k.Limiter("a").Allow(ctx) {
+		t.Error("after a tenant's Close, a fresh tenant was refused: the KeyedLimiter was closed")
+	}
 	if err := k.Close(); err != nil {
 		t.Fatal(err)
 	}

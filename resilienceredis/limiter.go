@@ -222,6 +222,7 @@ type Limiter struct {
 	keys []string // the bucket's Redis key
 	key  string   // the tenant, for a KeyedLimiter's fallback
 	slot int      // the key's slot, for a KeyedLimiter on a Redis Cluster; else noSlot
+	view bool     // a KeyedLimiter's tenant: Close does nothing
 }
 
 // NewLimiter returns the fleet-wide token bucket named name on rdb, which
@@ -285,9 +286,11 @@ func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst
 }
 
 // Limiter returns key's bucket. It costs one small allocation; the
-// Limiter may be kept and used for as long as needed.
+// Limiter may be kept and used for as long as needed. It shares k's
+// state: its Close does nothing (a tenant cannot close the limiter of
+// the others); close k with [KeyedLimiter.Close].
 func (k *KeyedLimiter) Limiter(key string) *Limiter {
-	l := &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + hashTag(key) + "}"}, key: key, slot: noSlot}
+	l := &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + hashTag(key) + "}"}, key: key, slot: noSlot, view: true}
 	if k.p.remote.slots != nil {
 		l.slot = keySlot(l.keys[0])
 	}
@@ -745,11 +748,15 @@ func (l *Limiter) Check(ctx context.Context) error {
 // ErrClosed. Close stops the checks of the server running in the
 // background and waits for them and for the round trips in flight on
 // goroutines of the limiter (one that outlived Timeout ends when the
-// client gives it up). It does not close rdb. The Limiter of a
-// [KeyedLimiter] shares its state: closing it closes the KeyedLimiter and
-// each of its Limiters. Close returns nil; calling it again does nothing.
-// It is safe to call at any time, from any goroutine.
+// client gives it up). It does not close rdb. On a Limiter of a
+// [KeyedLimiter] (from [KeyedLimiter.Limiter]) Close does nothing: its
+// state is the KeyedLimiter's, which [KeyedLimiter.Close] closes. Close
+// returns nil; calling it again does nothing. It is safe to call at any
+// time, from any goroutine.
 func (l *Limiter) Close() error {
+	if l.view {
+		return nil
+	}
 	l.p.close()
 	return nil
 }
