@@ -197,6 +197,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		checkOption("NewBreaker", i, o == nil)
 		o.applyBreaker(&cfg)
 	}
+	checkPositional("NewBreaker", fmt.Sprintf("rdb, %q, ...", name), "WithBreakerConfig", "Name", cfg.Name, name)
 	if err := cfg.Validate(); err != nil {
 		panic(err.Error())
 	}

@@ -326,6 +326,10 @@ func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate 
 		checkOption(ctor, i, o == nil)
 		o.applyLimiter(&cfg)
 	}
+	args := fmt.Sprintf("rdb, %q, %v, %d, ...", name, rate, burst)
+	checkPositional(ctor, args, "WithLimiterConfig", "Name", cfg.Name, name)
+	checkPositional(ctor, args, "WithLimiterConfig", "Rate", cfg.Rate, rate)
+	checkPositional(ctor, args, "WithLimiterConfig", "Burst", cfg.Burst, burst)
 	if err := cfg.Validate(); err != nil {
 		panic(err.Error())
 	}

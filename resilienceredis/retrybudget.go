@@ -75,7 +75,9 @@ type RetryBudgetConfig struct {
 	// budget of the same Name and Prefix on the same Redis shares its
 	// counts. It names the budget in its events and snapshot. It must not
 	// be empty, must be valid UTF-8 and must not hold '{' or '}'. The zero
-	// value means as given to NewRetryBudget.
+	// value means as given to [NewRetryBudget]; a non-zero Name (through
+	// [WithRetryBudgetConfig]) must equal the name given, else
+	// NewRetryBudget panics.
 	Name string
 
 	// Prefix starts the budget's Redis key, Prefix+"rb:{"+Name+"}". It
@@ -278,6 +280,7 @@ func newRetryBudget(rdb redis.UniversalClient, name string, opts []RetryBudgetOp
 		checkOption("NewRetryBudget", i, o == nil)
 		o.applyRetryBudget(&c)
 	}
+	checkPositional("NewRetryBudget", fmt.Sprintf("rdb, %q, ...", name), "WithRetryBudgetConfig", "Name", c.Name, name)
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
 	}
