@@ -125,8 +125,11 @@ const (
 	// LimiterLocal: a decision was made by the instance's fallback, not
 	// by the fleet's bucket; one event per such decision. Err is why: the
 	// error of the round trip that failed last (one matching ErrUnusable
-	// when Redis refuses the limiter's commands, a network error, or the
-	// error of a round trip slower than Timeout).
+	// when Redis refuses the limiter's commands, a network error, or, for
+	// a round trip that Timeout ended, "resilienceredis: Redis did not
+	// answer within the timeout", wrapping the client's error, whatever
+	// the client's ContextTimeoutEnabled; the caller's context's error
+	// only when the caller's context ended).
 	LimiterLocal telemetry.Type = "ratelimit.local"
 	// LimiterEvictionUnsafe: the server may evict the limiter's keys (Err
 	// matches ErrEvictionPolicy and names the policy). Reported by Check
