@@ -62,6 +62,14 @@ func checkPositional(ctor, args, opt, field string, got, want any) {
 	panic(fmt.Sprintf("resilienceredis: %s(%s): %s's %s %#v differs from the %s given", ctor, args, opt, field, got, strings.ToLower(field)))
 }
 
+// zeroValue panics for a method called on the zero value of a guard:
+// typ's constructor ctor makes the only usable ones.
+//
+//go:noinline
+func zeroValue(typ, method, ctor string) {
+	panic(fmt.Sprintf("resilienceredis: %s.%s on a zero %s: create one with %s", typ, method, typ, ctor))
+}
+
 // checkOption panics if the option opt, the i-th of ctor's, is nil.
 func checkOption(ctor string, i int, isNil bool) {
 	if isNil {

@@ -217,8 +217,9 @@ type limiterParams struct {
 // following ones without asking Redis; then one decision tries Redis again.
 //
 // A Limiter is safe for simultaneous use by multiple goroutines. Create one
-// with [NewLimiter], or get one per key from a [KeyedLimiter];
-// [Limiter.Close] makes it decide locally for good.
+// with [NewLimiter], or get one per key from a [KeyedLimiter] (the zero
+// Limiter is not usable: its decisions panic); [Limiter.Close] makes it
+// decide locally for good.
 type Limiter struct {
 	p *limiterParams
 
@@ -293,6 +294,9 @@ func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst
 // state: its Close does nothing (a tenant cannot close the limiter of
 // the others); close k with [KeyedLimiter.Close].
 func (k *KeyedLimiter) Limiter(key string) *Limiter {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Limiter", "NewKeyedLimiter")
+	}
 	l := &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + hashTag(key) + "}"}, key: key, slot: noSlot, view: true}
 	if k.p.remote.slots != nil {
 		l.slot = keySlot(l.keys[0])
@@ -404,6 +408,9 @@ func (l *Limiter) AllowN(ctx context.Context, n int) bool {
 // (*resilience.RefusedError matching ratelimit.ErrLimited) or ctx.Err().
 func (l *Limiter) take(ctx context.Context, n int) error {
 	p := l.p
+	if p == nil {
+		zeroValue("Limiter", "AllowN", "NewLimiter")
+	}
 	switch {
 	case n < 0:
 		panic(fmt.Sprintf("resilienceredis: n must be >= 0, got %d", n))
@@ -587,6 +594,9 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 // 0.
 func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	p := l.p
+	if p == nil {
+		zeroValue("Limiter", "WaitN", "NewLimiter")
+	}
 	if n < 0 {
 		panic(fmt.Sprintf("resilienceredis: n must be >= 0, got %d", n))
 	}
@@ -727,6 +737,9 @@ func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
 // goroutine.
 func (l *Limiter) Check(ctx context.Context) error {
 	p := l.p
+	if p == nil {
+		zeroValue("Limiter", "Check", "NewLimiter")
+	}
 	switch {
 	case p.remote.closed.Load():
 		return ErrClosed

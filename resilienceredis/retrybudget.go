@@ -221,7 +221,8 @@ func (c RetryBudgetConfig) resolved() RetryBudgetConfig {
 //
 // A RetryBudget is a telemetry.Guard (Name, Snapshot). It is safe for
 // simultaneous use by multiple goroutines. Create one with
-// [NewRetryBudget]; [RetryBudget.Close] stops its goroutine.
+// [NewRetryBudget] (the zero RetryBudget is not usable: its Deposit and
+// Withdraw panic); [RetryBudget.Close] stops its goroutine.
 type RetryBudget struct {
 	cfg   RetryBudgetConfig
 	fleet *fleetbudget.Budget
@@ -305,6 +306,9 @@ func (b *RetryBudget) Name() string { return b.cfg.Name }
 // Deposit counts one execution, in the fleet's counts (unless Redis is
 // away) and in the local budget. It allocates nothing and never waits.
 func (b *RetryBudget) Deposit() {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Deposit", "NewRetryBudget")
+	}
 	b.execs.Add(1)
 	b.local.Deposit()
 	if b.rem.downUntil.Load() == 0 {
@@ -317,6 +321,9 @@ func (b *RetryBudget) Deposit() {
 // local budget (and with a RetryBudgetLocal event) while it does not. It
 // never waits on Redis.
 func (b *RetryBudget) Withdraw() bool {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Withdraw", "NewRetryBudget")
+	}
 	var ok bool
 	if b.rem.downUntil.Load() != 0 {
 		b.localN.Add(1)
