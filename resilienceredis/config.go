@@ -220,8 +220,10 @@ type BreakerConfig struct {
 	// transition this instance missed (a pub/sub message lost while Redis
 	// was unreachable) shows as one change from the state it knew to the
 	// state it learns. The Transition's Counts are zero for changes learnt
-	// from Redis (the fleet's counts stay there), and At is when this
-	// instance learnt of the change. It must not block for long.
+	// from Redis, including the fleet's trips: unlike policy/breaker's, they
+	// do not hold the counts that tripped the breaker (the fleet's counts
+	// stay in Redis; [Breaker.Shared] reads them). At is when this instance
+	// learnt of the change. It must not block for long.
 	OnStateChange func(breaker.Transition)
 	// OnRulesMismatch, if not nil, is called with an error matching
 	// ErrRulesMismatch (see [Breaker.RulesMismatch]) when this instance

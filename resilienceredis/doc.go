@@ -52,7 +52,11 @@
 // breaker.ErrTooManyTrials) and resilience.ErrRefused, with a RetryAfter
 // hint, and the breaker's transitions are breaker.Transition values given
 // to BreakerConfig.OnStateChange: code written for the local guards works
-// with these unchanged.
+// with these unchanged, except code that reads a Transition's Counts: a
+// transition of the fleet's breaker (learnt from Redis) carries zero
+// Counts, not the counts that tripped it (only the local breaker's, while
+// Redis is unreachable, carry its counts); read the fleet's counts with
+// [Breaker.Shared].
 //
 // # Across a fleet
 //
