@@ -70,6 +70,9 @@ return {k, 0, bad}
 // fails open takes n, one that fails closed refuses.
 func (l *Limiter) AllowAtMost(ctx context.Context, n int) (int, error) {
 	p := l.p
+	if p == nil {
+		zeroValue("Limiter", "AllowAtMost", "NewLimiter")
+	}
 	switch {
 	case n < 0:
 		panic(fmt.Sprintf("resilienceredis: n must be >= 0, got %d", n))

@@ -43,7 +43,8 @@ import (
 // [Permit] it returns. A Breaker is safe for simultaneous use by multiple
 // goroutines. It runs three goroutines (the flusher, the subscriber and
 // the deliverer of transitions); [Breaker.Close] stops them. Create
-// one with [NewBreaker].
+// one with [NewBreaker]: the zero Breaker is not usable (its Allow
+// panics).
 type Breaker struct {
 	cfg     BreakerConfig // with defaults applied
 	layer   string
@@ -197,6 +198,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		checkOption("NewBreaker", i, o == nil)
 		o.applyBreaker(&cfg)
 	}
+	checkPositional("NewBreaker", fmt.Sprintf("rdb, %q, ...", name), "WithBreakerConfig", "Name", cfg.Name, name)
 	if err := cfg.Validate(); err != nil {
 		panic(err.Error())
 	}
@@ -366,6 +368,9 @@ type Permit struct {
 func (b *Breaker) Allow() (Permit, error) {
 	w := b.word.Load()
 	if w&(holdBit|downBit|stMask) == 0 { // closed, Redis reachable, not held
+		if b.keys == nil {
+			zeroValue("Breaker", "Allow", "NewBreaker")
+		}
 		var start int64
 		if b.cfg.SlowCall > 0 {
 			start = b.now()

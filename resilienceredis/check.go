@@ -47,6 +47,29 @@ func checkName(ctor, name string) {
 	}
 }
 
+// checkPositional panics if the config option opt set field to got,
+// which differs from the value want given to ctor as an argument: a
+// required argument is not overridden by a config struct.
+func checkPositional(ctor, args, opt, field string, got, want any) {
+	if got == want {
+		return
+	}
+	if g, ok := got.(float64); ok && g != g {
+		if w, ok := want.(float64); ok && w != w {
+			return // NaN given, NaN kept: Validate says why it is invalid
+		}
+	}
+	panic(fmt.Sprintf("resilienceredis: %s(%s): %s's %s %#v differs from the %s given", ctor, args, opt, field, got, strings.ToLower(field)))
+}
+
+// zeroValue panics for a method called on the zero value of a guard:
+// typ's constructor ctor makes the only usable ones.
+//
+//go:noinline
+func zeroValue(typ, method, ctor string) {
+	panic(fmt.Sprintf("resilienceredis: %s.%s on a zero %s: create one with %s", typ, method, typ, ctor))
+}
+
 // checkOption panics if the option opt, the i-th of ctor's, is nil.
 func checkOption(ctor string, i int, isNil bool) {
 	if isNil {

@@ -44,18 +44,25 @@ type LimiterConfig struct {
 	// and Prefix with another Rate or Burst have a bucket of their own,
 	// and are reported (ErrSettingsConflict). It names the limiter in
 	// errors and in the policy's layer, "ratelimit(Name)". It must not be
-	// empty nor hold '{' or '}'. The zero value means as given to New.
+	// empty nor hold '{' or '}'. The zero value means as given to
+	// [NewLimiter] or [NewKeyedLimiter]; a non-zero Name (through
+	// [WithLimiterConfig]) must equal the name given, else the constructor
+	// panics.
 	Name string
 
 	// Rate is how many events per second the bucket refills, fleet-wide:
 	// > 0 and at most 1e6 (one per microsecond, the resolution of the
 	// server's clock), or +Inf, which admits every event without asking
-	// Redis. The zero value means as given to New.
+	// Redis. The zero value means as given to [NewLimiter] or
+	// [NewKeyedLimiter]; a non-zero Rate must equal the rate given, else
+	// the constructor panics.
 	Rate float64
 
 	// Burst is the bucket's capacity: how many events may pass at once,
 	// fleet-wide, after a quiet spell; in [1, 1<<40]. A new bucket is
-	// full. The zero value means as given to New.
+	// full. The zero value means as given to [NewLimiter] or
+	// [NewKeyedLimiter]; a non-zero Burst must equal the burst given, else
+	// the constructor panics.
 	Burst int
 
 	// Prefix starts every Redis key of the limiter. It must not hold '{'
@@ -152,7 +159,9 @@ type BreakerConfig struct {
 	// Name and Prefix on the same Redis share one state. It names the
 	// breaker in errors, in its policy layer ("breaker(Name)") and in its
 	// transitions. It must not be empty nor hold '{' or '}'. The zero value
-	// means as given to New.
+	// means as given to [NewBreaker]; a non-zero Name (through
+	// [WithBreakerConfig]) must equal the name given, else NewBreaker
+	// panics.
 	Name string
 
 	// Prefix starts every Redis key and channel of the breaker. It must
@@ -211,8 +220,10 @@ type BreakerConfig struct {
 	// transition this instance missed (a pub/sub message lost while Redis
 	// was unreachable) shows as one change from the state it knew to the
 	// state it learns. The Transition's Counts are zero for changes learnt
-	// from Redis (the fleet's counts stay there), and At is when this
-	// instance learnt of the change. It must not block for long.
+	// from Redis, including the fleet's trips: unlike policy/breaker's, they
+	// do not hold the counts that tripped the breaker (the fleet's counts
+	// stay in Redis; [Breaker.Shared] reads them). At is when this instance
+	// learnt of the change. It must not block for long.
 	OnStateChange func(breaker.Transition)
 	// OnRulesMismatch, if not nil, is called with an error matching
 	// ErrRulesMismatch (see [Breaker.RulesMismatch]) when this instance
@@ -398,8 +409,9 @@ func WithProbeInterval(d time.Duration) Option {
 }
 
 // WithLimiterConfig sets the non-zero fields of c (so it never erases
-// New's arguments, an earlier option or a default). Options after it
-// override single fields again.
+// an earlier option or a default). Options after it override single
+// fields again. Its Name, Rate and Burst, if set, must be those given to
+// [NewLimiter] or [NewKeyedLimiter]: the constructor panics otherwise.
 func WithLimiterConfig(c LimiterConfig) LimiterOption {
 	return limiterOption(func(d *LimiterConfig) { merge.NonZero(d, c) })
 }
@@ -424,7 +436,8 @@ func WithObserver(o telemetry.Observer) Option {
 }
 
 // WithBreakerConfig sets the non-zero fields of c (so it never erases
-// New's name, an earlier option or a default). Options after it override
+// an earlier option or a default). Its Name, if set, must be the name
+// given to [NewBreaker]: NewBreaker panics otherwise. Options after it override
 // single fields again.
 func WithBreakerConfig(c BreakerConfig) BreakerOption {
 	return breakerOption(func(d *BreakerConfig) { merge.NonZero(d, c) })
@@ -528,7 +541,8 @@ func WithMaxBatch(n int) BreakerOption {
 
 // WithRetryBudgetConfig sets the non-zero fields of c (so it never erases
 // an earlier option or a default). Options after it override single
-// fields again.
+// fields again. Its Name, if set, must be the name given to
+// [NewRetryBudget]: NewRetryBudget panics otherwise.
 func WithRetryBudgetConfig(c RetryBudgetConfig) RetryBudgetOption {
 	return retryBudgetOption(func(d *RetryBudgetConfig) { merge.NonZero(d, c) })
 }

@@ -2,6 +2,7 @@ package resilienceredis
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -150,5 +151,44 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"Nmae":"x"}`), &lback); err == nil {
 		t.Error("an unknown field was accepted")
+	}
+}
+
+// A config struct does not override a constructor's required arguments:
+// a non-zero Name, Rate or Burst that differs from the one given panics,
+// naming both; one equal to it is accepted.
+func TestWithConfigPositionalConflict(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{})
+	rdb.Close()
+	for _, tt := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"breaker name", func() { NewBreaker(rdb, "pos", WithBreakerConfig(BreakerConfig{Name: "cfg"})).Close() },
+			`resilienceredis: NewBreaker(rdb, "pos", ...): WithBreakerConfig's Name "cfg" differs from the name given`},
+		{"limiter name", func() { NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Name: "cfg"})) },
+			`resilienceredis: NewLimiter(rdb, "pos", 5, 2, ...): WithLimiterConfig's Name "cfg" differs from the name given`},
+		{"limiter rate", func() { NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Rate: 7})) },
+			`resilienceredis: NewLimiter(rdb, "pos", 5, 2, ...): WithLimiterConfig's Rate 7 differs from the rate given`},
+		{"keyed burst", func() { NewKeyedLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Burst: 3})) },
+			`resilienceredis: NewKeyedLimiter(rdb, "pos", 5, 2, ...): WithLimiterConfig's Burst 3 differs from the burst given`},
+		{"budget name", func() { NewRetryBudget(rdb, "pos", WithRetryBudgetConfig(RetryBudgetConfig{Name: "cfg"})).Close() },
+			`resilienceredis: NewRetryBudget(rdb, "pos", ...): WithRetryBudgetConfig's Name "cfg" differs from the name given`},
+		{"equal values", func() {
+			NewBreaker(rdb, "pos", WithBreakerConfig(BreakerConfig{Name: "pos"})).Close()
+			NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Name: "pos", Rate: 5, Burst: 2}))
+			NewRetryBudget(rdb, "pos", WithRetryBudgetConfig(RetryBudgetConfig{Name: "pos"})).Close()
+		}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if diff := cmp.Diff(tt.want, fmt.Sprint(r)); tt.want == "" && r != nil || tt.want != "" && diff != "" {
+					t.Errorf("panic mismatch (-want +got):\n%s", diff)
+				}
+			}()
+			tt.f()
+		})
 	}
 }

@@ -1,7 +1,8 @@
-// Package resilienceredis shares a rate limit and a circuit breaker across
-// a fleet of instances, on Redis: ten replicas of a service then keep one
-// limit, not ten, and trip one breaker on the fleet's failures, not each
-// on its own.
+// Package resilienceredis shares a rate limit, a circuit breaker, a retry
+// budget and a cache store across a fleet of instances, on Redis: ten
+// replicas of a service then keep one limit, not ten, trip one breaker on
+// the fleet's failures, not each on its own, retry within one budget, and
+// read the entries the others cached.
 //
 // # Entry points
 //
@@ -29,6 +30,12 @@
 //     (or a nil *redis.Client), or a name that is empty, not valid UTF-8 or
 //     holds '{' or '}', panics naming the constructor.
 //
+// The zero value of a [Limiter], [KeyedLimiter], [Breaker] or
+// [RetryBudget] is not usable: create each with its constructor. Its
+// decisions (Limiter.AllowN, WaitN, AllowAtMost, Check;
+// KeyedLimiter.Limiter; Breaker.Allow; RetryBudget.Deposit, Withdraw)
+// panic naming the constructor, instead of admitting every call.
+//
 // Every guard has a Close that makes it decide locally for good, as while
 // Redis is unreachable, and ask Redis nothing more: a [Limiter] or a
 // [KeyedLimiter] its fallback, a [Breaker] its local breaker, a
@@ -45,7 +52,11 @@
 // breaker.ErrTooManyTrials) and resilience.ErrRefused, with a RetryAfter
 // hint, and the breaker's transitions are breaker.Transition values given
 // to BreakerConfig.OnStateChange: code written for the local guards works
-// with these unchanged.
+// with these unchanged, except code that reads a Transition's Counts: a
+// transition of the fleet's breaker (learnt from Redis) carries zero
+// Counts, not the counts that tripped it (only the local breaker's, while
+// Redis is unreachable, carry its counts); read the fleet's counts with
+// [Breaker.Shared].
 //
 // # Across a fleet
 //
@@ -75,6 +86,16 @@
 //     shared bucket does not count those decisions, and a decision whose
 //     round trip timed out may still have taken its tokens in Redis (the
 //     script ran after the caller stopped waiting).
+//   - Size Timeout for the host, not only for Redis: on a loaded host (a
+//     busy CPU, a garbage collection, a 2-core container) a round trip
+//     that Redis answers at once may still take the client longer than
+//     50ms, and the decision then goes local for ProbeInterval although
+//     Redis is healthy. It shows as LimiterLocal (BreakerLocal) events and
+//     a snapshot State "local" whose Reason (Err) is "resilienceredis:
+//     Redis did not answer within the timeout". Take Timeout above the
+//     round trip's tail latency as the instance measures it (its p99.9
+//     under load, plus headroom): a few hundred milliseconds on a busy
+//     host; a decision then waits at most that long when Redis stalls.
 //   - Keys expire when their bucket is full again: an idle bucket costs
 //     Redis nothing, whatever the number of tenants.
 //

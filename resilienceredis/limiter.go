@@ -125,8 +125,11 @@ const (
 	// LimiterLocal: a decision was made by the instance's fallback, not
 	// by the fleet's bucket; one event per such decision. Err is why: the
 	// error of the round trip that failed last (one matching ErrUnusable
-	// when Redis refuses the limiter's commands, a network error, or the
-	// error of a round trip slower than Timeout).
+	// when Redis refuses the limiter's commands, a network error, or, for
+	// a round trip that Timeout ended, "resilienceredis: Redis did not
+	// answer within the timeout", wrapping the client's error, whatever
+	// the client's ContextTimeoutEnabled; the caller's context's error
+	// only when the caller's context ended).
 	LimiterLocal telemetry.Type = "ratelimit.local"
 	// LimiterEvictionUnsafe: the server may evict the limiter's keys (Err
 	// matches ErrEvictionPolicy and names the policy). Reported by Check
@@ -214,14 +217,16 @@ type limiterParams struct {
 // following ones without asking Redis; then one decision tries Redis again.
 //
 // A Limiter is safe for simultaneous use by multiple goroutines. Create one
-// with [NewLimiter], or get one per key from a [KeyedLimiter];
-// [Limiter.Close] makes it decide locally for good.
+// with [NewLimiter], or get one per key from a [KeyedLimiter] (the zero
+// Limiter is not usable: its decisions panic); [Limiter.Close] makes it
+// decide locally for good.
 type Limiter struct {
 	p *limiterParams
 
 	keys []string // the bucket's Redis key
 	key  string   // the tenant, for a KeyedLimiter's fallback
 	slot int      // the key's slot, for a KeyedLimiter on a Redis Cluster; else noSlot
+	view bool     // a KeyedLimiter's tenant: Close does nothing
 }
 
 // NewLimiter returns the fleet-wide token bucket named name on rdb, which
@@ -285,9 +290,14 @@ func NewKeyedLimiter(rdb redis.UniversalClient, name string, rate float64, burst
 }
 
 // Limiter returns key's bucket. It costs one small allocation; the
-// Limiter may be kept and used for as long as needed.
+// Limiter may be kept and used for as long as needed. It shares k's
+// state: its Close does nothing (a tenant cannot close the limiter of
+// the others); close k with [KeyedLimiter.Close].
 func (k *KeyedLimiter) Limiter(key string) *Limiter {
-	l := &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + hashTag(key) + "}"}, key: key, slot: noSlot}
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Limiter", "NewKeyedLimiter")
+	}
+	l := &Limiter{p: k.p, keys: []string{k.p.prefix + k.p.cfg.Name + ":" + k.p.fp + ":{" + hashTag(key) + "}"}, key: key, slot: noSlot, view: true}
 	if k.p.remote.slots != nil {
 		l.slot = keySlot(l.keys[0])
 	}
@@ -323,6 +333,10 @@ func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate 
 		checkOption(ctor, i, o == nil)
 		o.applyLimiter(&cfg)
 	}
+	args := fmt.Sprintf("rdb, %q, %v, %d, ...", name, rate, burst)
+	checkPositional(ctor, args, "WithLimiterConfig", "Name", cfg.Name, name)
+	checkPositional(ctor, args, "WithLimiterConfig", "Rate", cfg.Rate, rate)
+	checkPositional(ctor, args, "WithLimiterConfig", "Burst", cfg.Burst, burst)
 	if err := cfg.Validate(); err != nil {
 		panic(err.Error())
 	}
@@ -394,6 +408,9 @@ func (l *Limiter) AllowN(ctx context.Context, n int) bool {
 // (*resilience.RefusedError matching ratelimit.ErrLimited) or ctx.Err().
 func (l *Limiter) take(ctx context.Context, n int) error {
 	p := l.p
+	if p == nil {
+		zeroValue("Limiter", "AllowN", "NewLimiter")
+	}
 	switch {
 	case n < 0:
 		panic(fmt.Sprintf("resilienceredis: n must be >= 0, got %d", n))
@@ -577,6 +594,9 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 // 0.
 func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	p := l.p
+	if p == nil {
+		zeroValue("Limiter", "WaitN", "NewLimiter")
+	}
 	if n < 0 {
 		panic(fmt.Sprintf("resilienceredis: n must be >= 0, got %d", n))
 	}
@@ -717,6 +737,9 @@ func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
 // goroutine.
 func (l *Limiter) Check(ctx context.Context) error {
 	p := l.p
+	if p == nil {
+		zeroValue("Limiter", "Check", "NewLimiter")
+	}
 	switch {
 	case p.remote.closed.Load():
 		return ErrClosed
@@ -745,11 +768,15 @@ func (l *Limiter) Check(ctx context.Context) error {
 // ErrClosed. Close stops the checks of the server running in the
 // background and waits for them and for the round trips in flight on
 // goroutines of the limiter (one that outlived Timeout ends when the
-// client gives it up). It does not close rdb. The Limiter of a
-// [KeyedLimiter] shares its state: closing it closes the KeyedLimiter and
-// each of its Limiters. Close returns nil; calling it again does nothing.
-// It is safe to call at any time, from any goroutine.
+// client gives it up). It does not close rdb. On a Limiter of a
+// [KeyedLimiter] (from [KeyedLimiter.Limiter]) Close does nothing: its
+// state is the KeyedLimiter's, which [KeyedLimiter.Close] closes. Close
+// returns nil; calling it again does nothing. It is safe to call at any
+// time, from any goroutine.
 func (l *Limiter) Close() error {
+	if l.view {
+		return nil
+	}
 	l.p.close()
 	return nil
 }

@@ -468,3 +468,51 @@ func TestLimiterCancelledWaitRefundsOnlyItsOwn(t *testing.T) {
 		t.Errorf("TAT after B's cancellation = %v, want %v (B's own token back, not A's)", got, afterA)
 	}
 }
+
+// When the limiter's own Timeout ends a round trip on a stalled server,
+// the reason is the library's timeout error (wrapping the client's) with
+// either client setting: never a bare "context deadline exceeded", which
+// reads as the caller's deadline. The breaker says the same.
+func TestLocalReasonOnTimeout(t *testing.T) {
+	want := "resilienceredis: Redis did not answer within the timeout"
+	for _, ctxTimeouts := range []bool{false, true} {
+		t.Run("ContextTimeoutEnabled="+strconv.FormatBool(ctxTimeouts), func(t *testing.T) {
+			s := redistest.Start(t)
+			rdb := stallClient(t, s.Addr, ctxTimeouts)
+			var rec eventlog.Recorder
+			ctx := ctxFor(t) // no deadline within the Timeout: the Timeout ends the round trips
+			const timeout = 200 * time.Millisecond
+			l := NewLimiter(rdb, "slowreason", slow, 1, WithPrefix(testPrefix(t)), WithTimeout(timeout), WithProbeInterval(time.Millisecond), WithObserver(&rec))
+			defer l.Close()
+			b := newBreaker(rdb, "slowreason", faultOpts(WithPrefix(testPrefix(t)), WithTimeout(timeout)))
+			defer b.Close()
+			b.sync()
+			if !l.Allow(ctx) {
+				t.Fatal("with the server up: refused")
+			}
+			s.Pause(t)
+			defer s.Resume(t)
+			for range 3 {
+				l.Allow(ctx)
+				time.Sleep(2 * time.Millisecond) // past ProbeInterval: the next decision asks Redis again
+			}
+			var got []string
+			for _, e := range ofType(&rec, LimiterLocal) {
+				if !errors.Is(e.Err, errSlow) {
+					t.Errorf("LimiterLocal Err %v does not match errSlow", e.Err)
+				}
+				got = append(got, errString(e.Err))
+			}
+			if diff := cmp.Diff([]string{want, want, want}, got); diff != "" {
+				t.Errorf("LimiterLocal reasons mismatch (-want +got):\n%s", diff)
+			}
+			if r := l.Snapshot().Reason; r != want {
+				t.Errorf("limiter Snapshot Reason %q, want %q", r, want)
+			}
+			b.sync()
+			if r := b.Snapshot().Reason; r != want {
+				t.Errorf("breaker Snapshot Reason %q, want %q", r, want)
+			}
+		})
+	}
+}

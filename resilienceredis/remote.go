@@ -15,6 +15,40 @@ import (
 // the guard's Timeout.
 var errSlow = errors.New("resilienceredis: Redis did not answer within the timeout")
 
+// slowError is errSlow with the error the client gave when the guard's
+// Timeout ended its round trip (its cause): its message is errSlow's
+// whatever the client's options, and errors.Is finds both.
+type slowError struct{ cause error }
+
+func (e *slowError) Error() string        { return errSlow.Error() }
+func (e *slowError) Is(target error) bool { return target == errSlow }
+func (e *slowError) Unwrap() error        { return e.cause }
+
+// timedOut returns err, the error of a round trip under rctx (the
+// guard's Timeout) within ctx (the caller's): ctx's error when ctx ended;
+// a slowError wrapping err when rctx's deadline passed and Redis gave no
+// reply (a reply error is Redis's answer); err otherwise.
+func timedOut(ctx, rctx context.Context, err error) error {
+	if err == nil || err == redis.Nil {
+		return err
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	// A client's network deadline may pass a moment before the context's
+	// timer ends the context: the clock decides.
+	now := time.Now()
+	if d, ok := ctx.Deadline(); ok && !now.Before(d) {
+		return context.DeadlineExceeded
+	}
+	var re redis.Error
+	d, _ := rctx.Deadline()
+	if (errors.Is(rctx.Err(), context.DeadlineExceeded) || !now.Before(d)) && !errors.As(err, &re) {
+		return &slowError{err}
+	}
+	return err
+}
+
 // remote is the Redis side of a guard: the client, the bound on each round
 // trip, and whether Redis is taken as unreachable for now.
 type remote struct {
@@ -91,8 +125,10 @@ func honoursDeadlines(rdb redis.UniversalClient) bool {
 // goroutine of its own, so that no caller waits on Redis longer than the
 // bound whatever the client's own timeouts: a round trip that outlives the
 // bound then goes on in the background, under a context that has ended,
-// until the client gives it up. run returns errSlow when the bound passed,
-// ctx.Err() when ctx ended first, and the client's error otherwise.
+// until the client gives it up. run returns ctx.Err() when ctx ended first,
+// an error matching errSlow (with the client's error, if any, wrapped)
+// when the bound passed, whatever the client's ContextTimeoutEnabled, and
+// the client's error otherwise.
 func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args []any) (any, error) {
 	if r.inline {
 		if d, ok := ctx.Deadline(); ok && time.Until(d) <= r.timeout {
@@ -107,15 +143,8 @@ func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args [
 	rctx, cancel := context.WithTimeout(ctx, r.timeout)
 	if r.inline {
 		v, err := s.Run(rctx, r.rdb, keys, args...).Result()
+		err = timedOut(ctx, rctx, err)
 		cancel()
-		if err != nil && err != redis.Nil {
-			if cerr := ctx.Err(); cerr != nil {
-				return nil, cerr
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				return nil, errSlow
-			}
-		}
 		return v, err
 	}
 	ch := resultPool.Get().(chan result)
@@ -129,19 +158,16 @@ func (r *remote) run(ctx context.Context, s *redis.Script, keys []string, args [
 	select {
 	case res := <-ch:
 		resultPool.Put(ch)
-		return res.v, res.err
+		return res.v, timedOut(ctx, rctx, res.err)
 	case <-rctx.Done():
 		select {
 		case res := <-ch: // sent before the goroutine's cancel ended rctx
 			resultPool.Put(ch)
-			return res.v, res.err
+			return res.v, timedOut(ctx, rctx, res.err)
 		default:
 		}
 		// The goroutine will still send on ch: the channel is not reused.
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		return nil, errSlow
+		return nil, timedOut(ctx, rctx, rctx.Err())
 	}
 }
 

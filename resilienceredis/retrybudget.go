@@ -75,7 +75,9 @@ type RetryBudgetConfig struct {
 	// budget of the same Name and Prefix on the same Redis shares its
 	// counts. It names the budget in its events and snapshot. It must not
 	// be empty, must be valid UTF-8 and must not hold '{' or '}'. The zero
-	// value means as given to NewRetryBudget.
+	// value means as given to [NewRetryBudget]; a non-zero Name (through
+	// [WithRetryBudgetConfig]) must equal the name given, else
+	// NewRetryBudget panics.
 	Name string
 
 	// Prefix starts the budget's Redis key, Prefix+"rb:{"+Name+"}". It
@@ -219,7 +221,8 @@ func (c RetryBudgetConfig) resolved() RetryBudgetConfig {
 //
 // A RetryBudget is a telemetry.Guard (Name, Snapshot). It is safe for
 // simultaneous use by multiple goroutines. Create one with
-// [NewRetryBudget]; [RetryBudget.Close] stops its goroutine.
+// [NewRetryBudget] (the zero RetryBudget is not usable: its Deposit and
+// Withdraw panic); [RetryBudget.Close] stops its goroutine.
 type RetryBudget struct {
 	cfg   RetryBudgetConfig
 	fleet *fleetbudget.Budget
@@ -278,6 +281,7 @@ func newRetryBudget(rdb redis.UniversalClient, name string, opts []RetryBudgetOp
 		checkOption("NewRetryBudget", i, o == nil)
 		o.applyRetryBudget(&c)
 	}
+	checkPositional("NewRetryBudget", fmt.Sprintf("rdb, %q, ...", name), "WithRetryBudgetConfig", "Name", c.Name, name)
 	if err := c.Validate(); err != nil {
 		panic(err.Error())
 	}
@@ -302,6 +306,9 @@ func (b *RetryBudget) Name() string { return b.cfg.Name }
 // Deposit counts one execution, in the fleet's counts (unless Redis is
 // away) and in the local budget. It allocates nothing and never waits.
 func (b *RetryBudget) Deposit() {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Deposit", "NewRetryBudget")
+	}
 	b.execs.Add(1)
 	b.local.Deposit()
 	if b.rem.downUntil.Load() == 0 {
@@ -314,6 +321,9 @@ func (b *RetryBudget) Deposit() {
 // local budget (and with a RetryBudgetLocal event) while it does not. It
 // never waits on Redis.
 func (b *RetryBudget) Withdraw() bool {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Withdraw", "NewRetryBudget")
+	}
 	var ok bool
 	if b.rem.downUntil.Load() != 0 {
 		b.localN.Add(1)

@@ -26,7 +26,9 @@ const (
 	// slower than Timeout), and the instance starts deciding alone with
 	// its local breaker; one event each time it starts (not one per
 	// decision: the snapshot's decisions_local counts those). Err is why:
-	// the round trip's error.
+	// the round trip's error; for one that Timeout ended, "resilienceredis:
+	// Redis did not answer within the timeout", wrapping the client's
+	// error, whatever the client's ContextTimeoutEnabled.
 	BreakerLocal telemetry.Type = "breaker.local"
 	// BreakerFenced: Redis refused a batch of this instance's outcomes,
 	// counted while closed, because the shared state had moved to another
