@@ -116,6 +116,7 @@ func TestPanics(t *testing.T) {
 		{"exponential/max < base", func() { backoff.Exponential(time.Second, 2, 0) }, "backoff: Exponential max must be >= base (1s), got 0s"},
 		{"jitter/unknown", func() { backoff.Constant(0).WithJitter(4) }, "backoff: WithJitter jitter must be None, Full, Equal or Decorrelated, got Jitter(4)"},
 		{"jitter/decorrelated from 0", func() { backoff.Linear(0, time.Second, time.Hour).WithJitter(backoff.Decorrelated) }, "backoff: WithJitter Decorrelated needs a base > 0, got linear(0s+1s, max 1h0m0s)"},
+		{"jitter/decorrelated from 0, max 1ns", func() { backoff.Linear(0, 1, 1).WithJitter(backoff.Decorrelated) }, "backoff: WithJitter Decorrelated needs a base > 0, got linear(0s+1ns, max 1ns)"},
 		{"jitter/255", func() { backoff.Constant(0).WithJitter(255) }, "backoff: WithJitter jitter must be None, Full, Equal or Decorrelated, got Jitter(255)"},
 	}
 	for _, tt := range tests {
@@ -508,5 +509,45 @@ func TestWithRandIsSafeForSimultaneousSequences(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatal("sequences drawing at once did not share out the seed's delays")
+	}
+}
+
+// edgeSource is a rand.Source that always returns v: with v = MaxUint64,
+// rand.Rand.Uint64N(n) draws n-1, the top of its range; with v = 1 it
+// draws 0 for any n that is not a power of two.
+type edgeSource uint64
+
+func (s edgeSource) Uint64() uint64 { return uint64(s) }
+
+// The jitter ranges include both ends: a draw at the bottom or the top of
+// a range gives that end exactly.
+func TestJitterRangesIncludeBothEnds(t *testing.T) {
+	bottom, top := rand.New(edgeSource(1)), rand.New(edgeSource(math.MaxUint64))
+	const d = time.Second // d+1 is not a power of two
+	huge := maxDur / 2    // 3·huge overflows an int64
+	tests := []struct {
+		name string
+		s    backoff.Schedule
+		r    *rand.Rand
+		want []time.Duration
+	}{
+		{"full/bottom", backoff.Constant(d).WithJitter(backoff.Full), bottom, []time.Duration{0, 0}},
+		{"full/top", backoff.Constant(d).WithJitter(backoff.Full), top, []time.Duration{d, d}},
+		{"equal/bottom", backoff.Constant(d).WithJitter(backoff.Equal), bottom, []time.Duration{d / 2, d / 2}},
+		{"equal/top", backoff.Constant(d).WithJitter(backoff.Equal), top, []time.Duration{d, d}},
+		{"decorrelated/bottom", backoff.Exponential(d, 2, time.Hour).WithJitter(backoff.Decorrelated), bottom, []time.Duration{d, d, d}},
+		{"decorrelated/top", backoff.Exponential(d, 2, time.Hour).WithJitter(backoff.Decorrelated), top, []time.Duration{3 * d, 9 * d, 27 * d, 81 * d, 243 * d, 729 * d, 2187 * d, time.Hour}},
+		// 3·prev is exactly MaxInt64-1: the draw stays below the cap.
+		{"decorrelated/top at 3·prev just below the cap", backoff.Exponential(maxDur/3, 2, maxDur).WithJitter(backoff.Decorrelated), top, []time.Duration{3 * (maxDur / 3), maxDur}},
+		// 3·prev is beyond the int64 range: the draw reaches the cap.
+		{"decorrelated/top with 3·prev past the int64 range", backoff.Exponential(huge, 2, maxDur).WithJitter(backoff.Decorrelated), top, []time.Duration{maxDur, maxDur}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := next(tt.s.WithRand(tt.r), len(tt.want))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("%v: delays %v, want %v", tt.s, got, tt.want)
+			}
+		})
 	}
 }

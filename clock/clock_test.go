@@ -173,3 +173,28 @@ func sleep(d time.Duration) {
 		panic(err)
 	}
 }
+
+func TestRealSleepOneNanosecond(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		if err := clock.Real().Sleep(context.Background(), 1); err != nil {
+			t.Fatalf("Sleep(1ns) = %v, want nil", err)
+		}
+		if got := time.Since(start); got != 1 {
+			t.Fatalf("slept %v, want 1ns", got)
+		}
+	})
+}
+
+// A done context wins even over a timer that would already have expired:
+// Sleep does not race the two. This one runs outside a bubble, where a
+// timer of 1ns has expired by the time a select could look at it.
+func TestRealSleepDoneContextWinsOverAnExpiredTimer(t *testing.T) {
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := range 200 {
+		if err := clock.Real().Sleep(dead, 1); err != context.Canceled {
+			t.Fatalf("Sleep %d of 1ns on a done context = %v, want %v", i, err, context.Canceled)
+		}
+	}
+}

@@ -887,3 +887,121 @@ func TestFakeAdvanceFiringCallbacksDoesNotAllocate(t *testing.T) {
 		t.Fatalf("callback ran %d times, want 101", n)
 	}
 }
+
+// A timer that fired at once (d <= 0) was never armed: stopping it
+// disarms nothing else.
+func TestFakeStopTimerThatFiredAtOnceLeavesOthersArmed(t *testing.T) {
+	f := clock.NewFake()
+	a, b := f.NewTimer(time.Second), f.NewTimer(2*time.Second)
+	tm := f.NewTimer(0)
+	if _, ok := received(tm.C()); !ok {
+		t.Fatal("NewTimer(0) sent nothing")
+	}
+	if tm.Stop() {
+		t.Error("Stop of a fired, received timer = true, want false")
+	}
+	if got := f.Waiters(); got != 2 {
+		t.Fatalf("Waiters() = %d after the Stop, want 2", got)
+	}
+	f.Advance(2 * time.Second)
+	for i, c := range []<-chan time.Time{a.C(), b.C()} {
+		if _, ok := received(c); !ok {
+			t.Errorf("timer %d did not fire", i)
+		}
+	}
+}
+
+// A zero Fake keeps its time once first used: it starts at the epoch once,
+// not at every call.
+func TestZeroFakeKeepsItsTime(t *testing.T) {
+	var f clock.Fake
+	f.Advance(time.Second)
+	if got, want := f.Now(), epoch.Add(time.Second); !got.Equal(want) {
+		t.Fatalf("zero Fake after Advance(1s): Now() = %v, want %v", got, want)
+	}
+}
+
+// Sleep(1ns) blocks like any positive d: only d <= 0 returns at once.
+func TestFakeSleepOneNanosecondBlocks(t *testing.T) {
+	f := clock.NewFake()
+	done := make(chan error, 1)
+	go func() { done <- f.Sleep(context.Background(), 1) }()
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	armed := make(chan error, 1)
+	go func() { armed <- f.BlockUntil(ctx, 1) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Sleep(1ns) returned %v before any Advance", err)
+	case err := <-armed:
+		if err != nil {
+			t.Fatalf("Sleep(1ns) armed no timer: BlockUntil = %v", err)
+		}
+	}
+	f.Advance(1)
+	if err := recvWithin(t, done, "Sleep(1ns) to return after Advance(1ns)"); err != nil {
+		t.Fatalf("Sleep = %v, want nil", err)
+	}
+}
+
+// The bound counts from the first firing at the instant the Advance starts
+// at: a timer due now that re-arms itself fires exactly 1<<20 times, too.
+func TestFakeSelfRearmingTimerDueNowPanicsPastBound(t *testing.T) {
+	f := clock.NewFake()
+	n := 0
+	var tm clock.Timer
+	tm = f.AfterFunc(0, func() {
+		n++
+		tm.Reset(0)
+	})
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		f.Advance(time.Second)
+	}()
+	r := recvWithinFor(t, done, time.Minute, "Advance with a timer due now that re-arms itself with Reset(0) to return or panic")
+	if msg, _ := r.(string); !strings.HasPrefix(msg, "clock: more than 1048576 timer firings at 2000-01-01 00:00:00 +0000 UTC") {
+		t.Fatalf("panic = %#v, want the bound's at the epoch", r)
+	}
+	if n != maxFiringsPerInstant {
+		t.Fatalf("callback ran %d times before the panic, want %d", n, maxFiringsPerInstant)
+	}
+}
+
+// An Advance that ran callbacks on this goroutine leaves no mark on it: a
+// Sleep it makes afterwards blocks, and returns, as any other.
+func TestFakeSleepAfterAnAdvanceThatRanCallbacks(t *testing.T) {
+	f := clock.NewFake()
+	ran := false
+	f.AfterFunc(0, func() { ran = true })
+	f.Advance(0)
+	if !ran {
+		t.Fatal("the callback did not run")
+	}
+	moved := make(chan struct{})
+	go func() {
+		defer close(moved)
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
+		defer cancel()
+		if f.BlockUntil(ctx, 1) == nil {
+			f.Advance(time.Second)
+		}
+	}()
+	if err := f.Sleep(context.Background(), time.Second); err != nil {
+		t.Fatalf("Sleep = %v, want nil", err)
+	}
+	recvWithin(t, moved, "the other goroutine's Advance to return")
+}
+
+// NewTimer(1ns) is armed like any positive d: only d <= 0 sends at once.
+func TestFakeNewTimerOneNanosecondWaitsForAdvance(t *testing.T) {
+	f := clock.NewFake()
+	tm := f.NewTimer(1)
+	if v, ok := received(tm.C()); ok {
+		t.Fatalf("NewTimer(1ns) sent %v before any Advance", v)
+	}
+	f.Advance(1)
+	if v, ok := received(tm.C()); !ok || !v.Equal(epoch.Add(1)) {
+		t.Fatalf("after Advance(1ns): %v, %v; want %v, true", v, ok, epoch.Add(1))
+	}
+}

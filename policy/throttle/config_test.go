@@ -29,6 +29,9 @@ func TestValidate(t *testing.T) {
 		{"K infinite", throttle.Config{K: math.Inf(1)}, "throttle: K must be finite and >= 1, or 0 for the default 2, got +Inf"},
 		{"negative Window", throttle.Config{Window: -time.Second}, "throttle: Window must be at least 16ns, or 0 for the default 2m, got -1s"},
 		{"tiny Window", throttle.Config{Window: 15}, "throttle: Window must be at least 16ns, or 0 for the default 2m, got 15ns"},
+		{"Window 1ns", throttle.Config{Window: 1}, "throttle: Window must be at least 16ns, or 0 for the default 2m, got 1ns"},
+		{"Window at its minimum", throttle.Config{Window: 16}, ""},
+		{"K the largest float64", throttle.Config{K: math.MaxFloat64}, ""},
 	} {
 		got := ""
 		if err := tt.c.Validate(); err != nil {
@@ -123,6 +126,8 @@ func TestOptionsPanicOnZero(t *testing.T) {
 	}{
 		{func() { throttle.WithK(0) }, "throttle: WithK(0): K must be finite and >= 1; leave the option out for the default, 2"},
 		{func() { throttle.WithWindow(0) }, "throttle: WithWindow(0s): the window must be > 0; leave the option out for the default, 2m0s"},
+		{func() { throttle.WithName("\xff") }, `throttle: WithName("\xff"): name must be valid UTF-8`},
+		{func() { throttle.WithClock(nil) }, "throttle: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
 	} {
 		got := func() (msg string) {
 			defer func() { msg = fmt.Sprint(recover()) }()

@@ -73,3 +73,25 @@ func TestEventRefused(t *testing.T) {
 		t.Errorf("a refusal with an observer: %v allocs, want 0", n)
 	}
 }
+
+// accept_ratio is 1 with no request, and accepts / requests from the
+// first request on: 0 after a single one that failed.
+func TestSnapshotAcceptRatioAtFewRequests(t *testing.T) {
+	ratio := func(th *throttle.Throttler) float64 {
+		for _, v := range th.Snapshot().Values {
+			if v.Name == "accept_ratio" {
+				return v.Value
+			}
+		}
+		t.Fatal("no accept_ratio value")
+		return 0
+	}
+	th := throttle.New(throttle.WithClock(clock.NewFake()), throttle.WithRandom(never))
+	if got := ratio(th); got != 1 {
+		t.Errorf("accept_ratio with no request = %v, want 1", got)
+	}
+	send(th, 1, errors.New("503"))
+	if got := ratio(th); got != 0 {
+		t.Errorf("accept_ratio after one failed request = %v, want 0", got)
+	}
+}
