@@ -118,3 +118,36 @@ func TestIdleStatsOfOneFailure(t *testing.T) {
 		t.Fatalf("idle after one failure: Stats %+v, want 1 request, probability 1/2", s)
 	}
 }
+
+// A request is refused when Random's number is below the probability,
+// not at it: with one failure in the window (probability 1/2), a draw of
+// 1/2 lets the request through and the next float64 down refuses it.
+func TestRefusedOnlyBelowTheProbability(t *testing.T) {
+	for _, tt := range []struct {
+		draw    float64
+		refused bool
+	}{{0.5, false}, {math.Nextafter(0.5, 0), true}} {
+		th := throttle.New(throttle.WithClock(clock.NewFake()), throttle.WithRandom(func() float64 { return tt.draw }))
+		send(th, 1, errors.New("503"))
+		if _, err := th.Allow(); (err != nil) != tt.refused {
+			t.Errorf("probability 1/2, draw %v: Allow returned %v, want refused %v", tt.draw, err, tt.refused)
+		}
+	}
+}
+
+// Bucket e spans [start + e·width, start + (e+1)·width): with buckets of
+// 1ns (a window of 16ns), a call made at New's instant is in bucket 0 and
+// counts as in flight from 1ns on.
+func TestFirstBucketStartsAtNew(t *testing.T) {
+	fake := clock.NewFake()
+	th := throttle.New(throttle.WithClock(fake), throttle.WithWindow(16*time.Nanosecond), throttle.WithRandom(never))
+	p, err := th.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.Advance(time.Nanosecond)
+	if s := th.Stats(); s.Requests != 1 || s.Probability != 0.5 {
+		t.Fatalf("1ns after a call made at New, buckets of 1ns: Stats %+v, want 1 request in flight from the last bucket, probability 1/2", s)
+	}
+	p.Done(nil)
+}
