@@ -101,3 +101,28 @@ func TestAllFailedKeepsFirstAndLastStarted(t *testing.T) {
 		}
 	})
 }
+
+// The message says how many attempts it left out only when it left some
+// out: none of 5 (4 kept), and 1 of 7 (6 kept).
+func TestAllFailedMessageCountsTheLeftOut(t *testing.T) {
+	for _, tc := range []struct {
+		hedges int
+		want   string
+	}{
+		{4, "hedge: all 5 attempts failed: attempt 0 failed; attempt 1 failed; attempt 2 failed; attempt 3 failed; attempt 4 failed"},
+		{6, "hedge: all 7 attempts failed: attempt 0 failed; attempt 1 failed; attempt 2 failed; (1 more); attempt 4 failed; attempt 5 failed; attempt 6 failed"},
+	} {
+		synctest.Test(t, func(t *testing.T) {
+			n := 0
+			p := hedge.New[int](time.Hour, hedge.WithMaxHedges(tc.hedges), hedge.WithClock(clock.NewFake()))
+			_, err := p.Do(context.Background(), func(context.Context) (int, error) {
+				i := n // attempts run one after another: each fails at once
+				n++
+				return 0, fmt.Errorf("attempt %d failed", i)
+			})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("MaxHedges %d: err = %v\nwant %q", tc.hedges, err, tc.want)
+			}
+		})
+	}
+}
