@@ -87,3 +87,63 @@ func TestBudgetBound(t *testing.T) {
 		}
 	}
 }
+
+// The delay is recomputed at the 100th latency and then at every 32nd
+// (128, 160, ...), not in between, over the latencies recorded so far.
+func TestEstimatorRecomputesEvery32(t *testing.T) {
+	ms := time.Millisecond
+	e := newEstimator(0.9, 0, 0, time.Second)
+	for i := range 99 {
+		e.record(10 * ms)
+		if got := e.current(); got != time.Second {
+			t.Fatalf("after %d latencies: delay %v, want the initial 1s until 100 are in", i+1, got)
+		}
+	}
+	e.record(10 * ms)
+	if got := e.current(); got != 10*ms {
+		t.Fatalf("after 100 latencies of 10ms: delay %v, want their p90 10ms", got)
+	}
+	for i := 101; i <= 127; i++ {
+		e.record(time.Second)
+		if got := e.current(); got != 10*ms {
+			t.Fatalf("after %d latencies: delay %v, want still 10ms until the 128th", i, got)
+		}
+	}
+	e.record(time.Second) // 100 of 10ms, 28 of 1s: the p90 (the 116th) is 1s
+	if got := e.current(); got != time.Second {
+		t.Fatalf("after 128 latencies: delay %v, want their p90 1s", got)
+	}
+}
+
+// Before the window is full the quantile is over exactly the latencies
+// recorded: the smallest of 100 latencies of 10ms is 10ms, not an empty
+// slot's 0.
+func TestEstimatorReadsOnlyTheRecorded(t *testing.T) {
+	e := newEstimator(0.001, 0, 0, time.Second)
+	for range 100 {
+		e.record(10 * time.Millisecond)
+	}
+	if got := e.current(); got != 10*time.Millisecond {
+		t.Fatalf("p0.1 of 100 latencies of 10ms: delay %v, want 10ms", got)
+	}
+}
+
+// A latency of 0 (an attempt that took no time on the clock) counts as 0,
+// and a negative one as 0 as well; with no MinDelay the delay can be 0.
+func TestEstimatorZeroLatency(t *testing.T) {
+	e := newEstimator(0.5, 0, 0, time.Second)
+	for i := range 100 {
+		e.record(-time.Duration(i % 2)) // 0 and -1ns
+	}
+	if got := e.current(); got != 0 {
+		t.Fatalf("p50 of 100 latencies of 0 and -1ns: delay %v, want 0", got)
+	}
+}
+
+// A MaxDelay of 1ns, the smallest, bounds the delay as any other does.
+func TestEstimatorMaxDelayOf1ns(t *testing.T) {
+	e := newEstimator(0.5, 0, time.Nanosecond, time.Second)
+	if got := e.current(); got != time.Nanosecond {
+		t.Fatalf("initial 1s with MaxDelay 1ns: delay %v, want 1ns", got)
+	}
+}
