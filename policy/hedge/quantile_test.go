@@ -116,15 +116,15 @@ func TestEstimatorRecomputesEvery32(t *testing.T) {
 }
 
 // Before the window is full the quantile is over exactly the latencies
-// recorded: the smallest of 100 latencies of 10ms is 10ms, not an empty
-// slot's 0.
+// recorded: the p0.1 of 100 latencies of 10 to 109ms is the smallest,
+// 10ms, not an empty slot's 0 nor the second smallest.
 func TestEstimatorReadsOnlyTheRecorded(t *testing.T) {
 	e := newEstimator(0.001, 0, 0, time.Second)
-	for range 100 {
-		e.record(10 * time.Millisecond)
+	for i := range 100 {
+		e.record(time.Duration(10+i) * time.Millisecond)
 	}
 	if got := e.current(); got != 10*time.Millisecond {
-		t.Fatalf("p0.1 of 100 latencies of 10ms: delay %v, want 10ms", got)
+		t.Fatalf("p0.1 of 100 latencies of 10 to 109ms: delay %v, want 10ms", got)
 	}
 }
 
