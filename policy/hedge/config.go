@@ -94,7 +94,8 @@ type Config[T any] struct {
 	// budget empty starts no more attempts. Over any run of calls, the
 	// hedges started are at most Budget × calls + max(1, 10 × Budget).
 	// Finite and > 0 (0.1: a hedge per ten calls); 0 (the default) means
-	// no budget.
+	// no budget. The budget counts in millionths of a hedge: a Budget
+	// under 1e-6 adds 1e-6 a call, and the bound above holds with 1e-6.
 	Budget float64
 
 	// Observer, if not nil, receives the policy's events (see package

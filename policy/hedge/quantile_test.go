@@ -147,3 +147,35 @@ func TestEstimatorMaxDelayOf1ns(t *testing.T) {
 		t.Fatalf("initial 1s with MaxDelay 1ns: delay %v, want 1ns", got)
 	}
 }
+
+// A budget of a vast fraction is no cap that matters: every call gets its
+// hedge, the budget does not overflow into an empty one.
+func TestBudgetVastFraction(t *testing.T) {
+	for _, f := range []float64{1e6, 1e300, math.MaxFloat64} {
+		b := newBudget(f)
+		for call := range 100 {
+			b.deposit()
+			if !b.withdraw() {
+				t.Fatalf("fraction %v: call %d found the budget empty", f, call)
+			}
+		}
+	}
+}
+
+// A fraction under a millionth still refills the budget: at a millionth
+// of a hedge per call (the unit the budget counts in), not at none.
+func TestBudgetTinyFraction(t *testing.T) {
+	b := newBudget(1e-9)
+	if !b.withdraw() {
+		t.Fatal("a new budget holds no hedge, want the burst of 1")
+	}
+	if b.withdraw() {
+		t.Fatal("the budget holds a second hedge, want the burst of 1 only")
+	}
+	for range oneHedge {
+		b.deposit()
+	}
+	if !b.withdraw() {
+		t.Fatal("after a million calls at a fraction of 1e-9, the budget holds no hedge; want one (a millionth a call)")
+	}
+}
