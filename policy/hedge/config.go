@@ -93,9 +93,9 @@ type Config[T any] struct {
 	// each attempt after a call's first takes one; a call that finds the
 	// budget empty starts no more attempts. Over any run of calls, the
 	// hedges started are at most Budget × calls + max(1, 10 × Budget).
-	// Finite and > 0 (0.1: a hedge per ten calls); 0 (the default) means
-	// no budget. The budget counts in millionths of a hedge: a Budget
-	// under 1e-6 adds 1e-6 a call, and the bound above holds with 1e-6.
+	// Finite and at least 1e-6, the budget's resolution (it counts in
+	// millionths of a hedge); 0.1: a hedge per ten calls. 0 (the default)
+	// means no budget.
 	Budget float64
 
 	// Observer, if not nil, receives the policy's events (see package
@@ -138,6 +138,8 @@ func (c Config[T]) Validate() error {
 		return errors.New("hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0")
 	case c.Budget != 0 && !(c.Budget > 0 && c.Budget <= math.MaxFloat64):
 		return fmt.Errorf("hedge: Budget must be finite and > 0, or 0 for no budget, got %v", c.Budget)
+	case c.Budget != 0 && c.Budget < 1e-6:
+		return fmt.Errorf("hedge: Budget must be at least 1e-6 (the budget counts in millionths of a hedge), or 0 for no budget, got %v", c.Budget)
 	}
 	return nil
 }
@@ -252,7 +254,8 @@ func WithMaxDelay(d time.Duration) Option {
 }
 
 // WithBudget sets [Config.Budget]: hedges at most fraction of the calls,
-// finite and > 0 (without it, no budget). It panics if fraction is 0.
+// finite and at least 1e-6 (without it, no budget). It panics if
+// fraction is 0; New panics on any other invalid fraction.
 func WithBudget(fraction float64) Option {
 	if fraction == 0 {
 		panic("hedge: WithBudget(0): the fraction must be finite and > 0; leave the option out for no budget")

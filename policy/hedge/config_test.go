@@ -112,6 +112,7 @@ func TestValidate(t *testing.T) {
 		{hedge.Config[int]{Quantile: 0.9, MinDelay: 2 * ms, MaxDelay: ms}, "hedge: MaxDelay must be >= MinDelay, got MaxDelay 1ms and MinDelay 2ms"},
 		{hedge.Config[int]{MaxDelay: ms}, "hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0"},
 		{hedge.Config[int]{Budget: -1}, "hedge: Budget must be finite and > 0, or 0 for no budget, got -1"},
+		{hedge.Config[int]{Budget: 1e-7}, "hedge: Budget must be at least 1e-6 (the budget counts in millionths of a hedge), or 0 for no budget, got 1e-07"},
 	} {
 		got := ""
 		if err := tc.c.Validate(); err != nil {
