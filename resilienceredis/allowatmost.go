@@ -117,28 +117,21 @@ func (k *KeyedLimiter) AllowAtMost(ctx context.Context, key string, n int) (int,
 // ctx.Err().
 func (l *Limiter) evalAtMost(ctx context.Context, n int) (k int, wait time.Duration, err error) {
 	p := l.p
-	r := &p.remote
-	now := time.Now().UnixNano()
-	if !r.usable(now, l.slot) {
-		return 0, 0, errLocal
-	}
-	v, err := r.run(ctx, atMostScript, l.keys, []any{p.argT, p.argTau, strconv.Itoa(n)})
 	var reply []any
-	if err == nil {
-		if reply, _ = v.([]any); len(reply) < 3 {
-			err = fmt.Errorf("%w: the script's reply %v is not {taken, wait, repaired}", ErrUnusable, v)
+	if err := l.ask(ctx, func() error {
+		v, err := p.remote.run(ctx, atMostScript, l.keys, []any{p.argT, p.argTau, strconv.Itoa(n)})
+		if err == nil {
+			if reply, _ = v.([]any); len(reply) < 3 {
+				err = fmt.Errorf("%w: the script's reply %v is not {taken, wait, repaired}", ErrUnusable, v)
+			}
 		}
-	}
-	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return 0, 0, cerr
+		if err != nil {
+			return classify(err)
 		}
-		p.reason.Store(&reason{classify(err)})
-		r.failed(now, l.slot)
-		r.reload(now)
-		return 0, 0, errLocal
+		return nil
+	}); err != nil {
+		return 0, 0, err
 	}
-	r.answered(l.slot)
 	taken, _ := reply[0].(int64)
 	us, _ := reply[1].(int64)
 	if fixed, _ := reply[2].(int64); fixed == 1 {

@@ -471,26 +471,44 @@ func (p *limiterParams) why() error {
 // refused), the TAT set, or errLocal when Redis was not asked or failed
 // (p.why() then says why), or ctx.Err().
 func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Duration, tat string, err error) {
+	var repaired bool
+	err = l.ask(ctx, func() (err error) {
+		ok, wait, tat, repaired, err = l.script(ctx, args)
+		return err
+	})
+	if err != nil {
+		return false, 0, "", err
+	}
+	if repaired {
+		l.p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
+	}
+	return ok, wait, tat, nil
+}
+
+// ask runs one of the limiter's scripts, call, as every decision asks
+// Redis: not at all while Redis is held away for the bucket's slot
+// (errLocal); on call's error, ctx.Err() if ctx is done, or else errLocal
+// with the error kept as the reason, the slot held away for ProbeInterval
+// and the client asked to reload its view of the cluster; on an answer,
+// the slot marked healthy and the server's settings checked again when
+// due, in the background.
+func (l *Limiter) ask(ctx context.Context, call func() error) error {
 	p := l.p
 	r := &p.remote
 	now := time.Now().UnixNano()
 	if !r.usable(now, l.slot) {
-		return false, 0, "", errLocal
+		return errLocal
 	}
-	ok, wait, tat, repaired, err := l.script(ctx, args)
-	if err != nil {
+	if err := call(); err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return false, 0, "", cerr
+			return cerr
 		}
 		p.reason.Store(&reason{err})
 		r.failed(now, l.slot)
 		r.reload(now)
-		return false, 0, "", errLocal
+		return errLocal
 	}
 	r.answered(l.slot)
-	if repaired {
-		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
-	}
 	if next := p.nextCheck.Load(); now >= next && !p.remote.closed.Load() && p.nextCheck.CompareAndSwap(next, now+int64(checkEvery)) {
 		p.checks.Add(1)
 		go func() {
@@ -504,7 +522,7 @@ func (l *Limiter) eval(ctx context.Context, args []any) (ok bool, wait time.Dura
 			}
 		}()
 	}
-	return ok, wait, tat, nil
+	return nil
 }
 
 // script runs the GCRA script with args and reads its reply; an error is
