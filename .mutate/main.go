@@ -73,7 +73,7 @@ func main() {
 	flag.IntVar(&c.max, "max", 0, "run at most this many mutants (0: all)")
 	flag.BoolVar(&c.list, "list", false, "list the mutants and exit")
 	flag.StringVar(&c.ids, "ids", "", "comma-separated mutant numbers (from -list) to run")
-	flag.StringVar(&c.equiv, "equiv", "", "file of equivalent mutants (default: .mutate/equivalent.txt at the repository top)")
+	flag.StringVar(&c.equiv, "equiv", "", "file of equivalent mutants (default: .mutate/equivalent.txt and .mutate/equivalent/*.txt at the repository top)")
 	flag.StringVar(&c.op, "op", "", "comma-separated operator classes to run (boundary,negate,logical,arith,incdec,not,remove,const)")
 	flag.BoolVar(&c.v, "v", false, "print every mutant's result")
 	flag.Usage = func() {
@@ -488,24 +488,32 @@ func covered(cov map[string][]block, m mutant) bool {
 // readEquiv reads the equivalent-mutant list: one mutant key a line, as
 // printed by a run ("path:line:col op desc"), then " # " and the reason.
 func readEquiv(path, top string) (map[string]bool, error) {
+	paths := []string{path}
 	if path == "" {
-		path = filepath.Join(top, ".mutate", "equivalent.txt")
-		if _, err := os.Stat(path); err != nil {
-			return nil, nil
+		// The default: equivalent.txt and every equivalent/*.txt (one
+		// file a package, so that work on two packages never edits the
+		// same file).
+		paths = nil
+		if _, err := os.Stat(filepath.Join(top, ".mutate", "equivalent.txt")); err == nil {
+			paths = append(paths, filepath.Join(top, ".mutate", "equivalent.txt"))
 		}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+		more, _ := filepath.Glob(filepath.Join(top, ".mutate", "equivalent", "*.txt"))
+		paths = append(paths, more...)
 	}
 	eq := map[string]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
 		}
-		key, _, _ := strings.Cut(line, " # ")
-		eq[strings.TrimSpace(key)] = true
+		for _, line := range strings.Split(string(data), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			key, _, _ := strings.Cut(line, " # ")
+			eq[strings.TrimSpace(key)] = true
+		}
 	}
 	return eq, nil
 }
