@@ -35,7 +35,12 @@ func TestRegistryRefusalIsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pipeline.Build[int](d, pipeline.WithRegistry(r)); !errors.Is(err, telemetry.ErrDuplicate) {
+	// One refusal (b's) among the registrations: Build fails.
+	r2 := telemetry.NewRegistry()
+	if err := r2.Register(breaker.New(breaker.WithName("b"))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pipeline.Build[int](d, pipeline.WithRegistry(r2), pipeline.WithClock(clock.NewFake())); !errors.Is(err, telemetry.ErrDuplicate) {
 		t.Errorf("Build = %v, want an error matching ErrDuplicate", err)
 	}
 }
