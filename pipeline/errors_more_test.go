@@ -12,7 +12,7 @@ import (
 // the exact message where the message quotes the document.
 func TestMoreErrorsNameTheirPath(t *testing.T) {
 	long := `{"kind": "retry", "config": {"Attempts": 3}}` // 44 bytes: shortened to 37 and "..."
-	forty := `"01234567890123456789012345678901234567"`     // 40 bytes: kept
+	forty := `"01234567890123456789012345678901234567"`    // 40 bytes: kept
 	for _, tc := range []struct {
 		doc, path, msg string
 		exact          bool // msg is the whole error, path included
