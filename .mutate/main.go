@@ -9,8 +9,18 @@
 // It lists the mutants of the package's non-test files (flipped comparison
 // bounds, negated comparisons and if conditions, && <-> ||, + <-> -, * <-> /,
 // ++ <-> --, removed "!", removed assignments, increments and calls, 0 <-> 1
-// and true <-> false), then applies one mutant at a time and runs the
-// package's tests ("go test -count=1 -failfast") on it. A mutant is
+// and true <-> false), then runs the package's tests against each mutant.
+//
+// By default (-schema) it compiles every mutant into one test binary
+// (mutant schemata): each mutated file is rewritten once, every mutant
+// behind a run-time check of its number (env MUTATE_ID; types from
+// go/types); a per-test coverage run tells which tests execute each line,
+// and each mutant runs the binary with only those tests (-test.failfast).
+// A mutant that does not compile on its own, sits in a constant context or
+// whose guard does not type-check is run the old way; so is the whole
+// package if the schema binary fails with no mutant active. With
+// -schema=false each mutant gets its own "go test -count=1 -failfast".
+// -p N runs N mutants at once. A mutant is
 //
 //   - killed when the tests fail,
 //   - survived when they pass (or when no test executes its line: the
