@@ -169,6 +169,7 @@ const (
 	siteVal                    // other expression: func() T { if on { return M }; return O }()
 	siteStmt                   // statement: if on { M } else { O }
 	siteRemove                 // removed statement: if !on { O }
+	siteAssign                 // x++ or x += e outside a statement list: x = func() T { ... }()
 )
 
 // A site is one syntax node carrying one or more mutants; sites nest.
@@ -179,6 +180,11 @@ type site struct {
 	typ        string // siteVal: the expression's type, as written in the file
 	ms         []int  // the mutants (their numbers)
 	kids       []*site
+	// siteAssign: the variable, the operator and the right-hand side
+	// (rhs[0] < 0: the constant 1 of ++ and --).
+	x   string
+	op  byte
+	rhs [2]int
 }
 
 // schemaFile is one mutated file ready for rendering.
@@ -354,7 +360,7 @@ func (pt *pkgTypes) planSchema(path string, ms []mutant, ids []int, info *types.
 				if inList[st] {
 					s = &site{start: off(st.Pos()), end: off(st.End()), rank: 2, kind: siteStmt}
 				} else {
-					why = "statement outside a statement list"
+					s, why = assignSite(st, info, qual, off)
 				}
 			}
 		case m.op == "const":
@@ -397,6 +403,52 @@ func (pt *pkgTypes) planSchema(path string, ms []mutant, ids []int, info *types.
 	return sf, left
 }
 
+// assignSite is the site of a "x++" or "x += e" that cannot become an if
+// statement (a for loop's post statement): x = func() T { ... }(), for a
+// variable x only (it is read twice).
+func assignSite(st ast.Stmt, info *types.Info, qual types.Qualifier, off func(token.Pos) int) (*site, string) {
+	s := &site{start: off(st.Pos()), end: off(st.End()), rank: 2, kind: siteAssign, rhs: [2]int{-1, -1}}
+	var x ast.Expr
+	switch st := st.(type) {
+	case *ast.IncDecStmt:
+		x, s.op = st.X, '+'
+		if st.Tok == token.DEC {
+			s.op = '-'
+		}
+	case *ast.AssignStmt:
+		if len(st.Lhs) != 1 || len(st.Rhs) != 1 {
+			return nil, "statement outside a statement list"
+		}
+		x, s.op = st.Lhs[0], '+'
+		if st.Tok == token.SUB_ASSIGN {
+			s.op = '-'
+		}
+		s.rhs = [2]int{off(st.Rhs[0].Pos()), off(st.Rhs[0].End())}
+	}
+	id, ok := x.(*ast.Ident)
+	if !ok || id.Name == "_" {
+		return nil, "statement outside a statement list, not on a variable"
+	}
+	tv, ok := info.Types[id]
+	if !ok || tv.Type == nil {
+		return nil, "no type"
+	}
+	ok = true
+	func() {
+		defer func() {
+			if recover() != nil {
+				ok = false
+			}
+		}()
+		s.typ = types.TypeString(tv.Type, qual)
+	}()
+	if !ok {
+		return nil, "type not nameable in the file"
+	}
+	s.x = id.Name
+	return s, ""
+}
+
 var errNoImport = errors.New("type's package not imported by the file")
 
 // render returns the file with the sites of the mutants in keep guarded.
@@ -405,9 +457,6 @@ func (sf *schemaFile) render(keep map[int]bool, tooBig map[int]bool) []byte {
 	// Build the nesting of the kept sites.
 	var roots []*site
 	var stack []*site
-	for _, s := range sf.sites {
-		s.kids = nil
-	}
 	for _, s0 := range sf.sites {
 		var ids []int
 		for _, id := range s0.ms {
@@ -418,7 +467,9 @@ func (sf *schemaFile) render(keep map[int]bool, tooBig map[int]bool) []byte {
 		if len(ids) == 0 {
 			continue
 		}
-		s := &site{start: s0.start, end: s0.end, rank: s0.rank, kind: s0.kind, typ: s0.typ, ms: ids}
+		cp := *s0
+		s := &cp
+		s.ms, s.kids = ids, nil
 		for len(stack) > 0 && stack[len(stack)-1].end <= s.start {
 			stack = stack[:len(stack)-1]
 		}
@@ -497,6 +548,16 @@ func (sf *schemaFile) guard(s *site, tooBig map[int]bool) string {
 			none = append(none, "!"+on(id))
 		}
 		b.WriteString("if " + strings.Join(none, " && ") + " { " + orig + " }")
+	case siteAssign:
+		e := "1"
+		if s.rhs[0] >= 0 {
+			e = sf.body(&site{start: s.rhs[0], end: s.rhs[1], kids: s.kids}, nil, tooBig)
+		}
+		b.WriteString(s.x + " = func() " + s.typ + " { ")
+		for _, id := range s.ms {
+			b.WriteString("if " + on(id) + " { return " + s.x + " " + sf.byID[id].repl[:1] + " (" + e + ") }; ")
+		}
+		b.WriteString("return " + s.x + " " + string(s.op) + " (" + e + ") }()")
 	}
 	if b.Len() > maxGuard {
 		for _, id := range s.ms {
