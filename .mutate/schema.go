@@ -52,7 +52,7 @@ type pkgTypes struct {
 // go/types on the export data of its dependencies.
 func loadTypes(modRoot, pkgArg string) (*pkgTypes, error) {
 	cmd := exec.Command("go", "list", "-deps", "-export",
-		"-json=ImportPath,Name,Dir,GoFiles,CgoFiles,Export,DepOnly", pkgArg)
+		"-json=ImportPath,Name,Dir,GoFiles,CgoFiles,Export,DepOnly", pkgArg, "os", "strconv")
 	cmd.Dir = modRoot
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -74,7 +74,7 @@ func loadTypes(modRoot, pkgArg string) (*pkgTypes, error) {
 			return nil, err
 		}
 		exports[p.ImportPath] = p.Export
-		if !p.DepOnly {
+		if !p.DepOnly && p.ImportPath != "os" && p.ImportPath != "strconv" { // the helper's imports
 			target = &p
 		}
 	}
@@ -585,7 +585,7 @@ func buildSchema(pt *pkgTypes, ms []mutant, ids []int) (*schema, error) {
 		return nil, fmt.Errorf("go/types: %v", err)
 	}
 	sc := &schema{files: map[string][]byte{}, helper: helperSrc(pt.name), in: map[int]bool{}, left: map[int]string{}}
-	if obj := lookupPkgScope(pt, info); obj != "" {
+	if obj := usesHelperNames(pt); obj != "" {
 		return nil, fmt.Errorf("the package declares %s", obj)
 	}
 	byFile := map[string][]int{}
@@ -684,7 +684,8 @@ func buildSchema(pt *pkgTypes, ms []mutant, ids []int) (*schema, error) {
 	}
 }
 
-func lookupPkgScope(pt *pkgTypes, info *types.Info) string {
+// usesHelperNames returns the helper's name the package already uses, if any.
+func usesHelperNames(pt *pkgTypes) string {
 	for _, f := range pt.asts {
 		for _, d := range f.Decls {
 			found := ""
