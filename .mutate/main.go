@@ -16,7 +16,7 @@
 // behind a run-time check of its number (env MUTATE_ID; types from
 // go/types); a per-test coverage run tells which tests execute each line,
 // and each mutant runs the binary with only those tests (-test.failfast).
-// A mutant that does not compile on its own, sits in a constant context or
+// A mutant that does not compile or vet on its own, sits in a constant context or
 // whose guard does not type-check is run the old way; so is the whole
 // package if the schema binary fails with no mutant active. With
 // -schema=false each mutant gets its own "go test -count=1 -failfast".
@@ -222,7 +222,7 @@ func run(c config, dir string) error {
 		// tells which mutants no test reaches; its duration sets the
 		// timeout.
 		profile := filepath.Join(tmp, "cover.out")
-		base := goTest(c, pkgArg, "", "-coverprofile="+profile, "-covermode=set")
+		base := goTest(c, pkgArg, "-coverprofile="+profile, "-covermode=set")
 		t0 := time.Now()
 		res := runCmd(ctx, modRoot, nil, base, 30*time.Minute)
 		baseline = time.Since(t0)

@@ -113,7 +113,9 @@ func loadTypes(modRoot, pkgArg string) (*pkgTypes, error) {
 // check type-checks the package with some files' text replaced (path ->
 // source) and extra files added; it returns the type information and the
 // first error.
-func (pt *pkgTypes) check(replace map[string][]byte, extra ...[]byte) (*types.Info, error) {
+// With withVet, a clean type check also runs the vet checks go test runs
+// that a mutant can trip.
+func (pt *pkgTypes) check(withVet bool, replace map[string][]byte, extra ...[]byte) (*types.Info, error) {
 	files := make([]*ast.File, 0, len(pt.files)+len(extra))
 	for _, path := range pt.files {
 		f := pt.asts[path]
@@ -132,10 +134,28 @@ func (pt *pkgTypes) check(replace map[string][]byte, extra ...[]byte) (*types.In
 		}
 		files = append(files, f)
 	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+	info := newInfo()
 	conf := types.Config{Importer: pt.imp, Sizes: types.SizesFor("gc", runtime.GOARCH)}
-	_, err := conf.Check(pt.path, pt.fset, files, info)
+	pkg, err := conf.Check(pt.path, pt.fset, files, info)
+	if err == nil && withVet {
+		if d := vet(pt, files, pkg, info); d != "" {
+			err = errors.New("vet: " + d)
+		}
+	}
 	return info, err
+}
+
+func newInfo() *types.Info {
+	return &types.Info{
+		Types:        map[ast.Expr]types.TypeAndValue{},
+		Defs:         map[*ast.Ident]types.Object{},
+		Uses:         map[*ast.Ident]types.Object{},
+		Implicits:    map[ast.Node]types.Object{},
+		Selections:   map[*ast.SelectorExpr]*types.Selection{},
+		Scopes:       map[ast.Node]*types.Scope{},
+		Instances:    map[*ast.Ident]types.Instance{},
+		FileVersions: map[*ast.File]string{},
+	}
 }
 
 // helperSrc is the file added to the package: the active mutant's number
@@ -580,7 +600,7 @@ type schema struct {
 // numbers) and checks them with go/types: a mutant that does not compile
 // on its own, or whose guard breaks the schema, is left out.
 func buildSchema(pt *pkgTypes, ms []mutant, ids []int) (*schema, error) {
-	info, err := pt.check(nil)
+	info, err := pt.check(true, nil)
 	if err != nil {
 		return nil, fmt.Errorf("go/types: %v", err)
 	}
@@ -615,8 +635,8 @@ func buildSchema(pt *pkgTypes, ms []mutant, ids []int) (*schema, error) {
 			if _, ok := left[fids[j]]; ok {
 				continue
 			}
-			if _, err := pt.check(map[string][]byte{path: m.apply(pt.src[path])}); err != nil {
-				sc.left[fids[j]] = "does not compile alone"
+			if _, err := pt.check(true, map[string][]byte{path: m.apply(pt.src[path])}); err != nil {
+				sc.left[fids[j]] = "does not compile or vet alone"
 				continue
 			}
 			sc.in[fids[j]] = true
@@ -637,7 +657,7 @@ func buildSchema(pt *pkgTypes, ms []mutant, ids []int) (*schema, error) {
 			keep[id] = true
 		}
 		files, _ := renderAll(keep)
-		_, err := pt.check(files, sc.helper)
+		_, err := pt.check(false, files, sc.helper)
 		return err == nil
 	}
 	var bisect func(set []int) []int
@@ -660,7 +680,7 @@ func buildSchema(pt *pkgTypes, ms []mutant, ids []int) (*schema, error) {
 		if len(big) > 0 {
 			files, _ = renderAll(sc.in)
 		}
-		_, err := pt.check(files, sc.helper)
+		_, err := pt.check(false, files, sc.helper)
 		if err == nil {
 			sc.files = files
 			return sc, nil

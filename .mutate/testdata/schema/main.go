@@ -19,5 +19,5 @@ func main() {
 	c.add(3)
 	c.add(-1)
 	fmt.Println(c.n, c.hits)
-	fmt.Println(sum([]int{1, 2, 3}), time.Duration(0))
+	fmt.Println(sum([]int{1, 2, 3}), time.Duration(0), both(1), both(3))
 }
