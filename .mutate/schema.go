@@ -295,10 +295,16 @@ func (pt *pkgTypes) planSchema(path string, ms []mutant, ids []int, info *types.
 		panic(errNoImport)
 	}
 	// constContext reports whether an expression must stay constant.
-	constContext := func(e ast.Expr) bool {
+	var constContext func(e ast.Expr) bool
+	constContext = func(e ast.Expr) bool {
 		if p, ok := parent[e].(ast.Expr); ok {
 			if tv, ok := info.Types[p]; ok && tv.Value != nil {
-				return true // part of a larger constant expression
+				// Part of a larger constant expression, but for the
+				// integer in -1: -T(n) is the constant -n of type T.
+				if u, ok := p.(*ast.UnaryExpr); ok && u.Op == token.SUB && isInteger(tv.Type) {
+					return constContext(u)
+				}
+				return true
 			}
 		}
 		var child ast.Node = e
@@ -336,6 +342,12 @@ func (pt *pkgTypes) planSchema(path string, ms []mutant, ids []int, info *types.
 		}
 		if tv.Value != nil && constContext(e) {
 			return nil, "constant context"
+		}
+		if u, ok := parent[e].(*ast.UnaryExpr); ok && u.Op == token.SUB {
+			// go/types leaves the operand of a constant -n untyped.
+			if ptv := info.Types[u]; ptv.Value != nil && isInteger(ptv.Type) {
+				tv.Type = ptv.Type
+			}
 		}
 		s := &site{start: off(e.Pos()), end: off(e.End()), rank: rank}
 		if b, ok := tv.Type.(*types.Basic); ok && (b.Kind() == types.Bool || b.Kind() == types.UntypedBool) {
@@ -467,6 +479,13 @@ func assignSite(st ast.Stmt, info *types.Info, qual types.Qualifier, off func(to
 	}
 	s.x = id.Name
 	return s, ""
+}
+
+// isInteger reports whether t is a typed integer type (not a float: -0.0
+// is not the constant -0).
+func isInteger(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0 && b.Info()&types.IsUntyped == 0
 }
 
 var errNoImport = errors.New("type's package not imported by the file")

@@ -120,6 +120,7 @@ func TestSchemaMatchesOneMutantBuilds(t *testing.T) {
 		`lib.go:10:19 const 1 -> 0`:     true,
 		// and one that go vet rejects
 		`lib.go:92:16 logical "&&" -> "||"`: true,
+		`lib.go:97:19 const 1 -> 0`:         true, // in a float -1: -0.0 is not 0
 	}
 	mustIn := map[string]bool{ // nested: "+" inside "<" inside the if condition
 		`lib.go:25:5 negate negate if condition`: true,
@@ -135,6 +136,7 @@ func TestSchemaMatchesOneMutantBuilds(t *testing.T) {
 		`lib.go:75:2 remove remove "c.hits++"`:   true,
 		`lib.go:75:8 incdec "++" -> "--"`:        true,
 		`lib.go:33:22 incdec "++" -> "--"`:       true, // a for loop's post statement
+		`lib.go:98:15 const 1 -> 0`:              true, // in an integer -1
 	}
 	seen := map[string]bool{}
 	inSchema := 0

@@ -91,3 +91,9 @@ func sum(xs []int) int {
 func both(x int) bool {
 	return x != 1 && x != 2
 }
+
+// neg's 1 in x == -1 is in the schema; the float one is not (-0.0).
+func neg(x int) (bool, float64) {
+	var f float64 = -1
+	return x == -1, f
+}

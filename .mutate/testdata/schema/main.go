@@ -20,4 +20,6 @@ func main() {
 	c.add(-1)
 	fmt.Println(c.n, c.hits)
 	fmt.Println(sum([]int{1, 2, 3}), time.Duration(0), both(1), both(3))
+	fmt.Println(neg(-1))
+	fmt.Println(neg(0))
 }
