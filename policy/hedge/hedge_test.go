@@ -272,6 +272,10 @@ func TestPanicInFirstAttemptWaitsForHedges(t *testing.T) {
 			if l.running != 0 {
 				t.Errorf("%d attempts still running after the panic reached the caller", l.running)
 			}
+			// The hedge is cancelled at the panic, not waited for to the end.
+			if diff := cmp.Diff([]string{"1:canceled at 60ms"}, l.ended); diff != "" {
+				t.Errorf("ends mismatch (-want +got):\n%s", diff)
+			}
 		}()
 		_, _ = hedge.New[int](50*ms).Do(context.Background(), l.op)
 		t.Error("Do returned")
