@@ -62,13 +62,13 @@ func TestKeyedSnapshotConcurrent(t *testing.T) {
 	<-done
 }
 
-// The top keys are the ones with the most refusals, in whatever order the
-// keys were last used: here the most recently used have the most, and
-// keys with more refusals come after keys with fewer.
+// The top keys are the five with the most refusals, whatever the order
+// the keys were last used in (the order Snapshot walks them in, from the
+// most recently used).
 func TestKeyedSnapshotTopKeysInAnyOrder(t *testing.T) {
 	for _, refusals := range [][]int{
-		{1, 2, 3, 4, 5, 6, 7}, // least recently used first: the keys are met in descending order
-		{7, 6, 5, 4, 3, 2, 1}, // met in ascending order
+		{1, 2, 3, 4, 5, 6, 7}, // the keys used in this order: walked with the most refusals first
+		{7, 6, 5, 4, 3, 2, 1}, // walked with the fewest first
 		{3, 7, 1, 6, 2, 5, 4}, // mixed
 	} {
 		k := ratelimit.NewKeyed[string](10, 1, ratelimit.WithClock(clock.NewFake()))
