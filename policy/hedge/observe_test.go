@@ -224,7 +224,9 @@ func TestObserverAddsNoAllocation(t *testing.T) {
 		with := hedge.New[int](time.Hour, hedge.WithObserver(&c))
 		base := testing.AllocsPerRun(200, func() { _, _ = without.Do(ctx, tc.op) })
 		got := testing.AllocsPerRun(200, func() { _, _ = with.Do(ctx, tc.op) })
-		if got != base {
+		// The race detector makes sync.Pool drop kept values at random,
+		// so the two counts are compared only without it.
+		if got != base && !raceEnabled {
 			t.Errorf("%s: %v allocs per call with an observer, %v without", tc.name, got, base)
 		}
 	}
