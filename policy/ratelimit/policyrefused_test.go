@@ -73,3 +73,19 @@ func TestPolicyRefusalIsCountedAndReported(t *testing.T) {
 		t.Errorf("keyed refused events' Wait mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// Of keys tied for Top's last place, the most recently used are kept.
+func TestKeyedTopTiesKeepTheMostRecentlyUsed(t *testing.T) {
+	k := ratelimit.NewKeyed[string](1, 1, ratelimit.WithClock(clock.NewFake()))
+	for _, key := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		k.Allow(key)
+		k.Allow(key) // refused: one refusal each
+	}
+	var got []string
+	for _, s := range k.Snapshot().Keys.Top {
+		got = append(got, s.Key)
+	}
+	if diff := cmp.Diff([]string{"c", "d", "e", "f", "g"}, got); diff != "" {
+		t.Errorf("Top keys mismatch (-want +got):\n%s", diff)
+	}
+}
