@@ -1,0 +1,82 @@
+package breaker_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/breaker"
+)
+
+// The window of each configuration: none without a ratio rule, the last
+// 100 calls by default with one, and the smallest windows there are (one
+// call, one bucket, one nanosecond) work as windows.
+
+// Without a ratio rule there is no window: Counts are since the state
+// began, past 100 calls.
+func TestNoWindowWithoutARatioRule(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(resilience.Off), breaker.WithSlowCall(time.Second))
+	succeed(t, b, f, 150)
+	wantCounts(t, b, breaker.Counts{Calls: 150, Successes: 150, ConsecutiveSuccesses: 150})
+}
+
+// Either ratio rule alone gets the default window, the last 100 calls.
+func TestEachRatioRuleGetsTheDefaultWindow(t *testing.T) {
+	for name, o := range map[string]breaker.Option{
+		"FailureRatio":  breaker.WithFailureRatio(0.9),
+		"SlowCallRatio": breaker.WithSlowCallRatio(0.9),
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, f := newFake(o, breaker.WithSlowCall(time.Second))
+			succeed(t, b, f, 150)
+			wantCounts(t, b, breaker.Counts{Calls: 100, Successes: 100, ConsecutiveSuccesses: 150})
+		})
+	}
+}
+
+// A count-based window of one call holds the last call; MinCalls defaults
+// to 1, the window's size.
+func TestWindowOfOneCall(t *testing.T) {
+	b, f := newFake(breaker.WithFailureRatio(1), breaker.WithWindowCalls(1))
+	succeed(t, b, f, 2)
+	wantCounts(t, b, breaker.Counts{Calls: 1, Successes: 1, ConsecutiveSuccesses: 2})
+	fail(t, b, f, 1)
+	wantState(t, b, breaker.Open)
+}
+
+// A time-based window of one bucket holds the calls of the current bucket.
+func TestTimeWindowOfOneBucket(t *testing.T) {
+	b, f := newFake(breaker.WithFailureRatio(0.5), breaker.WithMinCalls(2),
+		breaker.WithWindowDuration(time.Minute), breaker.WithWindowBuckets(1))
+	succeed(t, b, f, 1)
+	wantCounts(t, b, breaker.Counts{Calls: 1, Successes: 1, ConsecutiveSuccesses: 1})
+	f.Advance(time.Minute)
+	wantCounts(t, b, breaker.Counts{ConsecutiveSuccesses: 1})
+	fail(t, b, f, 1)
+	wantCounts(t, b, breaker.Counts{Calls: 1, Failures: 1, FailureRatio: 1, ConsecutiveFailures: 1})
+	succeed(t, b, f, 1)
+	fail(t, b, f, 1) // 2 of 3 in the bucket
+	wantState(t, b, breaker.Open)
+}
+
+// The shortest time-based window, 1ns in one bucket, holds the calls of
+// one nanosecond.
+func TestTimeWindowOfOneNanosecond(t *testing.T) {
+	b, f := newFake(breaker.WithFailureRatio(0.5),
+		breaker.WithWindowDuration(time.Nanosecond), breaker.WithWindowBuckets(1))
+	succeed(t, b, f, 3)
+	wantCounts(t, b, breaker.Counts{Calls: 3, Successes: 3, ConsecutiveSuccesses: 3})
+	f.Advance(time.Nanosecond)
+	wantCounts(t, b, breaker.Counts{ConsecutiveSuccesses: 3})
+}
+
+// The shortest SlowCall, 1ns, tells a call of 2ns from one of 1ns.
+func TestSlowCallOfOneNanosecond(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(resilience.Off), breaker.WithSlowCall(time.Nanosecond))
+	for _, d := range []time.Duration{time.Nanosecond, 2 * time.Nanosecond, 0} {
+		if err := call(t, b, f, d, breaker.Success); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantCounts(t, b, breaker.Counts{Calls: 3, Successes: 3, Slow: 1, ConsecutiveSuccesses: 3})
+}
