@@ -132,3 +132,14 @@ func TestTrialReportedAfterItsExpiryCountsNothing(t *testing.T) {
 		})
 	}
 }
+
+// State, finding the breaker open before its cooldown's end and then
+// closed by a Reset before it decides, reads the new state.
+func TestResetWhileReadingTheStateReadsClosed(t *testing.T) {
+	b, c := newHooked(breaker.WithThreshold(1), breaker.WithCooldown(time.Minute))
+	b.Record(true)
+	c.at(b.Reset)
+	if got := testwait.Returns(t, "State (the breaker's lock)", b.State); got != breaker.Closed {
+		t.Errorf("State() across a Reset = %v, want closed", got)
+	}
+}

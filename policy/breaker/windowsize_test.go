@@ -69,14 +69,3 @@ func TestTimeWindowOfOneNanosecond(t *testing.T) {
 	f.Advance(time.Nanosecond)
 	wantCounts(t, b, breaker.Counts{ConsecutiveSuccesses: 3})
 }
-
-// The shortest SlowCall, 1ns, tells a call of 2ns from one of 1ns.
-func TestSlowCallOfOneNanosecond(t *testing.T) {
-	b, f := newFake(breaker.WithThreshold(resilience.Off), breaker.WithSlowCall(time.Nanosecond))
-	for _, d := range []time.Duration{time.Nanosecond, 2 * time.Nanosecond, 0} {
-		if err := call(t, b, f, d, breaker.Success); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wantCounts(t, b, breaker.Counts{Calls: 3, Successes: 3, Slow: 1, ConsecutiveSuccesses: 3})
-}
