@@ -69,3 +69,28 @@ func TestRecordedCallIsNeverSlow(t *testing.T) {
 	b.Record(true)
 	wantCounts(t, b, breaker.Counts{Calls: 2, Successes: 1, Failures: 1, FailureRatio: 0.5, ConsecutiveFailures: 1})
 }
+
+// A failure is slow only when it took longer than SlowCall: not at exactly
+// SlowCall, and never without SlowCall, in a time-based window too.
+func TestFailureSlowness(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts []breaker.Option
+		took time.Duration
+		slow uint64
+	}{
+		{"exactly SlowCall", []breaker.Option{breaker.WithSlowCall(time.Second)}, time.Second, 0},
+		{"over SlowCall", []breaker.Option{breaker.WithSlowCall(time.Second)}, time.Second + 1, 1},
+		{"no SlowCall, time window", []breaker.Option{breaker.WithWindowDuration(time.Hour), breaker.WithTripIf(func(breaker.Counts) bool { return false })}, time.Minute, 0},
+		{"1ns SlowCall", []breaker.Option{breaker.WithSlowCall(time.Nanosecond)}, 2 * time.Nanosecond, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, f := newFake(append([]breaker.Option{breaker.WithThreshold(resilience.Off)}, c.opts...)...)
+			f.Advance(time.Hour) // the call's start is well after the breaker's time 0
+			if err := call(t, b, f, c.took, breaker.Failure); err != nil {
+				t.Fatal(err)
+			}
+			wantCounts(t, b, breaker.Counts{Calls: 1, Failures: 1, Slow: c.slow, FailureRatio: 1, ConsecutiveFailures: 1})
+		})
+	}
+}

@@ -47,11 +47,17 @@ func TestWindowOfOneCall(t *testing.T) {
 // A time-based window of one bucket holds the calls of the current bucket.
 func TestTimeWindowOfOneBucket(t *testing.T) {
 	b, f := newFake(breaker.WithFailureRatio(0.5), breaker.WithMinCalls(2),
-		breaker.WithWindowDuration(time.Minute), breaker.WithWindowBuckets(1))
+		breaker.WithWindowDuration(time.Minute), breaker.WithWindowBuckets(1),
+		breaker.WithSlowCall(time.Second))
 	succeed(t, b, f, 1)
 	wantCounts(t, b, breaker.Counts{Calls: 1, Successes: 1, ConsecutiveSuccesses: 1})
 	f.Advance(time.Minute)
 	wantCounts(t, b, breaker.Counts{ConsecutiveSuccesses: 1})
+	if err := call(t, b, f, 2*time.Second, breaker.Success); err != nil { // slow
+		t.Fatal(err)
+	}
+	wantCounts(t, b, breaker.Counts{Calls: 1, Successes: 1, Slow: 1, ConsecutiveSuccesses: 2})
+	f.Advance(time.Minute)
 	fail(t, b, f, 1)
 	wantCounts(t, b, breaker.Counts{Calls: 1, Failures: 1, FailureRatio: 1, ConsecutiveFailures: 1})
 	succeed(t, b, f, 1)
@@ -68,4 +74,20 @@ func TestTimeWindowOfOneNanosecond(t *testing.T) {
 	wantCounts(t, b, breaker.Counts{Calls: 3, Successes: 3, ConsecutiveSuccesses: 3})
 	f.Advance(time.Nanosecond)
 	wantCounts(t, b, breaker.Counts{ConsecutiveSuccesses: 3})
+}
+
+// A time-based window starts empty at every transition: the failures that
+// tripped the breaker are not in the window of the closed state after it,
+// even within the window's duration.
+func TestTimeWindowStartsEmptyAfterATransition(t *testing.T) {
+	b, f := newFake(breaker.WithFailureRatio(0.5), breaker.WithMinCalls(4),
+		breaker.WithWindowDuration(time.Hour), breaker.WithCooldown(time.Minute))
+	fail(t, b, f, 4)
+	wantState(t, b, breaker.Open)
+	f.Advance(time.Minute)
+	succeed(t, b, f, 1) // the trial closes it
+	wantState(t, b, breaker.Closed)
+	wantCounts(t, b, breaker.Counts{})
+	fail(t, b, f, 1)
+	wantCounts(t, b, breaker.Counts{Calls: 1, Failures: 1, FailureRatio: 1, ConsecutiveFailures: 1})
 }
