@@ -148,3 +148,49 @@ func TestCollisionEpochEndsAfterGrowWithin(t *testing.T) {
 		t.Errorf("a collision %v after the epoch began counted in it", growWithin)
 	}
 }
+
+// On a clock read by every refusal, a refusal that finds its word full
+// counts all the same: the full count goes into the lifetime total and the
+// word starts over.
+func TestRefusalOnAFullWordCounts(t *testing.T) {
+	b := New(WithClock(clock.NewFake()), WithThreshold(1), WithCooldown(time.Minute))
+	b.Record(true)
+	gen := wordGen(b.word.Load())
+	b.s0.rej.Store(tag(gen) | countMask)
+	_, _ = b.Allow()
+	if got, want := b.Stats().Refused, uint64(countMask)+1; got != want {
+		t.Errorf("Stats().Refused = %d, want %d", got, want)
+	}
+	if got := b.Counts().Refused; got != 1 {
+		t.Errorf("Counts().Refused = %d, want 1: the word started over", got)
+	}
+}
+
+// Collisions in a breaker's first microsecond (its time 0) make an epoch
+// like any other.
+func TestCollisionsAtTimeZeroGrowTheSet(t *testing.T) {
+	b := New(WithClock(clock.NewFake()))
+	for i := range growAfter {
+		if grew := b.noteCollision(int64(i)); grew != (i == growAfter-1) {
+			t.Fatalf("collision %d at %dns: grew %v", i+1, i, grew)
+		}
+	}
+}
+
+// A grown breaker with a time-based window counts the successes of every
+// shard's ring, whatever the number of buckets.
+func TestGrownTimeWindowCountsEveryShard(t *testing.T) {
+	for _, buckets := range []int{1, 10} {
+		b := grown(New(WithClock(clock.NewFake()), WithFailureRatio(0.5),
+			WithWindowDuration(time.Minute), WithWindowBuckets(buckets)))
+		b.Record(false) // this goroutine's shard
+		gen := wordGen(b.word.Load())
+		ss := b.grownShards((*shardSet)(atomic.LoadPointer(&b.set)))
+		for i := range ss {
+			ss[i].ring.add(b, gen, 0)
+		}
+		if got, want := b.Counts().Successes, uint64(len(ss))+1; got != want {
+			t.Errorf("%d buckets: Counts().Successes = %d, want %d", buckets, got, want)
+		}
+	}
+}
