@@ -59,6 +59,10 @@ func TestTrialSlowness(t *testing.T) {
 			if diff := cmp.Diff(c.counts, last.Counts); diff != "" {
 				t.Errorf("the half-open state's counts: mismatch (-want +got):\n%s", diff)
 			}
+			if c.to == breaker.Open { // opened for a cooldown, not held open
+				f.Advance(time.Minute)
+				wantState(t, b, breaker.HalfOpen)
+			}
 		})
 	}
 }
