@@ -76,20 +76,27 @@ func TestTimeWindowOfOneNanosecond(t *testing.T) {
 	wantCounts(t, b, breaker.Counts{ConsecutiveSuccesses: 3})
 }
 
-// A time-based window starts empty at every transition: the calls that
-// tripped the breaker are not in the window of the closed state after it,
-// even within the window's duration.
-func TestTimeWindowStartsEmptyAfterATransition(t *testing.T) {
-	b, f := newFake(breaker.WithFailureRatio(0.5), breaker.WithMinCalls(4),
-		breaker.WithWindowDuration(time.Hour), breaker.WithCooldown(time.Minute))
-	succeed(t, b, f, 1)
-	fail(t, b, f, 3) // 3 of 4
-	wantState(t, b, breaker.Open)
-	f.Advance(time.Minute)
-	succeed(t, b, f, 1) // the trial closes it
-	wantState(t, b, breaker.Closed)
-	wantCounts(t, b, breaker.Counts{})
-	fail(t, b, f, 1)
-	succeed(t, b, f, 1)
-	wantCounts(t, b, breaker.Counts{Calls: 2, Successes: 1, Failures: 1, FailureRatio: 0.5, ConsecutiveSuccesses: 1})
+// A window, count-based or time-based, starts empty at every transition:
+// the calls that tripped the breaker are not in the window of the closed
+// state after it, even within the window's duration or size.
+func TestWindowStartsEmptyAfterATransition(t *testing.T) {
+	for name, window := range map[string]breaker.Option{
+		"count window": breaker.WithWindowCalls(100),
+		"time window":  breaker.WithWindowDuration(time.Hour),
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, f := newFake(window, breaker.WithFailureRatio(0.5), breaker.WithMinCalls(4),
+				breaker.WithCooldown(time.Minute))
+			succeed(t, b, f, 1)
+			fail(t, b, f, 3) // 3 of 4
+			wantState(t, b, breaker.Open)
+			f.Advance(time.Minute)
+			succeed(t, b, f, 1) // the trial closes it
+			wantState(t, b, breaker.Closed)
+			wantCounts(t, b, breaker.Counts{})
+			fail(t, b, f, 1)
+			succeed(t, b, f, 1)
+			wantCounts(t, b, breaker.Counts{Calls: 2, Successes: 1, Failures: 1, FailureRatio: 0.5, ConsecutiveSuccesses: 1})
+		})
+	}
 }
