@@ -194,3 +194,19 @@ func TestGrownTimeWindowCountsEveryShard(t *testing.T) {
 		}
 	}
 }
+
+// An epoch starts at its first collision, also in a breaker's first
+// growWithin: 63 collisions 50ms after the breaker's time 0 and one 70ms
+// later are in one epoch.
+func TestFirstEpochStartsAtItsFirstCollision(t *testing.T) {
+	b := New(WithClock(clock.NewFake()))
+	const ms = int64(time.Millisecond)
+	for range growAfter - 1 {
+		if b.noteCollision(50 * ms) {
+			t.Fatal("fewer than growAfter collisions grew the set")
+		}
+	}
+	if !b.noteCollision(120 * ms) {
+		t.Errorf("the %d-th collision, %v after the first, did not grow the set", growAfter, 70*time.Millisecond)
+	}
+}
