@@ -86,9 +86,13 @@ func TestWindowStartsEmptyAfterATransition(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			b, f := newFake(window, breaker.WithFailureRatio(0.5), breaker.WithMinCalls(4),
-				breaker.WithCooldown(time.Minute))
+				breaker.WithCooldown(time.Minute), breaker.WithSlowCall(time.Second))
 			succeed(t, b, f, 1)
-			fail(t, b, f, 3) // 3 of 4
+			for range 3 { // slow failures: 3 of 4
+				if err := call(t, b, f, 2*time.Second, breaker.Failure); err != nil {
+					t.Fatal(err)
+				}
+			}
 			wantState(t, b, breaker.Open)
 			f.Advance(time.Minute)
 			succeed(t, b, f, 1) // the trial closes it
