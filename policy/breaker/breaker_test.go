@@ -458,6 +458,15 @@ func TestSecondReportIsIgnored(t *testing.T) {
 	p.Done(nil)
 	wantCounts(t, b, breaker.Counts{Calls: 1, Failures: 1, FailureRatio: 1, ConsecutiveFailures: 1})
 	wantState(t, b, breaker.Closed)
+
+	// A first report by Report, then any other: only the first counts.
+	p, _ = b.Allow()
+	p.Report(breaker.Success)
+	p.Report(breaker.Failure)
+	p.Done(errBoom)
+	p.Done(nil)
+	wantCounts(t, b, breaker.Counts{Calls: 2, Successes: 1, Failures: 1, FailureRatio: 0.5, ConsecutiveSuccesses: 1})
+	wantState(t, b, breaker.Closed)
 }
 
 func TestSecondReportOfTrialIsIgnored(t *testing.T) {

@@ -86,3 +86,18 @@ func TestFakeClockHintIsExact(t *testing.T) {
 	f.Advance(998*time.Millisecond + 500*time.Microsecond)
 	wantState(t, b, breaker.HalfOpen)
 }
+
+// A refusal of a new opening never shares the hint of an earlier one,
+// fresh as that may be: its RetryAfter is the new cooldown's.
+func TestRealClockHintOfAnEarlierOpeningIsNotShared(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(time.Second))
+		b.Record(true)
+		time.Sleep(10 * time.Millisecond)
+		wantRefused(t, b, breaker.ErrOpen, 990*time.Millisecond) // fresh for about 15ms
+		b.Reset()
+		b.Record(true)
+		wantRefused(t, b, breaker.ErrOpen, time.Second)
+		b.Reset() // stops the hint's timer
+	})
+}

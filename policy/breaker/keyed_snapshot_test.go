@@ -1,8 +1,10 @@
 package breaker_test
 
 import (
-	"github.com/f0b5b96b/resilience/internal/snapview"
 	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience/internal/snapview"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -61,4 +63,21 @@ func TestKeyedSnapshotConcurrent(t *testing.T) {
 		}
 	}
 	<-done
+}
+
+// A key whose breaker is half-open counts in half_open_keys, not in
+// open_keys.
+func TestKeyedSnapshotCountsHalfOpenKeys(t *testing.T) {
+	f := clock.NewFake()
+	k := breaker.NewKeyed[string](breaker.WithThreshold(1), breaker.WithCooldown(time.Minute), breaker.WithClock(f))
+	k.Breaker("a").Record(true)
+	k.Breaker("b").Record(true)
+	f.Advance(time.Minute)
+	k.Breaker("a").State() // half-open now
+	f.Advance(time.Second)
+	k.Breaker("c").Record(true) // open
+	v := snapview.Of(k.Snapshot()).Values
+	if v["half_open_keys"] != 2 || v["open_keys"] != 1 {
+		t.Errorf("half_open_keys %v, open_keys %v; want 2 and 1", v["half_open_keys"], v["open_keys"])
+	}
 }

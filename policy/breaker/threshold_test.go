@@ -60,3 +60,24 @@ func TestSetThresholdPanics(t *testing.T) {
 	}()
 	breaker.NewKeyed[string]().Breaker("a").SetThreshold(3)
 }
+
+// The ends of SetThreshold's range are thresholds: 1 trips at the first
+// failure, 4294967295 (1<<32 - 1) is accepted; one more panics.
+func TestSetThresholdRangeEnds(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(5))
+	b.SetThreshold(1)
+	fail(t, b, f, 1)
+	wantState(t, b, breaker.Open)
+
+	b.Reset()
+	b.SetThreshold(1<<32 - 1)
+	fail(t, b, f, 10)
+	wantState(t, b, breaker.Closed)
+
+	defer func() {
+		if recover() == nil {
+			t.Error("SetThreshold(1<<32) did not panic")
+		}
+	}()
+	b.SetThreshold(1 << 32)
+}

@@ -202,3 +202,24 @@ func TestTooManyTrialsRefusalsShareTheirError(t *testing.T) {
 		t.Fatalf("a refusal for too many trials allocates %v times", n)
 	}
 }
+
+// A trial's report releases that trial, not another: when the later of two
+// trials reports first, the earlier one still expires TrialTimeout after
+// its own admission.
+func TestLaterTrialReportingFirstLeavesTheEarlierOnesTimeout(t *testing.T) {
+	b, f := newFake(breaker.WithThreshold(1), breaker.WithCooldown(time.Second), breaker.WithTrialTimeout(5*time.Second),
+		breaker.WithMaxTrials(2), breaker.WithSuccessThreshold(2))
+	fail(t, b, f, 1)
+	f.Advance(time.Second)
+	abandonTrial(t, b) // expires 5s from here
+	f.Advance(time.Second)
+	second, err := b.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	second.Done(nil)
+	f.Advance(4*time.Second - 1)
+	wantState(t, b, breaker.HalfOpen)
+	f.Advance(1) // 5s after the first
+	wantState(t, b, breaker.Open)
+}
