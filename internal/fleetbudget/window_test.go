@@ -78,6 +78,20 @@ func TestFlushErrorDropsTheCounts(t *testing.T) {
 	if c, r := b.Take(); c != 0 || r != 0 {
 		t.Fatalf("Take after a failed flush = %d, %d; want 0, 0", c, r)
 	}
+	b.Drop()
+	// New executions grant Ratio × them, nothing of the dropped flush
+	// weighing on them.
+	b.Deposit()
+	b.Deposit()
+	var got int
+	for range 4 {
+		if b.Withdraw() {
+			got++
+		}
+	}
+	if got != 2 {
+		t.Fatalf("granted %d retries for 2 new executions after a failed flush, want 2", got)
+	}
 }
 
 // Headroom is the instance's share of the fleet's headroom at the last
@@ -87,6 +101,11 @@ func TestHeadroom(t *testing.T) {
 	b := New(Config{Ratio: 0.5, Window: time.Second, Clock: clock.NewFake()})
 	if h := b.Headroom(); h != 0 {
 		t.Fatalf("Headroom before any answer = %v, want 0", h)
+	}
+	b.Take()
+	b.Settle(0, 0) // an empty fleet, the instance's own executions none
+	if h := b.Headroom(); h != 0 {
+		t.Fatalf("Headroom of an empty fleet = %v, want 0", h)
 	}
 	for range 10 {
 		b.Deposit()
