@@ -25,6 +25,9 @@ import (
 //     gobreaker's Execute; serially and from GOMAXPROCS goroutines.
 //   - allow: a limiter's Allow on a bucket that always has tokens, against
 //     x/time/rate's Allow.
+//   - breaker-floor, breaker-contracts: the floors of breaker-closed, a
+//     layer that only calls next.Call, and the least layer that keeps
+//     the breaker's two contracts and counts its successes exactly.
 //   - hedge: a hedge (delay 1 s) whose first attempt answers at once,
 //     against its floor: what any hedge must do for such a call, a
 //     cancellable context for the attempts and a timer for the next one
@@ -89,6 +92,45 @@ func BenchmarkGoal(b *testing.B) {
 		gbOp := func() (int, error) { return 1, nil }
 		paired(b, false, pairedSpan, []kind{
 			{"pass-layer", func() error { _, err := pass.Do(ctx, op); return err }},
+			{"gobreaker", func() error { _, err := gb.Execute(gbOp); return err }},
+			{"resilience", func() error { _, err := ours.Do(ctx, op); return err }},
+		})
+	})
+	b.Run("breaker-contracts/serial", func(b *testing.B) {
+		// The floor of the breaker-closed row with its two contracts:
+		// the least layer that keeps them and counts exactly (a done
+		// context is neither run nor counted: ctx.Err(); a panic counts
+		// as a failure: a deferred check; the state read; one atomic add
+		// for the success), against gobreaker and the breaker.
+		var state, successes, failures atomic.Uint64
+		contracts := resilience.New("contracts", func(ctx context.Context, next resilience.Next[int]) (v int, err error) {
+			if err = ctx.Err(); err != nil {
+				return v, err
+			}
+			if state.Load() != 0 {
+				return v, errRefused
+			}
+			returned := false
+			defer func() {
+				if !returned {
+					failures.Add(1)
+				}
+			}()
+			v, err = next.Call(ctx)
+			returned = true
+			if err != nil {
+				failures.Add(1)
+			} else {
+				successes.Add(1)
+			}
+			return v, err
+		})
+		ours := breaker.Policy[int](breaker.New())
+		op := func(context.Context) (int, error) { return 1, nil }
+		gb := gobreaker.NewCircuitBreaker[int](gobreaker.Settings{Name: "bench"})
+		gbOp := func() (int, error) { return 1, nil }
+		paired(b, false, pairedSpan, []kind{
+			{"contracts-layer", func() error { _, err := contracts.Do(ctx, op); return err }},
 			{"gobreaker", func() error { _, err := gb.Execute(gbOp); return err }},
 			{"resilience", func() error { _, err := ours.Do(ctx, op); return err }},
 		})

@@ -135,7 +135,7 @@ var guardKinds = map[string]guardKind{
 				return nil, err
 			}
 			c.Name = cmpOr(c.Name, name)
-			c.Clock = cmpOr(c.Clock, s.clock)
+			c.Clock, c.Observer = cmpOr(c.Clock, s.clock), cmpOr(c.Observer, s.observer)
 			return c, nil
 		},
 		build: func(cfg any) any { return adaptive.New(adaptive.WithConfig(cfg.(adaptive.Config))) },
@@ -147,7 +147,7 @@ var guardKinds = map[string]guardKind{
 				return nil, err
 			}
 			c.Name = cmpOr(c.Name, name)
-			c.Clock = cmpOr(c.Clock, s.clock)
+			c.Clock, c.Observer = cmpOr(c.Clock, s.clock), cmpOr(c.Observer, s.observer)
 			return c, nil
 		},
 		build: func(cfg any) any { return throttle.New(throttle.WithConfig(cfg.(throttle.Config))) },

@@ -32,14 +32,14 @@ type settings struct {
 func WithClock(c clock.Clock) Option { return option(func(s *settings) { s.clock = c }) }
 
 // WithObserver sets the observer of every guard and layer that takes one
-// (breaker, bulkhead, ratelimit, retry, timeout, hedge). Without it, no
-// events.
+// (breaker, bulkhead, ratelimit, adaptive, throttle, retry, timeout,
+// hedge) and whose configuration does not set one. Without it, no events.
 func WithObserver(o telemetry.Observer) Option { return option(func(s *settings) { s.observer = o }) }
 
-// WithRegistry registers in r each breaker, bulkhead and rate limiter when
-// it is made (by [Build], or by the [Set.Apply] that adds it), under its
-// kind and Name (the guard's name in the document, unless its config sets
-// Name). A guard that a reload removes, or replaces by one of another
+// WithRegistry registers in r each guard (breaker, bulkhead, rate limiter,
+// adaptive limiter, throttler) when it is made (by [Build], or by the
+// [Set.Apply] that adds it), under its kind and Name (the guard's name in
+// the document, unless its config sets Name). A guard that a reload removes, or replaces by one of another
 // kind, is unregistered before the guards the reload makes are
 // registered. A registration the registry refuses (another guard of that
 // kind and name, registered by someone else) is listed in the Reload's

@@ -55,3 +55,18 @@ func TestErrorTypeHTTPStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusTypeEnds: every status code from 100 to 599 is named from the
+// table, without allocating; codes outside it are still their digits.
+func TestStatusTypeEnds(t *testing.T) {
+	for _, c := range []int{99, 100, 101, 503, 598, 599, 600, 1000, -1} {
+		if got, want := statusType(c), fmt.Sprint(c); got != want {
+			t.Errorf("statusType(%d) = %q, want %q", c, got, want)
+		}
+	}
+	for _, c := range []int{100, 599} {
+		if n := testing.AllocsPerRun(100, func() { _ = statusType(c) }); n != 0 {
+			t.Errorf("statusType(%d): %v allocs, want 0", c, n)
+		}
+	}
+}

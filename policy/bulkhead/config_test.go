@@ -100,6 +100,7 @@ func TestNewValidatesWhatItBuilds(t *testing.T) {
 			"bulkhead: MaxQueue must be between 0 (no queue) and 2147483647, got -1"},
 		{"nil option", func() { bulkhead.New(1, nil) }, "bulkhead: New option must not be nil"},
 		{"name not UTF-8", func() { bulkhead.WithName("x\xff") }, `bulkhead: WithName("x\xff"): name must be valid UTF-8`},
+		{"nil clock", func() { bulkhead.WithClock(nil) }, "bulkhead: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
 	}
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, panicOf(tt.build)); diff != "" {

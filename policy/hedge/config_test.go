@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -86,6 +87,20 @@ func TestWithConfigKeepsAnEarlierAccept(t *testing.T) {
 	})
 }
 
+// A Config's Accept replaces the default, as WithAccept does: the error it
+// accepts ends the race.
+func TestWithConfigSetsAccept(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := hedge.New[int](time.Hour,
+			hedge.WithConfig(hedge.Config[int]{Accept: func(_ int, err error) bool { return err == nil || err == errA }}),
+			hedge.WithClock(clock.NewFake()))
+		l := newLog(step{d: ms, err: errA}, step{d: ms, v: 2})
+		if _, err := p.Do(context.Background(), l.op); err != errA || len(l.started) != 1 {
+			t.Errorf("Do = %v after %d attempts; want the accepted errA after 1", err, len(l.started))
+		}
+	})
+}
+
 func TestValidate(t *testing.T) {
 	for _, tc := range []struct {
 		c    hedge.Config[int]
@@ -105,13 +120,20 @@ func TestValidate(t *testing.T) {
 		{hedge.Config[int]{Quantile: 0.95, MinDelay: ms, MaxDelay: time.Second, Budget: 0.1}, ""},
 		{hedge.Config[int]{Quantile: 0.95, MinDelay: ms, MaxDelay: ms}, ""},
 		{hedge.Config[int]{Budget: 3}, ""},
+		{hedge.Config[int]{Budget: 1e-6}, ""},            // the resolution itself
+		{hedge.Config[int]{Budget: math.MaxFloat64}, ""}, // the largest finite budget
 		{hedge.Config[int]{Quantile: 1}, "hedge: Quantile must be in (0, 1), or 0 for a fixed delay, got 1"},
 		{hedge.Config[int]{Quantile: -0.5}, "hedge: Quantile must be in (0, 1), or 0 for a fixed delay, got -0.5"},
 		{hedge.Config[int]{Quantile: 0.9, MinDelay: -ms}, "hedge: MinDelay must be >= 0, got -1ms"},
 		{hedge.Config[int]{Quantile: 0.9, MaxDelay: -1}, "hedge: MaxDelay must be >= 0 (0 means no bound), got -1ns"},
 		{hedge.Config[int]{Quantile: 0.9, MinDelay: 2 * ms, MaxDelay: ms}, "hedge: MaxDelay must be >= MinDelay, got MaxDelay 1ms and MinDelay 2ms"},
 		{hedge.Config[int]{MaxDelay: ms}, "hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0"},
+		// The smallest durations count as set: 1ns is a bound, not "no bound".
+		{hedge.Config[int]{Quantile: 0.9, MinDelay: 2, MaxDelay: 1}, "hedge: MaxDelay must be >= MinDelay, got MaxDelay 1ns and MinDelay 2ns"},
+		{hedge.Config[int]{MinDelay: 1}, "hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0"},
+		{hedge.Config[int]{MaxDelay: 1}, "hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0"},
 		{hedge.Config[int]{Budget: -1}, "hedge: Budget must be finite and > 0, or 0 for no budget, got -1"},
+		{hedge.Config[int]{Budget: math.Inf(1)}, "hedge: Budget must be finite and > 0, or 0 for no budget, got +Inf"},
 		{hedge.Config[int]{Budget: 1e-7}, "hedge: Budget must be at least 1e-6 (the budget counts in millionths of a hedge), or 0 for no budget, got 1e-07"},
 	} {
 		got := ""

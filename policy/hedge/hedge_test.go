@@ -272,6 +272,10 @@ func TestPanicInFirstAttemptWaitsForHedges(t *testing.T) {
 			if l.running != 0 {
 				t.Errorf("%d attempts still running after the panic reached the caller", l.running)
 			}
+			// The hedge is cancelled at the panic, not waited for to the end.
+			if diff := cmp.Diff([]string{"1:canceled at 60ms"}, l.ended); diff != "" {
+				t.Errorf("ends mismatch (-want +got):\n%s", diff)
+			}
 		}()
 		_, _ = hedge.New[int](50*ms).Do(context.Background(), l.op)
 		t.Error("Do returned")
@@ -328,6 +332,11 @@ func TestOptions(t *testing.T) {
 		{"WithMaxDelay(0)", func() { hedge.WithMaxDelay(0) }, "hedge: WithMaxDelay(0s): the bound must be > 0, or resilience.Off for none; leave the option out for no upper bound"},
 		{"WithMaxDelay without WithQuantile", func() { hedge.New[int](ms, hedge.WithMaxDelay(ms)) }, "hedge: MinDelay and MaxDelay need a Quantile, got Quantile 0"},
 		{"WithBudget(0)", func() { hedge.WithBudget(0) }, "hedge: WithBudget(0): the fraction must be finite and > 0; leave the option out for no budget"},
+		{"WithClock(nil)", func() { hedge.WithClock(nil) }, "hedge: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
+		{"WithName of invalid UTF-8", func() { hedge.WithName("db\xff") }, `hedge: WithName("db\xff"): name must be valid UTF-8`},
+		{"WithMinDelay(1ns)", func() { hedge.New[int](ms, hedge.WithQuantile(0.5), hedge.WithMinDelay(1)) }, ""},
+		{"a nil option", func() { hedge.New[int](ms, nil) }, "hedge: New option must not be nil"},
+		{"New(1ns)", func() { hedge.New[int](1) }, ""},
 		{"WithAccept of another result type", func() {
 			hedge.New[int](ms, hedge.WithAccept(func(string, error) bool { return true }))
 		}, "hedge: WithAccept for results of type string given to New[int]"},

@@ -303,6 +303,12 @@ func TestExplicitZeroPanics(t *testing.T) {
 			"ratelimit: WithMaxKeys(0): the keys must be >= 1; leave the option out for the default, 8192"},
 		{"New(0) with a Config's rate", func() { ratelimit.New(0, 1, ratelimit.WithConfig(ratelimit.Config{Rate: 5})) }, "no panic"},
 		{"New(Off, 1)", func() { ratelimit.New(resilience.Off, 1) }, "no panic"},
+		{"WithClock(nil)", func() { ratelimit.WithClock(nil) },
+			"ratelimit: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
+		{"WithName of invalid UTF-8", func() { ratelimit.WithName("api\xff") },
+			`ratelimit: WithName("api\xff"): name must be valid UTF-8`},
+		{"a nil option", func() { ratelimit.New(1, 1, nil) }, "ratelimit: option must not be nil"},
+		{"a nil option to NewKeyed", func() { ratelimit.NewKeyed[int](1, 1, nil) }, "ratelimit: option must not be nil"},
 	} {
 		got := func() (msg string) {
 			defer func() {

@@ -11,8 +11,9 @@ const Kind telemetry.Kind = "ratelimit"
 // (naming the key would allocate) and carry the Keyed's Name. Their
 // string values are stable: a dashboard or an alert may key on them.
 const (
-	// EventRefused: the rate limiter refused a call (Allow, AllowN or
-	// Wait). Err, Wait (its Retry-After; 0 from Allow and AllowN).
+	// EventRefused: the rate limiter refused a call (Allow, AllowN, Wait,
+	// or a call through Policy or KeyedPolicy). Err, Wait (its
+	// Retry-After; 0 from Allow and AllowN).
 	EventRefused telemetry.Type = "ratelimit.refused"
 	// EventWaited: a call waited for a token. Wait (the time waited).
 	EventWaited telemetry.Type = "ratelimit.waited"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -59,4 +60,40 @@ func TestKeyedSnapshotConcurrent(t *testing.T) {
 		}
 	}
 	<-done
+}
+
+// The top keys are the five with the most refusals, whatever the order
+// the keys were last used in (the order Snapshot walks them in, from the
+// most recently used).
+func TestKeyedSnapshotTopKeysInAnyOrder(t *testing.T) {
+	for _, refusals := range [][]int{
+		{1, 2, 3, 4, 5, 6, 7}, // the keys used in this order: walked with the most refusals first
+		{7, 6, 5, 4, 3, 2, 1}, // walked with the fewest first
+		{3, 7, 1, 6, 2, 5, 4}, // mixed
+	} {
+		k := ratelimit.NewKeyed[string](10, 1, ratelimit.WithClock(clock.NewFake()))
+		for _, n := range refusals {
+			for range 1 + n { // the first call takes the token; the others are refused
+				_ = k.Allow(fmt.Sprint("k", n))
+			}
+		}
+		var want []telemetry.KeyStat
+		for n := 7; n > 2; n-- {
+			want = append(want, telemetry.KeyStat{Key: fmt.Sprint("k", n), Refused: uint64(n)})
+		}
+		if diff := cmp.Diff(want, k.Snapshot().Keys.Top); diff != "" {
+			t.Errorf("refusals %v: Top mismatch (-want +got):\n%s", refusals, diff)
+		}
+	}
+}
+
+// A Keyed without refill (Rate Off) reports a rate of 0, as Limiter.Rate
+// does, not -1.
+func TestKeyedSnapshotRateOff(t *testing.T) {
+	k := ratelimit.NewKeyed[string](resilience.Off, 2, ratelimit.WithClock(clock.NewFake()))
+	_ = k.Allow("a")
+	got := snapview.Of(k.Snapshot()).Values
+	if got["rate"] != 0 || got["burst"] != 2 || got["keys"] != 1 {
+		t.Errorf("Snapshot values = %v, want rate 0, burst 2, keys 1", got)
+	}
 }

@@ -34,8 +34,10 @@ func KeyedPolicy[T any, K comparable](k *Keyed[K], key func(ctx context.Context)
 		if err := ctx.Err(); err != nil {
 			return zero, err // the caller gave up: no token is spent
 		}
-		if b, wait, _, at, ok := k.Limiter(key(ctx)).take(1, 0); !ok {
-			return zero, resilience.Refuse(ErrLimited, p.cfg.Name, b.p.waitFor(at, wait))
+		l := k.Limiter(key(ctx))
+		if b, wait, _, at, ok := l.take(1, 0); !ok {
+			hint := b.p.waitFor(at, wait)
+			return zero, l.refuse(b.p, resilience.Refuse(ErrLimited, p.cfg.Name, hint), hint)
 		}
 		return next.Call(ctx)
 	}))

@@ -11,8 +11,9 @@ import (
 // runs the rest of the chain; with no token there, it returns a
 // *resilience.RefusedError (matching [ErrLimited] and resilience.ErrRefused, with the
 // wait until the next token as RetryAfter) without running the rest of the
-// chain. A call whose ctx is already done returns ctx.Err() and takes no
-// token. This sheds excess load fast; to smooth it out by waiting instead,
+// chain. A refusal counts in [Stats].Refused and is reported as
+// [EventRefused], as Allow's are. A call whose ctx is already done returns
+// ctx.Err() and takes no token. This sheds excess load fast; to smooth it out by waiting instead,
 // use [WaitPolicy].
 //
 // The layer is named "ratelimit(Name)", or "ratelimit" when l has no name.
@@ -27,7 +28,8 @@ func Policy[T any](l *Limiter) resilience.Policy[T] {
 			return zero, err // the caller gave up: no token is spent
 		}
 		if b, wait, _, at, ok := l.take(1, 0); !ok {
-			return zero, resilience.Refuse(ErrLimited, p.cfg.Name, b.p.waitFor(at, wait))
+			hint := b.p.waitFor(at, wait)
+			return zero, l.refuse(b.p, resilience.Refuse(ErrLimited, p.cfg.Name, hint), hint)
 		}
 		return next.Call(ctx)
 	}))

@@ -113,6 +113,12 @@ func TestReservationCancel(t *testing.T) {
 			r.Cancel()
 			r.Cancel()
 		}, 3},
+		{"twice, with a reservation between", func(fake *clock.Fake, l *ratelimit.Limiter) {
+			r := l.ReserveN(2)
+			r.Cancel()
+			l.ReserveN(2) // takes the tokens r gave back
+			r.Cancel()    // does nothing: they are not r's any more
+		}, 1},
 		{"after acting", func(fake *clock.Fake, l *ratelimit.Limiter) {
 			l.ReserveN(3)
 			r := l.Reserve() // due at 1s
@@ -176,5 +182,35 @@ func TestReservationCancelKeepsLaterSchedule(t *testing.T) {
 	newcomer := l.Reserve()
 	if d1, d2 := last.Delay(), newcomer.Delay(); d2 <= d1 {
 		t.Fatalf("newcomer acts in %v, the reservation made before it in %v: both in one interval of a burst of 1", d2, d1)
+	}
+}
+
+// A reservation's delay counts to the nanosecond: at one event per
+// nanosecond, the token after the burst is due 1ns later.
+func TestReserveDelayOfOneNanosecond(t *testing.T) {
+	l := ratelimit.New(1e9, 1, ratelimit.WithClock(clock.NewFake()))
+	if d := l.Reserve().Delay(); d != 0 {
+		t.Errorf("first Reserve: Delay() = %v, want 0", d)
+	}
+	if d := l.Reserve().Delay(); d != time.Nanosecond {
+		t.Errorf("second Reserve: Delay() = %v, want 1ns", d)
+	}
+}
+
+// A reservation that takes the whole burst of a full bucket, at a rate
+// whose interval is not a whole number of nanoseconds and at an instant
+// that falls between two units, may act at once: cancelled at once, it
+// gives its tokens back.
+func TestReserveTheWholeBurstAtAFractionalInstant(t *testing.T) {
+	fake := clock.NewFake()
+	l := ratelimit.New(3, 2, ratelimit.WithClock(fake)) // an interval of 333333333.3ns
+	fake.Advance(time.Nanosecond)
+	r := l.ReserveN(2)
+	if !r.OK() || r.Delay() != 0 {
+		t.Fatalf("ReserveN(2) on a full bucket: OK %v, Delay %v; want OK at once", r.OK(), r.Delay())
+	}
+	r.Cancel()
+	if got := l.Tokens(); got < 1.99 {
+		t.Errorf("Tokens() after Cancel = %v, want the 2 tokens back (to within a unit)", got)
 	}
 }

@@ -71,7 +71,9 @@ func (k *Keyed[K]) Name() string {
 // of the limiters of the keys tracked now (a forgotten key's refusals
 // leave the sum, so it may fall), Keys (the keys tracked, those whose
 // bucket holds less than one token, and the [telemetry.TopKeys] keys with
-// the most refusals, said with fmt.Sprint unless they are strings), and
+// the most refusals, said with fmt.Sprint unless they are strings; keys
+// tied for the last place go by use, the most recently used kept, since
+// naming every tied key under the lock would allocate), and
 // the gauges rate and burst (as [Limiter.Snapshot] has them), keys,
 // max_keys and empty_keys ("{key}").
 //

@@ -113,3 +113,20 @@ func TestSuccessWithBudgeterDoesNotAllocate(t *testing.T) {
 		t.Errorf("%v allocs per successful call, want 0", n)
 	}
 }
+
+// denyAll is a Budgeter that is a plain value, not a pointer: it denies
+// every retry.
+type denyAll struct{}
+
+func (denyAll) Deposit()       {}
+func (denyAll) Withdraw() bool { return false }
+
+// A Budgeter that is a value (no pointer to be nil) is a budget like any
+// other: it is asked, and its denial ends the retries.
+func TestValueBudgeterIsABudget(t *testing.T) {
+	p := retry.New[int](retry.WithBudget(denyAll{}), retry.WithBackoff(backoff.Constant(0)))
+	s := &script{errs: []error{errBoom, errBoom}}
+	if _, err := p.Do(context.Background(), s.op); !errors.Is(err, retry.ErrBudgetExhausted) {
+		t.Errorf("Do: err = %v, want ErrBudgetExhausted (the value budget denies every retry)", err)
+	}
+}

@@ -77,6 +77,8 @@ func TestOptionsPanicOnZeroAndInvalidValues(t *testing.T) {
 			"retry: WithBackoff(backoff.Schedule{}): the zero Schedule is not set; use backoff.Constant(0) for no wait, or leave the option out for the default"},
 		{"WithName(invalid UTF-8)", func() retry.Option { return retry.WithName("x\xff") },
 			`retry: WithName("x\xff"): name must be valid UTF-8`},
+		{"WithClock(nil)", func() retry.Option { return retry.WithClock(nil) },
+			"retry: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
 	} {
 		if got := panicString(func() { tc.opt() }); got != tc.want {
 			t.Errorf("%s panicked with %q, want %q", tc.name, got, tc.want)

@@ -67,3 +67,27 @@ func TestCallLeavesNothingOnTheCallersContext(t *testing.T) {
 		t.Errorf("after the call: %d contexts still watch the caller's", parent.watching)
 	}
 }
+
+// TestOptionsPanicNamingTheValue: WithClock(nil) and a name that is not
+// valid UTF-8 panic when the option is made, naming it.
+func TestOptionsPanicNamingTheValue(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  func() timeout.Option
+		want string
+	}{
+		{"WithClock(nil)", func() timeout.Option { return timeout.WithClock(nil) },
+			"timeout: WithClock(nil): the clock must not be nil; leave the option out for clock.Real()"},
+		{"WithName(invalid UTF-8)", func() timeout.Option { return timeout.WithName("x\xff") },
+			`timeout: WithName("x\xff"): name must be valid UTF-8`},
+	} {
+		got := func() (msg string) {
+			defer func() { msg, _ = recover().(string) }()
+			tc.opt()
+			return ""
+		}()
+		if got != tc.want {
+			t.Errorf("%s panicked with %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
