@@ -20,7 +20,9 @@ func TestFreshHitTakesNoLock(t *testing.T) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	ctx, info := WithInfo(context.Background())
-	v := testwait.Returns(t, "a fresh hit with its shard locked", func() string { v, _ := get(ctx, "k"); return v })
+	done := make(chan string, 1)
+	go func() { v, _ := get(ctx, "k"); done <- v }()
+	v := testwait.RecvFor(t, done, 5*time.Second, "a fresh hit with its shard locked")
 	if v != "vk" || info.Outcome != Hit {
 		t.Fatalf("got %q, %v; want a hit of vk", v, info.Outcome)
 	}

@@ -27,11 +27,14 @@ func TestRefillAfterRemovals(t *testing.T) {
 				for i := range n {
 					k := strconv.Itoa(round*1000 + i)
 					if v, _ := get(ctx, k); v != k {
-						t.Fatalf("got %q for %q", v, k)
+						t.Errorf("got %q for %q", v, k) // not Fatalf: off the test's goroutine
+						return
 					}
 				}
 			}
-			testwait.Returns(t, "rounds of stores and removals", func() struct{} {
+			done := make(chan struct{}, 1)
+			go func() {
+				defer close(done)
 				for round := range 4 {
 					loads = 0
 					fill(round, 6+round*10)
@@ -50,8 +53,8 @@ func TestRefillAfterRemovals(t *testing.T) {
 						t.Errorf("round %d: %d entries after %s", round, s.Entries, how)
 					}
 				}
-				return struct{}{}
-			})
+			}()
+			testwait.RecvFor(t, done, 5*time.Second, "rounds of stores and removals")
 		})
 	}
 }
