@@ -35,8 +35,11 @@ func TestStoreIntoAnEmptyShardEvictsElsewhere(t *testing.T) {
 	if len(c.shards) < 8 {
 		t.Fatalf("%d shards: the test needs a sharded cache", len(c.shards))
 	}
-	_, hy := c.shard("y")
+	shy, hy := c.shard("y")
 	target := &c.shards[(hy+5)&c.mask]
+	if target == shy {
+		t.Fatal("the filler keys' shard is y's: the keys must spread over the shards")
+	}
 	var keys []string
 	for i := 0; len(keys) < max; i++ {
 		k := strconv.Itoa(i)
