@@ -1,0 +1,70 @@
+package cache
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience/telemetry"
+)
+
+type evictions struct {
+	mu   sync.Mutex
+	keys []string
+}
+
+func (e *evictions) Observe(ev telemetry.Event) {
+	if ev.Type == EventEvicted {
+		e.mu.Lock()
+		e.keys = append(e.keys, ev.Key)
+		e.mu.Unlock()
+	}
+}
+
+// A store into a shard that holds nothing else still keeps the cache
+// within MaxEntries: the entry evicted comes from another shard. The
+// filler keys all lie in one shard a few shards away from the new key's,
+// so the shards in between, empty, are passed over.
+func TestStoreIntoAnEmptyShardEvictsElsewhere(t *testing.T) {
+	const max = 1024
+	ev := &evictions{}
+	c := New[string](time.Hour, WithMaxEntries(max), WithObserver(ev))
+	if len(c.shards) < 8 {
+		t.Fatalf("%d shards: the test needs a sharded cache", len(c.shards))
+	}
+	shy, hy := c.shard("y")
+	target := &c.shards[(hy+5)&c.mask]
+	if target == shy {
+		t.Fatal("the filler keys' shard is y's: the keys must spread over the shards")
+	}
+	var keys []string
+	for i := 0; len(keys) < max; i++ {
+		k := strconv.Itoa(i)
+		if sh, _ := c.shard(k); sh == target {
+			keys = append(keys, k)
+		}
+	}
+	get := Guard(c, func(k string) string { return k }, func(_ context.Context, k string) (string, error) { return k, nil })
+	ctx := context.Background()
+	for _, k := range keys {
+		_, _ = get(ctx, k)
+	}
+	if s := c.Stats(); s.Entries != max || s.Evictions != 0 {
+		t.Fatalf("stats %+v: want %d entries, none evicted", s, max)
+	}
+	_, _ = get(ctx, "y")
+	s := c.Stats()
+	if s.Entries != max || s.Evictions != 1 {
+		t.Fatalf("stats %+v after a store into an empty shard: want %d entries, 1 evicted", s, max)
+	}
+	if len(ev.keys) != 1 || !slices.Contains(keys, ev.keys[0]) {
+		t.Fatalf("evicted %q, want one of the filler keys", ev.keys)
+	}
+	infoCtx, info := WithInfo(ctx)
+	if v, _ := get(infoCtx, "y"); v != "y" || info.Outcome != Hit {
+		t.Fatalf("y: %q, %v; want the new entry held (a hit)", v, info.Outcome)
+	}
+}
