@@ -2,6 +2,7 @@ package resiliencehttp_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -69,4 +70,21 @@ func TestAttemptContextEndsWithTheExchange(t *testing.T) {
 
 func text(s string) func() io.ReadCloser {
 	return func() io.ReadCloser { return io.NopCloser(strings.NewReader(s)) }
+}
+
+// An attempt that gets no response (the Base's error) ends its request
+// context before it returns the error.
+func TestAttemptContextEndsWithATransportError(t *testing.T) {
+	var sent context.Context
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sent = r.Context()
+		return nil, errors.New("connection refused")
+	})
+	req, _ := http.NewRequestWithContext(bounded(t), http.MethodGet, "http://dependency.test/", nil)
+	if _, err := (&resiliencehttp.Transport{Base: base}).RoundTrip(req); err == nil {
+		t.Fatal("RoundTrip succeeded, want the Base's error")
+	}
+	if sent.Err() == nil {
+		t.Error("the attempt's request context lives on after the attempt failed")
+	}
 }
