@@ -26,7 +26,7 @@ func TestValuesDescribedOncePerKind(t *testing.T) {
 		values []telemetry.Value
 	}{
 		{"a", desc("a's", "limit", "in_flight")},
-		{"b", desc("b's", "limit", "in_flight")},          // the same names
+		{"b", desc("b's", "limit", "in_flight")},           // the same names
 		{"c", desc("c's", "limit", "in_flight", "queued")}, // a longer list
 		{"d", desc("d's", "in_flight")},                    // a shorter one
 		{"e", desc("e's", "burst", "tokens")},              // other names

@@ -27,8 +27,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"Sun, 29 Nov 2026 11:00:00 GMT", 0, true},                // in the past
 		{"99999999999999999999", time.Duration(1<<63 - 1), true},  // saturates
 		{"9223372036854775807", time.Duration(1<<63 - 1), true},   // saturates
-		{"9223372036", 9223372036 * time.Second, true},           // the most whole seconds a Duration holds
-		{"9223372037", time.Duration(1<<63 - 1), true},           // one more saturates
+		{"9223372036", 9223372036 * time.Second, true},            // the most whole seconds a Duration holds
+		{"9223372037", time.Duration(1<<63 - 1), true},            // one more saturates
 		{"", 0, false},
 		{"-1", 0, false},
 		{"1.5", 0, false},
