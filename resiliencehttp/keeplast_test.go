@@ -3,6 +3,7 @@ package resiliencehttp_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,5 +82,33 @@ func TestAttemptFindingTheBulkheadFullClosesOnlyAFailureThatHoldsASlot(t *testin
 				t.Errorf("InFlight = %d at the end, want 0", n)
 			}
 		})
+	}
+}
+
+// The failure an attempt closed to take its slot is forgotten: if that
+// attempt then gets no response, the caller gets its error, not the
+// closed response.
+func TestFailureClosedForItsSlotIsNotReturned(t *testing.T) {
+	bh := bulkhead.New(1)
+	n := 0
+	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if n++; n > 1 {
+			return nil, errors.New("connection reset by peer")
+		}
+		return &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{}, ContentLength: -1, Request: r,
+			Body: text(strings.Repeat("x", 100<<10))()}, nil
+	})
+	req, _ := http.NewRequestWithContext(bounded(t), http.MethodGet, "http://dependency.test/", nil)
+	resp, err := (&resiliencehttp.Transport{Base: base, Policy: noWait(2), Bulkhead: bh}).RoundTrip(req)
+	if err == nil {
+		body, rerr := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Fatalf("RoundTrip returned %d (%d bytes of body, %v), want the second attempt's error", resp.StatusCode, len(body), rerr)
+	}
+	if !strings.Contains(err.Error(), "connection reset by peer") {
+		t.Errorf("RoundTrip: %v, want the second attempt's error", err)
+	}
+	if n := bh.InFlight(); n != 0 {
+		t.Errorf("InFlight = %d at the end, want 0", n)
 	}
 }
