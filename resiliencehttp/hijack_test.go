@@ -1,10 +1,12 @@
 package resiliencehttp_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -77,5 +79,60 @@ func TestStackedMiddlewaresPassRefusalsOutOverAConnection(t *testing.T) {
 	}
 	if err := recv(t, errs, "the outer guard never saw the request"); !errors.Is(err, bulkhead.ErrFull) || !errors.Is(err, resilience.ErrRefused) {
 		t.Errorf("the outer guard saw %v, want the inner refusal (bulkhead.ErrFull)", err)
+	}
+}
+
+// hijackWriter is a server's ResponseWriter that can hijack, or fails to
+// (as one whose connection is already gone does).
+type hijackWriter struct {
+	*httptest.ResponseRecorder
+	err error
+}
+
+func (w hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.err != nil {
+		return nil, nil, w.err
+	}
+	c, _ := net.Pipe()
+	return c, bufio.NewReadWriter(bufio.NewReader(c), bufio.NewWriter(c)), nil
+}
+
+// Hijacking makes the handler's answer a success only when it hijacks
+// before answering: a 500 written before the Hijack is the answer the
+// client got, and a Hijack that fails takes nothing over, so the 500
+// written after it is the answer.
+func TestMiddlewareHijackAfterOrFailedKeepsTheAnswer(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		err     error
+		handler func(w http.ResponseWriter)
+	}{
+		{"500 then Hijack", nil, func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusInternalServerError)
+			if c, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				c.Close()
+			}
+		}},
+		{"failed Hijack then 500", errors.New("connection gone"), func(w http.ResponseWriter) {
+			if _, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				t.Error("Hijack succeeded, want its error")
+			}
+			w.WriteHeader(http.StatusInternalServerError)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen error
+			spy := resilience.New("spy", func(ctx context.Context, next resilience.Next[struct{}]) (struct{}, error) {
+				v, err := next.Call(ctx)
+				seen = err
+				return v, err
+			})
+			h := resiliencehttp.Middleware(spy)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tt.handler(w) }))
+			h.ServeHTTP(hijackWriter{httptest.NewRecorder(), tt.err}, httptest.NewRequest(http.MethodGet, "/", nil))
+			var se *resiliencehttp.StatusError
+			if !errors.As(seen, &se) || se.StatusCode != http.StatusInternalServerError {
+				t.Errorf("guard saw %v, want a *StatusError of 500", seen)
+			}
+		})
 	}
 }

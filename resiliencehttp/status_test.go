@@ -53,6 +53,14 @@ func TestStatusError(t *testing.T) {
 	if got, want := (&resiliencehttp.StatusError{StatusCode: 429}).Error(), "resiliencehttp: 429 Too Many Requests"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
+	// The least wait there is, a nanosecond, is a hint still.
+	tiny := &resiliencehttp.StatusError{StatusCode: 503, Status: "503 Service Unavailable", After: time.Nanosecond}
+	if got, want := tiny.Error(), "resiliencehttp: 503 Service Unavailable (retry after 1ns)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if got := tiny.RetryAfter(); got != time.Nanosecond {
+		t.Errorf("RetryAfter() = %v, want 1ns", got)
+	}
 	// The response's own reason phrase, when it has one.
 	if got, want := (&resiliencehttp.StatusError{StatusCode: 503, Status: "503 Slow Down"}).Error(), "resiliencehttp: 503 Slow Down"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
