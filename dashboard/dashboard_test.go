@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,11 +34,20 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/stripped/style.css", 200, "text/css; charset=utf-8", ".tile"},
 		{"GET", "/ops/dashboard/snapshot.json", 200, "application/json", `{"version":2,`},
 		{"HEAD", "/", 200, "text/html; charset=utf-8", ""},
+		{"HEAD", "/snapshot.json", 200, "application/json", ""},
+		{"HEAD", "/events", 200, "text/event-stream", ""},
 		{"GET", "/favicon.ico", 404, "text/plain; charset=utf-8", "404"},
 		{"GET", "/ops/dashboard/static/app.js", 200, "text/javascript; charset=utf-8", "EventSource"},
 		{"POST", "/ops/dashboard/events", 405, "text/plain; charset=utf-8", "dashboard: method not allowed"},
 	} {
 		req := httptest.NewRequest(c.method, c.path, nil)
+		if c.method == "HEAD" {
+			// A HEAD is answered at once, headers only: a stream that
+			// started would write its first snapshot before it saw this.
+			ctx, cancel := context.WithCancel(req.Context())
+			cancel()
+			req = req.WithContext(ctx)
+		}
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, req)
 		body, _ := io.ReadAll(rec.Body)

@@ -40,7 +40,10 @@ func TestHealthDurations(t *testing.T) {
 	}
 	reg.Observe(telemetry.Event{Type: "mine.call", Name: "ledger", Elapsed: time.Second}) // any kind's
 	reg.Observe(telemetry.Event{Type: retry.EventCall, Elapsed: time.Second})             // no name: left out
+	reg.Observe(telemetry.Event{Type: retry.EventAttempt, Name: "audit", Elapsed: 2 * time.Second})
+	reg.Observe(telemetry.Event{Type: retry.EventWaiting, Name: "payments", Elapsed: time.Hour}) // not a duration event
 	wantProbe(t, "after two calls", srv, http.StatusOK, `{"status": "ok", "guards": [], "durations": [
+		{"name": "audit", "calls": 0, "call_mean_seconds": 0, "attempts": 1, "attempt_mean_seconds": 2},
 		{"name": "ledger", "calls": 1, "call_mean_seconds": 1, "attempts": 0, "attempt_mean_seconds": 0},
 		{"name": "payments", "calls": 2, "call_mean_seconds": 0.015, "attempts": 3, "attempt_mean_seconds": 0.01}]}`)
 }

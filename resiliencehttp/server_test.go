@@ -236,6 +236,19 @@ func TestMiddlewareRecordsWhatTheHandlerDid(t *testing.T) {
 		{"103 then 500", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(103); w.WriteHeader(500) }, 500},
 		{"200 then 500 (superfluous)", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(200); w.WriteHeader(500) }, 0},
 		{"body copied", func(w http.ResponseWriter, r *http.Request) { io.Copy(w, strings.NewReader("ok")) }, 0},
+		// The status is the one the client got: the first written, or 200
+		// by a body, a flush or a copy (through ReadFrom: the source has no
+		// WriteTo) before any, whatever WriteHeader says after.
+		{"body then 500 (superfluous)", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok"); w.WriteHeader(500) }, 0},
+		{"flush then 500 (superfluous)", func(w http.ResponseWriter, r *http.Request) { w.(http.Flusher).Flush(); w.WriteHeader(500) }, 0},
+		{"body read from then 500 (superfluous)", func(w http.ResponseWriter, r *http.Request) {
+			w.(io.ReaderFrom).ReadFrom(io.LimitReader(strings.NewReader("ok"), 2))
+			w.WriteHeader(500)
+		}, 0},
+		{"500 then body read from", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(500)
+			w.(io.ReaderFrom).ReadFrom(io.LimitReader(strings.NewReader("ok"), 2))
+		}, 500},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,8 @@ func TestParseRetryAfter(t *testing.T) {
 		{"Sun, 29 Nov 2026 11:00:00 GMT", 0, true},                // in the past
 		{"99999999999999999999", time.Duration(1<<63 - 1), true},  // saturates
 		{"9223372036854775807", time.Duration(1<<63 - 1), true},   // saturates
+		{"9223372036", 9223372036 * time.Second, true},            // the most whole seconds a Duration holds
+		{"9223372037", time.Duration(1<<63 - 1), true},            // one more saturates
 		{"", 0, false},
 		{"-1", 0, false},
 		{"1.5", 0, false},
@@ -49,6 +51,18 @@ func TestStatusError(t *testing.T) {
 		t.Errorf("resilience.RetryAfter = %v, %v; want 2s, true", d, ok)
 	}
 	if got, want := (&resiliencehttp.StatusError{StatusCode: 429}).Error(), "resiliencehttp: 429 Too Many Requests"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	// The least wait there is, a nanosecond, is a hint still.
+	tiny := &resiliencehttp.StatusError{StatusCode: 503, Status: "503 Service Unavailable", After: time.Nanosecond}
+	if got, want := tiny.Error(), "resiliencehttp: 503 Service Unavailable (retry after 1ns)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if got := tiny.RetryAfter(); got != time.Nanosecond {
+		t.Errorf("RetryAfter() = %v, want 1ns", got)
+	}
+	// The response's own reason phrase, when it has one.
+	if got, want := (&resiliencehttp.StatusError{StatusCode: 503, Status: "503 Slow Down"}).Error(), "resiliencehttp: 503 Slow Down"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }
