@@ -79,3 +79,40 @@ func TestSampleFollowsTheWindowsRate(t *testing.T) {
 		t.Fatalf("9900 calls in a window after one of 10 read the clock %d times, want about %d", reads, want)
 	}
 }
+
+// The stride is projected again at each timed admission, not only at the
+// window's start: a window whose calls come slowly, then in a rush, times
+// far fewer of the rush than one in one.
+func TestSampleFollowsARateThatRisesWithinTheWindow(t *testing.T) {
+	clk := &countingClock{Fake: clock.NewFake()}
+	rec := &recorder{}
+	lim := adaptive.New(adaptive.WithClock(clk), adaptive.WithAlgorithm(rec), adaptive.WithMinLimit(1000), adaptive.WithMaxLimit(1000),
+		adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(10))
+	for range 10 {
+		if err := call(lim, clk.Fake, time.Millisecond, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk.Advance(time.Second)
+	if err := call(lim, clk.Fake, 0, context.Canceled); err != nil { // ends the first window
+		t.Fatal(err)
+	}
+	before := clk.reads
+	for range 300 { // one call every 3ms
+		if err := call(lim, clk.Fake, 3*time.Millisecond, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 9 { // then 9000 calls in a rush
+		ps := hold(t, lim, 1000)
+		for _, p := range ps {
+			p.Done(nil)
+		}
+	}
+	if len(rec.windows) != 1 {
+		t.Fatalf("%d windows ended, want 1", len(rec.windows))
+	}
+	if reads := clk.reads - before; reads > 5000 {
+		t.Fatalf("300 slow calls and 9000 fast ones read the clock %d times, want far fewer than 2 × 9300", reads)
+	}
+}
