@@ -524,3 +524,35 @@ func TestBreakerShared(t *testing.T) {
 	}
 	p.Done(nil)
 }
+
+// Shared counts the shared window as the instance's rules read it, by the
+// server's clock: the outcomes of a bucket still within WindowDuration
+// count, and once the window has passed over them they count no more
+// (the run of failures, which does not decay, stays).
+func TestBreakerSharedWindowAgesOut(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	ctx := ctxFor(t)
+	a := manual(t, addr, prefix, WithThreshold(100), WithCooldown(time.Hour), WithWindowDuration(time.Minute))
+	a.sync()
+	succeed(a)
+	fail(a)
+	fail(a)
+	a.flush()
+	for _, c := range []struct {
+		shift time.Duration
+		want  [2]int64 // successes, failures
+	}{
+		{0, [2]int64{1, 2}},
+		{30 * time.Second, [2]int64{1, 2}},
+		{2 * time.Minute, [2]int64{0, 0}},
+	} {
+		a.shift.Store(c.shift.Microseconds())
+		got, err := a.Shared(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, [2]int64{got.Successes, got.Failures}); diff != "" || got.ConsecutiveFailures != 2 {
+			t.Errorf("Shared %v later: streak %d (want 2); window counts mismatch (-want +got):\n%s", c.shift, got.ConsecutiveFailures, diff)
+		}
+	}
+}
