@@ -13,6 +13,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/eventlog"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
@@ -393,4 +394,67 @@ func TestKeyedLimiterFallbackPerKey(t *testing.T) {
 	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
 		t.Errorf("per-key fallback decisions mismatch (-want +got):\n%s", diff)
 	}
+}
+
+// Redis unreachable: Wait is the fallback's WaitN, each decision a
+// LimiterLocal event counted as local: a local bucket gives what it holds
+// and refuses a wait beyond the caller's deadline; a fallback that fails
+// open admits; one that fails closed refuses with no RetryAfter hint. A
+// KeyedLimiter's fallback waits per key.
+func TestLimiterWaitFallback(t *testing.T) {
+	rdb := clientOf(t, deadAddr(t))
+	tests := []struct {
+		name    string
+		opts    []LimiterOption
+		want    []string // per Wait: "ok", "limited"
+		refused uint64
+	}{
+		{"default: the same limit, per instance", nil, []string{"ok", "ok", "limited"}, 1},
+		{"fail open", []LimiterOption{WithFallback(math.Inf(1), 0)}, []string{"ok", "ok", "ok"}, 0},
+		{"fail closed", []LimiterOption{WithFallback(resilience.Off, 0)}, []string{"limited", "limited", "limited"}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rec eventlog.Recorder
+			l := NewLimiter(rdb, "waitdown", slow, 2, append(tt.opts, WithObserver(&rec))...)
+			var got []string
+			for range 3 {
+				// A deadline the next local token (100s away) is beyond.
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				err := l.Wait(ctx)
+				cancel()
+				var re *resilience.RefusedError
+				switch {
+				case err == nil:
+					got = append(got, "ok")
+				case errors.As(err, &re) && errors.Is(err, ratelimit.ErrLimited):
+					got = append(got, "limited")
+					if tt.name == "fail closed" && re.RetryAfter() >= 0 {
+						t.Errorf("the closed fallback's refusal has RetryAfter %v, want no hint (negative)", re.RetryAfter())
+					}
+				default:
+					got = append(got, err.Error())
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Wait with Redis down mismatch (-want +got):\n%s", diff)
+			}
+			if n := len(ofType(&rec, LimiterLocal)); n != 3 {
+				t.Errorf("%d %s events for 3 local decisions", n, LimiterLocal)
+			}
+			s := l.Snapshot()
+			if diff := cmp.Diff(map[string]float64{"local": 1, "decisions_shared": 0, "decisions_local": 3}, values(t, s)); diff != "" || s.Refused != tt.refused {
+				t.Errorf("Snapshot refused %d, want %d; values mismatch (-want +got):\n%s", s.Refused, tt.refused, diff)
+			}
+		})
+	}
+	t.Run("keyed", func(t *testing.T) {
+		k := NewKeyedLimiter(rdb, "waitdownkeyed", slow, 1)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		got := []bool{k.Limiter("a").Wait(ctx) == nil, k.Limiter("a").Wait(ctx) == nil, k.Limiter("b").Wait(ctx) == nil}
+		if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
+			t.Errorf("per-key fallback Wait mismatch (-want +got):\n%s", diff)
+		}
+	})
 }
