@@ -116,3 +116,25 @@ func TestLimiterRetryAfterSaturates(t *testing.T) {
 		}
 	}
 }
+
+// The longest wait a time.Duration holds in whole microseconds is given
+// as it is, not saturated: RetryAfter saturates only beyond it.
+func TestLimiterRetryAfterLongestExactWait(t *testing.T) {
+	ctx := ctxFor(t)
+	const us = math.MaxInt64 / int64(time.Microsecond)
+	want := time.Duration(us) * time.Microsecond
+	for name, refuse := range map[string]func(l *Limiter) error{
+		"AllowAtMost":   func(l *Limiter) error { _, err := l.AllowAtMost(ctx, 1); return err },
+		"LimiterPolicy": func(l *Limiter) error { return l.take(ctx, 1) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			rdb := newClient(t)
+			rdb.AddHook(scriptHook{reply: []any{int64(0), us, int64(0)}}) // refused, wait us µs
+			l := NewLimiter(rdb, "longest", slow, 1, WithPrefix(testPrefix(t)))
+			var re *resilience.RefusedError
+			if err := refuse(l); !errors.As(err, &re) || re.RetryAfter() != want {
+				t.Errorf("%s: %v; want a refusal with RetryAfter %v", name, err, want)
+			}
+		})
+	}
+}
