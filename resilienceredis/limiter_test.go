@@ -458,3 +458,29 @@ func TestLimiterWaitFallback(t *testing.T) {
 		}
 	})
 }
+
+// An n above the burst is refused without asking Redis, with RetryAfter
+// resilience.Never (no wait would help), and counted as a refusal.
+func TestLimiterAboveBurstIsRefusedForGood(t *testing.T) {
+	l := NewLimiter(clientOf(t, deadAddr(t)), "aboveburst", slow, 2)
+	err := l.take(ctxFor(t), 3)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() != resilience.Never {
+		t.Errorf("3 events of a burst of 2: %v; want a refusal with RetryAfter resilience.Never", err)
+	}
+	s := l.Snapshot()
+	if diff := cmp.Diff(map[string]float64{"local": 0, "decisions_shared": 0, "decisions_local": 0}, values(t, s)); diff != "" || s.Refused != 1 {
+		t.Errorf("Snapshot refused %d, want 1; values mismatch (-want +got):\n%s", s.Refused, diff)
+	}
+}
+
+// With Redis unreachable, LimiterPolicy's refusal by a fallback that
+// fails closed gives no RetryAfter hint.
+func TestLimiterPolicyFallbackRefusalHasNoHint(t *testing.T) {
+	l := NewLimiter(clientOf(t, deadAddr(t)), "nohint", slow, 2, WithFallback(resilience.Off, 0))
+	_, err := LimiterPolicy[int](l).Do(ctxFor(t), func(context.Context) (int, error) { return 0, nil })
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() >= 0 {
+		t.Errorf("the closed fallback's refusal: %v; want a refusal with no RetryAfter hint (negative)", err)
+	}
+}
