@@ -138,3 +138,40 @@ func TestLimiterRetryAfterLongestExactWait(t *testing.T) {
 		})
 	}
 }
+
+// Check of an infinite Rate asks Redis nothing and returns nil; Check
+// whose context ends during the round trip returns ctx.Err(); Check of a
+// bucket holding a value the limiter cannot have written repairs it (a
+// LimiterBucketRepaired event) and takes no token.
+func TestLimiterCheckCases(t *testing.T) {
+	t.Run("infinite rate", func(t *testing.T) {
+		l := NewLimiter(clientOf(t, deadAddr(t)), "checkinf", math.Inf(1), 0)
+		if err := l.Check(ctxFor(t)); err != nil {
+			t.Errorf("Check() of an infinite rate = %v, want nil without asking Redis", err)
+		}
+	})
+	t.Run("context ends", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(ctxFor(t))
+		rdb := newClient(t)
+		rdb.AddHook(scriptHook{fail: func(context.Context) error { cancel(); return errors.New("test: gone") }})
+		l := NewLimiter(rdb, "checkctx", slow, 1, WithPrefix(testPrefix(t)))
+		if err := l.Check(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("Check() = %v, want context.Canceled", err)
+		}
+	})
+	t.Run("repairs", func(t *testing.T) {
+		ctx := ctxFor(t)
+		rdb := newClient(t)
+		var rec eventlog.Recorder
+		l := NewLimiter(rdb, "checkbad", slow, 2, WithPrefix(testPrefix(t)), WithObserver(&rec))
+		if err := rdb.Set(ctx, l.keys[0], "garbage", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Check(ctx); err != nil {
+			t.Errorf("Check() = %v, want nil", err)
+		}
+		if n := len(ofType(&rec, LimiterBucketRepaired)); n != 1 {
+			t.Errorf("%d %s events, want 1", n, LimiterBucketRepaired)
+		}
+	})
+}
