@@ -369,6 +369,23 @@ func TestLimiterStalledServer(t *testing.T) {
 func TestLimiterPolicyPanicsOnNil(t *testing.T) {
 	closed := redis.NewClient(&redis.Options{})
 	closed.Close()
+	for name, want := range map[string]string{
+		"LimiterPolicy": "resilienceredis: LimiterPolicy of a nil *Limiter",
+		"WaitPolicy":    "resilienceredis: WaitPolicy of a nil *Limiter",
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != want {
+					t.Errorf("%s(nil) panicked with %v, want %q", name, r, want)
+				}
+			}()
+			if name == "LimiterPolicy" {
+				LimiterPolicy[int](nil)
+			} else {
+				WaitPolicy[int](nil)
+			}
+		}()
+	}
 	for name, f := range map[string]func(){
 		"LimiterPolicy": func() { LimiterPolicy[int](nil) },
 		"WaitPolicy":    func() { WaitPolicy[int](nil) },
