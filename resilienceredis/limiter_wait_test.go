@@ -33,11 +33,11 @@ func TestLimiterWaitNZero(t *testing.T) {
 	}
 }
 
-// A MaxWait of 1ns refuses any wait at all (the next token 300ms away),
+// A MaxWait of 1ns refuses any wait at all (the next token 5s away),
 // and the snapshot counts the Waits Redis decided and the refusal.
 func TestLimiterWaitShortestMaxWait(t *testing.T) {
 	ctx := context.Background() // no deadline: MaxWait alone bounds the wait
-	l := NewLimiter(newClient(t), "waitmax", 1e6/300_000, 1, WithPrefix(testPrefix(t)), WithMaxWait(time.Nanosecond))
+	l := NewLimiter(newClient(t), "waitmax", 0.2, 1, WithPrefix(testPrefix(t)), WithMaxWait(time.Nanosecond))
 	if err := l.Wait(ctx); err != nil {
 		t.Fatalf("Wait on a full bucket: %v", err)
 	}
