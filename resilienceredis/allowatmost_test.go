@@ -151,6 +151,25 @@ func TestLimiterAllowAtMostFallback(t *testing.T) {
 			if n := len(ofType(&rec, LimiterLocal)); n != 3 {
 				t.Errorf("%d %s events for 3 local decisions", n, LimiterLocal)
 			}
+			// The snapshot counts the three decisions as local, and the
+			// refusals among them; a fallback's refusal gives no hint.
+			refused := 0
+			for _, a := range got {
+				if a.Limited {
+					refused++
+				}
+			}
+			s := l.Snapshot()
+			if diff := cmp.Diff(map[string]float64{"local": 1, "decisions_shared": 0, "decisions_local": 3}, values(t, s)); diff != "" || s.Refused != uint64(refused) {
+				t.Errorf("Snapshot refused %d, want %d; values mismatch (-want +got):\n%s", s.Refused, refused, diff)
+			}
+			if refused > 0 {
+				_, err := l.AllowAtMost(ctx, 5)
+				var re *resilience.RefusedError
+				if !errors.As(err, &re) || re.RetryAfter() >= 0 {
+					t.Errorf("the fallback's refusal %v; want a *resilience.RefusedError with no RetryAfter hint (negative)", err)
+				}
+			}
 		})
 	}
 	k := NewKeyedLimiter(rdb, "atmostdownkeyed", slow, 2)

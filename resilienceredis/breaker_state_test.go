@@ -524,3 +524,45 @@ func TestBreakerShared(t *testing.T) {
 	}
 	p.Done(nil)
 }
+
+// Shared counts the shared window as the instance's rules read it, by the
+// server's clock: the outcomes of a bucket still within WindowDuration
+// count, and once the window has passed over them they count no more
+// (the run of failures, which does not decay, stays).
+func TestBreakerSharedWindowAgesOut(t *testing.T) {
+	addr, prefix := redistest.Addr(t), testPrefix(t)
+	ctx := ctxFor(t)
+	// A window of a minute in 10 buckets of 6s.
+	a := manual(t, addr, prefix, WithThreshold(100), WithCooldown(time.Hour), WithWindowDuration(time.Minute),
+		WithWindowBuckets(10), WithSlowCall(time.Millisecond))
+	a.sync()
+	succeed(a)
+	p, err := a.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Millisecond) // the call takes longer than SlowCall
+	p.Done(nil)
+	fail(a)
+	fail(a)
+	a.flush()
+	for _, c := range []struct {
+		shift time.Duration
+		want  [3]int64 // successes, failures, slow calls
+	}{
+		{0, [3]int64{2, 2, 1}},
+		{30 * time.Second, [3]int64{2, 2, 1}},
+		// 10 buckets later the window has passed over the outcomes' bucket.
+		{time.Minute, [3]int64{0, 0, 0}},
+		{2 * time.Minute, [3]int64{0, 0, 0}},
+	} {
+		a.shift.Store(c.shift.Microseconds())
+		got, err := a.Shared(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, [3]int64{got.Successes, got.Failures, got.SlowCalls}); diff != "" || got.ConsecutiveFailures != 2 {
+			t.Errorf("Shared %v later: streak %d (want 2); window counts mismatch (-want +got):\n%s", c.shift, got.ConsecutiveFailures, diff)
+		}
+	}
+}

@@ -232,6 +232,11 @@ func TestBreakerClosedPathMakesNoRoundTrip(t *testing.T) {
 	b := newBreaker(rdb, "svc", []BreakerOption{WithPrefix(prefix), WithTimeout(5 * time.Second)})
 	defer b.Close()
 	b.sync()
+	// The server has the flush script (a first EVALSHA of a fresh server
+	// would get NOSCRIPT and send EVAL: two commands for one flush).
+	if err := flushScript.Load(ctxFor(t), rdb).Err(); err != nil {
+		t.Fatal(err)
+	}
 	before := cmds.Load()
 	p := BreakerPolicy[int](b)
 	for i := range 1000 {

@@ -175,6 +175,12 @@ func TestWithConfigPositionalConflict(t *testing.T) {
 			`resilienceredis: NewKeyedLimiter(rdb, "pos", 5, 2, ...): WithLimiterConfig's Burst 3 differs from the burst given`},
 		{"budget name", func() { NewRetryBudget(rdb, "pos", WithRetryBudgetConfig(RetryBudgetConfig{Name: "cfg"})).Close() },
 			`resilienceredis: NewRetryBudget(rdb, "pos", ...): WithRetryBudgetConfig's Name "cfg" differs from the name given`},
+		{"rate NaN given, another in the config", func() { NewLimiter(rdb, "pos", math.NaN(), 2, WithLimiterConfig(LimiterConfig{Rate: 7})) },
+			`resilienceredis: NewLimiter(rdb, "pos", NaN, 2, ...): WithLimiterConfig's Rate 7 differs from the rate given`},
+		{"rate NaN in the config, another given", func() { NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Rate: math.NaN()})) },
+			`resilienceredis: NewLimiter(rdb, "pos", 5, 2, ...): WithLimiterConfig's Rate NaN differs from the rate given`},
+		{"rate NaN in both: Validate says why", func() { NewLimiter(rdb, "pos", math.NaN(), 2, WithLimiterConfig(LimiterConfig{Rate: math.NaN()})) },
+			`resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got NaN`},
 		{"equal values", func() {
 			NewBreaker(rdb, "pos", WithBreakerConfig(BreakerConfig{Name: "pos"})).Close()
 			NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Name: "pos", Rate: 5, Burst: 2}))

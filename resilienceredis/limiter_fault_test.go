@@ -516,3 +516,24 @@ func TestLocalReasonOnTimeout(t *testing.T) {
 		})
 	}
 }
+
+// A KeyedLimiter records its settings under its name as a Limiter does,
+// in one sorted set for all its keys: Check finds nothing while one
+// setting is in use, and reports another KeyedLimiter of the name with
+// other settings.
+func TestKeyedLimiterSettingsConflict(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	a := NewKeyedLimiter(rdb, "tenants", 5, 2, WithPrefix(prefix))
+	if err := a.Check(ctx); err != nil {
+		t.Fatalf("Check() with one setting in use = %v, want nil", err)
+	}
+	if n, err := rdb.Exists(ctx, prefix+"rl:tenants:settings").Result(); err != nil || n != 1 {
+		t.Errorf("EXISTS of the settings in use = %d, %v; want 1", n, err)
+	}
+	b := NewKeyedLimiter(newClient(t), "tenants", 7, 2, WithPrefix(prefix))
+	if err := b.Check(ctx); !errors.Is(err, ErrSettingsConflict) || !strings.Contains(err.Error(), `"5/2"`) {
+		t.Errorf("Check() of the 7/s KeyedLimiter = %v, want ErrSettingsConflict naming 5/2", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/eventlog"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
@@ -368,6 +369,23 @@ func TestLimiterStalledServer(t *testing.T) {
 func TestLimiterPolicyPanicsOnNil(t *testing.T) {
 	closed := redis.NewClient(&redis.Options{})
 	closed.Close()
+	for name, want := range map[string]string{
+		"LimiterPolicy": "resilienceredis: LimiterPolicy of a nil *Limiter",
+		"WaitPolicy":    "resilienceredis: WaitPolicy of a nil *Limiter",
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != want {
+					t.Errorf("%s(nil) panicked with %v, want %q", name, r, want)
+				}
+			}()
+			if name == "LimiterPolicy" {
+				LimiterPolicy[int](nil)
+			} else {
+				WaitPolicy[int](nil)
+			}
+		}()
+	}
 	for name, f := range map[string]func(){
 		"LimiterPolicy": func() { LimiterPolicy[int](nil) },
 		"WaitPolicy":    func() { WaitPolicy[int](nil) },
@@ -392,5 +410,94 @@ func TestKeyedLimiterFallbackPerKey(t *testing.T) {
 	got := []bool{k.Allow(ctx, "a"), k.Allow(ctx, "a"), k.Allow(ctx, "b")}
 	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
 		t.Errorf("per-key fallback decisions mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// Redis unreachable: Wait is the fallback's WaitN, each decision a
+// LimiterLocal event counted as local: a local bucket gives what it holds
+// and refuses a wait beyond the caller's deadline; a fallback that fails
+// open admits; one that fails closed refuses with no RetryAfter hint. A
+// KeyedLimiter's fallback waits per key.
+func TestLimiterWaitFallback(t *testing.T) {
+	rdb := clientOf(t, deadAddr(t))
+	tests := []struct {
+		name    string
+		opts    []LimiterOption
+		want    []string // per Wait: "ok", "limited"
+		refused uint64
+	}{
+		{"default: the same limit, per instance", nil, []string{"ok", "ok", "limited"}, 1},
+		{"fail open", []LimiterOption{WithFallback(math.Inf(1), 0)}, []string{"ok", "ok", "ok"}, 0},
+		{"fail closed", []LimiterOption{WithFallback(resilience.Off, 0)}, []string{"limited", "limited", "limited"}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rec eventlog.Recorder
+			l := NewLimiter(rdb, "waitdown", slow, 2, append(tt.opts, WithObserver(&rec))...)
+			var got []string
+			for range 3 {
+				// A deadline the next local token (100s away) is beyond.
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				err := l.Wait(ctx)
+				cancel()
+				var re *resilience.RefusedError
+				switch {
+				case err == nil:
+					got = append(got, "ok")
+				case errors.As(err, &re) && errors.Is(err, ratelimit.ErrLimited):
+					got = append(got, "limited")
+					if tt.name == "fail closed" && re.RetryAfter() >= 0 {
+						t.Errorf("the closed fallback's refusal has RetryAfter %v, want no hint (negative)", re.RetryAfter())
+					}
+				default:
+					got = append(got, err.Error())
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Wait with Redis down mismatch (-want +got):\n%s", diff)
+			}
+			if n := len(ofType(&rec, LimiterLocal)); n != 3 {
+				t.Errorf("%d %s events for 3 local decisions", n, LimiterLocal)
+			}
+			s := l.Snapshot()
+			if diff := cmp.Diff(map[string]float64{"local": 1, "decisions_shared": 0, "decisions_local": 3}, values(t, s)); diff != "" || s.Refused != tt.refused {
+				t.Errorf("Snapshot refused %d, want %d; values mismatch (-want +got):\n%s", s.Refused, tt.refused, diff)
+			}
+		})
+	}
+	t.Run("keyed", func(t *testing.T) {
+		k := NewKeyedLimiter(rdb, "waitdownkeyed", slow, 1)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		got := []bool{k.Limiter("a").Wait(ctx) == nil, k.Limiter("a").Wait(ctx) == nil, k.Limiter("b").Wait(ctx) == nil}
+		if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
+			t.Errorf("per-key fallback Wait mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// An n above the burst is refused without asking Redis, with RetryAfter
+// resilience.Never (no wait would help), and counted as a refusal.
+func TestLimiterAboveBurstIsRefusedForGood(t *testing.T) {
+	l := NewLimiter(clientOf(t, deadAddr(t)), "aboveburst", slow, 2)
+	err := l.take(ctxFor(t), 3)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() != resilience.Never {
+		t.Errorf("3 events of a burst of 2: %v; want a refusal with RetryAfter resilience.Never", err)
+	}
+	s := l.Snapshot()
+	if diff := cmp.Diff(map[string]float64{"local": 0, "decisions_shared": 0, "decisions_local": 0}, values(t, s)); diff != "" || s.Refused != 1 {
+		t.Errorf("Snapshot refused %d, want 1; values mismatch (-want +got):\n%s", s.Refused, diff)
+	}
+}
+
+// With Redis unreachable, LimiterPolicy's refusal by a fallback that
+// fails closed gives no RetryAfter hint.
+func TestLimiterPolicyFallbackRefusalHasNoHint(t *testing.T) {
+	l := NewLimiter(clientOf(t, deadAddr(t)), "nohint", slow, 2, WithFallback(resilience.Off, 0))
+	_, err := LimiterPolicy[int](l).Do(ctxFor(t), func(context.Context) (int, error) { return 0, nil })
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() >= 0 {
+		t.Errorf("the closed fallback's refusal: %v; want a refusal with no RetryAfter hint (negative)", err)
 	}
 }

@@ -59,20 +59,22 @@ func TestSeparateProcesses(t *testing.T) {
 	addr, prefix := redistest.Addr(t), testPrefix(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	outs := make([]bytes.Buffer, children)
+	// The children's stdout is their answer; their stderr (a coverage
+	// build's warnings, a panic) is kept apart for the failure message.
+	outs, stderrs := make([]bytes.Buffer, children), make([]bytes.Buffer, children)
 	errs := make([]error, children)
 	var wg sync.WaitGroup
 	for i := range children {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), childEnv+"="+prefix, redistest.EnvAddr+"="+addr)
-		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+		cmd.Stdout, cmd.Stderr = &outs[i], &stderrs[i]
 		wg.Go(func() { errs[i] = cmd.Run() })
 	}
 	wg.Wait()
 	got := map[string]int{}
 	for i := range children {
 		if errs[i] != nil {
-			t.Fatalf("child %d: %v: %s", i, errs[i], outs[i].String())
+			t.Fatalf("child %d: %v: %s%s", i, errs[i], outs[i].String(), stderrs[i].String())
 		}
 		got[strings.TrimSpace(outs[i].String())]++
 	}

@@ -1,0 +1,92 @@
+package resilienceredis
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/ratelimit"
+	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// WaitN(ctx, 0) asks nothing and takes nothing: nil, or ctx.Err() when
+// ctx is done; it does not panic.
+func TestLimiterWaitNZero(t *testing.T) {
+	l := NewLimiter(newClient(t), "waitzero", slow, 1, WithPrefix(testPrefix(t)))
+	if err := l.WaitN(ctxFor(t), 0); err != nil {
+		t.Errorf("WaitN(ctx, 0) = %v, want nil", err)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.WaitN(done, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("WaitN(done ctx, 0) = %v, want context.Canceled", err)
+	}
+	if s := values(t, l.Snapshot()); s["decisions_shared"] != 0 {
+		t.Errorf("WaitN(ctx, 0) made %v decisions in Redis, want 0", s["decisions_shared"])
+	}
+	if !l.Allow(ctxFor(t)) {
+		t.Error("WaitN(ctx, 0) took the token")
+	}
+}
+
+// A MaxWait of 1ns refuses any wait at all (the next token 5s away),
+// and the snapshot counts the Waits Redis decided and the refusal.
+func TestLimiterWaitShortestMaxWait(t *testing.T) {
+	ctx := context.Background() // no deadline: MaxWait alone bounds the wait
+	l := NewLimiter(newClient(t), "waitmax", 0.2, 1, WithPrefix(testPrefix(t)), WithMaxWait(time.Nanosecond))
+	if err := l.Wait(ctx); err != nil {
+		t.Fatalf("Wait on a full bucket: %v", err)
+	}
+	err := l.Wait(ctx)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) {
+		t.Errorf("Wait with MaxWait 1ns on an empty bucket: %v; want a refusal at once", err)
+	}
+	s := l.Snapshot()
+	if diff := cmp.Diff(map[string]float64{"local": 0, "decisions_shared": 2, "decisions_local": 0}, values(t, s)); diff != "" || s.Refused != 1 {
+		t.Errorf("Snapshot refused %d, want 1; values mismatch (-want +got):\n%s", s.Refused, diff)
+	}
+}
+
+// A cancelled WaitN(ctx, 2) gives back both its tokens.
+func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	l := NewLimiter(rdb, "refund2", 1, 2, WithPrefix(prefix)) // T = 1s
+	key := prefix + "rl:{refund2}:1/2"
+	if !l.AllowN(ctx, 2) {
+		t.Fatal("first AllowN(2) refused")
+	}
+	before, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- l.WaitN(wctx, 2) }()
+	redistest.Eventually(t, 5*time.Second, "the WaitN reserves its tokens", func() (bool, string) {
+		v, err := rdb.Get(ctx, key).Float64()
+		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
+	})
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled WaitN: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WaitN did not return within 10s of its cancellation")
+	}
+	after, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("TAT after the cancelled WaitN(2) = %v, want %v (both tokens given back)", after, before)
+	}
+}
