@@ -25,6 +25,7 @@ func config(t *testing.T, addr, name string) string {
 // A started server listens on 127.0.0.1 only, persists nothing, and has
 // the configuration given after redistest's own.
 func TestStartConfig(t *testing.T) {
+	defer notSkipped(t, "redis-server")
 	s := Start(t, "--maxmemory", "10mb", "--save", "60 1")
 	if !strings.HasPrefix(s.Addr, "127.0.0.1:") {
 		t.Errorf("Addr %q, want 127.0.0.1:port", s.Addr)
@@ -111,6 +112,18 @@ func TestSignalNotRunning(t *testing.T) {
 		t.Error("a server that never ran is running")
 	}
 	s.Stop() // nothing to stop
+}
+
+// A started server is stopped when its test ends.
+func TestStartStopsAtCleanup(t *testing.T) {
+	var s *Server
+	t.Run("running", func(t *testing.T) { s = Start(t) })
+	if s == nil {
+		return
+	}
+	if s.running() || Ping(s.Addr, time.Second) == nil {
+		t.Error("the server runs after its test ended")
+	}
 }
 
 // StartProcess starts a server with the given data directory, outside a
