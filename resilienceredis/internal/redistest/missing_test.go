@@ -104,3 +104,26 @@ func stderrOf(t *testing.T, fn func()) string {
 	}()
 	return <-out
 }
+
+// When its server cannot start (here a redis-server that exits at once)
+// or it has no temporary directory, Run returns 1 and says why on
+// stderr, and runs no test.
+func TestRunCannotStart(t *testing.T) {
+	t.Setenv(EnvAddr, "")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "redis-server"), []byte("#!/bin/sh\necho no memory\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	var code int
+	msg := stderrOf(t, func() { code = Run(nil) })
+	if want := "FAIL: redistest: redistest: redis-server exited at start: no memory\n\n"; code != 1 || msg != want {
+		t.Errorf("Run with a redis-server that exits: %d and %q, want 1 and %q", code, msg, want)
+	}
+
+	t.Setenv("TMPDIR", filepath.Join(dir, "none"))
+	msg = stderrOf(t, func() { code = Run(nil) })
+	if want := "FAIL: redistest: "; code != 1 || !strings.HasPrefix(msg, want) || !strings.Contains(msg, "none") {
+		t.Errorf("Run without a temporary directory: %d and %q, want 1 and a message starting %q", code, msg, want)
+	}
+}

@@ -48,7 +48,8 @@ func TestPing(t *testing.T) {
 				t.Errorf("Ping sent %q (%v), want PING\\r\\n", buf, err)
 			}
 			if c.answer == "" {
-				c2.Read(buf) // until the client gives up
+				c2.SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound: Ping gives up in 200ms
+				c2.Read(buf)
 				return
 			}
 			c2.Write([]byte(c.answer))
