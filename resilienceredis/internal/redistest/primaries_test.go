@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -53,7 +54,13 @@ func TestPrimaries(t *testing.T) {
 // sortStrings sorts in increasing order.
 func TestSortStrings(t *testing.T) {
 	s := []string{"d", "b", "e", "a", "c", "b"}
-	sortStrings(s)
+	done := make(chan struct{})
+	go func() { defer close(done); sortStrings(s) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // a bound, not a wait: six strings sort at once
+		t.Fatal("sortStrings did not return within 10s")
+	}
 	if diff := cmp.Diff([]string{"a", "b", "b", "c", "d", "e"}, s); diff != "" {
 		t.Errorf("sortStrings mismatch (-want +got):\n%s", diff)
 	}

@@ -99,7 +99,8 @@ func TestStartExitsAtStart(t *testing.T) {
 	}
 }
 
-// Pause and Resume of a server that never ran fail the test.
+// Pause and Resume of a server that never ran fail the test; Kill and
+// Stop have nothing to do.
 func TestSignalNotRunning(t *testing.T) {
 	s := &Server{}
 	for name, fn := range map[string]func(testing.TB){"Pause": s.Pause, "Resume": s.Resume} {
@@ -110,6 +111,9 @@ func TestSignalNotRunning(t *testing.T) {
 	}
 	if s.running() {
 		t.Error("a server that never ran is running")
+	}
+	if _, failed := run(t, s.Kill); len(failed) != 0 {
+		t.Errorf("Kill of a server that never ran failed with %q, want nothing to kill", failed)
 	}
 	s.Stop() // nothing to stop
 }
@@ -137,5 +141,17 @@ func TestStartProcess(t *testing.T) {
 	defer s.Stop()
 	if got := config(t, s.Addr, "dir"); got != dir {
 		t.Errorf("dir %q, want %q", got, dir)
+	}
+}
+
+// Do gives up on a stalled server within its 2s bound.
+func TestDoBounded(t *testing.T) {
+	s := Start(t)
+	s.Pause(t)
+	defer s.Resume(t)
+	start := time.Now()
+	_, err := (&Cluster{}).Do(s.Addr, "PING")
+	if took := time.Since(start); err == nil || took > 2500*time.Millisecond {
+		t.Errorf("Do on a paused server: %v after %v, want an error within 2s", err, took)
 	}
 }
