@@ -59,7 +59,7 @@ func waitOKFails(t *testing.T, nodes ...*Server) string {
 }
 
 // WaitOK fails while a node's cluster is not ok, a node does not answer
-// INFO, a replica has lost its primary, or two nodes disagree on who owns
+// INFO or CLUSTER SHARDS, a replica has lost its primary, or two nodes disagree on who owns
 // the slots.
 func TestWaitOKChecks(t *testing.T) {
 	const prefix = "redistest: cluster ok on every node: not within 100ms: "
@@ -75,6 +75,13 @@ func TestWaitOKChecks(t *testing.T) {
 		s := clusterNodes(t, 1, true, "--rename-command", "INFO", "")[0]
 		if got := waitOKFails(t, s); !strings.HasPrefix(got, prefix+s.Addr+": ERR unknown command") {
 			t.Errorf("WaitOK on a node without INFO: %q", got)
+		}
+	})
+	t.Run("shards", func(t *testing.T) {
+		t.Parallel()
+		s := clusterNodes(t, 1, true, "--user", "default", "on", "nopass", "~*", "&*", "+@all", "-cluster|shards")[0]
+		if got := waitOKFails(t, s); !strings.HasPrefix(got, prefix+s.Addr+": NOPERM") {
+			t.Errorf("WaitOK on a node that refuses CLUSTER SHARDS: %q", got)
 		}
 	})
 	t.Run("disagree", func(t *testing.T) {
