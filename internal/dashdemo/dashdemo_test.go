@@ -17,9 +17,11 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{Config{}, ""},
 		{Config{Rate: 50, Phase: time.Second, Timeout: time.Second, Cooldown: time.Second}, ""},
+		{Config{Rate: 1000, Phase: 500 * time.Millisecond}, ""},
 		{Config{Rate: -1}, "dashdemo: Rate must be in [0, 1000], got -1"},
 		{Config{Rate: 1001}, "dashdemo: Rate must be in [0, 1000], got 1001"},
 		{Config{Phase: time.Millisecond}, "dashdemo: Phase must be 0 or >= 500ms, got 1ms"},
+		{Config{Phase: 1}, "dashdemo: Phase must be 0 or >= 500ms, got 1ns"},
 		{Config{Timeout: -1}, "dashdemo: Timeout must be >= 0, got -1ns"},
 		{Config{Cooldown: -1}, "dashdemo: Cooldown must be >= 0, got -1ns"},
 	} {

@@ -1,0 +1,4 @@
+// Package ok has the shape.
+package ok
+
+type Stats struct{ Refused uint64 }
