@@ -124,7 +124,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Collector, error) {
 		refusedDesc:    prometheus.NewDesc("resilience_guard_refused_total", "Calls a registered guard has refused since it was made, from its snapshot.", []string{"policy", "name"}, nil),
 		stateDesc:      prometheus.NewDesc("resilience_guard_state", "1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.", []string{"policy", "name", "state"}, nil),
 		sanitizedDesc:  prometheus.NewDesc("resilience_exporter_sanitized_series", "Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.", nil, nil),
-		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read, once their name was sanitised, as a series sent before, or a guard's value is named like one of the Collector's own metrics.", nil, nil),
+		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.", nil, nil),
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -211,9 +211,12 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // series are sent with the invalid bytes replaced by U+FFFD
 // (strings.ToValidUTF8), and counted in
 // resilience_exporter_sanitized_series. A series that cannot be sent (one
-// that reads, once sanitised, as a series sent before in the collection)
-// is left out and counted in resilience_exporter_dropped_series. So no
-// name makes a scrape fail: the other series, of this Collector and of
+// that reads, once sanitised, as a series sent before in the collection; a
+// guard's value whose metric name another kind's value gives too, as kinds
+// "my-cache" and "my_cache" do, or kind "a_b"'s value "c" and kind "a"'s
+// value "b_c"; one whose guard's kind, a label, is not valid UTF-8) is left
+// out and counted in resilience_exporter_dropped_series: the first series
+// sent stays. So no name makes a scrape fail: the other series, of this Collector and of
 // the rest of the registry, are served.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	e := emitter{ch: ch}
@@ -252,6 +255,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 				}
 				e.gauge(c.stateDesc, 1, string(s.Kind), name, state)
 			}
+			e.shared = true
 			for i := range s.Values {
 				v := &s.Values[i]
 				d := c.values.desc(s.Kind, v)
@@ -264,6 +268,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 					e.gauge(d, v.Value, name)
 				}
 			}
+			e.shared = false
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(c.sanitizedDesc, prometheus.GaugeValue, float64(e.sanitized))
@@ -276,7 +281,8 @@ type emitter struct {
 	ch                 chan<- prometheus.Metric
 	sanitized, dropped int
 	bad                bool                // the name last given to name was sanitised
-	seen               map[string]struct{} // the series sent whose name holds U+FFFD
+	shared             bool                // the series are a guard's values, whose metrics other kinds' values may name alike
+	seen               map[string]struct{} // the series sent that another may read as
 }
 
 // name returns n as a label value: n if it is valid UTF-8, else n with
@@ -293,9 +299,13 @@ func (e *emitter) name(n string) string {
 // admit reports whether the series of desc with labels (the first of
 // which, after desc's own, holds the last name given to name) may be
 // sent: not if it reads as one sent before, which only a name holding
-// U+FFFD can. It counts a sanitised series sent and a series left out.
+// U+FFFD can, or a guard's value (shared): the values of two kinds may
+// give one metric name ("my-cache" and "my_cache" read alike once
+// sanitised; kind "a_b" with value "c" and kind "a" with value "b_c"
+// give resilience_a_b_c). It counts a sanitised series sent and a series
+// left out.
 func (e *emitter) admit(desc *prometheus.Desc, labels []string) bool {
-	if e.bad || containsReplacement(labels) {
+	if e.bad || e.shared || containsReplacement(labels) {
 		key := desc.String() + "\x00" + strings.Join(labels, "\x00")
 		if _, dup := e.seen[key]; dup {
 			e.dropped++
