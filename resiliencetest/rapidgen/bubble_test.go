@@ -139,6 +139,10 @@ func TestCheckInBubbleFailures(t *testing.T) {
 		if c.name != "fatal" {
 			continue
 		}
+		// CheckInBubble is a helper: the failure is reported at its caller.
+		if !regexp.MustCompile(`\sbubble_test\.go:\d+: \[rapid\] failed after`).MatchString(out) {
+			t.Errorf("the failure is not reported at the line calling CheckInBubble:\n%s", out)
+		}
 		// The seed it reports replays the failure.
 		seed := regexp.MustCompile(`-rapid\.seed=\d+`).FindString(out)
 		if seed == "" {
