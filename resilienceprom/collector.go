@@ -255,7 +255,6 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 				}
 				e.gauge(c.stateDesc, 1, string(s.Kind), name, state)
 			}
-			e.shared = true
 			for i := range s.Values {
 				v := &s.Values[i]
 				d := c.values.desc(s.Kind, v)
@@ -268,7 +267,6 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 					e.gauge(d, v.Value, name)
 				}
 			}
-			e.shared = false
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(c.sanitizedDesc, prometheus.GaugeValue, float64(e.sanitized))
@@ -280,9 +278,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 type emitter struct {
 	ch                 chan<- prometheus.Metric
 	sanitized, dropped int
-	bad                bool                // the name last given to name was sanitised
-	shared             bool                // the series are a guard's values, whose metrics other kinds' values may name alike
-	seen               map[string]struct{} // the series sent that another may read as
+	bad                bool                   // the name last given to name was sanitised
+	seen               map[seriesKey]struct{} // the series sent
 }
 
 // name returns n as a label value: n if it is valid UTF-8, else n with
@@ -298,37 +295,34 @@ func (e *emitter) name(n string) string {
 
 // admit reports whether the series of desc with labels (the first of
 // which, after desc's own, holds the last name given to name) may be
-// sent: not if it reads as one sent before, which only a name holding
-// U+FFFD can, or a guard's value (shared): the values of two kinds may
-// give one metric name ("my-cache" and "my_cache" read alike once
-// sanitised; kind "a_b" with value "c" and kind "a" with value "b_c"
-// give resilience_a_b_c). It counts a sanitised series sent and a series
-// left out.
+// sent: not if it reads as one sent before in the collection, as a
+// sanitised name can (U+FFFD for its bad bytes, a valid name may hold
+// too), and a guard's value can (the values of two kinds may give one
+// metric name: "my-cache" and "my_cache" read alike once sanitised; kind
+// "a_b" with value "c" and kind "a" with value "b_c" give
+// resilience_a_b_c). It counts a sanitised series sent and a series left
+// out.
 func (e *emitter) admit(desc *prometheus.Desc, labels []string) bool {
-	if e.bad || e.shared || containsReplacement(labels) {
-		key := desc.String() + "\x00" + strings.Join(labels, "\x00")
-		if _, dup := e.seen[key]; dup {
-			e.dropped++
-			return false
-		}
-		if e.seen == nil {
-			e.seen = make(map[string]struct{})
-		}
-		e.seen[key] = struct{}{}
+	key := seriesKey{desc, strings.Join(labels, "\x00")}
+	if _, dup := e.seen[key]; dup {
+		e.dropped++
+		return false
 	}
+	if e.seen == nil {
+		e.seen = make(map[seriesKey]struct{})
+	}
+	e.seen[key] = struct{}{}
 	if e.bad {
 		e.sanitized++
 	}
 	return true
 }
 
-func containsReplacement(labels []string) bool {
-	for _, l := range labels {
-		if strings.ContainsRune(l, utf8.RuneError) {
-			return true
-		}
-	}
-	return false
+// seriesKey is a series of a collection: its metric's description (one
+// per metric name) and its label values.
+type seriesKey struct {
+	desc   *prometheus.Desc
+	labels string
 }
 
 // send sends m, or counts it dropped if it could not be made.
