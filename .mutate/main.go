@@ -9,8 +9,18 @@
 // It lists the mutants of the package's non-test files (flipped comparison
 // bounds, negated comparisons and if conditions, && <-> ||, + <-> -, * <-> /,
 // ++ <-> --, removed "!", removed assignments, increments and calls, 0 <-> 1
-// and true <-> false), then applies one mutant at a time and runs the
-// package's tests ("go test -count=1 -failfast") on it. A mutant is
+// and true <-> false), then runs the package's tests against each mutant.
+//
+// By default (-schema) it compiles every mutant into one test binary
+// (mutant schemata): each mutated file is rewritten once, every mutant
+// behind a run-time check of its number (env MUTATE_ID; types from
+// go/types); a per-test coverage run tells which tests execute each line,
+// and each mutant runs the binary with only those tests (-test.failfast).
+// A mutant that does not compile or vet on its own, sits in a constant context or
+// whose guard does not type-check is run the old way; so is the whole
+// package if the schema binary fails with no mutant active. With
+// -schema=false each mutant gets its own "go test -count=1 -failfast".
+// -p N runs N mutants at once. A mutant is
 //
 //   - killed when the tests fail,
 //   - survived when they pass (or when no test executes its line: the
@@ -47,6 +57,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -62,6 +73,8 @@ type config struct {
 	equiv  string
 	op     string
 	v      bool
+	schema bool
+	p      int
 }
 
 func main() {
@@ -76,6 +89,8 @@ func main() {
 	flag.StringVar(&c.equiv, "equiv", "", "file of equivalent mutants (default: .mutate/equivalent.txt and .mutate/equivalent/*.txt at the repository top)")
 	flag.StringVar(&c.op, "op", "", "comma-separated operator classes to run (boundary,negate,logical,arith,incdec,not,remove,const)")
 	flag.BoolVar(&c.v, "v", false, "print every mutant's result")
+	flag.BoolVar(&c.schema, "schema", true, "compile the package's mutants into one test binary (mutant schemata) and run each mutant with the tests that cover its line; false: one go test run a mutant")
+	flag.IntVar(&c.p, "p", 1, "run this many mutants at once")
 	flag.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: mutate [flags] PACKAGE_DIR\n\nPACKAGE_DIR is a directory (./policy/breaker, resilienceredis).\n\n")
 		flag.PrintDefaults()
@@ -149,19 +164,25 @@ func run(c config, dir string) error {
 		return err
 	}
 	defer unlock()
+	ids := make([]int, len(ms)) // the mutants' numbers, as -list prints them
+	for i := range ids {
+		ids[i] = i
+	}
 	if c.ids != "" {
 		var sel []mutant
+		ids = nil
 		for _, s := range strings.Split(c.ids, ",") {
 			i, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || i < 0 || i >= len(ms) {
 				return fmt.Errorf("-ids: %q is not a mutant number in 0..%d", s, len(ms)-1)
 			}
 			sel = append(sel, ms[i])
+			ids = append(ids, i)
 		}
 		ms = sel
 	}
 	if c.max > 0 && len(ms) > c.max {
-		ms = ms[:c.max]
+		ms, ids = ms[:c.max], ids[:c.max]
 	}
 	equiv, err := readEquiv(c.equiv, top)
 	if err != nil {
@@ -177,45 +198,93 @@ func run(c config, dir string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	// Baseline: the tests must pass unmutated; its coverage profile tells
-	// which mutants no test reaches; its duration sets the timeout.
-	profile := filepath.Join(tmp, "cover.out")
-	base := goTest(c, pkgArg, "", "-coverprofile="+profile, "-covermode=set")
+	// The schema path: one build for every mutant that compiles in.
+	var fr *fastRun
+	var cover map[string][]block
+	var baseline time.Duration
 	start := time.Now()
-	res := runCmd(ctx, modRoot, base, 30*time.Minute)
-	baseline := time.Since(start)
-	if ctx.Err() != nil {
-		return errInterrupted
+	if c.schema {
+		var err error
+		fr, cover, baseline, err = prepareFast(ctx, c, ms, ids, tmp, modRoot, pkgDir, pkgArg)
+		var eb errBaseline
+		switch {
+		case errors.Is(err, errInterrupted) || ctx.Err() != nil:
+			return errInterrupted
+		case errors.As(err, &eb):
+			return eb
+		case err != nil:
+			fmt.Printf("mutate: schemata not used, one go test run a mutant: %v\n", err)
+			fr = nil
+		}
 	}
-	if res.err != nil {
-		return fmt.Errorf("baseline tests fail on the unmutated tree:\n%s", res.out)
-	}
-	cover, err := readCover(profile)
-	if err != nil {
-		return err
+	if fr == nil {
+		// Baseline: the tests must pass unmutated; its coverage profile
+		// tells which mutants no test reaches; its duration sets the
+		// timeout.
+		profile := filepath.Join(tmp, "cover.out")
+		base := goTest(c, pkgArg, "-coverprofile="+profile, "-covermode=set")
+		t0 := time.Now()
+		res := runCmd(ctx, modRoot, nil, base, 30*time.Minute)
+		baseline = time.Since(t0)
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if res.err != nil {
+			return fmt.Errorf("baseline tests fail on the unmutated tree:\n%s", res.out)
+		}
+		var err error
+		if cover, err = readCover(profile); err != nil {
+			return err
+		}
 	}
 	timeout := time.Duration(c.factor*float64(baseline)) + c.slack
 	fmt.Printf("mutate %s: %d mutants, baseline %.1fs, timeout per mutant %.1fs\n",
 		relTop, len(ms), baseline.Seconds(), timeout.Seconds())
+	if fr != nil {
+		fmt.Printf("mutate: schemata: %d of %d mutants in one binary, %d tests, set up in %.1fs\n",
+			len(fr.in), len(ms), len(fr.names), time.Since(start).Seconds())
+		if c.v {
+			for i, m := range ms {
+				if why, ok := fr.left[ids[i]]; ok {
+					fmt.Printf("  one build a mutant (%s): %s\n", why, m.key())
+				}
+			}
+		}
+	}
 
 	counts := map[outcome]int{}
 	var survivors, timeouts []string
-	overlay := filepath.Join(tmp, "overlay.json")
-	srcs := map[string][]byte{}
-	for i, m := range ms {
+	srcs := &sources{m: map[string][]byte{}}
+	results := make([]outcome, len(ms))
+	done := make([]chan struct{}, len(ms))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	go parallel(c.p, len(ms), func(i int) {
+		defer close(done[i])
 		if ctx.Err() != nil {
-			break
+			return
 		}
+		m := ms[i]
 		o := equivalent
 		if !equiv[m.key()] {
 			o = uncovered
-			if covered(cover, m) {
-				o = runMutant(ctx, c, m, srcs, tmp, overlay, modRoot, pkgArg, timeout)
+			switch {
+			case !covered(cover, m):
+			case fr != nil && fr.in[ids[i]]:
+				o = fr.runSchemaMutant(ctx, c, m, ids[i], timeout)
+			default:
+				o = runMutant(ctx, c, m, srcs, tmp, i, modRoot, pkgArg, timeout)
 			}
 		}
+		results[i] = o
+	})
+	for i, m := range ms {
+		<-done[i]
 		if ctx.Err() != nil {
 			break // the run was interrupted, not the mutant judged
 		}
+		o := results[i]
 		counts[o]++
 		switch o {
 		case survived, uncovered:
@@ -239,6 +308,7 @@ func run(c config, dir string) error {
 	fmt.Printf("  timed out   %d\n", counts[timedOut])
 	fmt.Printf("  not viable  %d (do not compile)\n", counts[notViable])
 	fmt.Printf("  equivalent  %d\n", counts[equivalent])
+	fmt.Printf("  wall time   %.1fs\n", time.Since(start).Seconds())
 	if k+s > 0 {
 		fmt.Printf("  score       %.1f%% = killed / (killed + survived)\n", 100*float64(k)/float64(k+s))
 	} else {
@@ -256,17 +326,39 @@ func run(c config, dir string) error {
 	return nil
 }
 
-func runMutant(ctx context.Context, c config, m mutant, srcs map[string][]byte, tmp, overlay, modRoot, pkgArg string, timeout time.Duration) outcome {
-	src, ok := srcs[m.file]
-	if !ok {
-		var err error
-		if src, err = os.ReadFile(m.file); err != nil {
-			fmt.Fprintln(os.Stderr, "mutate:", err)
-			return notViable
-		}
-		srcs[m.file] = src
+// sources caches the files' original text.
+type sources struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (s *sources) get(path string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if src, ok := s.m[path]; ok {
+		return src, nil
 	}
-	mutFile := filepath.Join(tmp, "mutant_"+filepath.Base(m.file))
+	src, err := os.ReadFile(path)
+	if err == nil {
+		s.m[path] = src
+	}
+	return src, err
+}
+
+// runMutant judges one mutant with its own go test run (the path of
+// -schema=false, and of the mutants the schema leaves out); n names its
+// temporary files.
+func runMutant(ctx context.Context, c config, m mutant, srcs *sources, tmp string, n int, modRoot, pkgArg string, timeout time.Duration) outcome {
+	src, err := srcs.get(m.file)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		return notViable
+	}
+	mutFile := filepath.Join(tmp, "m"+itoa(n), filepath.Base(m.file))
+	overlay := filepath.Join(tmp, "m"+itoa(n), "overlay.json")
+	if os.MkdirAll(filepath.Dir(mutFile), 0o755) != nil {
+		return notViable
+	}
 	js, _ := json.Marshal(map[string]map[string]string{"Replace": {m.file: mutFile}})
 	if os.WriteFile(mutFile, m.apply(src), 0o644) != nil || os.WriteFile(overlay, js, 0o644) != nil {
 		return notViable
@@ -274,7 +366,7 @@ func runMutant(ctx context.Context, c config, m mutant, srcs map[string][]byte, 
 	// go test's own -timeout is set past ours so that a hang is seen as
 	// a hang here and not as a failing test.
 	args := goTest(c, pkgArg, "-failfast", "-overlay="+overlay, "-timeout="+(2*timeout+time.Minute).String())
-	res := runCmd(ctx, modRoot, args, timeout)
+	res := runCmd(ctx, modRoot, nil, args, timeout)
 	switch {
 	case res.timedOut, bytes.Contains(res.out, []byte("panic: test timed out")):
 		return timedOut
@@ -303,9 +395,11 @@ type result struct {
 
 // runCmd runs args in dir in its own process group, killed whole on
 // timeout or when ctx ends.
-func runCmd(ctx context.Context, dir string, args []string, timeout time.Duration) result {
+// env nil: this process's environment.
+func runCmd(ctx context.Context, dir string, env, args []string, timeout time.Duration) result {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -434,6 +528,7 @@ func lock(top string) (func(), error) {
 
 // block is one coverage-profile block of a file.
 type block struct {
+	file                                 string // base name (per-test coverage only)
 	startLine, startCol, endLine, endCol int
 	count                                int
 }
@@ -468,14 +563,9 @@ func readCover(path string) (map[string][]block, error) {
 // covered reports whether a test may execute the mutant: false only when
 // the mutant lies in blocks that the baseline never ran and in none it ran.
 func covered(cov map[string][]block, m mutant) bool {
-	in := func(b block) bool {
-		after := m.line > b.startLine || m.line == b.startLine && m.col >= b.startCol
-		before := m.line < b.endLine || m.line == b.endLine && m.col <= b.endCol
-		return after && before
-	}
 	seen := false
 	for _, b := range cov[filepath.Base(m.file)] {
-		if in(b) {
+		if inBlock(b, m) {
 			if b.count > 0 {
 				return true
 			}
@@ -483,6 +573,13 @@ func covered(cov map[string][]block, m mutant) bool {
 		}
 	}
 	return !seen
+}
+
+// inBlock reports whether the mutant's position lies in the block.
+func inBlock(b block, m mutant) bool {
+	after := m.line > b.startLine || m.line == b.startLine && m.col >= b.startCol
+	before := m.line < b.endLine || m.line == b.endLine && m.col <= b.endCol
+	return after && before
 }
 
 // readEquiv reads the equivalent-mutant list: one mutant key a line, as

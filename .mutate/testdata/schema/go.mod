@@ -1,0 +1,3 @@
+module example.com/schema
+
+go 1.26.0
