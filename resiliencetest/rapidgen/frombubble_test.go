@@ -46,6 +46,15 @@ func TestFromBubble(t *testing.T) {
 		t.Errorf("fromBubble(boom): site %d, want a failure site below %d", site, invalidSite)
 	}
 
+	// A type of one's own named like rapid's out-of-data panic is a panic
+	// of the property.
+	mine := invalidData("mine")
+	if p, site := raise(mine); site >= invalidSite {
+		t.Errorf("fromBubble(a type named invalidData of another package) = %#v, site %d; want a failure site", p, site)
+	} else if bp, ok := p.(*bubblePanic); !ok || bp.value != any(mine) {
+		t.Errorf("fromBubble(a type named invalidData of another package) = %#v, want it wrapped", p)
+	}
+
 	failure := rapidFailure(t)
 	p, site = raise(failure)
 	if p != failure {
@@ -55,3 +64,6 @@ func TestFromBubble(t *testing.T) {
 		t.Errorf("fromBubble(rapid's failure): site %d, want a failure site below %d", site, invalidSite)
 	}
 }
+
+// invalidData is named as rapid's out-of-data panic value is.
+type invalidData string
