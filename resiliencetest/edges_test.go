@@ -35,3 +35,12 @@ func TestFailRateFailsBelowTheRate(t *testing.T) {
 		t.Errorf("FailRate(just above the first draw): Inject = %v, want ErrInjected", err)
 	}
 }
+
+// TestTimelineEdges: a nil clock is the real one; two steps at the same
+// At are valid, and the later one holds from then on.
+func TestTimelineEdges(t *testing.T) {
+	f := Timeline(nil, Step{At: 0, Fault: Healthy()}, Step{At: 0, Fault: Fail(nil)})
+	if err := f.Inject(context.Background()); err != ErrInjected {
+		t.Errorf("%v: Inject = %v, want ErrInjected", f, err)
+	}
+}
