@@ -159,7 +159,10 @@
 // resilience.outcome; its status is left to its owner. server.address is
 // the host of a *url.Error in the error's chain, absent otherwise;
 // resilience.breaker.state, with TraceBreaker, is the breaker's state when
-// the attempt started; resilience.retry_after is absent without a hint.
+// the attempt started; resilience.retry_after is absent without a hint
+// and for resilience.Never (0 is a hint: retry at once);
+// resilience.guard.name is the guard's name as it gave it (invalid UTF-8
+// bytes replaced by U+FFFD), absent when it has none.
 // The layers see the errors, not the policies' events: a wait is the
 // measured gap between two attempts, a hedge's winner is the first copy
 // to succeed, and a fallback is inferred from a success after failed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,7 +30,8 @@ const (
 	SpanEventWait = "resilience.retry.wait"
 	// SpanEventRefused: a guard refused an attempt or the call
 	// (resilience.guard.name, error.type: the guard's condition,
-	// resilience.retry_after when the guard gave a hint).
+	// resilience.retry_after when the guard gave a hint other than
+	// resilience.Never).
 	SpanEventRefused = "resilience.refused"
 	// SpanEventHedge: an attempt started while another was still running:
 	// a hedge's copy (resilience.attempt).
@@ -253,9 +255,9 @@ func (tr *tracer) refused(span trace.Span, err error) {
 	}
 	attrs := []attribute.KeyValue{tr.name, attrErrorType.String(export.ErrorType(r))}
 	if r.Name() != "" {
-		attrs = append(attrs, attrGuardName.String(sanitize(r.Name())))
+		attrs = append(attrs, attrGuardName.String(strings.ToValidUTF8(r.Name(), "\uFFFD")))
 	}
-	if d := r.RetryAfter(); d > 0 && d != resilience.Never {
+	if d := r.RetryAfter(); d >= 0 && d != resilience.Never {
 		attrs = append(attrs, attrRetryAfter.Float64(d.Seconds()))
 	}
 	span.AddEvent(SpanEventRefused, trace.WithAttributes(attrs...))

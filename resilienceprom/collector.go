@@ -124,7 +124,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Collector, error) {
 		refusedDesc:    prometheus.NewDesc("resilience_guard_refused_total", "Calls a registered guard has refused since it was made, from its snapshot.", []string{"policy", "name"}, nil),
 		stateDesc:      prometheus.NewDesc("resilience_guard_state", "1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.", []string{"policy", "name", "state"}, nil),
 		sanitizedDesc:  prometheus.NewDesc("resilience_exporter_sanitized_series", "Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.", nil, nil),
-		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read, once their name was sanitised, as a series sent before, or a guard's value is named like one of the Collector's own metrics.", nil, nil),
+		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.", nil, nil),
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -211,9 +211,12 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // series are sent with the invalid bytes replaced by U+FFFD
 // (strings.ToValidUTF8), and counted in
 // resilience_exporter_sanitized_series. A series that cannot be sent (one
-// that reads, once sanitised, as a series sent before in the collection)
-// is left out and counted in resilience_exporter_dropped_series. So no
-// name makes a scrape fail: the other series, of this Collector and of
+// that reads, once sanitised, as a series sent before in the collection; a
+// guard's value whose metric name another kind's value gives too, as kinds
+// "my-cache" and "my_cache" do, or kind "a_b"'s value "c" and kind "a"'s
+// value "b_c"; one whose guard's kind, a label, is not valid UTF-8) is left
+// out and counted in resilience_exporter_dropped_series: the first series
+// sent stays. So no name makes a scrape fail: the other series, of this Collector and of
 // the rest of the registry, are served.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	e := emitter{ch: ch}
@@ -275,8 +278,8 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 type emitter struct {
 	ch                 chan<- prometheus.Metric
 	sanitized, dropped int
-	bad                bool                // the name last given to name was sanitised
-	seen               map[string]struct{} // the series sent whose name holds U+FFFD
+	bad                bool                   // the name last given to name was sanitised
+	seen               map[seriesKey]struct{} // the series sent
 }
 
 // name returns n as a label value: n if it is valid UTF-8, else n with
@@ -292,33 +295,34 @@ func (e *emitter) name(n string) string {
 
 // admit reports whether the series of desc with labels (the first of
 // which, after desc's own, holds the last name given to name) may be
-// sent: not if it reads as one sent before, which only a name holding
-// U+FFFD can. It counts a sanitised series sent and a series left out.
+// sent: not if it reads as one sent before in the collection, as a
+// sanitised name can (U+FFFD for its bad bytes, a valid name may hold
+// too), and a guard's value can (the values of two kinds may give one
+// metric name: "my-cache" and "my_cache" read alike once sanitised; kind
+// "a_b" with value "c" and kind "a" with value "b_c" give
+// resilience_a_b_c). It counts a sanitised series sent and a series left
+// out.
 func (e *emitter) admit(desc *prometheus.Desc, labels []string) bool {
-	if e.bad || containsReplacement(labels) {
-		key := desc.String() + "\x00" + strings.Join(labels, "\x00")
-		if _, dup := e.seen[key]; dup {
-			e.dropped++
-			return false
-		}
-		if e.seen == nil {
-			e.seen = make(map[string]struct{})
-		}
-		e.seen[key] = struct{}{}
+	key := seriesKey{desc, strings.Join(labels, "\x00")}
+	if _, dup := e.seen[key]; dup {
+		e.dropped++
+		return false
 	}
+	if e.seen == nil {
+		e.seen = make(map[seriesKey]struct{})
+	}
+	e.seen[key] = struct{}{}
 	if e.bad {
 		e.sanitized++
 	}
 	return true
 }
 
-func containsReplacement(labels []string) bool {
-	for _, l := range labels {
-		if strings.ContainsRune(l, utf8.RuneError) {
-			return true
-		}
-	}
-	return false
+// seriesKey is a series of a collection: its metric's description (one
+// per metric name) and its label values.
+type seriesKey struct {
+	desc   *prometheus.Desc
+	labels string
 }
 
 // send sends m, or counts it dropped if it could not be made.

@@ -101,7 +101,11 @@
 // own may report) is sent with its invalid bytes replaced by U+FFFD, and
 // counted in resilience_exporter_sanitized_series; a series that reads,
 // once sanitised, as one sent before is left out, and counted in
-// resilience_exporter_dropped_series (both of the last collection).
+// resilience_exporter_dropped_series (both of the last collection). So is
+// a guard's value whose metric another kind's value names too (kinds
+// "my-cache" and "my_cache", or kind "a_b"'s value "c" and kind "a"'s
+// value "b_c": the first series sent stays), and a series whose guard's
+// kind, a label, is not valid UTF-8.
 //
 // # Cost
 //

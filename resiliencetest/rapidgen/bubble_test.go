@@ -69,6 +69,12 @@ var failing = map[string]func(*rapid.T){
 			go func() { select {} }()
 		}
 	},
+	// Draws a random source (Rand is a helper: its draw is logged at this
+	// line) and fails.
+	"rand": func(t *rapid.T) {
+		_ = Rand(t, "seed")
+		t.Fatal("drew a source")
+	},
 	// Fails in one place from n = 100 on, and in another for smaller n
 	// when x is 0; rapid finds the first with the seed of
 	// TestCheckInBubbleFailures, and must not shrink it into the second.
@@ -129,6 +135,7 @@ func TestCheckInBubbleFailures(t *testing.T) {
 		{"panic", nil, []string{"[rapid] panic after", "boom\n", "in the synctest bubble, at", "bubble_test.go:", "draw n: 17\n"}},
 		{"leak", nil, []string{"deadlock: main bubble goroutine has exited but blocked goroutines remain", "draw n: 17\n"}},
 		{"two sites", []string{"-rapid.seed=1"}, []string{"big: n = 100\n", "draw x: 0\n"}},
+		{"rand", nil, []string{"drew a source", "draw seed: 0x0\n"}},
 	} {
 		out := runFailing(t, c.name, c.args...)
 		for _, w := range c.want {
@@ -136,8 +143,15 @@ func TestCheckInBubbleFailures(t *testing.T) {
 				t.Errorf("%s: the output has no %q:\n%s", c.name, w, out)
 			}
 		}
+		if strings.Contains(out, "policy.go:") {
+			t.Errorf("%s: a line of the output is attributed to rapidgen's policy.go, not to the property:\n%s", c.name, out)
+		}
 		if c.name != "fatal" {
 			continue
+		}
+		// CheckInBubble is a helper: the failure is reported at its caller.
+		if !regexp.MustCompile(`\sbubble_test\.go:\d+: \[rapid\] failed after`).MatchString(out) {
+			t.Errorf("the failure is not reported at the line calling CheckInBubble:\n%s", out)
 		}
 		// The seed it reports replays the failure.
 		seed := regexp.MustCompile(`-rapid\.seed=\d+`).FindString(out)

@@ -8,3 +8,5 @@ require (
 	github.com/f0b5b96b/resilience v0.1.0
 	pgregory.net/rapid v1.3.0
 )
+
+require github.com/google/go-cmp v0.7.0
