@@ -31,8 +31,10 @@
 //   - equivalent when listed in the equivalent file (-equiv): a mutant
 //     that no test can kill because the behaviour does not change.
 //
-// The score is killed / (killed + survived); timed-out, not-viable and
-// equivalent mutants are not in it.
+// The score is killed / (killed + survived + timed out): a mutant that
+// only a hang catches is not killed. Not-viable and equivalent mutants
+// are not in it. The run also prints killed / (killed + survived), the
+// score with the timed-out mutants set apart.
 //
 // The source tree is never written: each mutant is handed to the go command
 // through -overlay, so an interrupted run (Ctrl-C) leaves nothing to
@@ -309,8 +311,11 @@ func run(c config, dir string) error {
 	fmt.Printf("  not viable  %d (do not compile)\n", counts[notViable])
 	fmt.Printf("  equivalent  %d\n", counts[equivalent])
 	fmt.Printf("  wall time   %.1fs\n", time.Since(start).Seconds())
-	if k+s > 0 {
-		fmt.Printf("  score       %.1f%% = killed / (killed + survived)\n", 100*float64(k)/float64(k+s))
+	if t := counts[timedOut]; k+s+t > 0 {
+		fmt.Printf("  score       %.1f%% = killed / (killed + survived + timed out)\n", 100*float64(k)/float64(k+s+t))
+		if k+s > 0 {
+			fmt.Printf("  hangs apart %.1f%% = killed / (killed + survived)\n", 100*float64(k)/float64(k+s))
+		}
 	} else {
 		fmt.Printf("  score       n/a (no mutant killed or survived)\n")
 	}
