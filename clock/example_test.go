@@ -24,7 +24,7 @@ func ExampleClock() {
 	go func() { result <- waitFor(context.Background(), f, 2*time.Second) }()
 
 	// A test bounds its waits, so that a bug fails it instead of hanging it.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := f.BlockUntil(ctx, 1); err != nil { // the Sleep has started
 		fmt.Println("no Sleep started:", err)
@@ -108,7 +108,7 @@ func ExampleFake_Sleep() {
 	go func() { done <- f.Sleep(ctx, time.Hour) }()
 
 	// Bound the test's own waits.
-	wait, stop := context.WithTimeout(context.Background(), 10*time.Second)
+	wait, stop := context.WithTimeout(context.Background(), 2*time.Second)
 	defer stop()
 	if err := f.BlockUntil(wait, 1); err != nil {
 		fmt.Println("no Sleep started:", err)
@@ -182,7 +182,7 @@ func ExampleFake_BlockUntil() {
 	}
 	// Wait, without sleeping, until all three goroutines are asleep; a
 	// test bounds the wait, so that a bug fails it instead of hanging it.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if err := f.BlockUntil(ctx, 3); err != nil {
 		fmt.Println("not all asleep:", err)

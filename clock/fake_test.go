@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -507,6 +508,35 @@ func TestFakeBlockUntilWakesOnArm(t *testing.T) {
 	}
 }
 
+// A BlockUntil already waiting when the timers are armed is woken by each
+// arming (the test above may arm them before it waits). In a synctest
+// bubble a waiter that no arming wakes is a deadlock, reported at once.
+func TestFakeBlockUntilWaitingIsWokenByArming(t *testing.T) {
+	arms := map[string]func(*clock.Fake){
+		"NewTimer":  func(f *clock.Fake) { f.NewTimer(time.Second) },
+		"AfterFunc": func(f *clock.Fake) { f.AfterFunc(time.Second, func() {}) },
+		"Reset":     func(f *clock.Fake) { f.NewTimer(0).Reset(time.Second) },
+		"Sleep": func(f *clock.Fake) {
+			go func() { _ = f.Sleep(context.Background(), time.Second) }()
+		},
+	}
+	for name, arm := range arms {
+		t.Run(name, func(t *testing.T) {
+			bubble(t, func(t *testing.T) {
+				f := clock.NewFake()
+				done := make(chan error, 1)
+				go func() { done <- f.BlockUntil(context.Background(), 1) }()
+				synctest.Wait() // BlockUntil waits
+				arm(f)
+				if err := <-done; err != nil {
+					t.Fatalf("BlockUntil = %v, want nil", err)
+				}
+				f.Advance(time.Second) // the Sleep, if any, returns
+			})
+		})
+	}
+}
+
 // TestFakeConcurrent runs goroutines that sleep, arm channel timers and
 // AfterFunc timers, stop and reset them, while the test goroutine advances.
 // Run with -race.
@@ -515,9 +545,12 @@ func TestFakeConcurrent(t *testing.T) {
 		workers = 8
 		rounds  = 50
 	)
+	// The whole run takes milliseconds: its bound is a few times patience,
+	// still far below a mutation run's timeout.
+	const runPatience = 5 * patience
 	f := clock.NewFake()
 	// Every wait of the workers and of the loop below ends by this ctx.
-	ctx, stop := context.WithTimeout(t.Context(), patience)
+	ctx, stop := context.WithTimeout(t.Context(), runPatience)
 	defer stop()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -542,7 +575,7 @@ func TestFakeConcurrent(t *testing.T) {
 					select {
 					case <-tm.C():
 					case <-ctx.Done():
-						t.Errorf("worker %d round %d: timer of %v not fired within %v", w, r, d, patience)
+						t.Errorf("worker %d round %d: timer of %v not fired within %v", w, r, d, runPatience)
 						return
 					}
 				case 2:
@@ -556,7 +589,7 @@ func TestFakeConcurrent(t *testing.T) {
 					select {
 					case <-done:
 					case <-ctx.Done():
-						t.Errorf("worker %d round %d: AfterFunc of %v not run within %v", w, r, d, patience)
+						t.Errorf("worker %d round %d: AfterFunc of %v not run within %v", w, r, d, runPatience)
 						return
 					}
 				}
@@ -577,7 +610,7 @@ func TestFakeConcurrent(t *testing.T) {
 	}
 	waitWithin(t, &wg, "every worker to finish its rounds")
 	if ctx.Err() != nil {
-		t.Fatalf("workers not done within %v", patience)
+		t.Fatalf("workers not done within %v", runPatience)
 	}
 	if f.Waiters() != 0 {
 		t.Fatalf("Waiters() = %d, want 0", f.Waiters())
@@ -642,7 +675,9 @@ const maxFiringsPerInstant = 1 << 20
 // A callback that re-arms its own timer for the current instant would fire
 // forever within one Advance: past maxFiringsPerInstant firings at
 // one instant, Advance panics with a message that says what happened, and
-// the Fake stays usable.
+// the Fake stays usable. The callback stops re-arming once past the bound,
+// so that a Fake without it returns (and fails the test) instead of
+// looping for ever.
 func TestFakeSelfRearmingTimerPanicsPastBound(t *testing.T) {
 	moves := map[string]func(*clock.Fake){
 		"Advance": func(f *clock.Fake) { f.Advance(2 * time.Second) },
@@ -655,6 +690,9 @@ func TestFakeSelfRearmingTimerPanicsPastBound(t *testing.T) {
 			var tm clock.Timer
 			tm = f.AfterFunc(time.Second, func() {
 				n++
+				if n > maxFiringsPerInstant {
+					return // past the bound: Advance should have panicked
+				}
 				tm.Reset(0)
 			})
 			done := make(chan any, 1)
@@ -952,6 +990,9 @@ func TestFakeSelfRearmingTimerDueNowPanicsPastBound(t *testing.T) {
 	var tm clock.Timer
 	tm = f.AfterFunc(0, func() {
 		n++
+		if n > maxFiringsPerInstant {
+			return // past the bound: Advance should have panicked
+		}
 		tm.Reset(0)
 	})
 	done := make(chan any, 1)

@@ -65,7 +65,10 @@ func sleepWhileAnotherAdvances(f *Fake) (err error) {
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// A bound for failure only (the steps take microseconds), well below a
+	// mutation run's timeout: a Fake that never arms or never fires the
+	// Sleep's timer fails the run within seconds instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	moved := make(chan error, 1)
 	go func() {

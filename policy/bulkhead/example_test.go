@@ -49,7 +49,7 @@ func ExampleBulkhead_Acquire() {
 // When the slots are taken, a caller waits in the queue until one comes
 // back.
 func ExampleWithMaxQueue() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake() // with MaxWait, the example can see the caller queue
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
@@ -69,7 +69,7 @@ func ExampleWithMaxQueue() {
 
 // A caller waits at most MaxWait in the queue.
 func ExampleWithMaxWait() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(100*time.Millisecond),
@@ -152,8 +152,8 @@ func ExampleConfig_json() {
 	search := bulkhead.New(1, bulkhead.WithName("search"), bulkhead.WithConfig(file.Search))
 	db := bulkhead.New(20, bulkhead.WithName("db"), bulkhead.WithConfig(file.DB))
 
-	slots := func(b *bulkhead.Bulkhead) (n int) {
-		for b.TryAcquire() {
+	slots := func(b *bulkhead.Bulkhead) (n int) { // the slots it grants, up to 100
+		for n < 100 && b.TryAcquire() {
 			n++
 		}
 		return n
@@ -184,7 +184,7 @@ func Example_refusal() {
 // Queued counts the callers waiting for a slot, for metrics. (With MaxWait
 // on a fake clock, the example can see the callers queue.)
 func ExampleBulkhead_Queued() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(2), bulkhead.WithMaxWait(time.Second), bulkhead.WithClock(fake))
@@ -225,7 +225,7 @@ func ExampleBulkhead_Release() {
 // The clock times MaxWait: on a fake clock, a queued caller is refused
 // only once the fake time has passed MaxWait.
 func ExampleWithClock() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake()
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(1), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))
@@ -274,7 +274,7 @@ func ExampleWithName() {
 // running finish, and a queued caller gets a slot only once fewer calls
 // than the new limit are running.
 func ExampleBulkhead_SetLimit() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake() // with MaxWait, the example can see the callers queue
 	b := bulkhead.New(1, bulkhead.WithMaxQueue(5), bulkhead.WithMaxWait(time.Minute), bulkhead.WithClock(fake))

@@ -21,7 +21,7 @@ func slowQuote(ctx context.Context) (float64, error) {
 
 // expire runs p.Do(op) in a goroutine and moves clk past d once the policy
 // has armed its deadline, so that the example takes no real time. It panics
-// if a step does not happen within 10 s (on the real clock): an example
+// if a step does not happen within 2 s (on the real clock): an example
 // never hangs.
 func expire[T any](clk *clock.Fake, d time.Duration, do func() (T, error)) (T, error) {
 	type result struct {
@@ -33,10 +33,10 @@ func expire[T any](clk *clock.Fake, d time.Duration, do func() (T, error)) (T, e
 		v, err := do()
 		ch <- result{v, err}
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if clk.BlockUntil(ctx, 1) != nil {
-		panic("example: no deadline armed within 10s")
+		panic("example: no deadline armed within 2s")
 	}
 	clk.Advance(d)
 	r := await(ctx, ch, "Do to return")
@@ -50,7 +50,7 @@ func await[V any](ctx context.Context, ch <-chan V, what string) V {
 	case v := <-ch:
 		return v
 	case <-ctx.Done():
-		panic("example: waited 10s for " + what)
+		panic("example: waited 2s for " + what)
 	}
 }
 
@@ -97,7 +97,7 @@ func ExampleWithAbandon() {
 	})
 	fmt.Printf("%q %v\n", v, err)
 	close(release) // the op returns on its own later; its result is dropped
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	await(ctx, finished, "the abandoned op to return")
 	// Output:
