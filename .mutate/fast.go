@@ -24,6 +24,7 @@ type fastRun struct {
 	names   []string           // every listed test, in -test.list order
 	perTest bool               // false: run every test for every mutant
 	pkgDir  string
+	build   time.Duration // how long the schema binary took to build
 }
 
 // prepareFast builds the schema binary and the coverage binary, checks the
@@ -60,7 +61,9 @@ func prepareFast(ctx context.Context, c config, ms []mutant, ids []int, tmp, mod
 		return nil, nil, 0, err
 	}
 	fr.bin = filepath.Join(tmp, "schema.test")
+	t0 := time.Now()
 	res := runCmd(ctx, modRoot, nil, []string{"go", "test", "-c", "-vet=off", "-overlay=" + overlay, "-o", fr.bin, pkgArg}, 30*time.Minute)
+	fr.build = time.Since(t0)
 	if res.err != nil {
 		return nil, nil, 0, fmt.Errorf("schema build: %v\n%s", res.err, res.out)
 	}

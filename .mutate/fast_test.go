@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -41,5 +42,14 @@ func TestSelectTests(t *testing.T) {
 	fr.perTest = false
 	if got := fr.selectTests(config{run: "TestB"}, at("a.go", 15, 5)); got != "TestB" {
 		t.Errorf("per-test coverage off: got %q, want the -run pattern", got)
+	}
+}
+
+func TestOwnBuildTimeoutAddsTheSchemaBuild(t *testing.T) {
+	if got := ownBuildTimeout(20*time.Second, nil); got != 20*time.Second {
+		t.Errorf("without the schema: %v, want 20s (the baseline held the build)", got)
+	}
+	if got := ownBuildTimeout(20*time.Second, &fastRun{build: 7 * time.Second}); got != 27*time.Second {
+		t.Errorf("with a schema built in 7s: %v, want 27s", got)
 	}
 }

@@ -240,9 +240,11 @@ func run(c config, dir string) error {
 		}
 	}
 	timeout := time.Duration(c.factor*float64(baseline)) + c.slack
+	slowTimeout := ownBuildTimeout(timeout, fr)
 	fmt.Printf("mutate %s: %d mutants, baseline %.1fs, timeout per mutant %.1fs\n",
 		relTop, len(ms), baseline.Seconds(), timeout.Seconds())
 	if fr != nil {
+		fmt.Printf("mutate: a mutant left out of the schema builds its own test binary: timeout %.1fs\n", slowTimeout.Seconds())
 		fmt.Printf("mutate: schemata: %d of %d mutants in one binary, %d tests, set up in %.1fs\n",
 			len(fr.in), len(ms), len(fr.names), time.Since(start).Seconds())
 		if c.v {
@@ -276,7 +278,7 @@ func run(c config, dir string) error {
 			case fr != nil && fr.in[ids[i]]:
 				o = fr.runSchemaMutant(ctx, c, m, ids[i], timeout)
 			default:
-				o = runMutant(ctx, c, m, srcs, tmp, i, modRoot, pkgArg, timeout)
+				o = runMutant(ctx, c, m, srcs, tmp, i, modRoot, pkgArg, slowTimeout)
 			}
 		}
 		results[i] = o
@@ -348,6 +350,18 @@ func (s *sources) get(path string) ([]byte, error) {
 		s.m[path] = src
 	}
 	return src, err
+}
+
+// ownBuildTimeout is the timeout of a mutant run by go test of its own
+// when the schema path is taken: that run builds the package before its
+// tests run, so the schema binary's build time is added to the tests'
+// timeout, and a slow build is not taken for a hang. Without the schema
+// (fr nil) the baseline was a go test run too and timeout holds its build.
+func ownBuildTimeout(timeout time.Duration, fr *fastRun) time.Duration {
+	if fr == nil {
+		return timeout
+	}
+	return timeout + fr.build
 }
 
 // runMutant judges one mutant with its own go test run (the path of
