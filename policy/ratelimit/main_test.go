@@ -41,14 +41,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// liveDeadline gives a live context a deadline on a fake clock.
-type liveDeadline struct {
-	context.Context
-	d time.Time
-}
-
-func (c liveDeadline) Deadline() (time.Time, bool) { return c.d, true }
-
 // callsThatNeverWait makes each call that returns at once by the
 // documentation, calling at with its name first. It checks no result: the
 // tests do that; here only that each returns.
@@ -68,7 +60,7 @@ func callsThatNeverWait(at func(string)) {
 	at("Tokens")
 	l.Tokens()
 	at("Wait with a deadline before the token (on the limiter's clock)")
-	_ = l.Wait(liveDeadline{ctx, fake.Now().Add(time.Millisecond)})
+	_ = l.Wait(deadlineCtx{ctx, fake.Now().Add(time.Millisecond)})
 	done, cancel := context.WithCancel(ctx)
 	cancel()
 	at("Wait with a done ctx")
