@@ -27,6 +27,8 @@ const liveness = 2 * time.Second
 // not durably blocked, so a synctest bubble cannot report it.)
 func TestMain(m *testing.M) {
 	var step atomic.Pointer[string]
+	start := "the start"
+	step.Store(&start)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
