@@ -19,7 +19,13 @@ func bubble(t *testing.T, f func(t *testing.T)) { t.Helper(); testwait.Bubble(t,
 
 func waitAll(t *testing.T, wg *sync.WaitGroup, what string) { t.Helper(); testwait.Wait(t, wg, what) }
 
+// returns runs f and returns its result, failing the test if f has not
+// returned within liveness: every call made through it returns at once by
+// the documentation (a refusal, a token that is there), so a bound for
+// failure only, far above the microseconds it takes.
 func returns[V any](t *testing.T, what string, f func() V) V {
 	t.Helper()
-	return testwait.Returns(t, what, f)
+	done := make(chan V, 1)
+	go func() { done <- f() }()
+	return testwait.RecvFor(t, done, liveness, what)
 }

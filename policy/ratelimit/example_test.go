@@ -115,7 +115,7 @@ func ExamplePolicy() {
 
 // The wait policy smooths a burst out instead, within MaxWait.
 func ExampleWaitPolicy() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(time.Second), 1, ratelimit.WithClock(fake), ratelimit.WithMaxWait(5*time.Second))
@@ -308,7 +308,7 @@ func ExampleWithMaxKeys() {
 // Wait waits for a token at most MaxWait; when the token is further away,
 // it fails at once, without waiting.
 func ExampleWithMaxWait() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second) // bounds every wait below
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // bounds every wait below
 	defer cancel()
 	fake := clock.NewFake()
 	l := ratelimit.New(ratelimit.Every(2*time.Second), 1, ratelimit.WithMaxWait(time.Second), ratelimit.WithClock(fake))

@@ -89,3 +89,23 @@ func TestKeyedTopTiesKeepTheMostRecentlyUsed(t *testing.T) {
 		t.Errorf("Top keys mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// Of keys tied for Top's last place, the most recently used are kept also
+// when a key with more refusals, used before them all, takes a place.
+func TestKeyedTopTiesKeepTheMostRecentlyUsedAfterAHigherKey(t *testing.T) {
+	k := ratelimit.NewKeyed[string](1, 1, ratelimit.WithClock(clock.NewFake()))
+	for range 3 {
+		k.Allow("f") // two refusals, the least recently used key
+	}
+	for _, key := range []string{"a", "b", "c", "d", "e"} {
+		k.Allow(key)
+		k.Allow(key) // refused: one refusal each
+	}
+	var got []string
+	for _, s := range k.Snapshot().Keys.Top {
+		got = append(got, s.Key)
+	}
+	if diff := cmp.Diff([]string{"f", "b", "c", "d", "e"}, got); diff != "" {
+		t.Errorf("Top keys mismatch (-want +got):\n%s", diff)
+	}
+}
