@@ -68,3 +68,60 @@ func TestStoreIntoAnEmptyShardEvictsElsewhere(t *testing.T) {
 		t.Fatalf("y: %q, %v; want the new entry held (a hit)", v, info.Outcome)
 	}
 }
+
+// fillShards returns a sharded cache of MaxEntries max, observed by ev,
+// holding max entries spread evenly over the shards of hash offsets
+// offs from y's, and each offset's keys in the order stored.
+func fillShards(t *testing.T, max int, ev *evictions, offs ...uint64) (*Cache[string], func(context.Context, string) (string, error), [][]string) {
+	t.Helper()
+	c := New[string](time.Hour, WithMaxEntries(max), WithObserver(ev))
+	if len(c.shards) < 8 {
+		t.Fatalf("%d shards: the test needs a sharded cache", len(c.shards))
+	}
+	_, hy := c.shard("y")
+	keys := make([][]string, len(offs))
+	for j, off := range offs {
+		target := &c.shards[(hy+off)&c.mask]
+		for i := 0; len(keys[j]) < max/len(offs); i++ {
+			k := strconv.Itoa(i)
+			if sh, _ := c.shard(k); sh == target {
+				keys[j] = append(keys[j], k)
+			}
+		}
+	}
+	get := Guard(c, func(k string) string { return k }, func(_ context.Context, k string) (string, error) { return k, nil })
+	for _, ks := range keys {
+		for _, k := range ks {
+			_, _ = get(context.Background(), k)
+		}
+	}
+	if s := c.Stats(); s.Entries != max || s.Evictions != 0 {
+		t.Fatalf("stats %+v: want %d entries, none evicted", s, max)
+	}
+	return c, get, keys
+}
+
+// The entry evicted elsewhere comes from the first shard after the new
+// key's that holds one, not from a shard before it.
+func TestEvictElsewhereWalksTheShardsAfter(t *testing.T) {
+	ev := &evictions{}
+	_, get, keys := fillShards(t, 1024, ev, 1, 15) // 15: the shard just before y's
+	_, _ = get(context.Background(), "y")
+	if len(ev.keys) != 1 || ev.keys[0] != keys[0][0] {
+		t.Fatalf("evicted %q, want [%s]: the oldest entry of the shard after y's", ev.keys, keys[0][0])
+	}
+}
+
+// Evicting elsewhere gives every used entry of the shard its second
+// chance, the last one too: with all of them used, the oldest goes.
+func TestEvictElsewhereGivesEveryUsedEntryItsChance(t *testing.T) {
+	ev := &evictions{}
+	_, get, keys := fillShards(t, 1024, ev, 3)
+	for _, k := range keys[0] {
+		_, _ = get(context.Background(), k) // a hit: marked used
+	}
+	_, _ = get(context.Background(), "y")
+	if len(ev.keys) != 1 || ev.keys[0] != keys[0][0] {
+		t.Fatalf("evicted %q, want [%s]: every entry used, the oldest goes after its chance", ev.keys, keys[0][0])
+	}
+}
