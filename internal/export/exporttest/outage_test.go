@@ -63,7 +63,9 @@ func layer(name string, f func(n int, ctx context.Context, next resilience.Next[
 	})
 }
 
-func pass(n int, ctx context.Context, next resilience.Next[string]) (string, error) { return next.Call(ctx) }
+func pass(n int, ctx context.Context, next resilience.Next[string]) (string, error) {
+	return next.Call(ctx)
+}
 
 // TestOutageScript: the script takes the time its doc gives (four healthy
 // calls of 10ms, two failed attempts of 20ms, the 10s cooldown), and the
