@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
 // Every call of a cache returns: a store that grows its shard's table
@@ -16,7 +14,9 @@ import (
 // workload runs on a goroutine of its own, so that a probe or an
 // eviction that never ends fails the test (after a bound far beyond the
 // milliseconds it takes) instead of hanging it. These tests sort first in
-// the package, so that they fail before any other test hangs.
+// the package, so that they fail before any other test hangs, and they
+// panic rather than fail: the examples that run after the tests would
+// hang on the same call.
 func TestCallsReturn(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -29,8 +29,17 @@ func TestCallsReturn(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- callsReturnWorkload(tc.max, tc.keys) }()
-			if err := testwait.RecvFor(t, done, 2*time.Second, "the cache's calls to return"); err != nil {
-				t.Fatal(err)
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(2 * time.Second):
+				// A call that never returns may hold a shard's lock for
+				// ever, and the examples (which -failfast does not stop)
+				// would then hang on it: end the test binary, with every
+				// goroutine's stack.
+				panic("the cache's calls did not return after 2s")
 			}
 		})
 	}
