@@ -14,9 +14,7 @@ import (
 // workload runs on a goroutine of its own, so that a probe or an
 // eviction that never ends fails the test (after a bound far beyond the
 // milliseconds it takes) instead of hanging it. These tests sort first in
-// the package, so that they fail before any other test hangs, and they
-// panic rather than fail: the examples that run after the tests would
-// hang on the same call.
+// the package, so that they fail before any other test hangs.
 func TestCallsReturn(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -29,16 +27,17 @@ func TestCallsReturn(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- callsReturnWorkload(tc.max, tc.keys) }()
+			// A call that never returns may hold a shard's lock for ever,
+			// and a wrong answer may leave a load that never lands: the
+			// examples, which -failfast does not stop, would then hang on
+			// them. So this test ends the test binary, with every
+			// goroutine's stack, rather than fail and go on.
 			select {
 			case err := <-done:
 				if err != nil {
-					t.Fatal(err)
+					panic(err)
 				}
 			case <-time.After(2 * time.Second):
-				// A call that never returns may hold a shard's lock for
-				// ever, and the examples (which -failfast does not stop)
-				// would then hang on it: end the test binary, with every
-				// goroutine's stack.
 				panic("the cache's calls did not return after 2s")
 			}
 		})
