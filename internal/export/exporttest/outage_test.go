@@ -38,13 +38,13 @@ func (f *fakeTB) Fatalf(format string, args ...any) {
 // runOutage runs Outage on a goroutine of its own with a fakeTB, and
 // returns its failure ("" if none); a script that never ends fails t
 // after a bound far beyond the milliseconds it takes.
-func runOutage(t *testing.T, clk *clock.Fake, reg *telemetry.Registry, call, attempt resilience.Policy[string]) string {
+func runOutage(t *testing.T, clk *clock.Fake, reg *telemetry.Registry, obs telemetry.Observer, call, attempt resilience.Policy[string]) string {
 	t.Helper()
 	tb := &fakeTB{}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		exporttest.Outage(tb, clk, reg, telemetry.ObserverFunc(func(telemetry.Event) {}), call, attempt, downError{})
+		exporttest.Outage(tb, clk, reg, obs, call, attempt, downError{})
 	}()
 	select {
 	case <-done:
@@ -63,6 +63,8 @@ func layer(name string, f func(n int, ctx context.Context, next resilience.Next[
 	})
 }
 
+var nop = telemetry.ObserverFunc(func(telemetry.Event) {})
+
 func pass(n int, ctx context.Context, next resilience.Next[string]) (string, error) {
 	return next.Call(ctx)
 }
@@ -74,7 +76,7 @@ func TestOutageScript(t *testing.T) {
 	clk := clock.NewFake()
 	start := clk.Now()
 	reg := telemetry.NewRegistry()
-	if failed := runOutage(t, clk, reg, layer("call", pass), layer("attempt", pass)); failed != "" {
+	if failed := runOutage(t, clk, reg, nop, layer("call", pass), layer("attempt", pass)); failed != "" {
 		t.Fatalf("Outage failed: %s", failed)
 	}
 	if got, want := clk.Now().Sub(start), 10*time.Second+4*10*time.Millisecond+2*20*time.Millisecond; got != want {
@@ -159,7 +161,7 @@ func TestOutageFails(t *testing.T) {
 			if tc.reg != nil {
 				reg = tc.reg()
 			}
-			failed := runOutage(t, clock.NewFake(), reg, layer("call", call), layer("attempt", attempt))
+			failed := runOutage(t, clock.NewFake(), reg, nop, layer("call", call), layer("attempt", attempt))
 			if !strings.Contains(failed, tc.want) {
 				t.Fatalf("Outage failed with %q, want a failure containing %q", failed, tc.want)
 			}
