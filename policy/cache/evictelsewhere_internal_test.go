@@ -55,7 +55,7 @@ func TestStoreIntoAnEmptyShardEvictsElsewhere(t *testing.T) {
 	if s := c.Stats(); s.Entries != max || s.Evictions != 0 {
 		t.Fatalf("stats %+v: want %d entries, none evicted", s, max)
 	}
-	_, _ = get(ctx, "y")
+	storeWithin(t, get, "y")
 	s := c.Stats()
 	if s.Entries != max || s.Evictions != 1 {
 		t.Fatalf("stats %+v after a store into an empty shard: want %d entries, 1 evicted", s, max)
@@ -66,6 +66,23 @@ func TestStoreIntoAnEmptyShardEvictsElsewhere(t *testing.T) {
 	infoCtx, info := WithInfo(ctx)
 	if v, _ := get(infoCtx, "y"); v != "y" || info.Outcome != Hit {
 		t.Fatalf("y: %q, %v; want the new entry held (a hit)", v, info.Outcome)
+	}
+}
+
+// storeWithin stores k through get, failing t if the store has not
+// returned after a bound far beyond the microseconds it takes (an
+// eviction that never ends).
+func storeWithin(t *testing.T, get func(context.Context, string) (string, error), k string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = get(context.Background(), k)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatalf("the store of %s did not return after 2s", k)
 	}
 }
 
@@ -106,7 +123,7 @@ func fillShards(t *testing.T, max int, ev *evictions, offs ...uint64) (*Cache[st
 func TestEvictElsewhereWalksTheShardsAfter(t *testing.T) {
 	ev := &evictions{}
 	_, get, keys := fillShards(t, 1024, ev, 1, 15) // 15: the shard just before y's
-	_, _ = get(context.Background(), "y")
+	storeWithin(t, get, "y")
 	if len(ev.keys) != 1 || ev.keys[0] != keys[0][0] {
 		t.Fatalf("evicted %q, want [%s]: the oldest entry of the shard after y's", ev.keys, keys[0][0])
 	}
@@ -120,7 +137,7 @@ func TestEvictElsewhereGivesEveryUsedEntryItsChance(t *testing.T) {
 	for _, k := range keys[0] {
 		_, _ = get(context.Background(), k) // a hit: marked used
 	}
-	_, _ = get(context.Background(), "y")
+	storeWithin(t, get, "y")
 	if len(ev.keys) != 1 || ev.keys[0] != keys[0][0] {
 		t.Fatalf("evicted %q, want [%s]: every entry used, the oldest goes after its chance", ev.keys, keys[0][0])
 	}
