@@ -2,6 +2,7 @@ package exporttest_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/f0b5b96b/resilience"
@@ -30,4 +31,30 @@ func TestAllocHelpersPass(t *testing.T) {
 	pass := resilience.New("pass", func(ctx context.Context, next resilience.Next[int]) (int, error) { return next.Call(ctx) })
 	exporttest.ClosedPathAllocs(t, pass)
 	exporttest.ObserveAllocs(t, telemetry.ObserverFunc(func(telemetry.Event) {}), exporttest.AllTypes(downError{})...)
+}
+
+// TestOKAndBreaker: OK succeeds with 1; Breaker registers the breaker "b"
+// in reg and returns its policy, and fails tb if reg refuses it.
+func TestOKAndBreaker(t *testing.T) {
+	if v, err := exporttest.OK(context.Background()); v != 1 || err != nil {
+		t.Fatalf("OK() = %d, %v; want 1, nil", v, err)
+	}
+	reg := telemetry.NewRegistry()
+	p := exporttest.Breaker(t, nop, reg)
+	if v, err := p.Do(context.Background(), exporttest.OK); v != 1 || err != nil {
+		t.Fatalf("through the breaker: %d, %v; want 1, nil", v, err)
+	}
+	if s := reg.Snapshots(); len(s) != 1 || s[0].Name != "b" {
+		t.Fatalf("registered %+v, want the breaker b", s)
+	}
+	tb := &fakeTB{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		exporttest.Breaker(tb, nop, reg) // "b" again: refused
+	}()
+	<-done
+	if !strings.Contains(tb.failed, `breaker "b"`) {
+		t.Fatalf("Breaker failed with %q, want the registry's refusal of breaker \"b\"", tb.failed)
+	}
 }
