@@ -2,10 +2,13 @@ package exporttest_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/clock"
 	"github.com/f0b5b96b/resilience/internal/export"
 	"github.com/f0b5b96b/resilience/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -56,5 +59,40 @@ func TestOKAndBreaker(t *testing.T) {
 	<-done
 	if !strings.Contains(tb.failed, `breaker "b"`) {
 		t.Fatalf("Breaker failed with %q, want the registry's refusal of breaker \"b\"", tb.failed)
+	}
+}
+
+// TestHelpersMarkThemselves: Outage, its calls, ErrorTypes and the
+// functions it makes its errors with call tb.Helper, so that a failure
+// names the line of the test that called them.
+func TestHelpersMarkThemselves(t *testing.T) {
+	tb := &fakeTB{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		exporttest.Outage(tb, clock.NewFake(), telemetry.NewRegistry(), nop, layer("call", pass), layer("attempt", pass), downError{})
+		exporttest.ErrorTypes(tb, downError{}, "exporttest_test.downError")
+	}()
+	<-done
+	if tb.failed != "" {
+		t.Fatalf("failed: %s", tb.failed)
+	}
+	got := map[string]bool{}
+	for _, h := range tb.helpers {
+		got[h] = true
+	}
+	for _, want := range []string{"exporttest.Outage", "exporttest.ErrorTypes", "exporttest.timeoutErr", "exporttest.retryErr"} {
+		if !got[want] {
+			t.Errorf("%s did not call Helper; the helpers were %q", want, slices.Compact(slices.Sorted(maps.Keys(got))))
+		}
+	}
+	calls := 0 // Outage's do: one for each of the script's six calls
+	for _, h := range tb.helpers {
+		if strings.HasPrefix(h, "exporttest.Outage.func") {
+			calls++
+		}
+	}
+	if calls != 6 {
+		t.Errorf("Outage's calls marked themselves helpers %d times, want 6; the helpers were %q", calls, tb.helpers)
 	}
 }

@@ -19,13 +19,19 @@ import (
 )
 
 // fakeTB records the first failure of a helper, which it ends as t.Fatal
-// does (runtime.Goexit); any method it does not define panics (nil TB).
+// does (runtime.Goexit), and the functions that marked themselves
+// helpers; any method it does not define panics (nil TB).
 type fakeTB struct {
 	testing.TB
-	failed string
+	failed  string
+	helpers []string
 }
 
-func (f *fakeTB) Helper() {}
+func (f *fakeTB) Helper() {
+	pc, _, _, _ := runtime.Caller(1)
+	name := runtime.FuncForPC(pc).Name()
+	f.helpers = append(f.helpers, name[strings.LastIndex(name, "/")+1:])
+}
 func (f *fakeTB) Fatal(args ...any) {
 	f.failed = fmt.Sprint(args...)
 	runtime.Goexit()
