@@ -60,6 +60,9 @@ func TestOKAndBreaker(t *testing.T) {
 	if !strings.Contains(tb.failed, `breaker "b"`) {
 		t.Fatalf("Breaker failed with %q, want the registry's refusal of breaker \"b\"", tb.failed)
 	}
+	if !slices.Contains(tb.helpers, "exporttest.Breaker") {
+		t.Fatalf("Breaker did not call Helper before it failed; the helpers were %q", tb.helpers)
+	}
 }
 
 // TestHelpersMarkThemselves: Outage, its calls, ErrorTypes and the
