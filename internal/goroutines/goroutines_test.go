@@ -30,7 +30,7 @@ func TestParse(t *testing.T) {
 		{ID: 11},
 		{ID: 12},
 	}
-	if diff := cmp.Diff(want, Parse([]byte(trace), nil)); diff != "" {
+	if diff := cmp.Diff(want, within(t, "Parse", func() []State { return Parse([]byte(trace), nil) })); diff != "" {
 		t.Fatalf("Parse mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -54,9 +54,14 @@ func TestTakeFindsTheCallerAndABlockedGoroutine(t *testing.T) {
 	var self, blocked bool
 	for range 1000 { // until the other goroutine has parked on block
 		self, blocked = false, false
-		for _, g := range s.Take() {
+		type taken struct {
+			id uint64
+			gs []State
+		}
+		r := within(t, "Take", func() taken { return taken{Current(), s.Take()} })
+		for _, g := range r.gs {
 			switch g.ID {
-			case id:
+			case r.id:
 				self = !g.Blocked
 			case other:
 				blocked = g.Blocked && g.Parent == id

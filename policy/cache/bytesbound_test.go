@@ -22,6 +22,20 @@ func TestMaxBytesBoundsTheWholeCache(t *testing.T) {
 	}
 }
 
+// A MaxBytes of 1, the smallest bound, also bounds the whole cache: a
+// byte-bounded cache is not split into shards that each hold MaxBytes.
+func TestMaxBytesOfOneBoundsTheWholeCache(t *testing.T) {
+	c := cache.New[string](time.Hour, cache.WithMaxBytes(1),
+		cache.WithSize(func(s string) int64 { return int64(len(s)) }))
+	get := cache.Guard(c, func(k string) string { return k }, func(_ context.Context, k string) (string, error) { return "v", nil })
+	for i := range 64 {
+		_, _ = get(context.Background(), strconv.Itoa(i))
+	}
+	if s := c.Stats(); s.Bytes != 1 || s.Entries != 1 || s.Evictions != 63 {
+		t.Fatalf("stats %+v: want 1 byte held, the other 63 entries evicted", s)
+	}
+}
+
 // The smallest TTL, 1ns, is valid.
 func TestNewWithATTLOfOneNanosecond(t *testing.T) {
 	c := cache.New[string](1)

@@ -231,10 +231,10 @@ func New[T any](ttl time.Duration, opts ...Option) *Cache[T] {
 		}
 		c.store = s
 	}
-	maxEntries := cfg.MaxEntries
-	if maxEntries == 0 {
-		maxEntries = DefaultMaxEntries
+	if cfg.MaxEntries == 0 {
+		cfg.MaxEntries = DefaultMaxEntries // before shardsFor: the default is not small
 	}
+	maxEntries := cfg.MaxEntries
 	n := shardsFor(cfg)
 	c.shards = make([]shard[T], n)
 	c.mask = uint64(n - 1)

@@ -40,6 +40,34 @@ func TestSecondChanceClearsTheMark(t *testing.T) {
 	})
 }
 
+// An entry that had its second chance and was not used since is evicted
+// ahead of one used since, even when it is not at the back: the chance
+// clears the mark of every entry it passes over, not only the victim's.
+func TestSecondChanceLeavesPassedEntriesUnmarked(t *testing.T) {
+	testwait.Bubble(t, func(t *testing.T) {
+		c := cache.New[string](time.Hour, cache.WithMaxEntries(3))
+		p, dep := c.Policy(), &counter{}
+		// a, b, c stored and used; d evicts a, the oldest, after every
+		// entry had its chance: b and c are held, unmarked.
+		for _, k := range []string{"a", "b", "c", "a", "b", "c", "d"} {
+			_, _, _ = get(t, p, dep.op, k)
+			synctest.Wait()
+		}
+		_, _, _ = get(t, p, dep.op, "b") // b used again, c not
+		synctest.Wait()
+		_, _, _ = get(t, p, dep.op, "e") // b gets a chance, c is evicted
+		synctest.Wait()
+		for k, want := range map[string]cache.Outcome{"b": cache.Hit, "d": cache.Hit, "e": cache.Hit} {
+			if _, info, _ := get(t, p, dep.op, k); info.Outcome != want {
+				t.Fatalf("%s: %v, want %v (c evicted: unused since its chance)", k, info.Outcome, want)
+			}
+		}
+		if s := c.Stats(); s.Evictions != 2 || s.Entries != 3 {
+			t.Fatalf("stats %+v: want 2 evictions, 3 entries", s)
+		}
+	})
+}
+
 // StaleIfError of 1ns serves a value at its expiry instant.
 func TestStaleIfErrorOfOneNanosecond(t *testing.T) {
 	testwait.Bubble(t, func(t *testing.T) {

@@ -29,8 +29,10 @@ type ErrorTypeCase struct {
 // a Go type, an HTTP status code (an error with an HTTPStatusCode
 // method), and each of them looked for through fmt.Errorf, errors.Join
 // and a retry.Error (to its last attempt's error). down is an error of
-// the caller's own type, whose error.type is downType. ErrorTypes fails t
-// if a timeout or a retry does not return the error it must.
+// the caller's own type, whose error.type is downType. The refusals carry
+// no hint (resilience.RetryAfter finds none): error.type does not depend on
+// it. ErrorTypes fails t if a timeout or a retry does not return the error
+// it must.
 func ErrorTypes(t testing.TB, down error, downType string) []ErrorTypeCase {
 	t.Helper()
 	urlErr := &url.Error{Op: "Get", URL: "http://x", Err: errors.New("refused")}

@@ -108,7 +108,9 @@ func TestOutage(t *testing.T) {
 	pass := func(name string) resilience.Policy[string] {
 		return resilience.New(name, func(ctx context.Context, next resilience.Next[string]) (string, error) { return next.Call(ctx) })
 	}
-	exporttest.Outage(t, clk, reg, obs, pass("call"), pass("attempt"), downError{})
+	if failed := runOutage(t, clk, reg, obs, pass("call"), pass("attempt")); failed != "" {
+		t.Fatalf("Outage failed: %s", failed)
+	}
 	want := map[telemetry.Type]int{
 		breaker.EventFailure:     2, // the two attempts of the failing call
 		breaker.EventOpened:      1,
