@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
@@ -16,7 +17,7 @@ func TestAppendStringIsEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("json.Marshal(%q): %v", s, err)
 		}
-		if got := appendString(nil, s); string(got) != string(want) {
+		if got := within(t, fmt.Sprintf("appendString(%q)", s), func() []byte { return appendString(nil, s) }); string(got) != string(want) {
 			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
 		}
 	}
@@ -42,7 +43,7 @@ func TestAppendFixed(t *testing.T) {
 		// the digits it has, its fraction too, are those of v rounded.
 		{1e15 + 0.5, 1, "1000000000000000.5"}, {9.007199254740993e10, 5, "90071992547.40993"}, {math.NaN(), 1, "null"}, {math.Inf(1), 3, "null"}, {math.Inf(-1), 0, "null"},
 	} {
-		if got := string(appendFixed(nil, c.v, c.dec)); got != c.want {
+		if got := within(t, fmt.Sprintf("appendFixed(%v, %d)", c.v, c.dec), func() string { return string(appendFixed(nil, c.v, c.dec)) }); got != c.want {
 			t.Errorf("appendFixed(%v, %d) = %s, want %s", c.v, c.dec, got, c.want)
 		}
 	}
@@ -52,7 +53,7 @@ func TestAppendFixed(t *testing.T) {
 	}{
 		{0, "0"}, {0.000512, "0.000512"}, {0.0123456, "0.0123"}, {1.2345, "1.23"}, {12.345, "12.3"}, {150.4, "150"}, {12345.6, "12346"},
 	} {
-		if got := string(appendSig3(nil, c.v)); got != c.want {
+		if got := within(t, fmt.Sprintf("appendSig3(%v)", c.v), func() string { return string(appendSig3(nil, c.v)) }); got != c.want {
 			t.Errorf("appendSig3(%v) = %s, want %s", c.v, got, c.want)
 		}
 	}
@@ -71,7 +72,7 @@ func TestAppendFixedIsJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		v := rapid.Float64().Draw(t, "v")
 		dec := rapid.IntRange(0, 6).Draw(t, "dec")
-		b := appendFixed(nil, v, dec)
+		b := within(t, fmt.Sprintf("appendFixed(%v, %d)", v, dec), func() []byte { return appendFixed(nil, v, dec) })
 		var got *float64
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("appendFixed(%v, %d) = %s: not JSON: %v", v, dec, b, err)

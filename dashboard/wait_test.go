@@ -43,3 +43,18 @@ func blockUntil(t testing.TB, f *clock.Fake, n int) {
 		t.Fatalf("waited %v for %d timers or sleepers on the fake clock (Waiters() = %d): %v", patience, n, f.Waiters(), err)
 	}
 }
+
+// within returns f(), or fails t if f has not returned within patience:
+// for the calls of the encoder's loops, which a change can leave
+// spinning.
+func within[V any](t interface{ Fatalf(string, ...any) }, what string, f func() V) V {
+	done := make(chan V, 1)
+	go func() { done <- f() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(patience):
+		t.Fatalf("waited %v for %s", patience, what)
+		panic("unreachable")
+	}
+}
