@@ -28,7 +28,10 @@ func TestAttemptEventOutcomes(t *testing.T) {
 		fmt.Errorf("attempt: %w", context.Canceled),
 		context.Canceled,
 	} {
-		reg.Observe(telemetry.Event{Type: retry.EventAttempt, Name: "prices", Elapsed: 3 * time.Millisecond, Err: err})
+		within(t, fmt.Sprintf("the attempt event of %v to be observed", err), func() struct{} {
+			reg.Observe(telemetry.Event{Type: retry.EventAttempt, Name: "prices", Elapsed: 3 * time.Millisecond, Err: err})
+			return struct{}{}
+		})
 	}
 	if !errors.Is(bulkhead.ErrFull, resilience.ErrRefused) {
 		t.Fatal("bulkhead.ErrFull is not a refusal")

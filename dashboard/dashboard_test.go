@@ -49,7 +49,7 @@ func TestRoutes(t *testing.T) {
 			req = req.WithContext(ctx)
 		}
 		rec := httptest.NewRecorder()
-		mux.ServeHTTP(rec, req)
+		returns(t, c.method+" "+c.path+" to be answered", func() struct{} { mux.ServeHTTP(rec, req); return struct{}{} })
 		body, _ := io.ReadAll(rec.Body)
 		if rec.Code != c.status || rec.Header().Get("Content-Type") != c.ctype || !strings.Contains(string(body), c.body) {
 			t.Errorf("%s %s: %d %q, body %.60q...; want %d %q containing %q", c.method, c.path, rec.Code, rec.Header().Get("Content-Type"), body, c.status, c.ctype, c.body)

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
@@ -16,11 +17,11 @@ func TestAppendStringIsEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatalf("json.Marshal(%q): %v", s, err)
 		}
-		if got := appendString(nil, s); string(got) != string(want) {
+		if got := within(t, fmt.Sprintf("appendString(%q)", s), func() []byte { return appendString(nil, s) }); string(got) != string(want) {
 			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
 		}
 	}
-	for _, s := range []string{"", "prices", `a"b\c`, "<script>&", "tab\tnl\ncr\r\x00\x1f\x7f", "\u2028\u2029", "héllo 世界", "bad \xff\xfe utf8", "\xed\xa0\x80"} {
+	for _, s := range []string{"", "prices", `a"b\c`, "<script>&", "tab\tnl\ncr\r\x00\x1f\x7f", "\u2028\u2029", "line\u2028sep\u2029end", "héllo 世界", "bad \xff\xfe utf8", "\xed\xa0\x80"} {
 		check(t, s)
 	}
 	rapid.Check(t, func(t *rapid.T) {
@@ -37,9 +38,12 @@ func TestAppendFixed(t *testing.T) {
 	}{
 		{0, 1, "0"}, {25, 1, "25"}, {24.96, 1, "25"}, {24.94, 1, "24.9"}, {0.05, 1, "0.1"},
 		{-0.04, 1, "0"}, {-3.25, 2, "-3.25"}, {3.456, 2, "3.46"}, {0.5, 4, "0.5"}, {0.12345, 4, "0.1235"},
-		{1e20, 1, "100000000000000000000"}, {math.NaN(), 1, "null"}, {math.Inf(1), 3, "null"}, {math.Inf(-1), 0, "null"},
+		{1e20, 1, "100000000000000000000"},
+		// Past 2^53 units of the last decimal the number is written as it is:
+		// the digits it has, its fraction too, are those of v rounded.
+		{1e15 + 0.5, 1, "1000000000000000.5"}, {9.007199254740993e10, 5, "90071992547.40993"}, {math.NaN(), 1, "null"}, {math.Inf(1), 3, "null"}, {math.Inf(-1), 0, "null"},
 	} {
-		if got := string(appendFixed(nil, c.v, c.dec)); got != c.want {
+		if got := within(t, fmt.Sprintf("appendFixed(%v, %d)", c.v, c.dec), func() string { return string(appendFixed(nil, c.v, c.dec)) }); got != c.want {
 			t.Errorf("appendFixed(%v, %d) = %s, want %s", c.v, c.dec, got, c.want)
 		}
 	}
@@ -49,7 +53,7 @@ func TestAppendFixed(t *testing.T) {
 	}{
 		{0, "0"}, {0.000512, "0.000512"}, {0.0123456, "0.0123"}, {1.2345, "1.23"}, {12.345, "12.3"}, {150.4, "150"}, {12345.6, "12346"},
 	} {
-		if got := string(appendSig3(nil, c.v)); got != c.want {
+		if got := within(t, fmt.Sprintf("appendSig3(%v)", c.v), func() string { return string(appendSig3(nil, c.v)) }); got != c.want {
 			t.Errorf("appendSig3(%v) = %s, want %s", c.v, got, c.want)
 		}
 	}
@@ -68,7 +72,7 @@ func TestAppendFixedIsJSON(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		v := rapid.Float64().Draw(t, "v")
 		dec := rapid.IntRange(0, 6).Draw(t, "dec")
-		b := appendFixed(nil, v, dec)
+		b := within(t, fmt.Sprintf("appendFixed(%v, %d)", v, dec), func() []byte { return appendFixed(nil, v, dec) })
 		var got *float64
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("appendFixed(%v, %d) = %s: not JSON: %v", v, dec, b, err)

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -34,6 +35,16 @@ func (g *fakeGuard) set(f func(s *telemetry.Snapshot)) {
 
 // current returns a copy of the snapshot d.read gives at now.
 func (d *Dashboard) current(now time.Time, full bool) (data []byte, seq uint64) {
-	d.read(now, full, func(b []byte, s uint64) { data, seq = append([]byte(nil), b...), s })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d.read(now, full, func(b []byte, s uint64) { data, seq = append([]byte(nil), b...), s })
+	}()
+	select {
+	case <-done:
+	case <-time.After(patience):
+		// A bound for failure only: a snapshot takes microseconds.
+		panic(fmt.Sprintf("a snapshot at %v did not return within %v", now, patience))
+	}
 	return data, seq
 }

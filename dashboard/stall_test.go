@@ -12,7 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
 
@@ -99,9 +98,9 @@ func TestStreamDropsClientStalledTenSecondsInAll(t *testing.T) {
 	w := &stallingWriter{h: http.Header{}, f: f, waits: []time.Duration{6 * time.Second, 6 * time.Second}}
 	cancel, done := serveStalling(t, w)
 	defer cancel()
-	testwait.BlockUntil(t, f, 1) // the snapshot was taken, after 6 s
+	blockUntil(t, f, 1) // the snapshot was taken, after 6 s
 	f.Advance(untilNext(f.Now()))
-	testwait.Recv(t, done, "the stream to end at the second write")
+	recv(t, done, "the stream to end at the second write")
 	attempts, taken := w.counts()
 	if diff := cmp.Diff([]int{2, 1}, []int{attempts, taken}); diff != "" {
 		t.Errorf("writes tried, taken mismatch (-want +got):\n%s", diff)
@@ -118,7 +117,7 @@ func TestStreamDropsClientWhoseWriteStaysBlocked(t *testing.T) {
 	w := &stallingWriter{h: http.Header{}, f: f, waits: []time.Duration{time.Hour}}
 	cancel, done := serveStalling(t, w)
 	defer cancel()
-	testwait.Recv(t, done, "the stream to end at its first write")
+	recv(t, done, "the stream to end at its first write")
 	if attempts, taken := w.counts(); attempts != 1 || taken != 0 || w.waited != writeTimeout {
 		t.Errorf("%d writes tried, %d taken, after waiting %v; want 1, 0, %v", attempts, taken, w.waited, writeTimeout)
 	}
@@ -136,17 +135,17 @@ func TestStreamKeepsClientThatCatchesUp(t *testing.T) {
 	w := &stallingWriter{h: http.Header{}, f: f, waits: waits}
 	cancel, done := serveStalling(t, w)
 	for range len(waits) - 1 {
-		testwait.BlockUntil(t, f, 1)
+		blockUntil(t, f, 1)
 		f.Advance(untilNext(f.Now()))
 	}
-	testwait.BlockUntil(t, f, 1)
+	blockUntil(t, f, 1)
 	select {
 	case <-done:
 		t.Fatal("the stream ended, though its client caught up after each wait")
 	default:
 	}
 	cancel()
-	testwait.Recv(t, done, "the stream to end when its request's context did")
+	recv(t, done, "the stream to end when its request's context did")
 	if attempts, taken := w.counts(); attempts != len(waits) || taken != len(waits) {
 		t.Errorf("%d writes tried, %d taken; want %d and %d", attempts, taken, len(waits), len(waits))
 	}

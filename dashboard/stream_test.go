@@ -17,7 +17,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -103,9 +102,9 @@ func newStreamServer(t *testing.T) (*Dashboard, *clock.Fake, *httptest.Server, *
 }
 
 // closeServer closes srv, which waits for its handlers to return, within
-// testwait.Patience, and c's idle connections.
+// patience, and c's idle connections.
 func closeServer(t *testing.T, srv *httptest.Server, c *http.Client) {
-	testwait.Returns(t, "closing the server (its stream handlers must return)", func() struct{} {
+	returns(t, "closing the server (its stream handlers must return)", func() struct{} {
 		srv.Close()
 		return struct{}{}
 	})
@@ -119,7 +118,7 @@ func TestStreamFraming(t *testing.T) {
 	events, cancel := stream(t, c, srv.URL)
 	defer cancel()
 
-	first := testwait.Recv(t, events, "the first event")
+	first := recv(t, events, "the first event")
 	if first.retry != "1000" || first.name != "snapshot" || first.id != "1" {
 		t.Fatalf("first event: retry %q, event %q, id %q; want 1000, snapshot, 1", first.retry, first.name, first.id)
 	}
@@ -129,9 +128,9 @@ func TestStreamFraming(t *testing.T) {
 	}
 
 	for i := 2; i <= 3; i++ {
-		testwait.BlockUntil(t, f, 1) // the stream waits for the next second
+		blockUntil(t, f, 1) // the stream waits for the next second
 		f.Advance(untilNext(f.Now()))
-		ev := testwait.Recv(t, events, fmt.Sprintf("update %d", i))
+		ev := recv(t, events, fmt.Sprintf("update %d", i))
 		if ev.retry != "" || ev.name != "update" || ev.id != fmt.Sprint(i) {
 			t.Fatalf("event %d: retry %q, event %q, id %q; want no retry, update, %d", i, ev.retry, ev.name, ev.id, i)
 		}
@@ -148,13 +147,13 @@ func TestStreamSharesSnapshots(t *testing.T) {
 	defer cancelA()
 	b, cancelB := stream(t, c, srv.URL)
 	defer cancelB()
-	ea, eb := testwait.Recv(t, a, "client a's snapshot"), testwait.Recv(t, b, "client b's snapshot")
+	ea, eb := recv(t, a, "client a's snapshot"), recv(t, b, "client b's snapshot")
 	if ea.id != "1" || eb.id != "1" {
 		t.Fatalf("snapshot ids %s and %s, want 1 and 1 (one snapshot for both)", ea.id, eb.id)
 	}
-	testwait.BlockUntil(t, f, 2)
+	blockUntil(t, f, 2)
 	f.Advance(untilNext(f.Now()))
-	ua, ub := testwait.Recv(t, a, "client a's update"), testwait.Recv(t, b, "client b's update")
+	ua, ub := recv(t, a, "client a's update"), recv(t, b, "client b's update")
 	if ua.id != "2" || ub.id != "2" || ua.data != ub.data {
 		t.Fatalf("updates %s and %s (same data: %v), want both 2 with the same data", ua.id, ub.id, ua.data == ub.data)
 	}
@@ -205,24 +204,24 @@ func TestStreamEndsWhenClientLeaves(t *testing.T) {
 	for i := range clients {
 		events, cancel := stream(t, c, srv.URL)
 		cancels = append(cancels, cancel)
-		testwait.Recv(t, events, fmt.Sprintf("client %d's snapshot", i))
+		recv(t, events, fmt.Sprintf("client %d's snapshot", i))
 	}
-	testwait.BlockUntil(t, f, clients)
+	blockUntil(t, f, clients)
 	if serving, started := streamGoroutines(); serving != clients || started != 0 {
 		t.Fatalf("with %d clients: %d goroutines serve streams and the package started %d; want %d and 0", clients, serving, started, clients)
 	}
 	for _, cancel := range cancels {
 		cancel()
 	}
-	testwait.Wait(t, &wg, "the stream handlers to return after their clients left")
-	deadline := time.Now().Add(testwait.Patience)
+	waitGroup(t, &wg, "the stream handlers to return after their clients left")
+	deadline := time.Now().Add(patience)
 	for {
 		serving, started := streamGoroutines()
 		if serving == 0 && started == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%v after the clients left, %d goroutines still serve streams, %d started by the package", testwait.Patience, serving, started)
+			t.Fatalf("%v after the clients left, %d goroutines still serve streams, %d started by the package", patience, serving, started)
 		}
 		time.Sleep(10 * time.Millisecond) // polling the goroutine list, bounded by the deadline
 	}
@@ -262,9 +261,9 @@ func TestStreamEndsOnWriteError(t *testing.T) {
 		defer close(done)
 		d.ServeHTTP(w, r)
 	}()
-	testwait.BlockUntil(t, f, 1) // the first event was written
+	blockUntil(t, f, 1) // the first event was written
 	f.Advance(time.Second)
-	testwait.Recv(t, done, "the stream to end after a failed write")
+	recv(t, done, "the stream to end after a failed write")
 	if w.writes != 2 {
 		t.Fatalf("%d writes, want 2 (the snapshot, the failed update)", w.writes)
 	}

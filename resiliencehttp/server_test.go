@@ -30,7 +30,18 @@ import (
 func get(t *testing.T, h http.Handler) *http.Response {
 	t.Helper()
 	w := httptest.NewRecorder()
-	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	// ServeHTTP runs on a goroutine of its own so that one that never
+	// returns fails the test (a bound for failure only); a panic of it
+	// goes on in the caller, as it would have.
+	done := make(chan any, 1)
+	go func() {
+		defer func() { done <- recover() }()
+		h.ServeHTTP(w, r)
+	}()
+	if p := recv(t, done, "ServeHTTP to return"); p != nil {
+		panic(p)
+	}
 	return w.Result()
 }
 
