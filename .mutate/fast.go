@@ -201,7 +201,7 @@ func (fr *fastRun) selectTests(c config, m mutant) string {
 func (fr *fastRun) runSchemaMutant(ctx context.Context, c config, m mutant, id int, timeout time.Duration) outcome {
 	args := testArgs(c, fr.bin, fr.selectTests(c, m), 2*timeout+time.Minute, "-test.failfast")
 	env := append(os.Environ(), envID+"="+itoa(id))
-	res := runCmd(ctx, fr.pkgDir, env, args, timeout)
+	res := runTests(ctx, fr.pkgDir, env, args, timeout)
 	switch {
 	case res.timedOut, bytes.Contains(res.out, []byte("panic: test timed out")):
 		return timedOut

@@ -385,7 +385,7 @@ func runMutant(ctx context.Context, c config, m mutant, srcs *sources, tmp strin
 	// go test's own -timeout is set past ours so that a hang is seen as
 	// a hang here and not as a failing test.
 	args := goTest(c, pkgArg, "-failfast", "-overlay="+overlay, "-timeout="+(2*timeout+time.Minute).String())
-	res := runCmd(ctx, modRoot, nil, args, timeout)
+	res := runTests(ctx, modRoot, nil, args, timeout)
 	switch {
 	case res.timedOut, bytes.Contains(res.out, []byte("panic: test timed out")):
 		return timedOut
@@ -416,12 +416,28 @@ type result struct {
 // timeout or when ctx ends.
 // env nil: this process's environment.
 func runCmd(ctx context.Context, dir string, env, args []string, timeout time.Duration) result {
+	return runProc(ctx, dir, env, args, timeout, false)
+}
+
+// runTests is runCmd for a mutant's tests: it also ends the run as soon as
+// a test or an example fails ("--- FAIL" in the output), with a non-nil
+// error. -test.failfast stops only the tests, not the examples, so a
+// mutant whose test has already failed could otherwise hang in an
+// example and be taken for a hang.
+func runTests(ctx context.Context, dir string, env, args []string, timeout time.Duration) result {
+	return runProc(ctx, dir, env, args, timeout, true)
+}
+
+func runProc(ctx context.Context, dir string, env, args []string, timeout time.Duration, stopOnFail bool) result {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &failWatch{}
+	if stopOnFail {
+		out.failed = make(chan struct{})
+	}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return result{err: err}
 	}
@@ -429,18 +445,49 @@ func runCmd(ctx context.Context, dir string, env, args []string, timeout time.Du
 	go func() { done <- cmd.Wait() }()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
+	kill := func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
 	select {
 	case err := <-done:
-		return result{out: out.Bytes(), err: err}
+		return result{out: out.buf.Bytes(), err: err}
+	case <-out.failed: // nil unless stopOnFail: never ready
+		kill()
+		return result{out: out.buf.Bytes(), err: errors.New("a test failed")}
 	case <-t.C:
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		return result{out: out.Bytes(), err: errors.New("timed out"), timedOut: true}
+		kill()
+		return result{out: out.buf.Bytes(), err: errors.New("timed out"), timedOut: true}
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		return result{out: out.Bytes(), err: ctx.Err()}
+		kill()
+		return result{out: out.buf.Bytes(), err: ctx.Err()}
 	}
+}
+
+// failWatch collects a command's output and, when failed is not nil,
+// closes it at the first "--- FAIL" line. os/exec calls Write from one
+// goroutine at a time (Stdout and Stderr are the same writer), and the
+// buffer is read after Wait.
+type failWatch struct {
+	buf    bytes.Buffer
+	failed chan struct{}
+	seen   bool
+	tail   []byte // the end of the last write, for a marker split across two
+}
+
+var failMarker = []byte("--- FAIL")
+
+func (w *failWatch) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	if w.failed != nil && !w.seen {
+		joined := append(w.tail, p...)
+		if bytes.Contains(joined, failMarker) {
+			w.seen = true
+			close(w.failed)
+		}
+		w.tail = append(w.tail[:0], joined[max(0, len(joined)-len(failMarker)+1):]...)
+	}
+	return len(p), nil
 }
 
 func mutants(c config, pkgDir, top string) ([]mutant, error) {
