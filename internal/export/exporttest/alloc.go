@@ -10,7 +10,7 @@ import (
 
 // ClosedPathAllocs fails t unless a success through exported, a [Breaker]
 // with the exporter attached (observer and registry), allocates nothing.
-func ClosedPathAllocs(t *testing.T, exported resilience.Policy[int]) {
+func ClosedPathAllocs(t testing.TB, exported resilience.Policy[int]) {
 	t.Helper()
 	ctx := context.Background()
 	if n := testing.AllocsPerRun(1000, func() {
@@ -24,7 +24,7 @@ func ClosedPathAllocs(t *testing.T, exported resilience.Policy[int]) {
 
 // ObserveAllocs fails t unless obs counts each of events, once it has
 // seen it (its series' first event makes the series), without allocating.
-func ObserveAllocs(t *testing.T, obs telemetry.Observer, events ...telemetry.Event) {
+func ObserveAllocs(t testing.TB, obs telemetry.Observer, events ...telemetry.Event) {
 	t.Helper()
 	for _, e := range events {
 		obs.Observe(e) // the series' first event makes it

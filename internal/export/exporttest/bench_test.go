@@ -102,8 +102,8 @@ func TestBenchBreakerClosedPaired(t *testing.T) {
 		}
 		return next.Call(ctx)
 	})
-	const iters = 4100
-	r := benchmark(t, "4100x", func(b *testing.B) { exporttest.BenchBreakerClosedPaired(b, slow) })
+	const iters = 50
+	r := benchmark(t, "50x", func(b *testing.B) { exporttest.BenchBreakerClosedPaired(b, slow) })
 	if n.Load() != iters*256 {
 		t.Errorf("calls through the exported policy = %d, want %d", n.Load(), iters*256)
 	}
@@ -122,5 +122,49 @@ func TestBenchBreakerClosedPaired(t *testing.T) {
 	}
 	if v, ok := r.Extra["ns/op"]; !ok || v != 0 {
 		t.Errorf("ns/op = %v (reported %v), want 0 reported", v, ok)
+	}
+}
+
+// spinAfter is a layer that counts its calls and, from call after on,
+// spins for d in each.
+func spinAfter(n *atomic.Int64, after int64, d time.Duration) resilience.Policy[int] {
+	return resilience.New("spin", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+		if n.Add(1) > after {
+			for start := time.Now(); time.Since(start) < d; {
+			}
+		}
+		return next.Call(ctx)
+	})
+}
+
+// TestBenchBreakerClosedPairedKeepsTheLastPairs: past 4096 pairs the
+// medians are of the last 4096. Of 8300 iterations the exported policy
+// spins 2µs a call from iteration 6000 on: 2300 of the last 4096 pairs
+// (most) are slow, 2300 of all 8300 and none of the first 4096 are.
+func TestBenchBreakerClosedPairedKeepsTheLastPairs(t *testing.T) {
+	const spin = 2 * time.Microsecond
+	var n atomic.Int64
+	r := benchmark(t, "8300x", func(b *testing.B) {
+		exporttest.BenchBreakerClosedPaired(b, spinAfter(&n, 6000*256, spin))
+	})
+	exp, bare, ratio := r.Extra["exported-ns/call"], r.Extra["bare-ns/call"], r.Extra["exported/bare"]
+	if exp < float64(spin) || exp > 100e3 {
+		t.Errorf("exported-ns/call = %v, want the median of the last 4096 pairs, at least %v and below 100µs", exp, float64(spin))
+	}
+	if q := exp / bare; ratio < q/10 || ratio > q*10 {
+		t.Errorf("exported/bare = %v, want the median of the last ratios near the ratio of the medians, %v", ratio, q)
+	}
+}
+
+// TestBenchBreakerClosedPairedFails: a failing call fails the benchmark.
+func TestBenchBreakerClosedPairedFails(t *testing.T) {
+	var n atomic.Int64
+	var failed bool
+	benchmark(t, "5x", func(b *testing.B) {
+		defer func() { failed = b.Failed() }() // b.Fatal ends the function
+		exporttest.BenchBreakerClosedPaired(b, counting(&n, errors.New("down")))
+	})
+	if !failed || n.Load() != 1 {
+		t.Errorf("failed %v after %d calls, want true after 1", failed, n.Load())
 	}
 }

@@ -19,11 +19,13 @@ import (
 )
 
 // fakeTB records the first failure of a helper, which it ends as t.Fatal
-// does (runtime.Goexit), and the functions that marked themselves
+// does (runtime.Goexit), the errors it reports and goes on from, and the
+// functions that marked themselves
 // helpers; any method it does not define panics (nil TB).
 type fakeTB struct {
 	testing.TB
 	failed  string
+	errors  []string // Errorf's messages: the helper goes on
 	helpers []string
 }
 
@@ -35,6 +37,9 @@ func (f *fakeTB) Helper() {
 func (f *fakeTB) Fatal(args ...any) {
 	f.failed = fmt.Sprint(args...)
 	runtime.Goexit()
+}
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
 }
 func (f *fakeTB) Fatalf(format string, args ...any) {
 	f.failed = fmt.Sprintf(format, args...)
