@@ -3,6 +3,7 @@ package breaker
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/f0b5b96b/resilience/internal/testwait"
 )
@@ -14,4 +15,25 @@ func lockWithin(t *testing.T, mu *sync.Mutex, what string) { t.Helper(); testwai
 func waitWithin(t *testing.T, wg *sync.WaitGroup, what string) {
 	t.Helper()
 	testwait.Wait(t, wg, what)
+}
+
+// bound is how long a test waits for a call that should return at once,
+// before it fails: a bound for failure only, never a measure of speed. A
+// call that keeps the breaker's lock, waits for it while holding it, or
+// spins then fails its test instead of hanging it.
+const bound = 2 * time.Second
+
+// within runs f, which should return at once, and returns its result; it
+// fails t, naming what, if f has not returned within bound.
+func within[V any](t *testing.T, what string, f func() V) V {
+	t.Helper()
+	done := make(chan V, 1)
+	go func() { done <- f() }()
+	return testwait.RecvFor(t, done, bound, what+" to return")
+}
+
+// do is within for a call with no result.
+func do(t *testing.T, what string, f func()) {
+	t.Helper()
+	within(t, what, func() struct{} { f(); return struct{}{} })
 }
