@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
 // TestKeyedEvictionMovesABreakerTrippedBeforeItsRegroup replays the race
@@ -32,9 +33,9 @@ func TestKeyedEvictionMovesABreakerTrippedBeforeItsRegroup(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	gone := k.evictLocked()
+	gone := within(t, "the eviction", k.evictLocked) // a bound: an eviction that never moves "a" spins
 	k.mu.Unlock()
-	<-tripped
+	testwait.RecvFor(t, tripped, bound, "the trip, once the Keyed's lock is released")
 
 	if gone != nil {
 		t.Errorf("evictLocked forgot %q, a breaker not closed; want the closed b forgotten", gone.key)

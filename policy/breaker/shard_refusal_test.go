@@ -58,7 +58,7 @@ func TestRefusalFindingItsWordRetaggedCountsInIt(t *testing.T) {
 	b.Record(true)
 	gen := wordGen(b.word.Load())
 	_, _ = b.Allow() // tags s0's word for gen
-	b.rejectSlow(&b.s0.rej, gen, false)
+	do(t, "the refusal", func() { b.rejectSlow(&b.s0.rej, gen, false) })
 	if got := b.Counts().Refused; got != 2 {
 		t.Errorf("Counts().Refused = %d, want 2", got)
 	}
