@@ -1,6 +1,7 @@
 package breaker_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -26,12 +27,28 @@ func waitWithin(t *testing.T, wg *sync.WaitGroup, what string) {
 const bound = 2 * time.Second
 
 // within runs f, which should return at once, and returns its result; it
-// fails t, naming what, if f has not returned within bound.
+// fails, naming what, if f has not returned within bound.
 func within[V any](t *testing.T, what string, f func() V) V {
 	t.Helper()
 	done := make(chan V, 1)
 	go func() { done <- f() }()
-	return testwait.RecvFor(t, done, bound, what+" to return")
+	return recvWithin(t, done, what+" to return")
+}
+
+// recvWithin returns the next value from ch, or fails, naming what, if
+// none comes within bound. It fails with a panic, which ends the test
+// binary: a call that never returns leaves a goroutine stuck (on the
+// breaker's lock, or spinning) for good, and the tests and examples after
+// this one would hang on the same fault (go test's -failfast stops the
+// tests after a failure, not the examples).
+func recvWithin[V any](t *testing.T, ch <-chan V, what string) V {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(bound):
+		panic(fmt.Sprintf("%s: waited %v for %s", t.Name(), bound, what))
+	}
 }
 
 // do is within for a call with no result.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
 // TestKeyedEvictionMovesABreakerTrippedBeforeItsRegroup replays the race
@@ -35,7 +34,7 @@ func TestKeyedEvictionMovesABreakerTrippedBeforeItsRegroup(t *testing.T) {
 	}
 	gone := within(t, "the eviction", k.evictLocked) // a bound: an eviction that never moves "a" spins
 	k.mu.Unlock()
-	testwait.RecvFor(t, tripped, bound, "the trip, once the Keyed's lock is released")
+	recvWithin(t, tripped, "the trip, once the Keyed's lock is released")
 
 	if gone != nil {
 		t.Errorf("evictLocked forgot %q, a breaker not closed; want the closed b forgotten", gone.key)

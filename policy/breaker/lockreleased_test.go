@@ -18,11 +18,13 @@ import (
 // a path that keeps the lock, takes it twice or spins fails the test at
 // once instead of hanging it.
 
-// released fails t if b's lock is held after the call named what.
+// released fails if b's lock is held after the call named what. Like
+// recvWithin, it fails with a panic: the tests and examples after this one
+// would hang on the same fault.
 func released(t *testing.T, b *Breaker, what string) {
 	t.Helper()
 	if !b.mu.TryLock() {
-		t.Fatalf("%s returned with the breaker's lock held", what)
+		panic(t.Name() + ": " + what + " returned with the breaker's lock held")
 	}
 	b.mu.Unlock()
 }

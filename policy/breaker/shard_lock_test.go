@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
 // A shard word is retagged for a new generation (a refusal's) or folded
@@ -37,7 +36,7 @@ func lockedDuring(t *testing.T, b *Breaker, word *atomic.Uint64, f func()) {
 		runtime.Gosched()
 	}
 	b.mu.Unlock()
-	testwait.RecvFor(t, done, bound, "the call, once the lock is released")
+	recvWithin(t, done, "the call, once the lock is released")
 	if changed {
 		t.Error("the shard word changed while another goroutine held the breaker's lock")
 	}
