@@ -1,6 +1,7 @@
 package hedge
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -9,8 +10,11 @@ import (
 )
 
 // selectWithin is selectKth under a bound, for failure only: a selection
-// that never ends (a partition that stops moving) fails the test instead
-// of hanging it.
+// that never ends (a partition that stops moving) fails instead of
+// hanging. It fails with a panic, which ends the test binary: the
+// goroutine spins for good, and the tests and examples after this one
+// (go test's -failfast does not stop the examples) would hang on the
+// same fault.
 func selectWithin(t *testing.T, s []int64, k int) int64 {
 	t.Helper()
 	n := len(s)
@@ -20,8 +24,7 @@ func selectWithin(t *testing.T, s []int64, k int) int64 {
 	case v := <-done:
 		return v
 	case <-time.After(2 * time.Second):
-		t.Fatalf("selectKth of %d elements for k = %d did not return", n, k)
-		return 0
+		panic(fmt.Sprintf("%s: selectKth of %d elements for k = %d did not return within 2s", t.Name(), n, k))
 	}
 }
 
