@@ -64,6 +64,8 @@ func TestEveryCallReleasesTheLock(t *testing.T) {
 		{"plain", nil},
 		{"observed", []Option{WithObserver(telemetry.ObserverFunc(func(telemetry.Event) {})), WithOnStateChange(func(Transition) {})}},
 		{"slow calls", []Option{WithSlowCall(time.Second)}},
+		{"time window", []Option{WithWindowDuration(time.Minute)}},
+		{"count window", []Option{WithWindowCalls(10)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &nowHookClock{Fake: clock.NewFake()}
@@ -83,6 +85,16 @@ func TestEveryCallReleasesTheLock(t *testing.T) {
 				}
 			}
 
+			for i := range 3 {
+				call(t, b, "Allow of a closed breaker", func() { p, err = b.Allow() })
+				if err != nil {
+					t.Fatalf("Allow of a closed breaker = %v, want admitted", err)
+				}
+				call(t, b, "Done of a success", func() { p.Done(nil) })
+				if i == 1 {
+					call(t, b, "Record of a success", func() { b.Record(false) })
+				}
+			}
 			call(t, b, "Counts of a closed breaker", func() { _ = b.Counts() })
 			call(t, b, "Stats of a closed breaker", func() { _ = b.Stats() })
 			call(t, b, "SetThreshold", func() { b.SetThreshold(1) })
