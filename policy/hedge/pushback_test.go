@@ -77,6 +77,28 @@ func TestHintDelaysTheNextAttempt(t *testing.T) {
 	}
 }
 
+// An attempt refused with a hint of Never, with nothing else running,
+// ends the call at once: the policy does not wait for it. On a fake clock
+// that nobody advances, waiting for it would never end: the call runs
+// under a bound, for failure only (with a panic, which ends the test
+// binary: the tests and examples after this one would wait as well).
+func TestNeverHintEndsTheCallAtOnce(t *testing.T) {
+	p := hedge.New[int](50*ms, hedge.WithMaxHedges(3), hedge.WithMaxWait(resilience.Off), hedge.WithClock(clock.NewFake()))
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, pushback{resilience.Never} })
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, pushback{resilience.Never}) {
+			t.Errorf("Do = %v, want an error matching the refusal", err)
+		}
+	case <-time.After(2 * time.Second):
+		panic(t.Name() + ": Do did not return within 2s of a refusal with a hint of Never")
+	}
+}
+
 // A "never" hint (resilience.Never) stops further attempts (gRFC A6:
 // "don't send any more hedged requests"); the ones running go on. So does
 // a hint that ends past the caller's deadline: no attempt could start in
