@@ -173,7 +173,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 		} else {
 			close(release)
 		}
-		if diff := cmp.Diff(tc.want, testwait.Recv(t, done, "Do to return")); diff != "" {
+		if diff := cmp.Diff(tc.want, recvWithin(t, done, "Do to return, its loser cancelled")); diff != "" {
 			t.Errorf("%s: events when Do returned mismatch (-want +got):\n%s", tc.name, diff)
 		}
 	}
