@@ -23,7 +23,7 @@ import (
 func starts(t *testing.T, p func() resilience.Policy[int]) []time.Duration {
 	t.Helper()
 	var got []time.Duration
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		steps := make([]step, 10)
 		for i := range steps {
 			steps[i] = step{d: time.Second, v: i}
