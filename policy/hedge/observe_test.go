@@ -58,7 +58,7 @@ func TestObserverEvents(t *testing.T) {
 			[]step{{d: 80 * ms, v: 1}, {d: 10 * ms, err: refused(-1)}},
 			[]telemetry.Event{launched(2, 50*ms), won(1, 80*ms)}},
 	} {
-		testwait.Bubble(t, func(t *testing.T) {
+		bubbleWithin(t, func(t *testing.T) {
 			r := new(eventlog.Recorder)
 			opts := append([]hedge.Option{hedge.WithName("quotes"), hedge.WithObserver(r)}, tc.opts...)
 			_, _ = hedge.New[int](50*ms, opts...).Do(context.Background(), newLog(tc.steps...).op)
@@ -101,7 +101,7 @@ func TestWithConfigSetsNameAndObserver(t *testing.T) {
 			return []hedge.Option{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r}), hedge.WithObserver(nil)}
 		}, nil},
 	} {
-		testwait.Bubble(t, func(t *testing.T) {
+		bubbleWithin(t, func(t *testing.T) {
 			r := new(eventlog.Recorder)
 			_, _ = hedge.New[int](50*ms, tc.opts(r)...).Do(context.Background(), newLog(steps...).op)
 			if diff := cmp.Diff(tc.want, r.Take()); diff != "" {
@@ -182,7 +182,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 // An observer's panic on another goroutine (the timer's) reaches the
 // caller's, once every attempt has returned.
 func TestObserverPanicReachesTheCaller(t *testing.T) {
-	testwait.Bubble(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		obs := telemetry.ObserverFunc(func(e telemetry.Event) {
 			if e.Type == hedge.EventLaunched {
 				panic("observer broke")
@@ -249,7 +249,7 @@ func BenchmarkHedgeObserved(b *testing.B) {
 // timer's goroutine, then hedge.won on the hedge's), the first reaches the
 // caller.
 func TestObserverFirstPanicReachesTheCaller(t *testing.T) {
-	testwait.Bubble(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		obs := telemetry.ObserverFunc(func(e telemetry.Event) { panic(e.Type) })
 		l := newLog(step{d: time.Second, v: 1}, step{d: 10 * ms, v: 2})
 		got := func() (r any) {

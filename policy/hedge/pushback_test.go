@@ -60,7 +60,7 @@ func TestHintDelaysTheNextAttempt(t *testing.T) {
 			[]time.Duration{0, 10 * ms}, 1, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubbleWithin(t, func(t *testing.T) {
 				l := newLog(tc.steps...)
 				v, err := hedge.New[int](tc.delay, hedge.WithMaxHedges(3), hedge.WithMaxWait(resilience.Off)).Do(context.Background(), l.op)
 				if diff := cmp.Diff(tc.starts, l.started); diff != "" {
@@ -124,7 +124,7 @@ func TestNeverHintStopsFurtherAttempts(t *testing.T) {
 			[]time.Duration{0}, 10 * ms, 0, pushback{30 * time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubbleWithin(t, func(t *testing.T) {
 				ctx := context.Background()
 				if tc.deadline > 0 {
 					var cancel context.CancelFunc
@@ -159,7 +159,7 @@ func TestNeverHintStopsFurtherAttempts(t *testing.T) {
 // still ends when the caller's context does (MaxWait Off: a hint of 30s
 // is waited for).
 func TestCallerCancelsDuringHintedWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		time.AfterFunc(time.Second, cancel)
@@ -181,7 +181,7 @@ func TestCallerCancelsDuringHintedWait(t *testing.T) {
 
 // The hint is waited on the policy's clock.
 func TestHintOnTheFakeClock(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		clk := clock.NewFake()
 		calls := 0
 		p := hedge.New[int](50*ms, hedge.WithClock(clk), hedge.WithMaxWait(time.Minute))
@@ -234,7 +234,7 @@ func runHintCases(t *testing.T, cases []hintCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubbleWithin(t, func(t *testing.T) {
 				l := newLog(tc.steps...)
 				start := time.Now()
 				opts := append([]hedge.Option{hedge.WithMaxHedges(3)}, tc.opts...)
