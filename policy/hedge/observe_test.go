@@ -262,3 +262,64 @@ func TestObserverFirstPanicReachesTheCaller(t *testing.T) {
 		}
 	})
 }
+
+// A first attempt's panic reaches the caller only once every event decided
+// before it has been reported: an observer held up in hedge.launched, on
+// the timer's goroutine, holds back the panic. (Not in a synctest bubble:
+// the caller waits for the observer on a mutex.)
+func TestObserverHeldUpHoldsBackAPanic(t *testing.T) {
+	clk := clock.NewFake()
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	entered, release := make(chan struct{}), make(chan struct{})
+	obs := telemetry.ObserverFunc(func(e telemetry.Event) {
+		if e.Type == hedge.EventLaunched {
+			close(entered)
+			<-release
+			note("launched")
+		}
+	})
+	panicNow, hedged := make(chan struct{}), make(chan struct{})
+	n := 0
+	attempt := func(ctx context.Context) (int, error) {
+		mu.Lock()
+		n++
+		i := n
+		mu.Unlock()
+		if i == 1 {
+			<-panicNow
+			panic("attempt broke")
+		}
+		defer close(hedged)
+		return 2, errB
+	}
+	p := hedge.New[int](50*ms, hedge.WithName("quotes"), hedge.WithObserver(obs), hedge.WithClock(clk))
+	done := make(chan any, 1)
+	go func() {
+		defer func() { note("panic"); done <- recover() }()
+		_, _ = p.Do(context.Background(), attempt)
+	}()
+	testwait.BlockUntil(t, clk, 1)
+	go clk.Advance(50 * ms) // fires the timer, which blocks in the observer
+	testwait.Recv(t, entered, "hedge.launched")
+	testwait.Recv(t, hedged, "the hedge to return")
+	close(panicNow)
+	// Let Do's panic surface if it does not wait for the observer; a
+	// panic that waits is held back whatever this wait is.
+	select {
+	case <-done:
+		close(release)
+		t.Fatal("Do panicked while the observer was still reporting hedge.launched")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if got := recvWithin(t, done, "Do's panic"); got != "attempt broke" {
+		t.Errorf("Do panicked with %v, want the attempt's panic", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"launched", "panic"}, order); diff != "" {
+		t.Errorf("order of the observer's report and Do's panic: mismatch (-want +got):\n%s", diff)
+	}
+}
