@@ -22,8 +22,14 @@ import (
 func budgetRun(t *testing.T, b *retry.Budget) bool {
 	t.Helper()
 	s := &script{errs: []error{errBoom}}
-	p := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)))
+	clk := newSleeper() // the policy's own: the budget's clock is b's
+	p := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)), retry.WithClock(clk))
 	v, err := p.Do(context.Background(), s.op)
+	for _, d := range clk.slept {
+		if d != 0 {
+			t.Fatalf("the retry waited %v, want no wait with a Backoff of Constant(0)", d)
+		}
+	}
 	if err == nil {
 		return true
 	}
