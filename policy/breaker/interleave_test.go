@@ -10,7 +10,6 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 
@@ -18,7 +17,9 @@ import (
 // between two steps of a call's admission or report: hookClock runs it
 // from inside the breaker's next reading of the clock, the instant
 // between the breaker's first look at its state and the lock it then
-// takes. Each then checks that the breaker is not left locked.
+// takes. Each then checks that the breaker is not left locked. The calls
+// run under a bound (within, do): a call that read the clock only under
+// its lock would wait for ever on the control the hook runs.
 
 // hookClock is a fake clock that runs a hook, once, from a reading of
 // the time.
@@ -45,7 +46,7 @@ func newHooked(opts ...breaker.Option) (*breaker.Breaker, *hookClock) {
 // counts reads b's counts, failing the test if b's lock was left held.
 func counts(t *testing.T, b *breaker.Breaker) breaker.Counts {
 	t.Helper()
-	return testwait.Returns(t, "Counts (the breaker's lock)", b.Counts)
+	return within(t, "Counts (the breaker's lock)", b.Counts)
 }
 
 // A call that finds the breaker open, and then closed by a Reset before it
@@ -58,7 +59,9 @@ func TestResetWhileAdmittingAdmitsTheCall(t *testing.T) {
 		t.Fatalf("State() = %v after two failures at threshold 2, want open", got)
 	}
 	c.at(b.Reset)
-	p, err := b.Allow()
+	var p breaker.Permit
+	var err error
+	do(t, "Allow across a Reset", func() { p, err = b.Allow() })
 	if err != nil {
 		t.Fatalf("Allow() across a Reset = %v, want admitted", err)
 	}
@@ -79,7 +82,8 @@ func TestForceOpenWhileAdmittingRefusesAsForced(t *testing.T) {
 	b, c := newHooked(breaker.WithThreshold(1), breaker.WithCooldown(time.Minute))
 	b.Record(true)
 	c.at(b.ForceOpen)
-	_, err := b.Allow()
+	var err error
+	do(t, "Allow across a ForceOpen", func() { _, err = b.Allow() })
 	var r *resilience.RefusedError
 	if !errors.As(err, &r) || r == nil || !errors.Is(err, breaker.ErrForcedOpen) {
 		t.Fatalf("Allow() across a ForceOpen = %v, want a refusal matching ErrForcedOpen", err)
@@ -102,7 +106,7 @@ func TestResetWhileReportingAFailureDropsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.at(b.Reset)
-	p.Done(errBoom)
+	do(t, "Done across a Reset", func() { p.Done(errBoom) })
 	if got := counts(t, b); got != (breaker.Counts{}) {
 		t.Errorf("Counts() = %+v after a failure reported across a Reset, want zero", got)
 	}
@@ -123,8 +127,8 @@ func TestTrialReportedAfterItsExpiryCountsNothing(t *testing.T) {
 				t.Fatalf("Allow() after the cooldown = %v, want a trial", err)
 			}
 			c.Advance(10 * time.Second)
-			p.Report(o)
-			st := testwait.Returns(t, "State (the breaker's lock)", b.Stats)
+			do(t, "Report of an expired trial", func() { p.Report(o) })
+			st := within(t, "Stats (the breaker's lock)", b.Stats)
 			if st.State != breaker.Open || st.CooldownLeft != time.Minute {
 				t.Errorf("Stats() = state %v, cooldown left %v after the trial expired, want open for a fresh minute",
 					st.State, st.CooldownLeft)
@@ -139,7 +143,29 @@ func TestResetWhileReadingTheStateReadsClosed(t *testing.T) {
 	b, c := newHooked(breaker.WithThreshold(1), breaker.WithCooldown(time.Minute))
 	b.Record(true)
 	c.at(b.Reset)
-	if got := testwait.Returns(t, "State (the breaker's lock)", b.State); got != breaker.Closed {
+	if got := within(t, "State (the breaker's lock)", b.State); got != breaker.Closed {
 		t.Errorf("State() across a Reset = %v, want closed", got)
+	}
+}
+
+// A failure is slow by the time the breaker counts it: a report that
+// reads the clock before the lock and again under it judges the call's
+// duration at the second reading, the time its counts (and a transition
+// it makes) are dated. Here the clock passes SlowCall while the report
+// takes the lock.
+func TestFailureSlowByTheTimeItIsCounted(t *testing.T) {
+	b, c := newHooked(breaker.WithSlowCall(time.Second), breaker.WithThreshold(2))
+	p, err := b.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Second) // not slow yet: a duration of exactly SlowCall
+	// The report's first reading (at 1s) arms a hook for its reading
+	// under the lock, which moves the clock to 2s.
+	c.at(func() { c.at(func() { c.Advance(time.Second) }) })
+	do(t, "Done of a failure", func() { p.Done(errBoom) })
+	want := breaker.Counts{Calls: 1, Failures: 1, Slow: 1, FailureRatio: 1, ConsecutiveFailures: 1}
+	if diff := cmp.Diff(want, counts(t, b)); diff != "" {
+		t.Errorf("Counts() after a failure that took 2s by its count: mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -32,9 +32,9 @@ func TestKeyedEvictionMovesABreakerTrippedBeforeItsRegroup(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	gone := k.evictLocked()
+	gone := within(t, "the eviction", k.evictLocked) // a bound: an eviction that never moves "a" spins
 	k.mu.Unlock()
-	<-tripped
+	recvWithin(t, tripped, "the trip, once the Keyed's lock is released")
 
 	if gone != nil {
 		t.Errorf("evictLocked forgot %q, a breaker not closed; want the closed b forgotten", gone.key)

@@ -2,6 +2,7 @@ package breaker_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,5 +33,39 @@ func TestRealClockRefusalsCountOnce(t *testing.T) {
 		if got := b.Stats().Refused; got != 6 {
 			t.Errorf("Stats().Refused = %d after 6 refusals, want 6", got)
 		}
+	})
+}
+
+// Refusals made at once from several goroutines, sharing the fresh hint
+// of the real clock, each count once: a refusal whose count collides with
+// another's (its compare-and-swap fails) is counted all the same.
+// Collisions need goroutines running at the same instant on different
+// cores; where none happens, the test checks the total all the same.
+func TestParallelRefusalsCountOnce(t *testing.T) {
+	bubble(t, func(t *testing.T) {
+		b := breaker.New(breaker.WithThreshold(1), breaker.WithCooldown(time.Minute))
+		b.Record(true)
+		_, _ = b.Allow() // freshens the hint: the bubble's time stands still meanwhile
+		const goroutines, calls = 8, 200000
+		var wg sync.WaitGroup
+		for range goroutines {
+			wg.Go(func() {
+				for range calls {
+					if _, err := b.Allow(); err == nil {
+						t.Error("Allow() admitted a call while open")
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		want := uint64(goroutines*calls + 1)
+		if got := b.Counts().Refused; got != want {
+			t.Errorf("Counts().Refused = %d after %d refusals, want %d", got, want, want)
+		}
+		if got := b.Stats().Refused; got != want {
+			t.Errorf("Stats().Refused = %d after %d refusals, want %d", got, want, want)
+		}
+		b.Reset() // stops the hint's timer
 	})
 }

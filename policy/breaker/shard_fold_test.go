@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
 // Successes counted under the breaker's lock (a slow one, a trial's) fold
@@ -21,7 +20,7 @@ func TestSlowSuccessFoldsAFullWord(t *testing.T) {
 	b.s0.succ.Store(tag(gen) | countMask)
 	p, _ := b.Allow()
 	f.Advance(2 * time.Second)
-	testwait.Returns(t, "a slow success on a full word", func() struct{} { p.Done(nil); return struct{}{} })
+	do(t, "a slow success on a full word", func() { p.Done(nil) })
 	if got, want := b.Counts(), (Counts{Calls: countMask + 1, Successes: countMask + 1, Slow: 1, ConsecutiveSuccesses: countMask + 1}); got != want {
 		t.Errorf("Counts() = %+v, want %+v", got, want)
 	}
@@ -47,7 +46,7 @@ func TestTrialSuccessFoldsAFullWord(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Advance(took)
-		testwait.Returns(t, "a trial's success on a full word", func() struct{} { p.Done(nil); return struct{}{} })
+		do(t, "a trial's success on a full word", func() { p.Done(nil) })
 		// Slow, it reopened the breaker; else, with the full word's
 		// successes, it closed it: either way the trial is counted in the
 		// counts of the half-open state it left.
@@ -80,10 +79,12 @@ func TestOneGoroutineNeverGrowsTheSet(t *testing.T) {
 		"time window": WithWindowDuration(time.Minute),
 	} {
 		b := New(WithClock(clock.NewFake()), o)
-		for range 4 * growAfter {
-			p, _ := b.Allow()
-			p.Done(nil)
-		}
+		do(t, name+": the calls", func() {
+			for range 4 * growAfter {
+				p, _ := b.Allow()
+				p.Done(nil)
+			}
+		})
 		if b.isGrown() {
 			t.Errorf("%s: one goroutine's successes grew the set", name)
 		}

@@ -1,6 +1,7 @@
 package breaker
 
 import (
+	"errors"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
 // A shard word is retagged for a new generation (a refusal's) or folded
@@ -36,7 +36,7 @@ func lockedDuring(t *testing.T, b *Breaker, word *atomic.Uint64, f func()) {
 		runtime.Gosched()
 	}
 	b.mu.Unlock()
-	testwait.Recv(t, done, "the call, once the lock is released")
+	recvWithin(t, done, "the call, once the lock is released")
 	if changed {
 		t.Error("the shard word changed while another goroutine held the breaker's lock")
 	}
@@ -80,5 +80,44 @@ func TestFoldOfAFullSuccessWordIsUnderTheLock(t *testing.T) {
 	lockedDuring(t, b, &b.s0.succ, func() { b.Record(false) })
 	if got, want := b.Counts().Successes, uint64(countMask)+1; got != want {
 		t.Errorf("Counts().Successes = %d, want %d", got, want)
+	}
+}
+
+// A refusal takes no lock, but the first of its generation (which retags
+// the shard's word, above): a breaker that refuses a flood of calls does
+// not line them up on its mutex. Each refusal here is made while the test
+// holds the lock, and must return.
+func TestRefusalsTakeNoLock(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		open   func(b *Breaker)
+		reason error
+	}{
+		{"open", func(b *Breaker) { b.Record(true) }, ErrOpen},
+		{"forced open", (*Breaker).ForceOpen, ErrForcedOpen},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := New(WithClock(clock.NewFake()), WithThreshold(1), WithCooldown(time.Minute))
+			tc.open(b)
+			_, _ = b.Allow() // the generation's first refusal
+			lockWithin(t, &b.mu, "the breaker's mutex")
+			unlocked := false
+			defer func() {
+				if !unlocked {
+					b.mu.Unlock() // after a failure: lets a refusal stuck on it end
+				}
+			}()
+			for range 3 {
+				err := within(t, "a refusal while the lock is held", func() error { _, err := b.Allow(); return err })
+				if !errors.Is(err, tc.reason) {
+					t.Fatalf("Allow() = %v, want a refusal matching %v", err, tc.reason)
+				}
+			}
+			b.mu.Unlock()
+			unlocked = true
+			if got := b.Stats().Refused; got != 4 {
+				t.Errorf("Stats().Refused = %d, want 4", got)
+			}
+		})
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
-	"github.com/f0b5b96b/resilience/internal/testwait"
 )
 
 // The refusal and success counters of the shards, at their edges: a grown
@@ -59,7 +58,7 @@ func TestRefusalFindingItsWordRetaggedCountsInIt(t *testing.T) {
 	b.Record(true)
 	gen := wordGen(b.word.Load())
 	_, _ = b.Allow() // tags s0's word for gen
-	b.rejectSlow(&b.s0.rej, gen, false)
+	do(t, "the refusal", func() { b.rejectSlow(&b.s0.rej, gen, false) })
 	if got := b.Counts().Refused; got != 2 {
 		t.Errorf("Counts().Refused = %d, want 2", got)
 	}
@@ -97,10 +96,7 @@ func TestStaleSuccessOnAFullWordReturns(t *testing.T) {
 	gen := wordGen(b.word.Load())
 	b.s0.succ.Store(tag(gen) | countMask)
 	b.Reset()
-	testwait.Returns(t, "a stale success on a full word", func() struct{} {
-		b.addSuccess(gen, false)
-		return struct{}{}
-	})
+	do(t, "a stale success on a full word", func() { b.addSuccess(gen, false) })
 	if got := b.Counts().Successes; got != 0 {
 		t.Errorf("Counts().Successes = %d, want 0", got)
 	}
@@ -111,7 +107,7 @@ func TestGrownSetSize(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range []struct{ procs, want int }{{1, 16}, {4, 16}, {5, 32}, {8, 32}, {9, 64}, {32, 128}, {64, 128}} {
 		runtime.GOMAXPROCS(c.procs)
-		b := testwait.Returns(t, "growing the set", func() *Breaker { return grown(New(WithClock(clock.NewFake()))) })
+		b := within(t, "growing the set", func() *Breaker { return grown(New(WithClock(clock.NewFake()))) })
 		if got := len(b.grownShards((*shardSet)(atomic.LoadPointer(&b.set)))); got != c.want {
 			t.Errorf("GOMAXPROCS %d: %d shards, want %d", c.procs, got, c.want)
 		}

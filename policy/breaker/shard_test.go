@@ -160,7 +160,14 @@ func TestBreakerAtRestIsSmall(t *testing.T) {
 	for _, procs := range []int{1, 2, 8, 32, 128} {
 		runtime.GOMAXPROCS(procs)
 		var b *Breaker
-		if n := retained(1000, func() *Breaker { b = New(); return b }); n > 512 {
+		// The least of three measures: an allocation of another
+		// goroutine's (the runtime's, a test's still ending) only adds
+		// to one of them.
+		n := math.Inf(1)
+		for range 3 {
+			n = min(n, retained(1000, func() *Breaker { b = New(); return b }))
+		}
+		if n > 512 {
 			t.Errorf("GOMAXPROCS %d: a new breaker holds %v bytes, want at most 512", procs, n)
 		}
 		for range 1000 {

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -66,7 +65,7 @@ func uniform(seed uint64, scale time.Duration) func() time.Duration {
 // delay until 100 attempts are in, then their p95, and it moves with the
 // dependency's latency.
 func TestQuantileDelayFollowsTheLatency(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		p := hedge.New[int](time.Second, hedge.WithQuantile(0.95))
 		if got := delayOf(t, p); got != time.Second {
 			t.Fatalf("before any attempt: delay %v, want New's 1s", got)
@@ -99,7 +98,7 @@ func TestQuantileDelayFollowsTheLatency(t *testing.T) {
 }
 
 func TestQuantileDelayBounds(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		for _, tc := range []struct {
 			min, max, want time.Duration
 		}{
@@ -123,7 +122,7 @@ func TestQuantileDelayBounds(t *testing.T) {
 // With a budget, a dependency slow for every call gets hedges for at most
 // Budget of the calls (plus the budget's burst), not for all of them.
 func TestBudgetCapsHedges(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		for _, tc := range []struct {
 			budget float64
 			max    int

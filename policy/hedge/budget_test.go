@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,7 +15,7 @@ import (
 // calls refill the budget before its first attempt fails: the failure then
 // ends the call instead of starting a hedge.
 func TestSpentBudgetEndsTheCallsHedges(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		p := hedge.New[int](50*ms, hedge.WithMaxHedges(2), hedge.WithBudget(0.1)) // one hedge, full at New
 		fast := func(context.Context) (int, error) { return 1, nil }
 		n := 0

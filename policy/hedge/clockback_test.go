@@ -15,7 +15,7 @@ import (
 // time it named (a wall clock stepped back). A later failure without a hint
 // starts the next attempt at once.
 func TestHintWaitedOutHoldsNoLaterAttempt(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		clk := clock.NewFake()
 		t0 := clk.Now()
 		p := hedge.New[int](50*ms, hedge.WithMaxHedges(2), hedge.WithClock(clk))

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,7 +22,7 @@ import (
 func starts(t *testing.T, p func() resilience.Policy[int]) []time.Duration {
 	t.Helper()
 	var got []time.Duration
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		steps := make([]step, 10)
 		for i := range steps {
 			steps[i] = step{d: time.Second, v: i}
@@ -75,7 +74,7 @@ func TestZeroFieldsAreDefaults(t *testing.T) {
 }
 
 func TestWithConfigKeepsAnEarlierAccept(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		accepted := 0
 		p := hedge.New[int](time.Hour,
 			hedge.WithAccept(func(int, error) bool { accepted++; return true }),
@@ -90,7 +89,7 @@ func TestWithConfigKeepsAnEarlierAccept(t *testing.T) {
 // A Config's Accept replaces the default, as WithAccept does: the error it
 // accepts ends the race.
 func TestWithConfigSetsAccept(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		p := hedge.New[int](time.Hour,
 			hedge.WithConfig(hedge.Config[int]{Accept: func(_ int, err error) bool { return err == nil || err == errA }}),
 			hedge.WithClock(clock.NewFake()))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,7 +20,7 @@ import (
 // 200 ms. It now keeps the first three and
 // the last three, in start order, and says how many it left out.
 func TestAllFailedErrorIsBounded(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		const hedges = hedge.MaxHedgesLimit
 		errs := make([]error, 0, hedges+1)
 		p := hedge.New[int](time.Hour, hedge.WithMaxHedges(hedges), hedge.WithClock(clock.NewFake()))
@@ -79,7 +78,7 @@ func TestAllFailedErrorIsBounded(t *testing.T) {
 // The attempts kept are the first three and the last three to start,
 // whatever the order they fail in.
 func TestAllFailedKeepsFirstAndLastStarted(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		// Attempt i starts at 10ms*i and fails at 200ms - 10ms*i: the last
 		// to start fails first.
 		steps := make([]step, 8)
@@ -112,7 +111,7 @@ func TestAllFailedMessageCountsTheLeftOut(t *testing.T) {
 		{4, "hedge: all 5 attempts failed: attempt 0 failed; attempt 1 failed; attempt 2 failed; attempt 3 failed; attempt 4 failed"},
 		{6, "hedge: all 7 attempts failed: attempt 0 failed; attempt 1 failed; attempt 2 failed; (1 more); attempt 4 failed; attempt 5 failed; attempt 6 failed"},
 	} {
-		synctest.Test(t, func(t *testing.T) {
+		bubbleWithin(t, func(t *testing.T) {
 			n := 0
 			p := hedge.New[int](time.Hour, hedge.WithMaxHedges(tc.hedges), hedge.WithClock(clock.NewFake()))
 			_, err := p.Do(context.Background(), func(context.Context) (int, error) {

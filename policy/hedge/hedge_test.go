@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,7 +82,7 @@ const ms = time.Millisecond
 var errA, errB = errors.New("a failed"), errors.New("b failed")
 
 func TestFastFirstAttemptStartsNoHedge(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		clk := clock.NewFake()
 		calls := 0
 		v, err := hedge.New[int](50*ms, hedge.WithClock(clk)).Do(context.Background(), func(context.Context) (int, error) {
@@ -100,7 +99,7 @@ func TestFastFirstAttemptStartsNoHedge(t *testing.T) {
 }
 
 func TestHedgeWinsAndFirstIsCancelled(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		l := newLog(step{d: time.Second, v: 1}, step{d: 20 * ms, v: 2})
 		start := time.Now()
 		v, err := hedge.New[int](50*ms).Do(context.Background(), l.op)
@@ -123,7 +122,7 @@ func TestHedgeWinsAndFirstIsCancelled(t *testing.T) {
 }
 
 func TestFirstWinsAfterHedgeStarted(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		l := newLog(step{d: 60 * ms, v: 1}, step{d: time.Second, v: 2})
 		v, err := hedge.New[int](50*ms).Do(context.Background(), l.op)
 		if v != 1 || err != nil {
@@ -137,7 +136,7 @@ func TestFirstWinsAfterHedgeStarted(t *testing.T) {
 
 func TestMaxHedges(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {
-		synctest.Test(t, func(t *testing.T) {
+		bubbleWithin(t, func(t *testing.T) {
 			steps := make([]step, 10)
 			for i := range steps {
 				steps[i] = step{d: time.Second, v: i}
@@ -159,7 +158,7 @@ func TestMaxHedges(t *testing.T) {
 }
 
 func TestAllFail(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		l := newLog(step{d: 80 * ms, v: 1, err: errA}, step{d: 10 * ms, v: 2, err: errB})
 		v, err := hedge.New[int](50*ms).Do(context.Background(), l.op)
 		if want := "hedge: all 2 attempts failed: a failed; b failed"; err == nil || err.Error() != want {
@@ -175,7 +174,7 @@ func TestAllFail(t *testing.T) {
 }
 
 func TestFailureStartsNextHedgeAtOnce(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		l := newLog(step{d: 10 * ms, err: errA}, step{d: 5 * ms, err: errB}, step{d: 30 * ms, v: 3})
 		v, err := hedge.New[int](50*ms, hedge.WithMaxHedges(2)).Do(context.Background(), l.op)
 		if v != 3 || err != nil {
@@ -189,7 +188,7 @@ func TestFailureStartsNextHedgeAtOnce(t *testing.T) {
 
 func TestAcceptEndsRaceEarly(t *testing.T) {
 	errNotFound := errors.New("404 not found")
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		// A 404 will not change: accept it rather than hedge.
 		l := newLog(step{d: 10 * ms, err: errNotFound}, step{d: time.Second, v: 2})
 		p := hedge.New[int](50*ms, hedge.WithAccept(func(v int, err error) bool {
@@ -200,7 +199,7 @@ func TestAcceptEndsRaceEarly(t *testing.T) {
 			t.Errorf("Do = %d, %v after %d attempts; want 0, the 404, after 1", v, err, len(l.started))
 		}
 	})
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		// An empty result is no answer: reject it and hedge.
 		l := newLog(step{d: 10 * ms, v: 0}, step{d: 10 * ms, v: 0})
 		p := hedge.New[int](50*ms, hedge.WithAccept(func(v int, err error) bool { return err == nil && v != 0 }))
@@ -212,7 +211,7 @@ func TestAcceptEndsRaceEarly(t *testing.T) {
 }
 
 func TestCallerCancellation(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(70*ms, cancel)
 		l := newLog(step{d: time.Second}, step{d: time.Second}, step{d: time.Second})
@@ -231,7 +230,7 @@ func TestCallerCancellation(t *testing.T) {
 }
 
 func TestAttemptsNeverOutliveTheCall(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		// The first attempt ignores its context: the call waits for it.
 		l := newLog(step{d: 300 * ms, v: 1, stubborn: true}, step{d: 10 * ms, v: 2})
 		start := time.Now()
@@ -244,7 +243,7 @@ func TestAttemptsNeverOutliveTheCall(t *testing.T) {
 }
 
 func TestPanicInHedgeReachesCaller(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		l := newLog(step{d: time.Second, v: 1}, step{d: 10 * ms, panicVal: "kaboom"})
 		defer func() {
 			if r := recover(); r != "kaboom" {
@@ -263,7 +262,7 @@ func TestPanicInHedgeReachesCaller(t *testing.T) {
 }
 
 func TestPanicInFirstAttemptWaitsForHedges(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		l := newLog(step{d: 60 * ms, panicVal: "first"}, step{d: time.Second, v: 2})
 		defer func() {
 			if r := recover(); r != "first" {
@@ -283,7 +282,7 @@ func TestPanicInFirstAttemptWaitsForHedges(t *testing.T) {
 }
 
 func TestGoexitInHedgeReachesCaller(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		done := make(chan bool)
 		go func() {
 			returned := false

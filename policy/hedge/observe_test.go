@@ -58,7 +58,7 @@ func TestObserverEvents(t *testing.T) {
 			[]step{{d: 80 * ms, v: 1}, {d: 10 * ms, err: refused(-1)}},
 			[]telemetry.Event{launched(2, 50*ms), won(1, 80*ms)}},
 	} {
-		testwait.Bubble(t, func(t *testing.T) {
+		bubbleWithin(t, func(t *testing.T) {
 			r := new(eventlog.Recorder)
 			opts := append([]hedge.Option{hedge.WithName("quotes"), hedge.WithObserver(r)}, tc.opts...)
 			_, _ = hedge.New[int](50*ms, opts...).Do(context.Background(), newLog(tc.steps...).op)
@@ -101,7 +101,7 @@ func TestWithConfigSetsNameAndObserver(t *testing.T) {
 			return []hedge.Option{hedge.WithConfig(hedge.Config[int]{Name: "quotes", Observer: r}), hedge.WithObserver(nil)}
 		}, nil},
 	} {
-		testwait.Bubble(t, func(t *testing.T) {
+		bubbleWithin(t, func(t *testing.T) {
 			r := new(eventlog.Recorder)
 			_, _ = hedge.New[int](50*ms, tc.opts(r)...).Do(context.Background(), newLog(steps...).op)
 			if diff := cmp.Diff(tc.want, r.Take()); diff != "" {
@@ -173,7 +173,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 		} else {
 			close(release)
 		}
-		if diff := cmp.Diff(tc.want, testwait.Recv(t, done, "Do to return")); diff != "" {
+		if diff := cmp.Diff(tc.want, recvWithin(t, done, "Do to return, its loser cancelled")); diff != "" {
 			t.Errorf("%s: events when Do returned mismatch (-want +got):\n%s", tc.name, diff)
 		}
 	}
@@ -182,7 +182,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 // An observer's panic on another goroutine (the timer's) reaches the
 // caller's, once every attempt has returned.
 func TestObserverPanicReachesTheCaller(t *testing.T) {
-	testwait.Bubble(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		obs := telemetry.ObserverFunc(func(e telemetry.Event) {
 			if e.Type == hedge.EventLaunched {
 				panic("observer broke")
@@ -249,7 +249,7 @@ func BenchmarkHedgeObserved(b *testing.B) {
 // timer's goroutine, then hedge.won on the hedge's), the first reaches the
 // caller.
 func TestObserverFirstPanicReachesTheCaller(t *testing.T) {
-	testwait.Bubble(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		obs := telemetry.ObserverFunc(func(e telemetry.Event) { panic(e.Type) })
 		l := newLog(step{d: time.Second, v: 1}, step{d: 10 * ms, v: 2})
 		got := func() (r any) {
@@ -261,4 +261,65 @@ func TestObserverFirstPanicReachesTheCaller(t *testing.T) {
 			t.Errorf("Do panicked with %v, want the observer's first panic, %v", got, hedge.EventLaunched)
 		}
 	})
+}
+
+// A first attempt's panic reaches the caller only once every event decided
+// before it has been reported: an observer held up in hedge.launched, on
+// the timer's goroutine, holds back the panic. (Not in a synctest bubble:
+// the caller waits for the observer on a mutex.)
+func TestObserverHeldUpHoldsBackAPanic(t *testing.T) {
+	clk := clock.NewFake()
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	entered, release := make(chan struct{}), make(chan struct{})
+	obs := telemetry.ObserverFunc(func(e telemetry.Event) {
+		if e.Type == hedge.EventLaunched {
+			close(entered)
+			<-release
+			note("launched")
+		}
+	})
+	panicNow, hedged := make(chan struct{}), make(chan struct{})
+	n := 0
+	attempt := func(ctx context.Context) (int, error) {
+		mu.Lock()
+		n++
+		i := n
+		mu.Unlock()
+		if i == 1 {
+			<-panicNow
+			panic("attempt broke")
+		}
+		defer close(hedged)
+		return 2, errB
+	}
+	p := hedge.New[int](50*ms, hedge.WithName("quotes"), hedge.WithObserver(obs), hedge.WithClock(clk))
+	done := make(chan any, 1)
+	go func() {
+		defer func() { note("panic"); done <- recover() }()
+		_, _ = p.Do(context.Background(), attempt)
+	}()
+	testwait.BlockUntil(t, clk, 1)
+	go clk.Advance(50 * ms) // fires the timer, which blocks in the observer
+	testwait.Recv(t, entered, "hedge.launched")
+	testwait.Recv(t, hedged, "the hedge to return")
+	close(panicNow)
+	// Let Do's panic surface if it does not wait for the observer; a
+	// panic that waits is held back whatever this wait is.
+	select {
+	case <-done:
+		close(release)
+		t.Fatal("Do panicked while the observer was still reporting hedge.launched")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if got := recvWithin(t, done, "Do's panic"); got != "attempt broke" {
+		t.Errorf("Do panicked with %v, want the attempt's panic", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"launched", "panic"}, order); diff != "" {
+		t.Errorf("order of the observer's report and Do's panic: mismatch (-want +got):\n%s", diff)
+	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
@@ -36,7 +35,7 @@ func failFirst(n int, calls *int, then func()) func(context.Context) (int, error
 // makes at most 11 attempts, and a larger MaxHedges is refused, by the
 // option and by Validate alike.
 func TestMaxHedgesIsBounded(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		p := hedge.New[int](time.Hour, hedge.WithMaxHedges(hedge.MaxHedgesLimit), hedge.WithClock(clock.NewFake()))
 		calls := 0
 		v, err := p.Do(context.Background(), failFirst(100, &calls, nil))

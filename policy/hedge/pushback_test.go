@@ -60,7 +60,7 @@ func TestHintDelaysTheNextAttempt(t *testing.T) {
 			[]time.Duration{0, 10 * ms}, 1, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubbleWithin(t, func(t *testing.T) {
 				l := newLog(tc.steps...)
 				v, err := hedge.New[int](tc.delay, hedge.WithMaxHedges(3), hedge.WithMaxWait(resilience.Off)).Do(context.Background(), l.op)
 				if diff := cmp.Diff(tc.starts, l.started); diff != "" {
@@ -74,6 +74,28 @@ func TestHintDelaysTheNextAttempt(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// An attempt refused with a hint of Never, with nothing else running,
+// ends the call at once: the policy does not wait for it. On a fake clock
+// that nobody advances, waiting for it would never end: the call runs
+// under a bound, for failure only (with a panic, which ends the test
+// binary: the tests and examples after this one would wait as well).
+func TestNeverHintEndsTheCallAtOnce(t *testing.T) {
+	p := hedge.New[int](50*ms, hedge.WithMaxHedges(3), hedge.WithMaxWait(resilience.Off), hedge.WithClock(clock.NewFake()))
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Do(context.Background(), func(context.Context) (int, error) { return 0, pushback{resilience.Never} })
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, pushback{resilience.Never}) {
+			t.Errorf("Do = %v, want an error matching the refusal", err)
+		}
+	case <-time.After(2 * time.Second):
+		panic(t.Name() + ": Do did not return within 2s of a refusal with a hint of Never")
 	}
 }
 
@@ -102,7 +124,7 @@ func TestNeverHintStopsFurtherAttempts(t *testing.T) {
 			[]time.Duration{0}, 10 * ms, 0, pushback{30 * time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubbleWithin(t, func(t *testing.T) {
 				ctx := context.Background()
 				if tc.deadline > 0 {
 					var cancel context.CancelFunc
@@ -137,7 +159,7 @@ func TestNeverHintStopsFurtherAttempts(t *testing.T) {
 // still ends when the caller's context does (MaxWait Off: a hint of 30s
 // is waited for).
 func TestCallerCancelsDuringHintedWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		time.AfterFunc(time.Second, cancel)
@@ -159,7 +181,7 @@ func TestCallerCancelsDuringHintedWait(t *testing.T) {
 
 // The hint is waited on the policy's clock.
 func TestHintOnTheFakeClock(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		clk := clock.NewFake()
 		calls := 0
 		p := hedge.New[int](50*ms, hedge.WithClock(clk), hedge.WithMaxWait(time.Minute))
@@ -212,7 +234,7 @@ func runHintCases(t *testing.T, cases []hintCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			bubbleWithin(t, func(t *testing.T) {
 				l := newLog(tc.steps...)
 				start := time.Now()
 				opts := append([]hedge.Option{hedge.WithMaxHedges(3)}, tc.opts...)

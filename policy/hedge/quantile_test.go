@@ -1,12 +1,32 @@
 package hedge
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 )
+
+// selectWithin is selectKth under a bound, for failure only: a selection
+// that never ends (a partition that stops moving) fails instead of
+// hanging. It fails with a panic, which ends the test binary: the
+// goroutine spins for good, and the tests and examples after this one
+// (go test's -failfast does not stop the examples) would hang on the
+// same fault.
+func selectWithin(t *testing.T, s []int64, k int) int64 {
+	t.Helper()
+	n := len(s)
+	done := make(chan int64, 1)
+	go func() { done <- selectKth(s, k) }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(2 * time.Second):
+		panic(fmt.Sprintf("%s: selectKth of %d elements for k = %d did not return within 2s", t.Name(), n, k))
+	}
+}
 
 func TestSelectKth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -18,7 +38,7 @@ func TestSelectKth(t *testing.T) {
 		}
 		sorted := slices.Sorted(slices.Values(s))
 		k := rng.IntN(n)
-		if got := selectKth(slices.Clone(s), k); got != sorted[k] {
+		if got := selectWithin(t, slices.Clone(s), k); got != sorted[k] {
 			t.Fatalf("selectKth(%v, %d) = %d, want %d", s, k, got, sorted[k])
 		}
 	}
@@ -75,11 +95,11 @@ func TestBudgetBound(t *testing.T) {
 		granted := 0
 		for call := 1; call <= 10000; call++ {
 			b.deposit()
-			for b.withdraw() {
-				granted++
-			}
-			if bound := f*float64(call) + burst; float64(granted) > bound+1e-6 {
-				t.Fatalf("fraction %v: %d hedges after %d calls, above the bound %v", f, granted, call, bound)
+			bound := f*float64(call) + burst
+			for b.withdraw() { // bounded: it fails once past the bound
+				if granted++; float64(granted) > bound+1e-6 {
+					t.Fatalf("fraction %v: %d hedges after %d calls, above the bound %v", f, granted, call, bound)
+				}
 			}
 		}
 		if want := f*9999 + burst; math.Abs(float64(granted)-want) > 1 {

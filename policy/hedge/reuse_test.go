@@ -43,7 +43,7 @@ func TestCallWithoutHedgeAllocatesOnlyItsContext(t *testing.T) {
 // once, alternating with calls that hedge, each start their hedge one
 // delay after they start, and leave no timer armed.
 func TestKeptRecordRearmsItsTimer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		clk := clock.NewFake()
 		p := hedge.New[int](50*ms, hedge.WithClock(clk))
 		for i := range 6 {
@@ -99,7 +99,7 @@ func TestKeptRecordRearmsItsTimer(t *testing.T) {
 // each gets its own result, whatever records are kept and handed out
 // again (run with -race).
 func TestKeptRecordsUnderConcurrentCalls(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		p := hedge.New[int](10 * ms)
 		var wg sync.WaitGroup
 		for g := range 8 {

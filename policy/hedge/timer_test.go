@@ -18,7 +18,7 @@ import (
 // attempts run.
 func TestNoTimerArmedAfterTheLastHedge(t *testing.T) {
 	for _, failFirst := range []bool{false, true} {
-		synctest.Test(t, func(t *testing.T) {
+		bubbleWithin(t, func(t *testing.T) {
 			clk := clock.NewFake()
 			p := hedge.New[int](50*ms, hedge.WithMaxHedges(2), hedge.WithClock(clk))
 			var mu sync.Mutex
@@ -68,7 +68,7 @@ func TestNoTimerArmedAfterTheLastHedge(t *testing.T) {
 // Once an attempt has won, no attempt starts, even while the call waits
 // for a loser that ignores its context.
 func TestNoAttemptStartsAfterTheRaceIsWon(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		l := newLog(step{d: 300 * ms, v: 1, stubborn: true}, step{d: 10 * ms, v: 2}, step{d: 10 * ms, v: 3})
 		v, err := hedge.New[int](50*ms, hedge.WithMaxHedges(2)).Do(context.Background(), l.op)
 		if v != 2 || err != nil {
@@ -83,7 +83,7 @@ func TestNoAttemptStartsAfterTheRaceIsWon(t *testing.T) {
 // A call that ends without a hedge because its caller gave up leaves no
 // timer armed once Do has returned.
 func TestCancelledCallLeavesNoTimer(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	bubbleWithin(t, func(t *testing.T) {
 		clk := clock.NewFake()
 		p := hedge.New[int](50*ms, hedge.WithClock(clk))
 		ctx, cancel := context.WithCancel(context.Background())

@@ -22,8 +22,22 @@ import (
 func budgetRun(t *testing.T, b *retry.Budget) bool {
 	t.Helper()
 	s := &script{errs: []error{errBoom}}
-	p := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)))
+	clk := newSleeper() // the policy's own: the budget's clock is b's
+	p := retry.New[int](retry.WithBudget(b), retry.WithBackoff(backoff.Constant(0)), retry.WithClock(clk))
 	v, err := p.Do(context.Background(), s.op)
+	if s.calls > 1 && len(clk.slept) == 0 {
+		// The policy waited on another clock than its own (WithClock):
+		// the real one, where every later test and example would sleep
+		// for real, for up to 1000s. End the test binary rather than let
+		// them hang (go test's -failfast stops the tests after a
+		// failure, not the examples).
+		panic(t.Name() + ": the retry did not wait on the policy's clock (WithClock)")
+	}
+	for _, d := range clk.slept {
+		if d != 0 {
+			t.Fatalf("the retry waited %v, want no wait with a Backoff of Constant(0)", d)
+		}
+	}
 	if err == nil {
 		return true
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,7 +20,9 @@ import (
 
 // sleeper is a clock whose Sleep does not block: it records the wait and
 // advances the fake time by it, so a retry loop runs synchronously in the
-// test's goroutine.
+// test's goroutine. It bounds the loop, for failure only: past maxSleeps
+// waits (far more than any test makes) it panics, so that a loop that
+// never ends fails its test instead of hanging it.
 type sleeper struct {
 	*clock.Fake
 	slept []time.Duration
@@ -33,10 +36,15 @@ func (s *sleeper) Sleep(ctx context.Context, d time.Duration) error {
 		s.late++
 		return err
 	}
+	if len(s.slept) == maxSleeps {
+		panic("sleeper: a retry loop waited " + strconv.Itoa(maxSleeps) + " times: it does not end")
+	}
 	s.slept = append(s.slept, d)
 	s.Advance(d)
 	return nil
 }
+
+const maxSleeps = 100_000
 
 // script is an op that returns the results in errs, one per call (nil =
 // success with value 100+call number), and counts its calls.
