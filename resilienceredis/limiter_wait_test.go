@@ -37,7 +37,7 @@ func TestLimiterWaitNZero(t *testing.T) {
 // and the snapshot counts the Waits Redis decided and the refusal.
 func TestLimiterWaitShortestMaxWait(t *testing.T) {
 	ctx := context.Background() // no deadline: MaxWait alone bounds the wait
-	l := NewLimiter(newClient(t), "waitmax", 0.2, 1, WithPrefix(testPrefix(t)), WithMaxWait(time.Nanosecond))
+	l := NewLimiter(newClient(t), "waitmax", 0.2, 1, WithPrefix(testPrefix(t)), WithMaxWait(time.Nanosecond), WithTimeout(5*time.Second))
 	if err := l.Wait(ctx); err != nil {
 		t.Fatalf("Wait on a full bucket: %v", err)
 	}
