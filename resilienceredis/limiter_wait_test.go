@@ -57,7 +57,7 @@ func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
 	ctx := ctxFor(t)
 	rdb := newClient(t)
 	prefix := testPrefix(t)
-	l := NewLimiter(rdb, "refund2", 1, 2, WithPrefix(prefix)) // T = 1s
+	l := NewLimiter(rdb, "refund2", 1, 2, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s; the refund waits for its answer
 	key := prefix + "rl:{refund2}:1/2"
 	if !l.AllowN(ctx, 2) {
 		t.Fatal("first AllowN(2) refused")
