@@ -80,14 +80,16 @@ func TestLimiterAllowAtMostNegativePanics(t *testing.T) {
 
 // A burst larger than n, taken by two instances at once in many calls of
 // AllowAtMost: every token is taken once, exactly Burst in all (the script
-// is atomic in Redis).
+// is atomic in Redis). The Timeout is long and the fallback refuses, so
+// that a loaded machine's slow round trip does not hand the decision to a
+// local bucket of its own burst.
 func TestLimiterAllowAtMostIsAtomic(t *testing.T) {
 	ctx := ctxFor(t)
 	prefix := testPrefix(t)
 	const burst = 100
 	ls := []*Limiter{
-		NewLimiter(newClient(t), "atmostrace", slow, burst, WithPrefix(prefix)),
-		NewLimiter(newClient(t), "atmostrace", slow, burst, WithPrefix(prefix)),
+		NewLimiter(newClient(t), "atmostrace", slow, burst, WithPrefix(prefix), WithTimeout(5*time.Second), WithFallback(resilience.Off, 0)),
+		NewLimiter(newClient(t), "atmostrace", slow, burst, WithPrefix(prefix), WithTimeout(5*time.Second), WithFallback(resilience.Off, 0)),
 	}
 	var mu sync.Mutex
 	total := 0

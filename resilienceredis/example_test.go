@@ -190,7 +190,8 @@ func ExampleBreaker_Reset() {
 	rdb := redis.NewClient(&redis.Options{Addr: addr()})
 	defer rdb.Close()
 	b := resilienceredis.NewBreaker(rdb, "search", resilienceredis.WithPrefix(prefix),
-		resilienceredis.WithThreshold(1), resilienceredis.WithCooldown(time.Hour))
+		resilienceredis.WithThreshold(1), resilienceredis.WithCooldown(time.Hour),
+		resilienceredis.WithTimeout(time.Second)) // Reset waits for Redis's answer at most this long
 	defer b.Close()
 	p, _ := b.Allow()
 	p.Done(errors.New("search: 500"))

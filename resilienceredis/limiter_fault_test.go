@@ -65,7 +65,7 @@ func TestLimiterEvictionPolicyWarning(t *testing.T) {
 
 			// The check the first decision starts, in the background.
 			var bg eventlog.Recorder
-			l := NewLimiter(rdb, "evict", slow, 5, WithObserver(&bg))
+			l := NewLimiter(rdb, "evict", slow, 5, WithObserver(&bg), WithTimeout(5*time.Second)) // a slow round trip would start no check
 			if !l.Allow(ctx) {
 				t.Fatal("the first Allow was refused")
 			}
@@ -76,7 +76,7 @@ func TestLimiterEvictionPolicyWarning(t *testing.T) {
 
 			// Check.
 			var rec eventlog.Recorder
-			err := NewLimiter(rdb, "evict", slow, 5, WithObserver(&rec)).Check(ctx)
+			err := NewLimiter(rdb, "evict", slow, 5, WithObserver(&rec), WithTimeout(5*time.Second)).Check(ctx)
 			if got := errors.Is(err, ErrEvictionPolicy); got != tt.unsafe {
 				t.Fatalf("Check() = %v; matches ErrEvictionPolicy: %v, want %v", err, got, tt.unsafe)
 			}

@@ -213,7 +213,7 @@ func TestLimiterWaitCancelledGivesBack(t *testing.T) {
 	ctx := ctxFor(t)
 	rdb := newClient(t)
 	prefix := testPrefix(t)
-	l := NewLimiter(rdb, "refund", 1, 1, WithPrefix(prefix)) // T = 1s
+	l := NewLimiter(rdb, "refund", 1, 1, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s; the refund waits for its answer
 	key := prefix + "rl:{refund}:1/1"
 	if !l.Allow(ctx) {
 		t.Fatal("first Allow refused")

@@ -37,7 +37,7 @@ func TestLimiterWaitNZero(t *testing.T) {
 // and the snapshot counts the Waits Redis decided and the refusal.
 func TestLimiterWaitShortestMaxWait(t *testing.T) {
 	ctx := context.Background() // no deadline: MaxWait alone bounds the wait
-	l := NewLimiter(newClient(t), "waitmax", 0.2, 1, WithPrefix(testPrefix(t)), WithMaxWait(time.Nanosecond))
+	l := NewLimiter(newClient(t), "waitmax", 0.2, 1, WithPrefix(testPrefix(t)), WithMaxWait(time.Nanosecond), WithTimeout(5*time.Second))
 	if err := l.Wait(ctx); err != nil {
 		t.Fatalf("Wait on a full bucket: %v", err)
 	}
@@ -57,7 +57,7 @@ func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
 	ctx := ctxFor(t)
 	rdb := newClient(t)
 	prefix := testPrefix(t)
-	l := NewLimiter(rdb, "refund2", 1, 2, WithPrefix(prefix)) // T = 1s
+	l := NewLimiter(rdb, "refund2", 1, 2, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s; the refund waits for its answer
 	key := prefix + "rl:{refund2}:1/2"
 	if !l.AllowN(ctx, 2) {
 		t.Fatal("first AllowN(2) refused")

@@ -1,11 +1,6 @@
 package redistest
 
-import (
-	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 // primaries reads a CLUSTER SHARDS reply, in RESP2 (arrays of pairs) and
 // RESP3 (maps) form, as the slot ranges and their online primary, sorted:
@@ -48,20 +43,5 @@ func TestPrimaries(t *testing.T) {
 	}
 	if got := primaries([]any{[]any{"slots"}}); got != "<nil>" {
 		t.Errorf("primaries of a shard of an odd length = %q, want its slots unknown, no owner", got)
-	}
-}
-
-// sortStrings sorts in increasing order.
-func TestSortStrings(t *testing.T) {
-	s := []string{"d", "b", "e", "a", "c", "b"}
-	done := make(chan struct{})
-	go func() { defer close(done); sortStrings(s) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second): // a bound, not a wait: six strings sort at once
-		t.Fatal("sortStrings did not return within 10s")
-	}
-	if diff := cmp.Diff([]string{"a", "b", "b", "c", "d", "e"}, s); diff != "" {
-		t.Errorf("sortStrings mismatch (-want +got):\n%s", diff)
 	}
 }
