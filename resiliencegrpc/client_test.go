@@ -301,7 +301,7 @@ func TestUnaryPerMethodOptions(t *testing.T) {
 }
 
 func TestWithMethodPanics(t *testing.T) {
-	for _, name := range []string{"", "UnaryCall", "/svc", "/svc/", "//m", "/a/b/c"} {
+	for _, name := range []string{"", "UnaryCall", "/svc", "/svc/", "//m", "/a/b/c", "svc/m"} {
 		func() {
 			defer func() {
 				r := recover()
@@ -312,6 +312,14 @@ func TestWithMethodPanics(t *testing.T) {
 			resiliencegrpc.WithMethod(name, resilience.Policy[any]{})
 		}()
 	}
+	func() {
+		defer func() {
+			if diff := cmp.Diff("resiliencegrpc: WithMethod option must not be nil", recover()); diff != "" {
+				t.Errorf("a nil option of WithMethod: panic mismatch (-want +got):\n%s", diff)
+			}
+		}()
+		resiliencegrpc.WithMethod("/s/m", resilience.Policy[any]{}, resiliencegrpc.WithGuardNames(), nil)
+	}()
 	defer func() {
 		if r := recover(); r == nil {
 			t.Errorf("a WithMethod inside a WithMethod did not panic")

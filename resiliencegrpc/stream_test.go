@@ -178,6 +178,9 @@ func TestStreamReplayLimit(t *testing.T) {
 	if status.Code(err) != codes.Unavailable || !resilience.IsPermanent(err) {
 		t.Errorf("Recv: %v, want Unavailable marked permanent", err)
 	}
+	if errors.Is(err, resiliencegrpc.ErrNotReplayable) {
+		t.Errorf("Recv: %v, want the retry stopped at the failure, without another attempt", err)
+	}
 	if diff := cmp.Diff(int64(1), srv.hits.Load()); diff != "" {
 		t.Errorf("server hits mismatch (-want +got):\n%s", diff)
 	}
