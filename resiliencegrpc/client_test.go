@@ -37,11 +37,11 @@ func advancing(t *testing.T, fk *clock.Fake, n int, d time.Duration, call func()
 	errc := make(chan error, 1)
 	go func() { errc <- call() }()
 	for i := range n {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), liveBound)
 		err := fk.BlockUntil(ctx, 1)
 		cancel()
 		if err != nil {
-			t.Fatalf("wait %d of %d: no timer armed on the fake clock within 10s", i+1, n)
+			t.Fatalf("wait %d of %d: no timer armed on the fake clock within %v", i+1, n, liveBound)
 		}
 		fk.Advance(d)
 	}
@@ -354,7 +354,7 @@ func TestUnaryHedgeWinnerReply(t *testing.T) {
 	}()
 	await(t, srv.arrived, "the first attempt to reach the server")
 	if err := fk.BlockUntil(bounded(t), 1); err != nil {
-		t.Fatal("the hedge armed no timer within 10s")
+		t.Fatalf("the hedge armed no timer within %v", liveBound)
 	}
 	fk.Advance(time.Second)
 	await(t, srv.arrived, "the hedged attempt to reach the server")

@@ -165,7 +165,7 @@ func serve(t testing.TB, srv testpb.TestServiceServer, sopts []grpc.ServerOption
 		t.Fatalf("grpc.NewClient: %v", err)
 	}
 	t.Cleanup(stop)
-	return c
+	return liveClient{TestServiceClient: c, t: t}
 }
 
 // start is serve for examples: it returns the client and a function that
@@ -199,22 +199,23 @@ func start(srv testpb.TestServiceServer, sopts []grpc.ServerOption, dopts ...grp
 	return testpb.NewTestServiceClient(cc), stop, nil
 }
 
-// bounded returns a context that ends after 10 s, the bound of every wait
-// in a test: a call that hangs fails the test instead of the run.
+// bounded returns a context that ends after liveBound, the bound of every
+// wait in a test: a call that hangs fails the test instead of the run.
 func bounded(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), liveBound)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// await waits for a value on ch, failing the test after 10 s with what.
+// await waits for a value on ch, failing the test after liveBound with
+// what.
 func await[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out after 10s waiting for %s", what)
+	case <-time.After(liveBound):
+		t.Fatalf("timed out after %v waiting for %s", liveBound, what)
 		panic("unreachable")
 	}
 }

@@ -368,7 +368,7 @@ func TestStreamHedged(t *testing.T) {
 	}()
 	await(t, srv.arrived, "the first stream to reach the server")
 	if err := fk.BlockUntil(bounded(t), 1); err != nil {
-		t.Fatal("the hedge armed no timer within 10s")
+		t.Fatalf("the hedge armed no timer within %v", liveBound)
 	}
 	fk.Advance(time.Second)
 	r := await(t, done, "the hedged stream to end")
