@@ -3,6 +3,7 @@ package resiliencegrpc_test
 import (
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -145,3 +146,29 @@ func TestStreamOpenedAfterThePoliciesReturnedIsReleased(t *testing.T) {
 		}
 	})
 }
+
+// A committed stream read to its end is released.
+func TestStreamReadToItsEndIsReleased(t *testing.T) {
+	var ss streams
+	streamer := func(ctx context.Context, _ *grpc.StreamDesc, _ *grpc.ClientConn, _ string, _ ...grpc.CallOption) (grpc.ClientStream, error) {
+		ss.add(ctx)
+		return &endedStream{openStream{ctx: ctx}}, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cs, err := resiliencegrpc.StreamClientInterceptor(resilience.Policy[any]{})(ctx, &grpc.StreamDesc{ServerStreams: true}, nil, "/s/m", streamer)
+	if err != nil {
+		t.Fatalf("interceptor: %v", err)
+	}
+	if err := cs.RecvMsg(nil); err != io.EOF {
+		t.Fatalf("RecvMsg: %v, want io.EOF", err)
+	}
+	if got := ss.all(); len(got) != 1 || got[0].Err() == nil {
+		t.Errorf("the stream read to its end was not released")
+	}
+}
+
+// endedStream is a committed stream that has no more messages.
+type endedStream struct{ openStream }
+
+func (*endedStream) RecvMsg(any) error { return io.EOF }
