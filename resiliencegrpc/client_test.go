@@ -238,8 +238,10 @@ func TestUnaryCallerDeadlinePasses(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || status.Code(err) != codes.DeadlineExceeded {
 		t.Errorf("error %v (code %v), want context.DeadlineExceeded as DeadlineExceeded", err, status.Code(err))
 	}
-	if diff := cmp.Diff(int64(1), srv.hits.Load()); diff != "" {
-		t.Errorf("server hits mismatch (-want +got):\n%s", diff)
+	// The one attempt may not reach the server within the deadline on a
+	// loaded machine; no second one is made.
+	if hits := srv.hits.Load(); hits > 1 {
+		t.Errorf("%d server hits, want at most 1: the retry stops at the caller's deadline", hits)
 	}
 }
 
