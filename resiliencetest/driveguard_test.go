@@ -139,3 +139,41 @@ func TestDriveGoexit(t *testing.T) {
 		t.Errorf("Drive returned after its call called runtime.Goexit; want its goroutine ended too")
 	}
 }
+
+// A goroutine that an earlier Drive counted in is still of the pipeline in
+// the next Drive on the same fake, called from another goroutine, even
+// when the goroutine that created it (the earlier Drive's caller, which
+// ran the fake's AfterFunc callback) is still alive.
+func TestDriveKeepsEarlierMembersOfAnotherCaller(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := clock.NewFake()
+		gate, block, firstDone, callerExit := make(chan struct{}), make(chan struct{}), make(chan error, 1), make(chan struct{})
+		var settled atomic.Bool
+		go func() { // the first Drive's caller, alive until the end
+			firstDone <- resiliencetest.Drive(fake, time.Second, func() {
+				fake.AfterFunc(time.Second, func() {
+					go func() { // created by this caller, from the callback
+						<-gate
+						time.Sleep(time.Second)
+						settled.Store(true)
+						<-block
+					}()
+				})
+				_ = fake.Sleep(context.Background(), 2*time.Second)
+			})
+			<-callerExit
+		}()
+		if err := <-firstDone; err != nil {
+			t.Fatalf("first Drive = %v", err)
+		}
+		close(gate)
+		if err := resiliencetest.Drive(fake, time.Second, func() {}); err != nil {
+			t.Errorf("second Drive = %v", err)
+		}
+		if !settled.Load() {
+			t.Errorf("the second Drive returned before the first Drive's goroutine settled")
+		}
+		close(block)
+		close(callerExit)
+	})
+}
