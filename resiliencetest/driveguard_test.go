@@ -177,3 +177,75 @@ func TestDriveKeepsEarlierMembersOfAnotherCaller(t *testing.T) {
 		close(callerExit)
 	})
 }
+
+// A goroutine created during Drive by a goroutine that existed before it (a
+// server the test started) is not of the pipeline: Drive does not wait for
+// it.
+func TestDriveLeavesOutTheChildrenOfEarlierGoroutines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		trigger, started, block, gone := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+		var settled atomic.Bool
+		go func() { // a server, started before Drive
+			<-trigger
+			go func() {
+				defer close(gone)
+				close(started)
+				time.Sleep(time.Second) // still running when the call returns
+				settled.Store(true)
+				<-block
+			}()
+		}()
+		err := resiliencetest.Drive(clock.NewFake(), time.Second, func() {
+			close(trigger)
+			<-started
+		})
+		if err != nil {
+			t.Errorf("Drive = %v", err)
+		}
+		if settled.Load() {
+			t.Errorf("Drive waited for a goroutine that a goroutine older than Drive created")
+		}
+		close(block)
+		<-gone
+	})
+}
+
+// Nor is a goroutine created by one of those after it was seen, once its
+// creator has exited.
+func TestDriveLeavesOutTheGrandchildrenOfEarlierGoroutines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := clock.NewFake()
+		trigger, c1started, ch1, c2started := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+		block, gone := make(chan struct{}), make(chan struct{})
+		var settled atomic.Bool
+		go func() { // a server, started before Drive
+			<-trigger
+			go func() { // seen by Drive, not of the pipeline
+				close(c1started)
+				<-ch1
+				go func() { // created once seen; its creator exits at once
+					defer close(gone)
+					close(c2started)
+					time.Sleep(time.Second) // still running when the call returns
+					settled.Store(true)
+					<-block
+				}()
+			}()
+		}()
+		err := resiliencetest.Drive(fake, time.Second, func() {
+			close(trigger)
+			<-c1started
+			_ = fake.Sleep(context.Background(), time.Second) // Drive sees the first goroutine, blocked
+			close(ch1)
+			<-c2started
+		})
+		if err != nil {
+			t.Errorf("Drive = %v", err)
+		}
+		if settled.Load() {
+			t.Errorf("Drive waited for a goroutine that a goroutine older than Drive created, through another")
+		}
+		close(block)
+		<-gone
+	})
+}
