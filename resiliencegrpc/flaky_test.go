@@ -165,11 +165,12 @@ func serve(t testing.TB, srv testpb.TestServiceServer, sopts []grpc.ServerOption
 		t.Fatalf("grpc.NewClient: %v", err)
 	}
 	t.Cleanup(stop)
-	return liveClient{TestServiceClient: c, t: t}
+	return liveClient{TestServiceClient: c.(liveClient).TestServiceClient, t: t}
 }
 
-// start is serve for examples: it returns the client and a function that
-// stops the client and the server.
+// start is serve for examples: it returns the client, whose calls fail
+// with an error of their own if they do not return after liveBound, and a
+// function that stops the client and the server.
 func start(srv testpb.TestServiceServer, sopts []grpc.ServerOption, dopts ...grpc.DialOption) (testpb.TestServiceClient, func(), error) {
 	lis := bufconn.Listen(1 << 20)
 	s := grpc.NewServer(sopts...)
@@ -196,7 +197,7 @@ func start(srv testpb.TestServiceServer, sopts []grpc.ServerOption, dopts ...grp
 		stop()
 		return nil, nil, err
 	}
-	return testpb.NewTestServiceClient(cc), stop, nil
+	return liveClient{TestServiceClient: testpb.NewTestServiceClient(cc)}, stop, nil
 }
 
 // bounded returns a context that ends after liveBound, the bound of every
