@@ -59,7 +59,7 @@ func newOutage(t *testing.T) *outage {
 	if err != nil {
 		t.Fatalf("grpc.NewClient: %v", err)
 	}
-	o.cc, o.c = cc, testpb.NewTestServiceClient(cc)
+	o.cc, o.c = cc, liveClient{TestServiceClient: testpb.NewTestServiceClient(cc), t: t}
 	t.Cleanup(func() {
 		cc.Close()
 		o.stop()
