@@ -37,11 +37,11 @@ func advancing(t *testing.T, fk *clock.Fake, n int, d time.Duration, call func()
 	errc := make(chan error, 1)
 	go func() { errc <- call() }()
 	for i := range n {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), liveBound)
 		err := fk.BlockUntil(ctx, 1)
 		cancel()
 		if err != nil {
-			t.Fatalf("wait %d of %d: no timer armed on the fake clock within 10s", i+1, n)
+			t.Fatalf("wait %d of %d: no timer armed on the fake clock within %v", i+1, n, liveBound)
 		}
 		fk.Advance(d)
 	}
@@ -238,8 +238,10 @@ func TestUnaryCallerDeadlinePasses(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || status.Code(err) != codes.DeadlineExceeded {
 		t.Errorf("error %v (code %v), want context.DeadlineExceeded as DeadlineExceeded", err, status.Code(err))
 	}
-	if diff := cmp.Diff(int64(1), srv.hits.Load()); diff != "" {
-		t.Errorf("server hits mismatch (-want +got):\n%s", diff)
+	// The one attempt may not reach the server within the deadline on a
+	// loaded machine; no second one is made.
+	if hits := srv.hits.Load(); hits > 1 {
+		t.Errorf("%d server hits, want at most 1: the retry stops at the caller's deadline", hits)
 	}
 }
 
@@ -301,7 +303,7 @@ func TestUnaryPerMethodOptions(t *testing.T) {
 }
 
 func TestWithMethodPanics(t *testing.T) {
-	for _, name := range []string{"", "UnaryCall", "/svc", "/svc/", "//m", "/a/b/c"} {
+	for _, name := range []string{"", "UnaryCall", "/svc", "/svc/", "//m", "/a/b/c", "svc/m"} {
 		func() {
 			defer func() {
 				r := recover()
@@ -312,6 +314,14 @@ func TestWithMethodPanics(t *testing.T) {
 			resiliencegrpc.WithMethod(name, resilience.Policy[any]{})
 		}()
 	}
+	func() {
+		defer func() {
+			if diff := cmp.Diff("resiliencegrpc: WithMethod option must not be nil", recover()); diff != "" {
+				t.Errorf("a nil option of WithMethod: panic mismatch (-want +got):\n%s", diff)
+			}
+		}()
+		resiliencegrpc.WithMethod("/s/m", resilience.Policy[any]{}, resiliencegrpc.WithGuardNames(), nil)
+	}()
 	defer func() {
 		if r := recover(); r == nil {
 			t.Errorf("a WithMethod inside a WithMethod did not panic")
@@ -346,7 +356,7 @@ func TestUnaryHedgeWinnerReply(t *testing.T) {
 	}()
 	await(t, srv.arrived, "the first attempt to reach the server")
 	if err := fk.BlockUntil(bounded(t), 1); err != nil {
-		t.Fatal("the hedge armed no timer within 10s")
+		t.Fatalf("the hedge armed no timer within %v", liveBound)
 	}
 	fk.Advance(time.Second)
 	await(t, srv.arrived, "the hedged attempt to reach the server")

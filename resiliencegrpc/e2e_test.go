@@ -63,7 +63,7 @@ func TestEndToEndTCP(t *testing.T) {
 		t.Fatalf("NewClient: %v", err)
 	}
 	defer cc.Close()
-	c := testpb.NewTestServiceClient(cc)
+	c := liveClient{TestServiceClient: testpb.NewTestServiceClient(cc), t: t}
 
 	resp, err := c.UnaryCall(bounded(t), req("over tcp"))
 	if err != nil {

@@ -165,11 +165,12 @@ func serve(t testing.TB, srv testpb.TestServiceServer, sopts []grpc.ServerOption
 		t.Fatalf("grpc.NewClient: %v", err)
 	}
 	t.Cleanup(stop)
-	return c
+	return liveClient{TestServiceClient: c.(liveClient).TestServiceClient, t: t}
 }
 
-// start is serve for examples: it returns the client and a function that
-// stops the client and the server.
+// start is serve for examples: it returns the client, whose calls fail
+// with an error of their own if they do not return after liveBound, and a
+// function that stops the client and the server.
 func start(srv testpb.TestServiceServer, sopts []grpc.ServerOption, dopts ...grpc.DialOption) (testpb.TestServiceClient, func(), error) {
 	lis := bufconn.Listen(1 << 20)
 	s := grpc.NewServer(sopts...)
@@ -196,25 +197,26 @@ func start(srv testpb.TestServiceServer, sopts []grpc.ServerOption, dopts ...grp
 		stop()
 		return nil, nil, err
 	}
-	return testpb.NewTestServiceClient(cc), stop, nil
+	return liveClient{TestServiceClient: testpb.NewTestServiceClient(cc)}, stop, nil
 }
 
-// bounded returns a context that ends after 10 s, the bound of every wait
-// in a test: a call that hangs fails the test instead of the run.
+// bounded returns a context that ends after liveBound, the bound of every
+// wait in a test: a call that hangs fails the test instead of the run.
 func bounded(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), liveBound)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-// await waits for a value on ch, failing the test after 10 s with what.
+// await waits for a value on ch, failing the test after liveBound with
+// what.
 func await[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(10 * time.Second):
-		t.Fatalf("timed out after 10s waiting for %s", what)
+	case <-time.After(liveBound):
+		t.Fatalf("timed out after %v waiting for %s", liveBound, what)
 		panic("unreachable")
 	}
 }

@@ -305,8 +305,9 @@ func admit(context.Context) (struct{}, error) { return struct{}{}, nil }
 // the code of the context for a caller that has gone (Canceled,
 // DeadlineExceeded), Unavailable for any other refusal or error (a full
 // bulkhead, an open breaker). The wait the refusal asks for (its
-// resilience.RetryAfter hint or, when it has none, 1 second, rounded up to
-// whole milliseconds) is the [PushbackKey] trailer and a
+// resilience.RetryAfter hint or, when it has none or a hint of 0, which a
+// client would read as no pushback, 1 second; rounded up to whole
+// milliseconds) is the [PushbackKey] trailer and a
 // google.rpc.RetryInfo detail of the status; a hint of resilience.Never (a
 // rate limiter of rate 0) is a pushback of -1, "do not retry", and a
 // negative RetryInfo delay.

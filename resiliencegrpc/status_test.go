@@ -73,6 +73,7 @@ func TestStatusError(t *testing.T) {
 		{&resiliencegrpc.StatusError{Status: status.New(codes.ResourceExhausted, "resource exhausted: retry after 198ms"), After: 198 * time.Millisecond}, "resiliencegrpc: ResourceExhausted: resource exhausted: retry after 198ms"},
 		{&resiliencegrpc.StatusError{Status: status.New(codes.Unavailable, "unavailable: retry never"), After: resilience.Never}, "resiliencegrpc: Unavailable: unavailable: retry never"},
 		{&resiliencegrpc.StatusError{Status: status.New(codes.Unavailable, "down: retry after 1s"), After: 2 * time.Second}, "resiliencegrpc: Unavailable: down: retry after 1s (retry after 2s)"},
+		{&resiliencegrpc.StatusError{Status: status.New(codes.Unavailable, "down"), After: time.Nanosecond}, "resiliencegrpc: Unavailable: down (retry after 1ns)"},
 	}
 	for _, tt := range tests {
 		wrapped := fmt.Errorf("outer: %w", tt.err)
@@ -104,6 +105,10 @@ func TestRefusalStatus(t *testing.T) {
 			result{codes.ResourceExhausted, "resource exhausted: retry after 2ms", []string{"2"}, 2 * time.Millisecond, true}, "ratelimit: limited: retry after 2ms"},
 		{"never", resilience.Refuse(ratelimit.ErrLimited, "", resilience.Never),
 			result{codes.ResourceExhausted, "resource exhausted: retry never", []string{"-1"}, -time.Millisecond, true}, "ratelimit: limited: retry never"},
+		{"rounded up from 1ns", resilience.Refuse(ratelimit.ErrLimited, "", time.Nanosecond),
+			result{codes.ResourceExhausted, "resource exhausted: retry after 1ms", []string{"1"}, time.Millisecond, true}, "ratelimit: limited: retry after 1ms"},
+		{"hint of 0", resilience.Refuse(ratelimit.ErrLimited, "", 0),
+			result{codes.ResourceExhausted, "resource exhausted: retry after 1s", []string{"1000"}, time.Second, true}, "ratelimit: limited: retry after 1s"},
 		{"no hint", resilience.Refuse(bulkhead.ErrFull, "db", -1),
 			result{codes.Unavailable, "unavailable: retry after 1s", []string{"1000"}, time.Second, true}, "bulkhead: full (db): retry after 1s"},
 		{"other error", errors.New("boom"),

@@ -178,6 +178,9 @@ func TestStreamReplayLimit(t *testing.T) {
 	if status.Code(err) != codes.Unavailable || !resilience.IsPermanent(err) {
 		t.Errorf("Recv: %v, want Unavailable marked permanent", err)
 	}
+	if errors.Is(err, resiliencegrpc.ErrNotReplayable) {
+		t.Errorf("Recv: %v, want the retry stopped at the failure, without another attempt", err)
+	}
 	if diff := cmp.Diff(int64(1), srv.hits.Load()); diff != "" {
 		t.Errorf("server hits mismatch (-want +got):\n%s", diff)
 	}
@@ -365,7 +368,7 @@ func TestStreamHedged(t *testing.T) {
 	}()
 	await(t, srv.arrived, "the first stream to reach the server")
 	if err := fk.BlockUntil(bounded(t), 1); err != nil {
-		t.Fatal("the hedge armed no timer within 10s")
+		t.Fatalf("the hedge armed no timer within %v", liveBound)
 	}
 	fk.Advance(time.Second)
 	r := await(t, done, "the hedged stream to end")

@@ -59,7 +59,7 @@ func newOutage(t *testing.T) *outage {
 	if err != nil {
 		t.Fatalf("grpc.NewClient: %v", err)
 	}
-	o.cc, o.c = cc, testpb.NewTestServiceClient(cc)
+	o.cc, o.c = cc, liveClient{TestServiceClient: testpb.NewTestServiceClient(cc), t: t}
 	t.Cleanup(func() {
 		cc.Close()
 		o.stop()
@@ -169,9 +169,9 @@ func TestTrialWaitIsBoundedByItsDeadline(t *testing.T) {
 
 	o.fk.Advance(time.Minute)
 	const deadline = 200 * time.Millisecond
+	start := time.Now() // before the deadline is set, which is measured from its own now
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	defer cancel()
-	start := time.Now()
 	_, err = o.c.UnaryCall(ctx, req("x"))
 	took := time.Since(start)
 	if diff := cmp.Diff([]any{codes.DeadlineExceeded, breaker.Open}, []any{status.Code(err), o.b.State()}); diff != "" {

@@ -47,16 +47,28 @@ func TestDriveNoWait(t *testing.T) {
 }
 
 // TestDriveStuck runs in a synctest bubble, where Drive's wall-clock guard
-// fires as soon as everything is blocked.
+// fires as soon as everything is blocked, Drive's polls included. The
+// bubble is bounded from outside (a bound for failure only): a Drive that
+// polls without ever sleeping keeps the bubble's clock still, and would
+// hang the test.
 func TestDriveStuck(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
-		err := Drive(clock.NewFake(), time.Second, func() { <-release })
-		if !errors.Is(err, ErrStuck) {
-			t.Errorf("Drive = %v, want ErrStuck", err)
-		}
-		close(release) // the call's goroutine ends, as the bubble needs
-	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		synctest.Test(t, func(t *testing.T) {
+			release := make(chan struct{})
+			err := Drive(clock.NewFake(), time.Second, func() { <-release })
+			if !errors.Is(err, ErrStuck) {
+				t.Errorf("Drive = %v, want ErrStuck", err)
+			}
+			close(release) // the call's goroutine ends, as the bubble needs
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("Drive of a stuck call in a bubble did not return after 2s")
+	}
 }
 
 func TestDrivePanic(t *testing.T) {
