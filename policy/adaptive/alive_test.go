@@ -12,7 +12,8 @@ import (
 // A limiter's calls return on a clock that moves forward and back: Acquire,
 // Done, the Done that ends a window and sets the next limit. The calls run
 // in a goroutine, and the test fails, rather than hangs, if they do not
-// return (2s is only a bound for failure: they take microseconds). Its
+// return (2s is only a bound for failure: they take microseconds), with a
+// panic that ends the test binary. Its
 // file sorts before every other test of the package that reads a fake
 // clock, so that it runs first.
 func TestCallsOnAFakeClockReturn(t *testing.T) {
@@ -50,7 +51,10 @@ func TestCallsOnAFakeClockReturn(t *testing.T) {
 			t.Fatalf("a call was refused: %v", err)
 		}
 	case <-time.After(2 * time.Second):
-		t.Fatal("the calls on a fake clock did not return after 2s")
+		// A panic, not t.Fatal: the calls spin, and so would every later
+		// test and example that reads the clock; go test's -failfast does
+		// not stop the examples.
+		panic("adaptive: the calls on a fake clock did not return after 2s")
 	}
 	if got := len(grow.windows); got != 3 {
 		t.Errorf("%d windows ended, want 3", got)
