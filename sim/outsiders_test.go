@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/f0b5b96b/resilience"
 )
 
@@ -55,5 +57,29 @@ func TestGoroutinesStartedFromOutsideAreNotOfTheRun(t *testing.T) {
 	}
 	if !started.Load() {
 		t.Fatal("the outsider's goroutine never started: the test tested nothing")
+	}
+}
+
+// A goroutine whose creator, started by a call, ended before the run
+// looked at it, is of the run all the same: the run adopts it, and waits
+// on its sleep on the run's clock.
+func TestGoroutineOfAGoneCreatorIsOfTheRun(t *testing.T) {
+	r := Run(Scenario{Duration: time.Minute, Server: Server{Base: 10 * time.Millisecond}, Clients: []Clients{{Calls: 2}}},
+		PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+			clk := env.Clock()
+			return resilience.New("grandchild", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+				slept := make(chan error, 1)
+				go func() { // ends at once, before the run looks
+					go func() { slept <- clk.Sleep(ctx, 20*time.Millisecond) }()
+				}()
+				if err := <-slept; err != nil {
+					return 0, err
+				}
+				return next.Call(ctx)
+			})
+		}})
+	want := []time.Duration{30 * time.Millisecond, 30 * time.Millisecond}
+	if diff := cmp.Diff(want, r.Latencies); diff != "" || r.Successes != 2 {
+		t.Errorf("%+v, latencies mismatch (-want +got):\n%s", r.Totals, diff)
 	}
 }
