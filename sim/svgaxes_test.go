@@ -287,8 +287,18 @@ func TestSVGReadsBackThroughItsAxes(t *testing.T) {
 		checkPanel(t, p, r, axes[p], pre, in)
 	}
 	last := es[len(es)-1]
-	if last.text != "virtual time" || last.num(t, "y") <= axes[len(axes)-1].bottom+svgBand || last.num(t, "y") >= height {
-		t.Errorf("the last element is %q at y %s, want the time axis's label under the last panel and inside the image", last.text, last.attr["y"])
+	lowest := 0.0 // the lowest baseline of a text above it
+	for _, e := range es[:len(es)-1] {
+		if e.name == "text" && e.attr["transform"] == "" {
+			lowest = max(lowest, e.num(t, "y"))
+		}
+	}
+	// 12: the font size, so that the two lines do not overlap.
+	if last.text != "virtual time" || last.num(t, "y") < lowest+12 || last.num(t, "y") >= height {
+		t.Errorf("the last element is %q at y %s, want the time axis's label a line under the lowest text (%v) and inside the image (%v)", last.text, last.attr["y"], lowest, height)
+	}
+	if bg := es[1]; bg.name != "rect" || bg.attr["fill"] != "white" || bg.attr["width"] != "100%" || bg.attr["height"] != "100%" {
+		t.Errorf("the first element is %+v, want a white background over the whole image", bg)
 	}
 }
 
@@ -414,7 +424,7 @@ func TestSVGLegend(t *testing.T) {
 		}
 		es := parseSVG(t, b.Bytes())
 		var got []string
-		x := 0.0
+		x, end := 0.0, 0.0
 		for i, e := range es {
 			if e.name != "text" || e.attr["y"] != "48" {
 				continue
@@ -422,12 +432,23 @@ func TestSVGLegend(t *testing.T) {
 			if e.num(t, "x") <= x {
 				t.Errorf("legend entry %q at x %s, left of the one before (%v)", e.text, e.attr["x"], x)
 			}
-			x = e.num(t, "x")
 			mark := es[i-1]
+			var start float64
+			switch mark.name {
+			case "line":
+				start = mark.num(t, "x1")
+			case "rect":
+				start = mark.num(t, "x")
+			}
+			if start < end {
+				t.Errorf("legend entry %q begins at x %v, over the one before, which ends at about %v", e.text, start, end)
+			}
+			x = e.num(t, "x")
+			end = x + 6*float64(len(e.text)) // about 6 units a character at 12
 			switch mark.name {
 			case "line":
 				got = append(got, e.text+" "+mark.attr["stroke"]+" "+mark.attr["stroke-dasharray"])
-				if mark.num(t, "x2") >= x || mark.num(t, "y1") != 44 || mark.num(t, "y2") != 44 {
+				if mark.num(t, "x2") >= x || mark.num(t, "x2") <= mark.num(t, "x1") || mark.num(t, "y1") != 44 || mark.num(t, "y2") != 44 {
 					t.Errorf("legend line of %q not level and left of its name", e.text)
 				}
 			case "rect":
@@ -467,6 +488,11 @@ func TestSVGDownsamplesLongRuns(t *testing.T) {
 		switch e.name {
 		case "polyline":
 			ps := points(t, e.attr["points"])
+			for _, pt := range ps {
+				if pt[1] < a.top-0.05 || pt[1] > a.bottom+0.05 {
+					t.Fatalf("a point at y %v, outside the plot area [%v, %v]", pt[1], a.top, a.bottom)
+				}
+			}
 			// 1000 buckets of 0.1s, 5 to a merged bucket: 200 of 0.5 s.
 			if len(ps) != 200 {
 				t.Errorf("%d points, want 200", len(ps))
