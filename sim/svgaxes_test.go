@@ -306,13 +306,34 @@ func checkPanel(t *testing.T, p int, r *Result, a panelAxes, pre, in []svgElem) 
 	t.Helper()
 	var texts []string
 	shades := map[string][][2]float64{} // fill → [t0, t1] in seconds
+	var shadeX0, shadeX1 float64        // the last shade's, for its label
 	for _, e := range pre {
 		switch e.name {
 		case "text":
 			texts = append(texts, e.text)
+			x, y := e.num(t, "x"), e.num(t, "y")
+			switch {
+			case e.text == r.Name: // the title, above the plot area at its left
+				if !near(x, a.left) || y >= a.top || y < a.top-svgPanelGap/2 {
+					t.Errorf("panel %d: title at (%v, %v), want above the plot area's top left (%v, %v)", p, x, y, a.left, a.top)
+				}
+			case e.text == summary(r): // above the plot area, ending at its right
+				if !near(x, a.right) || e.attr["text-anchor"] != "end" || y >= a.top || y < a.top-svgPanelGap/2 {
+					t.Errorf("panel %d: summary at (%v, %v), want above the plot area's top right (%v, %v)", p, x, y, a.right, a.top)
+				}
+			case e.text == latencySummary(r): // inside the plot area, at its top right
+				if x > a.right || x < a.right-20 || e.attr["text-anchor"] != "end" || y <= a.top || y > a.top+24 {
+					t.Errorf("panel %d: latency line at (%v, %v), want inside the plot area at its top right (%v, %v)", p, x, y, a.right, a.top)
+				}
+			default: // a shade's label, inside it, at its top
+				if x <= shadeX0 || x >= shadeX1 || y <= a.top || y > a.top+24 {
+					t.Errorf("panel %d: label %q at (%v, %v), want inside the top of its shade [%v, %v]", p, e.text, x, y, shadeX0, shadeX1)
+				}
+			}
 		case "rect":
 			if e.attr["fill"] == "#e3ecf8" || e.attr["fill"] == "#eeeeee" {
 				x0, w := e.num(t, "x"), e.num(t, "width")
+				shadeX0, shadeX1 = x0, x0+w
 				if !near(e.num(t, "y"), a.top) || !near(e.num(t, "y")+e.num(t, "height"), a.bottom) {
 					t.Errorf("panel %d: a shade spans y %s + %s, not the plot area [%v, %v]", p, e.attr["y"], e.attr["height"], a.top, a.bottom)
 				}
