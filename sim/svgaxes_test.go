@@ -409,6 +409,30 @@ func checkPanel(t *testing.T, p int, r *Result, a panelAxes, pre, in []svgElem) 
 			band = append(band, [3]float64{(x0 - a.x.a) / a.x.b, (x0 + w - a.x.a) / a.x.b, float64(st)})
 		}
 	}
+	polygons, titles := 0, 0
+	for i, e := range in {
+		switch {
+		case e.name == "polygon":
+			polygons++
+		case e.name == "text" && e.text == "calls / s": // the y axis's title, left of its labels, at mid-height
+			titles++
+			if y := e.num(t, "y"); math.Abs(y-(a.top+a.bottom)/2) > 1 || e.num(t, "x") >= a.left-30 || !strings.HasPrefix(e.attr["transform"], "rotate(-90 ") {
+				t.Errorf("panel %d: y axis title at (%s, %v) %q, want rotated, left of the labels, at mid-height %v", p, e.attr["x"], y, e.attr["transform"], (a.top+a.bottom)/2)
+			}
+		case e.name == "line" && e.attr["stroke"] == "#dddddd": // a grid line: across the plot, its label just left, on it
+			l := in[i+1]
+			y := e.num(t, "y1")
+			if !near(e.num(t, "x1"), a.left) || !near(e.num(t, "x2"), a.right) || e.num(t, "y2") != y {
+				t.Errorf("panel %d: grid line (%s, %s)-(%s, %s), want level across the plot area [%v, %v]", p, e.attr["x1"], e.attr["y1"], e.attr["x2"], e.attr["y2"], a.left, a.right)
+			}
+			if x, ly := l.num(t, "x"), l.num(t, "y"); x >= a.left || x < a.left-12 || l.attr["text-anchor"] != "end" || ly < y || ly > y+6 {
+				t.Errorf("panel %d: grid label %q at (%v, %v), want just left of the axis (%v) on its line (%v)", p, l.text, x, ly, a.left, y)
+			}
+		}
+	}
+	if polygons != 1 || titles != 1 {
+		t.Errorf("panel %d: %d load areas and %d y axis titles, want 1 of each", p, polygons, titles)
+	}
 	if len(seen) != len(svgSeries) {
 		t.Errorf("panel %d: %d series drawn, want %d", p, len(seen), len(svgSeries))
 	}
