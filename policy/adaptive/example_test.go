@@ -74,12 +74,12 @@ func ExampleContextWithPriority() {
 	normal := context.Background()
 	critical := adaptive.ContextWithPriority(normal, adaptive.Critical)
 	count := func(ctx context.Context) (n int) {
-		for {
+		for ; n < 100; n++ { // bounded: far more than the limit
 			if _, err := lim.Acquire(ctx); err != nil {
-				return n
+				break
 			}
-			n++
 		}
+		return n
 	}
 	fmt.Println("normal calls admitted:", count(normal))
 	fmt.Println("critical calls admitted after them:", count(critical))

@@ -30,7 +30,7 @@ func TestReserveCeilings(t *testing.T) {
 		for _, p := range []adaptive.Priority{adaptive.Low, adaptive.Normal, adaptive.Critical} {
 			lim := adaptive.New(adaptive.WithInitial(tt.limit), adaptive.WithMinLimit(tt.limit), adaptive.WithMaxLimit(tt.limit), adaptive.WithReserve(tt.reserve))
 			ctx := adaptive.ContextWithPriority(context.Background(), p)
-			for {
+			for got[p] <= tt.limit { // one more than the limit fails the test
 				if _, err := lim.Acquire(ctx); err != nil {
 					break
 				}

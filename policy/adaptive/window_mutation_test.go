@@ -174,3 +174,33 @@ func TestBaselineForgetsTheSlotItReplaces(t *testing.T) {
 		t.Errorf("baseline in minute 9: %v, want %v", got, want)
 	}
 }
+
+// A long window whose calls in flight at its start stayed in flight, but
+// in which other calls succeeded, is no stall: calls finished. The
+// algorithm's answer (here: keep the limit) stands.
+func TestLongWindowWithSuccessesIsNoStall(t *testing.T) {
+	fake := clock.NewFake()
+	keep := &recorder{}
+	lim := adaptive.New(adaptive.WithClock(fake), adaptive.WithAlgorithm(keep), adaptive.WithInitial(4), adaptive.WithWindowDuration(time.Second), adaptive.WithWindowCalls(10))
+	hold(t, lim, 1) // in flight from the first window on
+	fake.Advance(10 * time.Second)
+	if err := call(lim, fake, 0, context.Canceled); err != nil { // ends the first window
+		t.Fatal(err)
+	}
+	if err := call(lim, fake, time.Millisecond, nil); err != nil {
+		t.Fatal(err)
+	}
+	fake.Advance(10 * time.Second) // the second window reaches its longest, with 1 success of 10 wanted
+	if err := call(lim, fake, time.Millisecond, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(keep.windows); n != 2 {
+		t.Fatalf("%d windows ended, want 2", n)
+	}
+	if w := keep.windows[1]; w.Successes != 2 || w.Drops != 0 || w.Duration < 10*time.Second {
+		t.Fatalf("second window %+v, want 2 successes, no drop, 10s or more", w)
+	}
+	if got := lim.Stats().Limit; got != 4 {
+		t.Errorf("limit %d after a long window with successes and a call in flight all along, want 4 (no stall)", got)
+	}
+}
