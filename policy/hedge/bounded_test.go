@@ -12,21 +12,6 @@ import (
 // bound for failure only, never a measure of speed.
 const bound = 2 * time.Second
 
-// recvWithin returns the next value from ch, or fails, naming what, if
-// none comes within bound. It fails with a panic, which ends the test
-// binary: what never comes leaves a goroutine stuck for good, and the
-// tests and examples after this one would hang on the same fault (go
-// test's -failfast stops the tests after a failure, not the examples).
-func recvWithin[V any](t *testing.T, ch <-chan V, what string) V {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(bound):
-		panic(fmt.Sprintf("%s: waited %v for %s", t.Name(), bound, what))
-	}
-}
-
 // bubbleBound bounds a synctest bubble in real time: far beyond what its
 // fake-time work takes, and within go test's patience for a hung mutant.
 const bubbleBound = 10 * time.Second

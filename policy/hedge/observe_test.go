@@ -173,7 +173,7 @@ func TestObserverSlowObserverKeepsOrder(t *testing.T) {
 		} else {
 			close(release)
 		}
-		if diff := cmp.Diff(tc.want, recvWithin(t, done, "Do to return, its loser cancelled")); diff != "" {
+		if diff := cmp.Diff(tc.want, testwait.RecvFor(t, done, bound, "Do to return, its loser cancelled")); diff != "" {
 			t.Errorf("%s: events when Do returned mismatch (-want +got):\n%s", tc.name, diff)
 		}
 	}
@@ -314,7 +314,7 @@ func TestObserverHeldUpHoldsBackAPanic(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(release)
-	if got := recvWithin(t, done, "Do's panic"); got != "attempt broke" {
+	if got := testwait.RecvFor(t, done, bound, "Do's panic"); got != "attempt broke" {
 		t.Errorf("Do panicked with %v, want the attempt's panic", got)
 	}
 	mu.Lock()

@@ -3,31 +3,16 @@ package retry_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
+	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/policy/retry"
 )
 
 // bound is how long a test waits for a call that should return at once,
 // before it fails: a bound for failure only, never a measure of speed.
 const bound = 2 * time.Second
-
-// recvWithin returns the next value from ch, or fails, naming what, if
-// none comes within bound. It fails with a panic, which ends the test
-// binary: the call left behind sleeps on the real clock, and the tests and
-// examples after this one (go test's -failfast stops the tests after a
-// failure, not the examples) would sleep as long.
-func recvWithin[V any](t *testing.T, ch <-chan V, what string) V {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(bound):
-		panic(fmt.Sprintf("%s: waited %v for %s", t.Name(), bound, what))
-	}
-}
 
 // A Retry-After hint longer than MaxWait (10 s by default) ends the call at
 // once, on the real clock too: the policy gives up rather than sleep that
@@ -41,7 +26,7 @@ func TestHintBeyondMaxWaitGivesUpAtOnce(t *testing.T) {
 		})
 		done <- err
 	}()
-	if err := recvWithin(t, done, "Do to give up on a hint of 16m40s"); !errors.Is(err, retry.ErrMaxWait) {
+	if err := testwait.RecvFor(t, done, bound, "Do to give up on a hint of 16m40s"); !errors.Is(err, retry.ErrMaxWait) {
 		t.Errorf("Do = %v, want an error matching ErrMaxWait", err)
 	}
 }
