@@ -40,6 +40,11 @@
 //	events                             text/event-stream of snapshots
 //	snapshot.json                      one snapshot, with history, as application/json
 //
+// The page's files are sent with "Cache-Control: no-cache" and
+// "X-Content-Type-Options: nosniff"; the stream and snapshot.json with
+// "Cache-Control: no-store", and the stream with "X-Accel-Buffering: no"
+// too, so that a proxy passes each event on as it comes.
+//
 // The stream starts with a "retry: 1000" line (the browser reconnects
 // a second after a dropped stream), then sends an event "snapshot" (the
 // current snapshot, with each tile's history) and then, at the start of

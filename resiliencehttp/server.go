@@ -28,8 +28,8 @@ import (
 // Too Many Requests for a rate limit (ratelimit.ErrLimited), 503 Service
 // Unavailable for any other refusal or error (a full bulkhead, an open
 // breaker). Both carry a Retry-After header in whole seconds, rounded up:
-// the refusal's own hint (see resilience.RetryAfter) or, when it has none,
-// 1 second. For a hint of [resilience.Never] (a rate limiter of rate 0
+// the refusal's own hint (see resilience.RetryAfter) or, when it has none
+// or a hint of 0, 1 second. For a hint of [resilience.Never] (a rate limiter of rate 0
 // refuses so) the answer has no Retry-After header, which no number of
 // seconds could say, and a client falls back on its own backoff.
 //
