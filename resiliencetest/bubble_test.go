@@ -100,3 +100,19 @@ func TestDriveLeavesOutEarlierGoroutines(t *testing.T) {
 		}
 	})
 }
+
+// A call that sleeps on the real clock before it waits on the fake is
+// running, not stuck: Drive waits for it, then moves the fake.
+func TestDriveWaitsForACallSleepingOnTheRealClock(t *testing.T) {
+	inBubble(t, "Drive of a call that sleeps on the real clock", func(t *testing.T) {
+		fake := clock.NewFake()
+		slept := errors.New("the call did not sleep on the fake")
+		err := resiliencetest.Drive(fake, time.Second, func() {
+			time.Sleep(100 * time.Millisecond)
+			slept = fake.Sleep(context.Background(), time.Second)
+		})
+		if err != nil || slept != nil {
+			t.Errorf("Drive = %v after the call's Sleep on the fake returned %v; want nil, nil", err, slept)
+		}
+	})
+}
