@@ -69,7 +69,11 @@ func ExampleStreamClientInterceptor() {
 			fmt.Println(err)
 			return
 		}
-		for {
+		for i := 0; ; i++ {
+			if i == maxMsgs {
+				fmt.Println("the stream did not end")
+				break
+			}
 			m, err := s.Recv()
 			if err == io.EOF {
 				fmt.Println("end")

@@ -3,6 +3,7 @@ package resiliencegrpc_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -33,11 +34,18 @@ func outputReq(body string) *testpb.StreamingOutputCallRequest {
 	return &testpb.StreamingOutputCallRequest{Payload: &testpb.Payload{Body: []byte(body)}}
 }
 
+// maxMsgs bounds the messages a test receives from a stream: the tests'
+// servers send a few, so a stream that goes on past it (one whose RecvMsg
+// returns nil for ever, without a message) fails the test instead of
+// spinning it.
+const maxMsgs = 100
+
 // drain receives from a stream until it ends, and returns the bodies and
-// the error it ended with (nil for io.EOF).
+// the error it ended with (nil for io.EOF); an error of its own if the
+// stream has not ended after maxMsgs messages.
 func drain[T interface{ GetPayload() *testpb.Payload }](recv func() (T, error)) ([]string, error) {
 	var got []string
-	for {
+	for range maxMsgs {
 		m, err := recv()
 		if err == io.EOF {
 			return got, nil
@@ -47,6 +55,7 @@ func drain[T interface{ GetPayload() *testpb.Payload }](recv func() (T, error)) 
 		}
 		got = append(got, string(m.GetPayload().GetBody()))
 	}
+	return got, fmt.Errorf("test: the stream did not end after %d messages", maxMsgs)
 }
 
 var fast = retry.New[any](retry.WithAttempts(3), retry.WithBackoff(backoff.Constant(0)))

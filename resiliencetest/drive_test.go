@@ -2,9 +2,7 @@ package resiliencetest
 
 import (
 	"context"
-	"errors"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
@@ -43,31 +41,6 @@ func TestDriveNoWait(t *testing.T) {
 	}
 	if got := fake.Now(); !got.Equal(clock.NewFake().Now()) {
 		t.Errorf("the clock moved to %v for a call that never waited", got)
-	}
-}
-
-// TestDriveStuck runs in a synctest bubble, where Drive's wall-clock guard
-// fires as soon as everything is blocked, Drive's polls included. The
-// bubble is bounded from outside (a bound for failure only): a Drive that
-// polls without ever sleeping keeps the bubble's clock still, and would
-// hang the test.
-func TestDriveStuck(t *testing.T) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		synctest.Test(t, func(t *testing.T) {
-			release := make(chan struct{})
-			err := Drive(clock.NewFake(), time.Second, func() { <-release })
-			if !errors.Is(err, ErrStuck) {
-				t.Errorf("Drive = %v, want ErrStuck", err)
-			}
-			close(release) // the call's goroutine ends, as the bubble needs
-		})
-	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("Drive of a stuck call in a bubble did not return after 2s")
 	}
 }
 
