@@ -651,3 +651,21 @@ func TestSVGShortRun(t *testing.T) {
 		t.Errorf("the load's area mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestSVGTimeTicksEndAtTheAxis draws a run of 15 s, whose ticks are 2 s
+// apart: the last tick is 14 s, none past the end of the time axis.
+func TestSVGTimeTicksEndAtTheAxis(t *testing.T) {
+	r := &Result{Name: "15 s", Duration: 15 * time.Second, Bucket: time.Second}
+	for range 15 {
+		r.Series = append(r.Series, Totals{ServerCalls: 1, Successes: 1})
+		r.InFlight = append(r.InFlight, 1)
+	}
+	var b bytes.Buffer
+	if err := writeSVG(t, &b, "15 s", r); err != nil {
+		t.Fatal(err)
+	}
+	a := readAxes(t, parseSVG(t, b.Bytes()))[0]
+	if diff := cmp.Diff([]float64{0, 2, 4, 6, 8, 10, 12, 14}, a.tTicks); diff != "" {
+		t.Errorf("time ticks mismatch (-want +got):\n%s", diff)
+	}
+}
