@@ -212,8 +212,10 @@ func (p *svgWriter) panel(r *Result, top int, dur time.Duration, ymax, ystep flo
 		p.printf(`<text x="%d" y="%d" text-anchor="end" font-size="10" fill="#555555">breaker</text>`+"\n", svgLeft-6, bottom+svgBand)
 	}
 	// Time axis.
+	// The last tick at or before the axis's end: the slack only absorbs
+	// the rounding of the sum of steps.
 	tstep := niceStep(dur.Seconds() / 10)
-	for s := 0.0; s <= dur.Seconds()+tstep/2; s += tstep {
+	for s := 0.0; s <= dur.Seconds()+tstep/1e6; s += tstep {
 		x := xOf(time.Duration(s * float64(time.Second)))
 		p.printf(`<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="black"/>`, x, bottom, x, bottom+4)
 		p.printf(`<text x="%.1f" y="%d" text-anchor="middle">%ss</text>`+"\n", x, bottom+svgBand+14, strconv.FormatFloat(s, 'f', -1, 64))

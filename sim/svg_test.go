@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 
@@ -33,6 +34,15 @@ func wellFormed(t *testing.T, svg []byte) map[string]int {
 	}
 }
 
+// writeSVG is WriteSVG, failing t if it has not returned within 2 s (a
+// bound for failure only: it takes milliseconds).
+func writeSVG(t *testing.T, w io.Writer, title string, results ...*Result) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- WriteSVG(w, title, results...) }()
+	return testwait.RecvFor(t, done, 2*time.Second, "WriteSVG to return")
+}
+
 func TestWriteSVG(t *testing.T) {
 	s, set := collapseLike(1)
 	plain := set
@@ -40,7 +50,7 @@ func TestWriteSVG(t *testing.T) {
 	plain.Build = identity
 	results := Compare(s, set, plain)
 	var b bytes.Buffer
-	if err := WriteSVG(&b, "a title & more", results...); err != nil {
+	if err := writeSVG(t, &b, "a title & more", results...); err != nil {
 		t.Fatal(err)
 	}
 	counts := wellFormed(t, b.Bytes())
@@ -65,7 +75,7 @@ func TestWriteSVG(t *testing.T) {
 
 func TestWriteSVGNoResults(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSVG(&b, "empty"); err != nil {
+	if err := writeSVG(t, &b, "empty"); err != nil {
 		t.Fatal(err)
 	}
 	wellFormed(t, b.Bytes())
@@ -77,7 +87,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 
 func TestWriteSVGError(t *testing.T) {
 	s, set := collapseLike(1)
-	if err := WriteSVG(failingWriter{}, "x", Run(s, set)); err == nil || err.Error() != "disk full" {
+	if err := writeSVG(t, failingWriter{}, "x", Run(s, set)); err == nil || err.Error() != "disk full" {
 		t.Errorf("WriteSVG = %v, want the writer's error", err)
 	}
 }
@@ -101,14 +111,33 @@ func TestDownsample(t *testing.T) {
 	if downsample(r, 5) != r {
 		t.Errorf("downsample of a short series copied it")
 	}
+
+	// A series of a whole number of merged buckets: no short last bucket,
+	// none to spare; half-open is more severe than closed.
+	r = &Result{Bucket: time.Second,
+		Series:   []Totals{{Calls: 1}, {Calls: 2}, {Calls: 3}, {Calls: 4}, {Calls: 5}, {Calls: 6}},
+		InFlight: []int{1, 1, 1, 2, 2, 2},
+		Breaker:  []breaker.State{c, h, c, h, h, c},
+	}
+	want = &Result{Bucket: 3 * time.Second,
+		Series:   []Totals{{Calls: 6}, {Calls: 15}},
+		InFlight: []int{1, 2},
+		Breaker:  []breaker.State{h, h},
+	}
+	if diff := cmp.Diff(want, downsample(r, 2)); diff != "" {
+		t.Errorf("downsample of 6 buckets to 2 mismatch (-want +got):\n%s", diff)
+	}
 }
 
 func TestNiceStep(t *testing.T) {
 	var got []float64
-	for _, x := range []float64{0, 0.9, 2.4, 4, 8, 130} {
+	// The edges between 1, 2, 5 and 10 times a power of ten are 1.5, 3.5
+	// and 7.5 times it, each going up; a step below 1 is as round.
+	in := []float64{0, -3, 0.9, 0.2, 2.4, 4, 8, 130, 50, 1.49, 1.5, 3.49, 3.5, 7.49, 7.5}
+	for _, x := range in {
 		got = append(got, niceStep(x))
 	}
-	if diff := cmp.Diff([]float64{1, 1, 2, 5, 10, 100}, got); diff != "" {
+	if diff := cmp.Diff([]float64{1, 1, 1, 0.2, 2, 5, 10, 100, 50, 1, 2, 2, 5, 5, 10}, got); diff != "" {
 		t.Errorf("niceStep mismatch (-want +got):\n%s", diff)
 	}
 }

@@ -87,6 +87,7 @@ type panelAxes struct {
 	y, x        scale   // calls/s → y, seconds → x
 	yTicks      []float64
 	tTicks      []float64
+	tLabelY     []float64 // the baselines of the time ticks' labels
 }
 
 // readAxes reads the axes of every panel: each panel has its grid (grey
@@ -98,7 +99,7 @@ func readAxes(t *testing.T, es []svgElem) []panelAxes {
 	var ps []panelAxes
 	var cur *panelAxes
 	var gridV, gridY []float64
-	var tickS, tickX []float64
+	var tickS, tickX, tickY []float64
 	flush := func() {
 		if cur == nil {
 			return
@@ -118,9 +119,9 @@ func readAxes(t *testing.T, es []svgElem) []panelAxes {
 				t.Errorf("time tick %vs at x %v, %v off the axis's scale", tickS[i], tickX[i], d)
 			}
 		}
-		cur.yTicks, cur.tTicks = gridV, tickS
+		cur.yTicks, cur.tTicks, cur.tLabelY = gridV, tickS, tickY
 		ps = append(ps, *cur)
-		gridV, gridY, tickS, tickX = nil, nil, nil, nil
+		gridV, gridY, tickS, tickX, tickY = nil, nil, nil, nil, nil
 	}
 	for i, e := range es {
 		if e.name != "line" {
@@ -146,7 +147,7 @@ func readAxes(t *testing.T, es []svgElem) []panelAxes {
 			if next.name != "text" || !strings.HasSuffix(next.text, "s") || err != nil {
 				t.Fatalf("time tick at x %s labelled %q, want seconds", e.attr["x1"], next.text)
 			}
-			tickS, tickX = append(tickS, s), append(tickX, e.num(t, "x1"))
+			tickS, tickX, tickY = append(tickS, s), append(tickX, e.num(t, "x1")), append(tickY, next.num(t, "y"))
 		case e.attr["stroke"] == "black" && e.attr["x1"] == e.attr["x2"]:
 			cur.left, cur.top, cur.bottom = e.num(t, "x1"), e.num(t, "y1"), e.num(t, "y2")
 		case e.attr["stroke"] == "black" && e.attr["y1"] == e.attr["y2"]:
@@ -186,8 +187,11 @@ func axesResult(name string, scale int) *Result {
 	r := &Result{Name: name, Duration: 10 * time.Second, Bucket: time.Second,
 		Breaker: []breaker.State{c, c, o, o, o, h, c, c, c, c},
 		Outages: []Outage{{Start: 2 * time.Second, End: 4500 * time.Millisecond, Mode: Down}},
+		// Only the groups that come and go are shaded: not one there from the
+		// start (5, 13), nor one there to the end (9, 11). N 0 means 1.
 		Clients: []Clients{{N: 5}, {N: 7, Start: 6 * time.Second, Stop: 8 * time.Second},
-			{N: 9, Start: 3 * time.Second}, {N: 11, Start: 3 * time.Second, Stop: 10 * time.Second}},
+			{N: 9, Start: 3 * time.Second}, {N: 11, Start: 3 * time.Second, Stop: 10 * time.Second},
+			{N: 13, Stop: 5 * time.Second}, {N: 0, Start: time.Second, Stop: 1500 * time.Millisecond}},
 		Latencies: []time.Duration{3 * time.Millisecond, 5 * time.Millisecond, 40 * time.Millisecond},
 	}
 	for i := range 10 {
@@ -219,7 +223,7 @@ func TestSVGReadsBackThroughItsAxes(t *testing.T) {
 	rs[1].Breaker = nil // watched in one run only
 	rs[1].Latencies = nil
 	var b bytes.Buffer
-	if err := WriteSVG(&b, "two runs", rs...); err != nil {
+	if err := writeSVG(t, &b, "two runs", rs...); err != nil {
 		t.Fatal(err)
 	}
 	es := parseSVG(t, b.Bytes())
@@ -251,6 +255,12 @@ func TestSVGReadsBackThroughItsAxes(t *testing.T) {
 		}
 		if i > 0 && a.top <= axes[i-1].bottom+svgBand {
 			t.Errorf("panel %d begins at y %v, above the end of panel %d's breaker band (%v)", i, a.top, i-1, axes[i-1].bottom+svgBand)
+		}
+		for j, y := range a.tLabelY {
+			// 12: the font size; the labels sit under the breaker band.
+			if y-12 < a.bottom+svgBand {
+				t.Errorf("panel %d: time tick %vs labelled at y %v, over the breaker band under the axis (%v to %v)", i, a.tTicks[j], y, a.bottom, a.bottom+svgBand)
+			}
 		}
 		if axes[0].y.b != a.y.b || axes[0].x != a.x {
 			t.Errorf("panel %d is not on panel 0's scales", i)
@@ -292,6 +302,16 @@ func TestSVGReadsBackThroughItsAxes(t *testing.T) {
 		if e.name == "text" && e.attr["transform"] == "" {
 			lowest = max(lowest, e.num(t, "y"))
 		}
+	}
+	// The panels begin under the legend (its baseline at 48): each
+	// title a line of its size (13) under it.
+	for _, i := range titles {
+		if y := es[i].num(t, "y"); y-13 < 48 {
+			t.Errorf("panel title %q at y %v, over the legend (baseline 48)", es[i].text, y)
+		}
+	}
+	if x := last.num(t, "x"); x <= axes[0].left || x >= axes[0].right || last.attr["text-anchor"] != "middle" {
+		t.Errorf("the time axis's label at x %v (anchor %q), want it under the time axis [%v, %v]", x, last.attr["text-anchor"], axes[0].left, axes[0].right)
 	}
 	// 12: the font size, so that the two lines do not overlap.
 	if last.text != "virtual time" || last.num(t, "y") < lowest+12 || last.num(t, "y") >= height {
@@ -348,13 +368,13 @@ func checkPanel(t *testing.T, p int, r *Result, a panelAxes, pre, in []svgElem) 
 		t.Errorf("panel %d: latency line shown %v, want %v (%d latencies)", p, got, len(r.Latencies) > 0, len(r.Latencies))
 	}
 	wantShades := map[string][][2]float64{
-		"#e3ecf8": {{6, 8}},   // the one group that comes and goes
-		"#eeeeee": {{2, 4.5}}, // the outage
+		"#e3ecf8": {{6, 8}, {1, 1.5}}, // the groups that come and go
+		"#eeeeee": {{2, 4.5}},         // the outage
 	}
 	if diff := cmp.Diff(wantShades, shades, cmp.Comparer(func(x, y float64) bool { return math.Abs(x-y) < 0.01 })); diff != "" {
 		t.Errorf("panel %d: shaded spans (s) mismatch (-want +got):\n%s", p, diff)
 	}
-	for _, want := range []string{"+7 clients", "server down"} {
+	for _, want := range []string{"+7 clients", "+1 clients", "server down"} {
 		if !slicesContains(texts, want) {
 			t.Errorf("panel %d: no label %q in %q", p, want, texts)
 		}
@@ -409,14 +429,20 @@ func checkPanel(t *testing.T, p int, r *Result, a panelAxes, pre, in []svgElem) 
 			band = append(band, [3]float64{(x0 - a.x.a) / a.x.b, (x0 + w - a.x.a) / a.x.b, float64(st)})
 		}
 	}
-	polygons, titles := 0, 0
+	polygons, titles, bandLabels := 0, 0, 0
 	for i, e := range in {
 		switch {
+		case e.name == "text" && e.text == "breaker": // the band's label, left of it, at its height
+			bandLabels++
+			if x, y := e.num(t, "x"), e.num(t, "y"); x >= a.left || x < a.left-12 || e.attr["text-anchor"] != "end" || y <= a.bottom || y > a.bottom+svgBand+2 {
+				t.Errorf("panel %d: the breaker band's label at (%v, %v), want just left of the axis (%v) at the band's height (%v to %v)", p, x, y, a.left, a.bottom, a.bottom+svgBand)
+			}
 		case e.name == "polygon":
 			polygons++
 		case e.name == "text" && e.text == "calls / s": // the y axis's title, left of its labels, at mid-height
 			titles++
-			if y := e.num(t, "y"); math.Abs(y-(a.top+a.bottom)/2) > 1 || e.num(t, "x") >= a.left-30 || !strings.HasPrefix(e.attr["transform"], "rotate(-90 ") {
+			// Rotated about its own anchor, so that it stays where x and y say.
+			if y := e.num(t, "y"); math.Abs(y-(a.top+a.bottom)/2) > 1 || e.num(t, "x") >= a.left-30 || e.attr["transform"] != "rotate(-90 "+e.attr["x"]+" "+e.attr["y"]+")" {
 				t.Errorf("panel %d: y axis title at (%s, %v) %q, want rotated, left of the labels, at mid-height %v", p, e.attr["x"], y, e.attr["transform"], (a.top+a.bottom)/2)
 			}
 		case e.name == "line" && e.attr["stroke"] == "#dddddd": // a grid line: across the plot, its label just left, on it
@@ -432,6 +458,9 @@ func checkPanel(t *testing.T, p int, r *Result, a panelAxes, pre, in []svgElem) 
 	}
 	if polygons != 1 || titles != 1 {
 		t.Errorf("panel %d: %d load areas and %d y axis titles, want 1 of each", p, polygons, titles)
+	}
+	if want := len(r.Breaker) > 0; (bandLabels == 1) != want || bandLabels > 1 {
+		t.Errorf("panel %d: %d breaker band labels, want one if the breaker is watched (%v)", p, bandLabels, want)
 	}
 	if len(seen) != len(svgSeries) {
 		t.Errorf("panel %d: %d series drawn, want %d", p, len(seen), len(svgSeries))
@@ -464,7 +493,7 @@ func TestSVGLegend(t *testing.T) {
 			r.Breaker = nil
 		}
 		var b bytes.Buffer
-		if err := WriteSVG(&b, "legend", r); err != nil {
+		if err := writeSVG(t, &b, "legend", r); err != nil {
 			t.Fatal(err)
 		}
 		es := parseSVG(t, b.Bytes())
@@ -524,7 +553,7 @@ func TestSVGDownsamplesLongRuns(t *testing.T) {
 		r.Breaker = append(r.Breaker, breaker.Closed)
 	}
 	var b bytes.Buffer
-	if err := WriteSVG(&b, "long", r); err != nil {
+	if err := writeSVG(t, &b, "long", r); err != nil {
 		t.Fatal(err)
 	}
 	es := parseSVG(t, b.Bytes())
@@ -561,5 +590,82 @@ func TestSVGDownsamplesLongRuns(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestSVGShortRun draws a run of 190 ms in buckets of 20 ms: the time
+// ticks are hundredths of a second, read back on one scale; every bucket
+// whose middle is on the time axis has its point, the last one (190 ms) at
+// the axis's end; the load's area follows the load's line, in calls a
+// second; and the latency line gives the one latency and the share of
+// calls that succeeded.
+func TestSVGShortRun(t *testing.T) {
+	r := &Result{Name: "short", Duration: 190 * time.Millisecond, Bucket: 20 * time.Millisecond,
+		Latencies: []time.Duration{7 * time.Millisecond}}
+	for i := range 10 {
+		r.Series = append(r.Series, Totals{ServerCalls: 1 + i%2, Successes: 1})
+		r.InFlight = append(r.InFlight, 1)
+	}
+	r.Totals = Totals{Calls: 4, Successes: 3}
+	var b bytes.Buffer
+	if err := writeSVG(t, &b, "short", r); err != nil {
+		t.Fatal(err)
+	}
+	es := parseSVG(t, b.Bytes())
+	a := readAxes(t, es)[0]
+	if len(a.tTicks) < 5 || !near(a.tTicks[1], 0.02) {
+		t.Errorf("time ticks %v, want one each 0.02 s", a.tTicks)
+	}
+	var load, area [][2]float64
+	latency := false
+	for _, e := range es {
+		switch {
+		case e.name == "polyline" && e.attr["stroke"] == svgSeries[0].color:
+			load = points(t, e.attr["points"])
+		case e.name == "polygon":
+			area = points(t, e.attr["points"])
+		case e.name == "text" && strings.HasPrefix(e.text, "latency"):
+			latency = true
+			if want := "latency p50 7ms, p99 7ms; 75.0% ok"; e.text != want {
+				t.Errorf("latency line %q, want %q", e.text, want)
+			}
+		}
+	}
+	if !latency {
+		t.Errorf("no latency line for a run with one latency")
+	}
+	var want [][2]float64
+	for j, s := range r.Series {
+		want = append(want, [2]float64{a.x.at(0.01 + 0.02*float64(j)), a.y.at(float64(s.ServerCalls) / 0.02)})
+	}
+	if diff := cmp.Diff(want, load, cmp.Comparer(near)); diff != "" {
+		t.Errorf("the load's line mismatch (-want +got):\n%s", diff)
+	}
+	if len(load) > 0 && !near(load[len(load)-1][0], a.right) {
+		t.Errorf("the last point at x %v, want the time axis's end %v", load[len(load)-1][0], a.right)
+	}
+	if len(area) < 2 {
+		t.Fatalf("the load's area has %d points", len(area))
+	}
+	if diff := cmp.Diff(want, area[1:len(area)-1], cmp.Comparer(near)); diff != "" {
+		t.Errorf("the load's area mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSVGTimeTicksEndAtTheAxis draws a run of 15 s, whose ticks are 2 s
+// apart: the last tick is 14 s, none past the end of the time axis.
+func TestSVGTimeTicksEndAtTheAxis(t *testing.T) {
+	r := &Result{Name: "15 s", Duration: 15 * time.Second, Bucket: time.Second}
+	for range 15 {
+		r.Series = append(r.Series, Totals{ServerCalls: 1, Successes: 1})
+		r.InFlight = append(r.InFlight, 1)
+	}
+	var b bytes.Buffer
+	if err := writeSVG(t, &b, "15 s", r); err != nil {
+		t.Fatal(err)
+	}
+	a := readAxes(t, parseSVG(t, b.Bytes()))[0]
+	if diff := cmp.Diff([]float64{0, 2, 4, 6, 8, 10, 12, 14}, a.tTicks); diff != "" {
+		t.Errorf("time ticks mismatch (-want +got):\n%s", diff)
 	}
 }
