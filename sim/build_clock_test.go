@@ -38,3 +38,24 @@ func TestBuildMaySetAnAfterFunc(t *testing.T) {
 		t.Errorf("breaker series mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// Sleep is not for Build (it is not a simulated call): it panics rather
+// than hang.
+func TestBuildMayNotSleep(t *testing.T) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		wantPanic(t, "sim: Sleep called outside a simulated call", func() {
+			Run(Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}}},
+				PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+					_ = env.Clock().Sleep(t.Context(), time.Millisecond)
+					return breaker.Policy[int](breaker.New())
+				}})
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after 20s of wall-clock time (it panics after 10s without progress)")
+	}
+}
