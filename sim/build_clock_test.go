@@ -30,8 +30,8 @@ func TestBuildMaySetAnAfterFunc(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("Run did not return after 20s of wall-clock time (it panics after 10s without progress)")
+	case <-time.After(2 * time.Second):
+		t.Fatal("Run did not return after 2s of wall-clock time")
 	}
 	c, o := breaker.Closed, breaker.Open
 	if diff := cmp.Diff([]breaker.State{c, o, o}, r.Breaker); diff != "" {
@@ -55,7 +55,7 @@ func TestBuildMayNotSleep(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("Run did not return after 20s of wall-clock time (it panics after 10s without progress)")
+	case <-time.After(2 * time.Second):
+		t.Fatal("Run did not return after 2s of wall-clock time")
 	}
 }
