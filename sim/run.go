@@ -8,6 +8,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/goroutines"
 	"github.com/f0b5b96b/resilience/policy/breaker"
 )
 
@@ -34,8 +35,11 @@ type Env struct {
 // wait (retry's backoff, the breaker's cooldown, a timeout, a rate
 // limiter's wait, a hedge's delay, a bulkhead queue's MaxWait on a
 // NewTimer) as they would on the real clock. It is valid only inside the
-// run: its Sleep may be called by the simulated calls and the goroutines
-// the pipeline starts, not by an AfterFunc callback (Sleep then panics).
+// run, from Build on: Build may read its time and set an AfterFunc (to
+// force a watched breaker open at some instant, say) or a NewTimer, which
+// fire at their virtual time in the run; its Sleep may be called by the
+// simulated calls and the goroutines the pipeline starts, not by Build or
+// an AfterFunc callback (Sleep then panics).
 func (e *Env) Clock() clock.Clock { return simClock{e.w} }
 
 // Rand returns the run's random source for the pipeline, seeded from the
@@ -74,6 +78,10 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 	s = s.withDefaults()
 	w := newWorld()
 	env := &Env{w: w, rnd: rand.New(rand.NewPCG(s.Seed, 0x5EED))}
+	// Build runs on the scheduler's goroutine: an AfterFunc or a NewTimer
+	// it sets is queued as a callback's would be, not taken for a call of
+	// a goroutine of the pipeline (which would wait for the baton).
+	w.sched = goroutines.Current()
 	p := set.Build(env)
 
 	res := &Result{Name: set.Name, Scenario: s.Name, Duration: s.Duration, Bucket: s.Bucket, Outages: slices.Clone(s.Server.Outages),

@@ -646,7 +646,7 @@ func (w *world) sleep(ctx context.Context, d time.Duration) error {
 	}
 	p := w.enter()
 	if p == nil {
-		panic("sim: Sleep called outside a simulated call (from an AfterFunc callback)")
+		panic("sim: Sleep called outside a simulated call (from Build or an AfterFunc callback)")
 	}
 	w.mu.Lock()
 	if w.stopping {
