@@ -18,6 +18,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,7 +59,8 @@ type results struct {
 }
 
 // parse reads the interleaved output. A benchmark that appears twice in
-// the same round and side keeps its last value.
+// the same round and side keeps its last value. Input with no result at
+// all is errNoResults.
 func parse(r io.Reader) (*results, error) {
 	res := &results{values: map[key]map[string]map[int]float64{}}
 	sc := bufio.NewScanner(r)
@@ -116,8 +118,18 @@ func parse(r io.Reader) (*results, error) {
 			m[side][round] = v
 		}
 	}
-	return res, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(res.order) == 0 {
+		return nil, errNoResults
+	}
+	return res, nil
 }
+
+// errNoResults is parse's error for input with no benchmark result after
+// a header: the -bench pattern matched no benchmark of any package.
+var errNoResults = errors.New("no benchmark results: the -bench pattern matched no benchmark")
 
 // row is the summary of one metric.
 type row struct {

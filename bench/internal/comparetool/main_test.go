@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -86,5 +87,16 @@ func TestWrite(t *testing.T) {
 	}
 	if f := strings.Fields(lines[6]); f[4] != "-" || f[5] != "-" {
 		t.Errorf("row of a benchmark only in new: %q, want - for the ratio and the spread", lines[6])
+	}
+}
+
+func TestParseRefusesInputWithNoResults(t *testing.T) {
+	for _, in := range []string{
+		"",
+		"# compare round=1 side=old pkg=./bench\ntesting: warning: no tests to run\nPASS\n# compare round=1 side=new pkg=./bench\nPASS\n",
+	} {
+		if _, err := parse(strings.NewReader(in)); !errors.Is(err, errNoResults) {
+			t.Errorf("parse(%q): err = %v, want errNoResults", in, err)
+		}
 	}
 }
