@@ -26,10 +26,8 @@ import (
 // pipeline is blocked is one in which none of them can move until something
 // outside the pipeline (the fake clock, in Drive) wakes one.
 type pipeline struct {
-	drive  uint64          // the goroutine calling Drive
-	old    map[uint64]bool // goroutines alive when Drive began, drive aside
-	in     map[uint64]bool // goroutines of the pipeline seen so far
-	out    map[uint64]bool // goroutines seen so far that are not of it
+	drive  uint64 // the goroutine calling Drive
+	group  *goroutines.Lineage
 	stacks goroutines.Stacks
 }
 
@@ -44,8 +42,8 @@ var members sync.Map // weak.Pointer[clock.Fake] -> map[uint64]bool
 // that earlier Drive calls on fake counted in stay in, the others are left
 // out.
 func newPipeline(fake *clock.Fake) *pipeline {
-	p := &pipeline{old: map[uint64]bool{}, in: map[uint64]bool{}, out: map[uint64]bool{}}
-	p.drive = goroutines.Current()
+	p := &pipeline{drive: goroutines.Current()}
+	p.group = goroutines.NewLineage(p.drive)
 	var before map[uint64]bool
 	if v, ok := members.Load(weak.Make(fake)); ok {
 		before = v.(map[uint64]bool)
@@ -54,9 +52,9 @@ func newPipeline(fake *clock.Fake) *pipeline {
 		switch {
 		case g.ID == p.drive:
 		case before[g.ID]:
-			p.in[g.ID] = true
+			p.group.Include(g.ID)
 		default:
-			p.old[g.ID] = true
+			p.group.Exclude(g.ID) // alive when Drive began
 		}
 	}
 	return p
@@ -72,7 +70,7 @@ func (p *pipeline) save(fake *clock.Fake) {
 		byID[gs[i].ID] = &gs[i]
 	}
 	for i := range gs {
-		if id := gs[i].ID; id != p.drive && p.member(id, byID, 0) {
+		if id := gs[i].ID; id != p.drive && p.group.Member(id, byID) {
 			alive[id] = true
 		}
 	}
@@ -97,40 +95,11 @@ func (p *pipeline) quiescent() bool {
 	quiet := true
 	for i := range gs {
 		g := &gs[i]
-		if g.ID != p.drive && p.member(g.ID, byID, 0) && !g.Blocked {
+		if g.ID != p.drive && p.group.Member(g.ID, byID) && !g.Blocked {
 			quiet = false
 		}
 	}
 	return quiet
-}
-
-// member reports whether goroutine id, alive in byID, is of the pipeline,
-// and remembers the answer.
-func (p *pipeline) member(id uint64, byID map[uint64]*goroutines.State, depth int) bool {
-	switch {
-	case id == p.drive || p.in[id]:
-		return true
-	case p.old[id] || p.out[id]:
-		return false
-	}
-	g := byID[id]
-	var in bool
-	switch parent := g.Parent; {
-	case parent == p.drive || p.in[parent]:
-		in = true
-	case p.old[parent] || p.out[parent]:
-		in = false
-	case byID[parent] != nil && depth < 1000:
-		in = p.member(parent, byID, depth+1)
-	default: // the creator is gone unseen, or unnamed: count it in
-		in = true
-	}
-	if in {
-		p.in[id] = true
-	} else {
-		p.out[id] = true
-	}
-	return in
 }
 
 // snapshot returns the state of every goroutine, from one runtime.Stack.

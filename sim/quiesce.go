@@ -13,20 +13,17 @@ import "github.com/f0b5b96b/resilience/internal/goroutines"
 // context's end). A goroutine whose creator is gone unseen is counted in;
 // goroutines that existed when the run began are left out.
 type group struct {
-	sched  uint64          // the scheduler's goroutine
-	old    map[uint64]bool // alive when the run began
-	in     map[uint64]bool // seen, of the run
-	out    map[uint64]bool // seen, not of the run
+	sched  uint64 // the scheduler's goroutine
+	run    *goroutines.Lineage
 	stacks goroutines.Stacks
 	byID   map[uint64]*goroutines.State
 }
 
 func newGroup(sched uint64) *group {
-	g := &group{sched: sched, old: map[uint64]bool{}, in: map[uint64]bool{}, out: map[uint64]bool{},
-		byID: map[uint64]*goroutines.State{}}
+	g := &group{sched: sched, run: goroutines.NewLineage(sched), byID: map[uint64]*goroutines.State{}}
 	for _, s := range g.snapshot() {
 		if s.ID != sched {
-			g.old[s.ID] = true
+			g.run.Exclude(s.ID) // alive when the run began
 		}
 	}
 	return g
@@ -47,39 +44,11 @@ func (g *group) quiescent(id uint64) (quiet, alive, blocked bool) {
 		if s.ID == id {
 			alive, blocked = true, s.Blocked
 		}
-		if s.ID != g.sched && g.member(s.ID, 0) && !s.Blocked {
+		if s.ID != g.sched && g.run.Member(s.ID, g.byID) && !s.Blocked {
 			quiet = false
 		}
 	}
 	return quiet, alive, blocked
-}
-
-// member reports whether goroutine id, alive in g.byID, is of the run,
-// and remembers the answer.
-func (g *group) member(id uint64, depth int) bool {
-	switch {
-	case id == g.sched || g.in[id]:
-		return true
-	case g.old[id] || g.out[id]:
-		return false
-	}
-	var in bool
-	switch parent := g.byID[id].Parent; {
-	case parent == g.sched || g.in[parent]:
-		in = true
-	case g.old[parent] || g.out[parent]:
-		in = false
-	case g.byID[parent] != nil && depth < 1000:
-		in = g.member(parent, depth+1)
-	default: // the creator is gone unseen, or unnamed: count it in
-		in = true
-	}
-	if in {
-		g.in[id] = true
-	} else {
-		g.out[id] = true
-	}
-	return in
 }
 
 // snapshot returns the state of every goroutine, from one runtime.Stack.

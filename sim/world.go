@@ -369,7 +369,7 @@ func (w *world) settle(stuck <-chan struct{}) {
 	// the clock, from the last snapshot (in which all were blocked).
 	w.outside = 0
 	for _, g := range w.group.stacks.Last() {
-		if g.ID == w.sched || !w.group.in[g.ID] {
+		if g.ID == w.sched || !w.group.run.Member(g.ID, w.group.byID) {
 			continue
 		}
 		if p := w.procs[g.ID]; p == nil || !p.done && p.ev.index < 0 {
