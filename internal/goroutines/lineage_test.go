@@ -48,7 +48,7 @@ func TestLineageMember(t *testing.T) {
 			for _, id := range c.exclude {
 				l.Exclude(id)
 			}
-			if got := l.Member(c.id, c.byID); got != c.want {
+			if got := within(t, "Member", func() bool { return l.Member(c.id, c.byID) }); got != c.want {
 				t.Errorf("Member(%d) = %v, want %v", c.id, got, c.want)
 			}
 		})
