@@ -18,8 +18,10 @@ import (
 // CacheStoreFailed is the event of a [CacheStore] round trip that failed
 // or was not answered within the store's Timeout (Name the store's name,
 // Key the cache key, Err why), and of a stored value it could not read
-// (Err matching [ErrBadEntry]). The call it served went on: a failed Get
-// is a miss, a failed Set or Delete is dropped.
+// (Err matching [ErrBadEntry]), or of a reply of the store's script it
+// cannot read. The call it served went on: a failed Get is a miss, a
+// failed Set or Delete is dropped. The end of the caller's own context is
+// not reported.
 const CacheStoreFailed telemetry.Type = "cache.store_failed"
 
 // ErrBadEntry matches the error of a [CacheStoreFailed] event for a value
@@ -100,8 +102,8 @@ func WithCacheObserver(o telemetry.Observer) CacheStoreOption {
 //
 // An entry is kept at Prefix+"cache:{name}:"+generation+":"+key, as an
 // envelope of its Expires, Discard and Size and its value as the Codec
-// wrote it, with a Redis expiry at its Discard time (PXAT, to the
-// millisecond): Redis forgets it then. Purge increments the generation,
+// wrote it, with a Redis expiry at its Discard time (PXAT, rounded up to
+// the next whole millisecond): Redis forgets it then. Purge increments the generation,
 // kept at Prefix+"cache:{name}:gen" (without expiry): the entries of the
 // older generations are no longer read, and expire by their own TTLs.
 // Each operation is one script (one round trip) that reads the
@@ -224,7 +226,8 @@ func (s *CacheStore[T]) Get(ctx context.Context, key string) (cache.Entry[T], bo
 }
 
 // Set stores e under key until e.Discard, in place of any entry of key; an
-// entry already past its Discard time removes the key's entry instead.
+// entry already past its Discard time, or whose value the Codec cannot
+// write (reported), removes the key's entry instead.
 func (s *CacheStore[T]) Set(ctx context.Context, key string, e cache.Entry[T]) {
 	if !e.Discard.After(time.Now()) {
 		s.Delete(ctx, key)
