@@ -80,7 +80,7 @@ func TestCloseStopsObserving(t *testing.T) {
 	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
 	wait := telemetry.Event{Type: retry.EventWaiting, Name: "r", Attempt: 1, Wait: time.Second}
 	reg.Observe(wait)
-	if err := m.Close(); err != nil {
+	if err := closeMetrics(t, m); err != nil {
 		t.Fatal(err)
 	}
 	reg.Observe(wait)
@@ -90,7 +90,7 @@ func TestCloseStopsObserving(t *testing.T) {
 	}
 
 	plain, _ := newMetrics(t)
-	if err := plain.Close(); err != nil {
+	if err := closeMetrics(t, plain); err != nil {
 		t.Errorf("Close without a registry: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestGuardsRegisteredLater(t *testing.T) {
 			t.Fatal(err)
 		}
 		collect(t, reader)
-		m.WaitValues()
+		m.WaitValues(t)
 		got := collect(t, reader)
 		for j, k := range []telemetry.Kind{"first", "second", "third"}[:i+1] {
 			assertData(t, got, "resilience."+string(k)+".depth", fgauge(pt(float64(j+1), pname("g"))))
@@ -151,7 +151,7 @@ func TestGuardValueError(t *testing.T) {
 		t.Fatal(err)
 	}
 	collect(t, reader)
-	m.WaitValues()
+	m.WaitValues(t)
 	assertData(t, collect(t, reader), "resilience.mine.ok", fgauge(pt(2.0, pname("g"))))
 	errs := seen()
 	if len(errs) == 0 || !strings.HasPrefix(errs[0].Error(), "resilienceotel: ") {

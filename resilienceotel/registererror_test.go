@@ -66,7 +66,7 @@ func addGuard(t *testing.T, reg *telemetry.Registry, m *resilienceotel.Metrics, 
 		t.Fatal(err)
 	}
 	collect(t, reader)
-	m.WaitValues()
+	m.WaitValues(t)
 }
 
 // TestRegisterErrors: a failure to register the callback for values first
