@@ -5,9 +5,11 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceotel"
@@ -48,13 +50,15 @@ func (h *hold) reach() {
 	}
 }
 
-// heldMeter is an SDK meter with two steps that may be held: the making of
-// a float64 gauge (a guard's value's instrument), and the return of
-// RegisterCallback once the callback is registered. It counts the
-// registrations not yet unregistered.
+// heldMeter is an SDK meter with three steps that may be held: the making
+// of a float64 gauge (a guard's value's instrument), the return of
+// RegisterCallback once the callback is registered, and the start of a
+// registration's Unregister. It counts the registrations not yet
+// unregistered.
 type heldMeter struct {
 	metric.Meter
 	gauge, registered *hold
+	unregister        *hold
 	n                 *liveCount
 }
 
@@ -87,17 +91,20 @@ func (m heldMeter) RegisterCallback(f metric.Callback, obs ...metric.Observable)
 	}
 	m.n.add(1)
 	m.registered.reach()
-	return &countedRegistration{Registration: r, n: m.n}, nil
+	return &countedRegistration{Registration: r, n: m.n, h: m.unregister}, nil
 }
 
-// countedRegistration counts its first Unregister.
+// countedRegistration counts its first Unregister, which reaches the hold
+// h first.
 type countedRegistration struct {
 	metric.Registration
 	once sync.Once
 	n    *liveCount
+	h    *hold
 }
 
 func (r *countedRegistration) Unregister() error {
+	r.h.reach()
 	r.once.Do(func() { r.n.add(-1) })
 	return r.Registration.Unregister()
 }
@@ -127,7 +134,7 @@ func newHeld(t *testing.T) heldSetup {
 	reader := sdkmetric.NewManualReader()
 	sdk := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { _ = sdk.Shutdown(context.Background()) })
-	meter := heldMeter{gauge: new(hold), registered: new(hold), n: new(liveCount)}
+	meter := heldMeter{gauge: new(hold), registered: new(hold), unregister: new(hold), n: new(liveCount)}
 	reg := telemetry.NewRegistry()
 	m, err := resilienceotel.New(heldProvider{sdk, meter}, resilienceotel.WithRegistry(reg))
 	if err != nil {
@@ -223,6 +230,73 @@ func TestCollectionWhileCallbackTakesOver(t *testing.T) {
 		close(s.meter.registered.release)
 		s.m.WaitValues(t)
 		got := collect(t, s.reader)
+		assertData(t, got, "resilience.events",
+			counter(pt[int64](1, ptype("breaker"), pname("b"), event(breaker.EventOpened))))
+		assertData(t, got, "resilience.mine.depth", fgauge(pt(1.0, pname("g"))))
+		if err := closeMetrics(t, s.m); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// blockingGuard is a guard whose Snapshot reaches the hold h first: a
+// collection that reads it is held there.
+type blockingGuard struct{ h *hold }
+
+func (g blockingGuard) Name() string { return "blocking" }
+
+func (g blockingGuard) Snapshot() telemetry.Snapshot {
+	g.h.reach()
+	return telemetry.Snapshot{Kind: "blocking", Name: "blocking"}
+}
+
+// A collection under way when the callback for newly seen values takes
+// over (the old callback has reported the counts and is reading the
+// guards' snapshots) still reports each count once: the new callback does
+// not report them again in the same collection.
+func TestCollectionUnderWayWhenCallbackTakesOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newHeld(t)
+		s.m.Observe(telemetry.Event{Type: breaker.EventOpened, Name: "b"})
+		blocking := new(hold)
+		if err := s.reg.Register(blockingGuard{blocking}); err != nil {
+			t.Fatal(err)
+		}
+		s.addGuardOf(t, "mine", 1)
+		s.meter.registered.arm()
+		collect(t, s.reader) // sees the value: its callback is registered, and holds
+		synctest.Wait()
+		blocking.arm()
+		during := make(chan metricdata.ResourceMetrics, 1)
+		go func() {
+			var rm metricdata.ResourceMetrics
+			if err := s.reader.Collect(context.Background(), &rm); err != nil {
+				t.Errorf("Collect: %v", err)
+			}
+			during <- rm
+		}()
+		synctest.Wait() // the old callback has reported the counts, and holds in a Snapshot
+		s.meter.unregister.arm()
+		close(s.meter.registered.release)
+		synctest.Wait() // the making goes on to unregister the old callback, and holds
+		close(blocking.release)
+		synctest.Wait()
+		close(s.meter.unregister.release)
+		got := make(map[string]metricdata.Metrics)
+		select {
+		case rm := <-during:
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					got[m.Name] = m
+				}
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatal("the collection did not end after 2s")
+		}
+		assertData(t, got, "resilience.events",
+			counter(pt[int64](1, ptype("breaker"), pname("b"), event(breaker.EventOpened))))
+		s.m.WaitValues(t)
+		got = collect(t, s.reader)
 		assertData(t, got, "resilience.events",
 			counter(pt[int64](1, ptype("breaker"), pname("b"), event(breaker.EventOpened))))
 		assertData(t, got, "resilience.mine.depth", fgauge(pt(1.0, pname("g"))))
