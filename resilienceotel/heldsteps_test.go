@@ -22,7 +22,10 @@ import (
 // at one step, and collect, register guards or Close meanwhile. They run
 // in a testing/synctest bubble: synctest.Wait lets every other goroutine
 // run until it is blocked (the held step, Close waiting for the making),
-// so the order of the steps is the test's, not the schedule's.
+// so the order of the steps is the test's, not the schedule's. A making
+// that never ends but spins is not blocked, and would hang a bubble: the
+// file's name sorts it after generic_test.go, whose TestGuardOfOwnKind
+// fails such a making within a bound of real time first.
 
 // hold is a step of heldMeter that, once armed, blocks the first call that
 // reaches it until released.
@@ -50,16 +53,16 @@ func (h *hold) reach() {
 	}
 }
 
-// heldMeter is an SDK meter with three steps that may be held: the making
+// heldMeter is an SDK meter with four steps that may be held: the making
 // of a float64 gauge (a guard's value's instrument), the return of
-// RegisterCallback once the callback is registered, and the start of a
-// registration's Unregister. It counts the registrations not yet
-// unregistered.
+// RegisterCallback once the callback is registered, and the start and the
+// return of a registration's Unregister. It counts the registrations not
+// yet unregistered.
 type heldMeter struct {
 	metric.Meter
-	gauge, registered *hold
-	unregister        *hold
-	n                 *liveCount
+	gauge, registered        *hold
+	unregister, unregistered *hold
+	n                        *liveCount
 }
 
 type liveCount struct {
@@ -91,22 +94,24 @@ func (m heldMeter) RegisterCallback(f metric.Callback, obs ...metric.Observable)
 	}
 	m.n.add(1)
 	m.registered.reach()
-	return &countedRegistration{Registration: r, n: m.n, h: m.unregister}, nil
+	return &countedRegistration{Registration: r, n: m.n, h: m.unregister, after: m.unregistered}, nil
 }
 
 // countedRegistration counts its first Unregister, which reaches the hold
-// h first.
+// h first and the hold after once unregistered.
 type countedRegistration struct {
 	metric.Registration
-	once sync.Once
-	n    *liveCount
-	h    *hold
+	once     sync.Once
+	n        *liveCount
+	h, after *hold
 }
 
 func (r *countedRegistration) Unregister() error {
 	r.h.reach()
 	r.once.Do(func() { r.n.add(-1) })
-	return r.Registration.Unregister()
+	err := r.Registration.Unregister()
+	r.after.reach()
+	return err
 }
 
 type heldProvider struct {
@@ -134,7 +139,7 @@ func newHeld(t *testing.T) heldSetup {
 	reader := sdkmetric.NewManualReader()
 	sdk := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { _ = sdk.Shutdown(context.Background()) })
-	meter := heldMeter{gauge: new(hold), registered: new(hold), unregister: new(hold), n: new(liveCount)}
+	meter := heldMeter{gauge: new(hold), registered: new(hold), unregister: new(hold), unregistered: new(hold), n: new(liveCount)}
 	reg := telemetry.NewRegistry()
 	m, err := resilienceotel.New(heldProvider{sdk, meter}, resilienceotel.WithRegistry(reg))
 	if err != nil {
@@ -214,9 +219,11 @@ func TestCloseWhileInstrumentsAreMade(t *testing.T) {
 	})
 }
 
-// A collection while the callback for newly seen values has been
-// registered but has not yet taken over reports each count once: only one
-// of the two callbacks reports.
+// Collections while the callback for newly seen values has been
+// registered but has not yet taken over report each count once: only one
+// of the two callbacks reports; and so does one after the old callback is
+// unregistered and before the new one is current, when only the new one
+// runs.
 func TestCollectionWhileCallbackTakesOver(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := newHeld(t)
@@ -225,9 +232,18 @@ func TestCollectionWhileCallbackTakesOver(t *testing.T) {
 		s.meter.registered.arm()
 		collect(t, s.reader) // sees the value: its callback is registered, and holds
 		synctest.Wait()
+		for i := range 2 {
+			t.Logf("collection %d with both callbacks registered", i+1)
+			assertData(t, collect(t, s.reader), "resilience.events",
+				counter(pt[int64](1, ptype("breaker"), pname("b"), event(breaker.EventOpened))))
+		}
+		s.meter.unregistered.arm()
+		close(s.meter.registered.release)
+		synctest.Wait() // the old callback is unregistered; the making holds before the new one takes over
+		t.Log("collection with the old callback unregistered, the new one not current yet")
 		assertData(t, collect(t, s.reader), "resilience.events",
 			counter(pt[int64](1, ptype("breaker"), pname("b"), event(breaker.EventOpened))))
-		close(s.meter.registered.release)
+		close(s.meter.unregistered.release)
 		s.m.WaitValues(t)
 		got := collect(t, s.reader)
 		assertData(t, got, "resilience.events",
