@@ -138,6 +138,29 @@ func TestGuardsRegisteredLater(t *testing.T) {
 	}
 }
 
+// TestGuardsRegisteredBeforeAndAfterNew: the values of a guard registered
+// before New are reported by every collection, also by those after a
+// guard registered later has had its values' instruments made.
+func TestGuardsRegisteredBeforeAndAfterNew(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "early", Name: "g", Values: []telemetry.Value{{Name: "depth", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
+	assertData(t, collect(t, reader), "resilience.early.depth", fgauge(pt(1.0, pname("g"))))
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "late", Name: "g", Values: []telemetry.Value{{Name: "depth", Value: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	assertData(t, collect(t, reader), "resilience.early.depth", fgauge(pt(1.0, pname("g"))))
+	m.WaitValues(t)
+	got := collect(t, reader)
+	assertData(t, got, "resilience.early.depth", fgauge(pt(1.0, pname("g"))))
+	assertData(t, got, "resilience.late.depth", fgauge(pt(2.0, pname("g"))))
+	if err := closeMetrics(t, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestGuardValueError: a guard's value whose instrument the provider
 // cannot make (a name past OpenTelemetry's 255 characters) goes to
 // OpenTelemetry's error handler, named by the package; the other values
