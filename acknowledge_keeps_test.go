@@ -12,12 +12,21 @@ import (
 
 // Acknowledge adds codes to a layer's description and keeps the rest of
 // it: the kind and settings that Check and Bounds read. A layer without a
-// description gets one with the codes only.
+// description gets one with the codes only. Acknowledge and Layers walk
+// the layers, and end (the package's first test: a chain whose layer is
+// linked back to itself fails it at once rather than hanging the tests).
 func TestAcknowledgeKeepsTheDescription(t *testing.T) {
-	deadline := timeout.New[int](5 * time.Second).Acknowledge(resilience.TimeoutOutsideRetry)
+	var (
+		deadline resilience.Policy[int]
+		layers   []resilience.Layer
+	)
+	returns(t, "Acknowledge and Layers of a timeout", func() {
+		deadline = timeout.New[int](5 * time.Second).Acknowledge(resilience.TimeoutOutsideRetry)
+		layers = deadline.Layers()
+	})
 	want := []resilience.Layer{{Name: "timeout(5s)", Kind: resilience.KindTimeout, Timeout: 5 * time.Second,
 		Acknowledged: []resilience.Code{resilience.TimeoutOutsideRetry}}}
-	if diff := cmp.Diff(want, deadline.Layers()); diff != "" {
+	if diff := cmp.Diff(want, layers); diff != "" {
 		t.Errorf("Layers after Acknowledge mismatch (-want +got):\n%s", diff)
 	}
 	// The other codes of the layer are still reported, and its bound holds.

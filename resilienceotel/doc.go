@@ -84,7 +84,10 @@
 // guards registered when New runs are made by New; a value first seen by
 // a collection (a guard registered later) gets its instrument after that
 // collection, from a goroutine (the SDK makes instruments under the lock
-// it collects under), and is reported from the next collection on.
+// it collects under), and is reported from the next collection on. A
+// collection while the callback that observes the new instruments takes
+// over from the one before it reports each count once, or, rarely, none of
+// this Metrics' counts and gauges: never twice.
 //
 // The breaker's counted values (window_calls, window_failures,
 // window_successes, window_slow, and failure_ratio, their ratio) are what

@@ -18,6 +18,17 @@ import (
 // in a collection gets its instrument from a goroutine (discover), which
 // registers a callback for all of them in place of the last one, and is
 // reported from the next collection on.
+//
+// One callback at most reports in a collection. The new callback is
+// registered before the old one is unregistered, and a collection between
+// the two runs both: the old one, still current, reports, and the new one
+// reports only if the old one has not reported since the new one last ran
+// or was made (the SDK runs the callbacks of a collection one after the
+// other, with none of another collection's between them). The new one
+// becomes current once the old one is unregistered, when no collection
+// runs it any more. A collection in that window may report nothing (one
+// that runs the new callback first, or alone before it is current); none
+// reports a count twice.
 type guardValues struct {
 	meter metric.Meter
 	base  []metric.Observable // the instruments that are not the guards' values
@@ -26,6 +37,8 @@ type guardValues struct {
 	instr       map[string]metric.Float64Observable // by metric name, those of the current callback
 	pending     map[string]pendingValue             // seen in a collection, without an instrument
 	gen         uint64                              // the current callback's; an older one observes nothing
+	next        uint64                              // the callback's taking over from the current one, 0 if none
+	reported    bool                                // the current callback reported since next's was made or last ran
 	closed      bool
 	discovering bool
 	done        sync.WaitGroup // the discovering goroutine
@@ -53,31 +66,39 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// observable returns the instrument of the metric name in the callback of
-// generation gen, and whether that callback is the current one.
-func (g *guardValues) observable(gen uint64, name string, kind telemetry.Kind, v *telemetry.Value) (metric.Float64Observable, bool) {
+// observable returns the instrument of the metric name among all, the
+// instruments of the callback observing; nil, and the value pending, if it
+// has none.
+func (g *guardValues) observable(all map[string]metric.Float64Observable, name string, kind telemetry.Kind, v *telemetry.Value) metric.Float64Observable {
+	if o, ok := all[name]; ok { // all is never written once registered
+		return o
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if gen != g.gen {
-		return nil, false
-	}
-	if o, ok := g.instr[name]; ok {
-		return o, true
-	}
 	if g.pending == nil {
 		g.pending = make(map[string]pendingValue)
 	}
 	p := pendingValue{kind, *v}
 	p.v.Value = 0
 	g.pending[name] = p
-	return nil, true
+	return nil
 }
 
-// current reports whether gen is the current callback's generation.
-func (g *guardValues) current(gen uint64) bool {
+// reports reports whether the callback of generation gen reports in the
+// collection that runs it (see guardValues).
+func (g *guardValues) reports(gen uint64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return gen == g.gen
+	switch {
+	case gen == g.gen:
+		g.reported = g.next != 0
+		return true
+	case gen == g.next && g.next != 0:
+		r := g.reported
+		g.reported = false
+		return !r
+	}
+	return false
 }
 
 // kick starts discover if values are pending and it is not running.
@@ -124,6 +145,7 @@ func (m *Metrics) discover() {
 			all[n] = o
 		}
 		gen := g.gen + 1
+		g.next, g.reported = gen, true
 		g.mu.Unlock()
 
 		for n, p := range pending {
@@ -141,7 +163,7 @@ func (m *Metrics) discover() {
 		if err != nil {
 			m.handle(err)
 			g.mu.Lock()
-			g.discovering = false
+			g.discovering, g.next = false, 0
 			g.mu.Unlock()
 			return
 		}
@@ -150,12 +172,17 @@ func (m *Metrics) discover() {
 		if g.closed {
 			old = reg
 		} else {
-			g.instr, g.gen, m.registration = all, gen, reg
+			m.registration = reg
 		}
 		g.mu.Unlock()
 		if err := old.Unregister(); err != nil {
 			m.handle(err)
 		}
+		// No collection runs the old callback any more: the new one takes
+		// over.
+		g.mu.Lock()
+		g.instr, g.gen, g.next = all, gen, 0
+		g.mu.Unlock()
 	}
 }
 
@@ -167,6 +194,6 @@ func (m *Metrics) register(gen uint64, all map[string]metric.Float64Observable) 
 		obs = append(obs, o)
 	}
 	return m.values.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
-		return m.collect(ctx, o, gen)
+		return m.collect(ctx, o, gen, all)
 	}, obs...)
 }

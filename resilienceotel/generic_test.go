@@ -29,7 +29,7 @@ func TestGuardOfOwnKind(t *testing.T) {
 	}
 	users := pname("users")
 	assertData(t, first, "resilience.guard.state", igauge(pt[int64](1, ptype("my-cache"), users, state("warming"))))
-	m.WaitValues()
+	m.WaitValues(t)
 	for range 2 { // each collection observes each value once
 		got := collect(t, reader)
 		assertData(t, got, "resilience.my-cache.entries", fgauge(pt(12.0, users)))
@@ -45,7 +45,7 @@ func TestGuardOfOwnKind(t *testing.T) {
 			t.Errorf("description %q, want the help without its period", d)
 		}
 	}
-	if err := m.Close(); err != nil {
+	if err := closeMetrics(t, m); err != nil {
 		t.Fatal(err)
 	}
 	if got := collect(t, reader); len(got) != 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -30,6 +31,23 @@ func newMetrics(t *testing.T, opts ...resilienceotel.Option) (*resilienceotel.Me
 		t.Fatalf("New: %v", err)
 	}
 	return m, reader
+}
+
+// closeMetrics closes m and returns Close's error; it fails the test if
+// Close has not returned within 2 s (a bound for failure only, never one
+// of speed): Close waits for a making of instruments under way, and one
+// that never ends fails the test instead of hanging it.
+func closeMetrics(t *testing.T, m *resilienceotel.Metrics) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- m.Close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(2 * time.Second):
+		t.Fatal("Close did not return after 2s")
+		return nil
+	}
 }
 
 // collect returns the metrics of the Metrics' scope by name.

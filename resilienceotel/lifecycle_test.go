@@ -80,7 +80,7 @@ func TestCloseStopsObserving(t *testing.T) {
 	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
 	wait := telemetry.Event{Type: retry.EventWaiting, Name: "r", Attempt: 1, Wait: time.Second}
 	reg.Observe(wait)
-	if err := m.Close(); err != nil {
+	if err := closeMetrics(t, m); err != nil {
 		t.Fatal(err)
 	}
 	reg.Observe(wait)
@@ -90,7 +90,7 @@ func TestCloseStopsObserving(t *testing.T) {
 	}
 
 	plain, _ := newMetrics(t)
-	if err := plain.Close(); err != nil {
+	if err := closeMetrics(t, plain); err != nil {
 		t.Errorf("Close without a registry: %v", err)
 	}
 }
@@ -127,7 +127,7 @@ func TestGuardsRegisteredLater(t *testing.T) {
 			t.Fatal(err)
 		}
 		collect(t, reader)
-		m.WaitValues()
+		m.WaitValues(t)
 		got := collect(t, reader)
 		for j, k := range []telemetry.Kind{"first", "second", "third"}[:i+1] {
 			assertData(t, got, "resilience."+string(k)+".depth", fgauge(pt(float64(j+1), pname("g"))))
@@ -135,6 +135,29 @@ func TestGuardsRegisteredLater(t *testing.T) {
 	}
 	if errs := seen(); len(errs) != 0 {
 		t.Errorf("errors handled: %v", errs)
+	}
+}
+
+// TestGuardsRegisteredBeforeAndAfterNew: the values of a guard registered
+// before New are reported by every collection, also by those after a
+// guard registered later has had its values' instruments made.
+func TestGuardsRegisteredBeforeAndAfterNew(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "early", Name: "g", Values: []telemetry.Value{{Name: "depth", Value: 1}}}}); err != nil {
+		t.Fatal(err)
+	}
+	m, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
+	assertData(t, collect(t, reader), "resilience.early.depth", fgauge(pt(1.0, pname("g"))))
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "late", Name: "g", Values: []telemetry.Value{{Name: "depth", Value: 2}}}}); err != nil {
+		t.Fatal(err)
+	}
+	assertData(t, collect(t, reader), "resilience.early.depth", fgauge(pt(1.0, pname("g"))))
+	m.WaitValues(t)
+	got := collect(t, reader)
+	assertData(t, got, "resilience.early.depth", fgauge(pt(1.0, pname("g"))))
+	assertData(t, got, "resilience.late.depth", fgauge(pt(2.0, pname("g"))))
+	if err := closeMetrics(t, m); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -151,11 +174,17 @@ func TestGuardValueError(t *testing.T) {
 		t.Fatal(err)
 	}
 	collect(t, reader)
-	m.WaitValues()
+	m.WaitValues(t)
 	assertData(t, collect(t, reader), "resilience.mine.ok", fgauge(pt(2.0, pname("g"))))
 	errs := seen()
 	if len(errs) == 0 || !strings.HasPrefix(errs[0].Error(), "resilienceotel: ") {
 		t.Errorf("errors handled: %v, want one from resilienceotel", errs)
+	}
+	// The last collection saw the value without an instrument again, and
+	// tries again to make it: Close waits for that, so that its error goes
+	// to this test's handler, not a later test's.
+	if err := closeMetrics(t, m); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -278,10 +278,11 @@ func (m *Metrics) clean(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-// collect reports the counts and reads the registry's snapshots, if gen
-// is the current callback's generation (see guardValues).
-func (m *Metrics) collect(_ context.Context, o metric.Observer, gen uint64) error {
-	if !m.values.current(gen) {
+// collect reports the counts and reads the registry's snapshots, if the
+// callback of generation gen, observing the guards' values of all, is the
+// one that reports in this collection (see guardValues).
+func (m *Metrics) collect(_ context.Context, o metric.Observer, gen uint64, all map[string]metric.Float64Observable) error {
+	if !m.values.reports(gen) {
 		return nil
 	}
 	m.eventSeries.Each(func(_ eventKey, s *eventSeries) {
@@ -309,11 +310,7 @@ func (m *Metrics) collect(_ context.Context, o metric.Observer, gen uint64) erro
 		attrs := metric.WithAttributes(name)
 		for i := range snap.Values {
 			v := &snap.Values[i]
-			inst, ok := m.values.observable(gen, valueMetric(snap.Kind, v.Name), snap.Kind, v)
-			if !ok {
-				return nil // a newer callback reports
-			}
-			if inst != nil {
+			if inst := m.values.observable(all, valueMetric(snap.Kind, v.Name), snap.Kind, v); inst != nil {
 				o.ObserveFloat64(inst, v.Value, attrs)
 			}
 		}

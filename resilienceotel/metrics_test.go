@@ -125,7 +125,7 @@ func TestClose(t *testing.T) {
 	if got := collect(t, reader); len(got) == 0 {
 		t.Fatal("nothing collected before Close")
 	}
-	if err := m.Close(); err != nil {
+	if err := closeMetrics(t, m); err != nil {
 		t.Fatal(err)
 	}
 	m.Observe(telemetry.Event{Type: breaker.EventOpened, Name: "b"})

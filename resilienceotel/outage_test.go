@@ -40,7 +40,7 @@ func TestScriptedOutage(t *testing.T) {
 	// values' instruments are made after the first collection that saw
 	// them.
 	collect(t, reader)
-	m.WaitValues()
+	m.WaitValues(t)
 	got := collect(t, reader)
 	brk, rty := ptype("breaker"), ptype("retry")
 	prices := pname("prices")

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
+	"github.com/f0b5b96b/resilience/policy/breaker"
 	"github.com/f0b5b96b/resilience/resilienceotel"
 	"github.com/f0b5b96b/resilience/resilienceotel/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
@@ -26,6 +27,7 @@ var (
 type flakyMeter struct {
 	metric.Meter
 	failRegister, failUnregister bool
+	stuck                        bool // Unregister fails and leaves the callback registered
 	registered                   *atomic.Int64
 }
 
@@ -34,11 +36,20 @@ func (m flakyMeter) RegisterCallback(f metric.Callback, obs ...metric.Observable
 		return nil, errRegister
 	}
 	r, err := m.Meter.RegisterCallback(f, obs...)
-	if err != nil || !m.failUnregister {
+	switch {
+	case err == nil && m.stuck:
+		return stuckRegistration{r}, nil
+	case err != nil || !m.failUnregister:
 		return r, err
 	}
 	return flakyRegistration{r}, nil
 }
+
+// stuckRegistration fails to unregister, and its callback stays
+// registered.
+type stuckRegistration struct{ metric.Registration }
+
+func (stuckRegistration) Unregister() error { return errUnregister }
 
 type flakyRegistration struct{ metric.Registration }
 
@@ -66,7 +77,7 @@ func addGuard(t *testing.T, reg *telemetry.Registry, m *resilienceotel.Metrics, 
 		t.Fatal(err)
 	}
 	collect(t, reader)
-	m.WaitValues()
+	m.WaitValues(t)
 }
 
 // TestRegisterErrors: a failure to register the callback for values first
@@ -104,5 +115,30 @@ func TestRegisterErrors(t *testing.T) {
 			}
 		}
 		_ = sdk.Shutdown(context.Background())
+	}
+}
+
+// TestStuckCallbackReportsNothing: when the callback a new one replaces
+// fails to unregister and stays registered, collections still report each
+// count once: the callback replaced reports nothing any more.
+func TestStuckCallbackReportsNothing(t *testing.T) {
+	seen := errorsSeen(t)
+	reader := sdkmetric.NewManualReader()
+	sdk := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = sdk.Shutdown(context.Background()) }()
+	reg := telemetry.NewRegistry()
+	m, err := resilienceotel.New(flakyProvider{sdk, flakyMeter{stuck: true, registered: new(atomic.Int64)}}, resilienceotel.WithRegistry(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Observe(telemetry.Event{Type: breaker.EventOpened, Name: "b"})
+	addGuard(t, reg, m, reader, "first")
+	if errs := seen(); len(errs) != 1 || !errors.Is(errs[0], errUnregister) {
+		t.Errorf("errors handled: %v, want the one of Unregister", errs)
+	}
+	for range 2 {
+		got := collect(t, reader)
+		assertData(t, got, "resilience.events", counter(pt[int64](1, ptype("breaker"), pname("b"), event(breaker.EventOpened))))
+		assertData(t, got, "resilience.first.depth", fgauge(pt(1.0, pname("g"))))
 	}
 }

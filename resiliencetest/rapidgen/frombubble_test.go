@@ -67,3 +67,30 @@ func TestFromBubble(t *testing.T) {
 
 // invalidData is named as rapid's out-of-data panic value is.
 type invalidData string
+
+// raiseNested panics with v from depth nested calls below it, and returns
+// what fromBubble makes of it.
+func raiseNested(depth int, v any) (any, uint32) {
+	if depth == 0 {
+		return raise(v)
+	}
+	return raiseNested(depth-1, v)
+}
+
+// TestFromBubbleSitesSpread checks that the failure site follows where in
+// the bubble the panic was raised: panics from 16 different stacks do not
+// all share one site (they would 1 time in 8^15 if the sites were drawn
+// at random), so that rapid tells failures of different places apart.
+func TestFromBubbleSitesSpread(t *testing.T) {
+	sites := make(map[uint32]bool)
+	for depth := range 16 {
+		_, site := raiseNested(depth, "boom")
+		if site >= invalidSite {
+			t.Fatalf("fromBubble of a panic %d calls deep: site %d, want a failure site below %d", depth, site, invalidSite)
+		}
+		sites[site] = true
+	}
+	if len(sites) < 2 {
+		t.Errorf("panics raised from 16 different stacks all have the failure site %v, want sites that follow the stack", sites)
+	}
+}
