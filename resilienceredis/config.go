@@ -223,7 +223,12 @@ type BreakerConfig struct {
 	// from Redis, including the fleet's trips: unlike policy/breaker's, they
 	// do not hold the counts that tripped the breaker (the fleet's counts
 	// stay in Redis; [Breaker.Shared] reads them). At is when this instance
-	// learnt of the change. It must not block for long.
+	// learnt of the change. The end of a cooldown is not a call of its
+	// own: an open shared state whose cooldown has passed reads half-open
+	// in State until the fleet's trial makes its half-open generation, and
+	// while Redis is unreachable the end of a cooldown learnt from Redis
+	// moves State from open to the local breaker's state without a call.
+	// It must not block for long.
 	OnStateChange func(breaker.Transition)
 	// OnRulesMismatch, if not nil, is called with an error matching
 	// ErrRulesMismatch (see [Breaker.RulesMismatch]) when this instance
