@@ -238,6 +238,7 @@ func TestRetryBudgetConfigValidate(t *testing.T) {
 		{"floor", RetryBudgetConfig{Name: "a", MinPerSecond: -0.5}, "resilienceredis: RetryBudgetConfig.MinPerSecond must be finite and > 0, 0 (the default, 10) or Off (-1, no floor), got -0.5"},
 		{"both off", RetryBudgetConfig{Name: "a", Ratio: resilience.Off, MinPerSecond: resilience.Off}, "resilienceredis: RetryBudgetConfig allows no retry at all: Ratio and MinPerSecond are both Off"},
 		{"window", RetryBudgetConfig{Name: "a", Window: 9 * time.Millisecond}, "resilienceredis: RetryBudgetConfig.Window must be at least 10ms, or 0 (the default, 10s), got 9ms"},
+		{"window at its minimum", RetryBudgetConfig{Name: "a", Window: 10 * time.Millisecond}, ""},
 		{"window negative", RetryBudgetConfig{Name: "a", Window: -time.Second}, "resilienceredis: RetryBudgetConfig.Window must be at least 10ms, or 0 (the default, 10s), got -1s"},
 		{"flush", RetryBudgetConfig{Name: "a", FlushInterval: 2 * time.Second}, "resilienceredis: RetryBudgetConfig.FlushInterval must be in [0, 1s] (0 means 50ms), got 2s"},
 		{"timeout", RetryBudgetConfig{Name: "a", Timeout: -1}, "resilienceredis: RetryBudgetConfig.Timeout must be >= 0 (0 means 50ms), got -1ns"},
