@@ -380,6 +380,7 @@ func (b *Breaker) Allow() (Permit, error) {
 	a, err := b.allowSlow(w)
 	if err != nil {
 		b.refused.Add(1)
+		return Permit{}, err // reports nothing
 	}
 	return Permit{b: b, word: a.word, ep: a.ep, start: a.start, member: a.member, local: a.local}, err
 }
