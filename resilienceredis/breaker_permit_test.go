@@ -108,3 +108,34 @@ func TestPermitClassifyPanicReleasesTrial(t *testing.T) {
 		t.Errorf("Allow after the trial was released (MaxTrials 1): %v, want another trial", err)
 	}
 }
+
+// Classify must return Success, Failure or Ignored: another outcome
+// panics, with a message that names it and the error.
+func TestPermitClassifyOutOfRangePanics(t *testing.T) {
+	b, _ := fakeBreaker(t, WithThreshold(10), WithClassify(func(error) breaker.Outcome { return breaker.Outcome(7) }))
+	b.sync()
+	p, err := b.Allow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		want := `resilienceredis: Classify outcome must be Success, Failure or Ignored, got 7 (for error "boom")`
+		if r := recover(); r != want {
+			t.Errorf("Done with Classify returning 7: recovered %v, want %q", r, want)
+		}
+		if b.batch.n != 0 {
+			t.Errorf("the outcome out of range counted: batch of %d", b.batch.n)
+		}
+	}()
+	p.Done(errBoom)
+}
+
+// BreakerPolicy of a nil breaker panics, saying so.
+func TestBreakerPolicyOfNilPanics(t *testing.T) {
+	defer func() {
+		if r := recover(); r != "resilienceredis: BreakerPolicy breaker must not be nil" {
+			t.Errorf("BreakerPolicy(nil): recovered %v, want its own message", r)
+		}
+	}()
+	BreakerPolicy[int](nil)
+}
