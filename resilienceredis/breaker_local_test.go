@@ -66,8 +66,8 @@ func TestBreakerTransitionsReported(t *testing.T) {
 	f.set(func(string, []any) ([]any, error) { return reply(7, 3, 0, 0, 0), nil })
 	b.sync() // and was reset
 	f.set(func(string, []any) ([]any, error) { return nil, errFake })
-	b.sync() // the instance decides alone
-	fail(b)  // its local breaker trips
+	b.sync()                                                            // the instance decides alone
+	fail(b)                                                             // its local breaker trips
 	want := []string{"closed>open@2", "open>closed@3", "closed>open@3"} // the last: the local breaker's own generation
 	got := transitions(b)
 	if diff := cmp.Diff(want, got); diff != "" {

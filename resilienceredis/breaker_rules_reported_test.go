@@ -28,7 +28,9 @@ func mismatches(b *Breaker) int {
 func TestBreakerRulesMismatchReportedOnChange(t *testing.T) {
 	b, f := fakeBreaker(t, WithOnRulesMismatch(func(error) {}))
 	rules := func(r string) {
-		f.set(func(string, []any) ([]any, error) { return []any{int64(7), int64(1), int64(0), int64(0), int64(0), r}, nil })
+		f.set(func(string, []any) ([]any, error) {
+			return []any{int64(7), int64(1), int64(0), int64(0), int64(0), r}, nil
+		})
 		b.sync()
 	}
 	for _, step := range []struct {
