@@ -9,10 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// flushCounts returns the counts of each batch sent to fake: successes,
+// brFlushCounts returns the counts of each batch sent to fake: successes,
 // failures, slow calls, failures before the first success, longest run
 // of failures, failures after the last success.
-func flushCounts(f *fakeRedis, runs []string, args [][]any) []string {
+func brFlushCounts(f *brFake, runs []string, args [][]any) []string {
 	var out []string
 	for i, r := range runs {
 		if r == "flush" {
@@ -27,11 +27,11 @@ func flushCounts(f *fakeRedis, runs []string, args [][]any) []string {
 // slow call, no failure and no run of failures). A call longer than
 // SlowCall is slow, for any SlowCall, 1ns too.
 func TestBreakerBatchCountsItsOwnCalls(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(1), WithSlowCall(time.Nanosecond))
+	b, f := brFakeBreaker(t, WithThreshold(1), WithSlowCall(time.Nanosecond))
 	var args [][]any
 	f.set(func(script string, a []any) ([]any, error) {
 		args = append(args, a)
-		return reply(7, 1, 0, 0, 1), nil
+		return brReply(7, 1, 0, 0, 1), nil
 	})
 	b.sync()
 	for range 2 {
@@ -44,7 +44,7 @@ func TestBreakerBatchCountsItsOwnCalls(t *testing.T) {
 		b.flush()
 	}
 	want := []string{"1 0 1 0 0 0", "1 0 1 0 0 0"}
-	if diff := cmp.Diff(want, flushCounts(f, f.runs(), args)); diff != "" {
+	if diff := cmp.Diff(want, brFlushCounts(f, f.runs(), args)); diff != "" {
 		t.Errorf("batches sent (succ fail slow lead run cur) mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -54,7 +54,7 @@ func TestBreakerBatchCountsItsOwnCalls(t *testing.T) {
 // for the sleeps).
 func TestBreakerSlowCallIsLonger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b, _ := fakeBreaker(t, WithThreshold(10), WithSlowCall(time.Second))
+		b, _ := brFakeBreaker(t, WithThreshold(10), WithSlowCall(time.Second))
 		b.sync()
 		for _, d := range []time.Duration{time.Second, time.Second + time.Nanosecond} {
 			p, err := b.Allow()

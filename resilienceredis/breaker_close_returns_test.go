@@ -10,9 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// closeWithin calls b.Close and fails t if it has not returned within
+// brCloseWithin calls b.Close and fails t if it has not returned within
 // 2s (a bound for failure only).
-func closeWithin(t *testing.T, b *Breaker) {
+func brCloseWithin(t *testing.T, b *Breaker) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
@@ -36,21 +36,21 @@ func TestBreakerCloseReturns(t *testing.T) {
 		b.mu.Unlock()
 		return b.ep.Load() != 0 && ps != nil, "not yet"
 	})
-	closeWithin(t, b)
+	brCloseWithin(t, b)
 }
 
-// blockHook holds every script round trip until its context ends, and a
+// brBlockHook holds every script round trip until its context ends, and a
 // little longer, counting those in flight.
-type blockHook struct {
+type brBlockHook struct {
 	started  chan struct{}
 	inFlight atomic.Int32
 }
 
-func (h *blockHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *blockHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (h *brBlockHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *brBlockHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
-func (h *blockHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (h *brBlockHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		if cmd.Name() != "evalsha" {
 			return next(ctx, cmd)
@@ -79,7 +79,7 @@ func TestBreakerCloseWaitsForRoundTrips(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			rdb := clientWith(t, redistest.Addr(t), inline)
-			h := &blockHook{started: make(chan struct{}, 1)}
+			h := &brBlockHook{started: make(chan struct{}, 1)}
 			rdb.AddHook(h)
 			b := NewBreaker(rdb, "svc", WithPrefix(testPrefix(t)), WithTimeout(time.Minute))
 			select {
@@ -87,7 +87,7 @@ func TestBreakerCloseWaitsForRoundTrips(t *testing.T) {
 			case <-time.After(2 * time.Second):
 				t.Fatal("no round trip started within 2s")
 			}
-			closeWithin(t, b)
+			brCloseWithin(t, b)
 			if n := h.inFlight.Load(); n != 0 {
 				t.Errorf("Close returned with %d round trips in flight", n)
 			}

@@ -9,10 +9,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var errFake = errors.New("fake: Redis down")
+var errBrFake = errors.New("fake: Redis down")
 
 // dropped is b's snapshot value outcomes_dropped.
-func dropped(t *testing.T, b *Breaker) float64 {
+func brDropped(t *testing.T, b *Breaker) float64 {
 	t.Helper()
 	return values(t, b.Snapshot())["outcomes_dropped"]
 }
@@ -22,7 +22,7 @@ func dropped(t *testing.T, b *Breaker) float64 {
 // view has learnt generation 2 adds nothing to the batch; a batch counted
 // for generation 1 is dropped whole when a call of generation 2 reports.
 func TestBreakerDropsOutcomesOfOlderGeneration(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(10))
+	b, f := brFakeBreaker(t, WithThreshold(10))
 	b.sync()
 	p, err := b.Allow()
 	if err != nil {
@@ -30,14 +30,14 @@ func TestBreakerDropsOutcomesOfOlderGeneration(t *testing.T) {
 	}
 	fail(b)
 	fail(b) // two outcomes in the batch, for generation 1
-	f.set(func(string, []any) ([]any, error) { return reply(7, 2, 0, 0, 1), nil })
+	f.set(func(string, []any) ([]any, error) { return brReply(7, 2, 0, 0, 1), nil })
 	b.sync() // another instance's Reset: generation 2, closed
 	p.Done(errBoom)
-	if got := dropped(t, b); got != 1 || b.batch.n != 2 {
+	if got := brDropped(t, b); got != 1 || b.batch.n != 2 {
 		t.Errorf("a permit of generation 1 reported in generation 2: %v dropped, batch of %d; want 1 dropped, the batch of 2 as it was", got, b.batch.n)
 	}
 	succeed(b) // a call of generation 2: the batch of generation 1 goes
-	if got := dropped(t, b); got != 3 || b.batch.n != 1 || b.batch.fail != 0 {
+	if got := brDropped(t, b); got != 3 || b.batch.n != 1 || b.batch.fail != 0 {
 		t.Errorf("a call of generation 2 reported: %v dropped, batch of %d (%d failures); want 3 dropped, a batch of 1 success", got, b.batch.n, b.batch.fail)
 	}
 }
@@ -48,14 +48,14 @@ func TestBreakerDropsOutcomesOfOlderGeneration(t *testing.T) {
 // instance then decides alone (BreakerLocal).
 func TestBreakerFailedRoundTripDropsBatch(t *testing.T) {
 	var rec eventlog.Recorder
-	b, f := fakeBreaker(t, WithThreshold(10), WithObserver(&rec))
+	b, f := brFakeBreaker(t, WithThreshold(10), WithObserver(&rec))
 	b.sync()
 	fail(b)
 	fail(b)
-	ok := func(string, []any) ([]any, error) { return reply(7, 1, 0, 0, 1), nil }
-	f.set(func(string, []any) ([]any, error) { return nil, errFake })
+	ok := func(string, []any) ([]any, error) { return brReply(7, 1, 0, 0, 1), nil }
+	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 	b.sync() // fails: the instance decides alone
-	if got := dropped(t, b); got != 2 {
+	if got := brDropped(t, b); got != 2 {
 		t.Errorf("outcomes dropped when the instance went local: %v, want 2", got)
 	}
 	f.set(ok)
@@ -72,9 +72,9 @@ func TestBreakerFailedRoundTripDropsBatch(t *testing.T) {
 	fail(b)
 	fail(b)
 	fail(b)
-	f.set(func(string, []any) ([]any, error) { return nil, errFake })
+	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 	b.flush()
-	if got := dropped(t, b); got != 5 {
+	if got := brDropped(t, b); got != 5 {
 		t.Errorf("outcomes dropped after a failed flush of 3: %v, want 5", got)
 	}
 	if values(t, b.Snapshot())["local"] != 1 {
@@ -87,22 +87,22 @@ func TestBreakerFailedRoundTripDropsBatch(t *testing.T) {
 
 // Reset and Close drop the outcomes not yet sent, and count them so.
 func TestBreakerResetAndCloseCountDropped(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(10))
+	b, f := brFakeBreaker(t, WithThreshold(10))
 	b.sync()
 	fail(b)
 	succeed(b)
-	f.set(func(string, []any) ([]any, error) { return reply(7, 2, 0, 0, 0), nil })
+	f.set(func(string, []any) ([]any, error) { return brReply(7, 2, 0, 0, 0), nil })
 	if err := b.Reset(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := dropped(t, b); got != 2 {
+	if got := brDropped(t, b); got != 2 {
 		t.Errorf("outcomes dropped by Reset: %v, want 2", got)
 	}
 	fail(b)
 	fail(b)
 	fail(b)
 	b.Close()
-	if got := dropped(t, b); got != 5 {
+	if got := brDropped(t, b); got != 5 {
 		t.Errorf("outcomes dropped by Reset (2) and Close (3): %v, want 5", got)
 	}
 	if diff := cmp.Diff([]string{"read", "reset"}, f.runs()); diff != "" {

@@ -10,7 +10,7 @@ import (
 
 // kicked reports whether b asked its flusher to send the batch now, and
 // takes the request.
-func kicked(b *Breaker) bool {
+func brKicked(b *Breaker) bool {
 	select {
 	case <-b.kick:
 		return true
@@ -23,22 +23,22 @@ func kicked(b *Breaker) bool {
 // instance's own failures reach Threshold (it holds its calls at once,
 // Threshold 1 too); otherwise it waits for the flush interval.
 func TestBreakerSendsEarlyAtMaxBatchOrTrip(t *testing.T) {
-	b, _ := fakeBreaker(t, WithThreshold(10), WithMaxBatch(3))
+	b, _ := brFakeBreaker(t, WithThreshold(10), WithMaxBatch(3))
 	b.sync()
 	succeed(b)
 	fail(b)
-	if kicked(b) {
+	if brKicked(b) {
 		t.Errorf("a batch of 2 (MaxBatch 3) is sent before the flush interval")
 	}
 	succeed(b)
-	if !kicked(b) {
+	if !brKicked(b) {
 		t.Errorf("a batch of 3 (MaxBatch 3) is not sent at once")
 	}
 
-	b, _ = fakeBreaker(t, WithThreshold(1))
+	b, _ = brFakeBreaker(t, WithThreshold(1))
 	b.sync()
 	fail(b)
-	if !kicked(b) {
+	if !brKicked(b) {
 		t.Errorf("Threshold 1: the instance's failure is not sent at once")
 	}
 	if err := succeed(b); !errors.Is(err, breaker.ErrOpen) {
@@ -49,14 +49,14 @@ func TestBreakerSendsEarlyAtMaxBatchOrTrip(t *testing.T) {
 // With the consecutive rule off (Threshold Off), the instance never holds
 // its calls on its own failures: only the ratio rules, in Redis, trip.
 func TestBreakerThresholdOffNeverHolds(t *testing.T) {
-	b, _ := fakeBreaker(t, WithThreshold(resilience.Off), WithFailureRatio(0.5))
+	b, _ := brFakeBreaker(t, WithThreshold(resilience.Off), WithFailureRatio(0.5))
 	b.sync()
 	for i := range 20 {
 		if err := fail(b); err != nil {
 			t.Fatalf("failure %d: %v, want admitted", i+1, err)
 		}
 	}
-	if kicked(b) {
+	if brKicked(b) {
 		t.Errorf("Threshold Off: 20 failures sent before the flush interval")
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // transitions returns the transitions b has queued for OnStateChange, as
 // "from>to@generation".
-func transitions(b *Breaker) []string {
+func brTransitions(b *Breaker) []string {
 	b.eventsMu.Lock()
 	defer b.eventsMu.Unlock()
 	var out []string
@@ -33,20 +33,20 @@ func transitions(b *Breaker) []string {
 func TestBreakerLocalStartsAfresh(t *testing.T) {
 	for _, how := range []string{"outage", "Close"} {
 		t.Run(how, func(t *testing.T) {
-			b, f := fakeBreaker(t, WithThreshold(1), WithCooldown(time.Hour))
+			b, f := brFakeBreaker(t, WithThreshold(1), WithCooldown(time.Hour))
 			b.sync()
-			f.set(func(string, []any) ([]any, error) { return nil, errFake })
+			f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 			b.sync() // the instance decides alone
 			fail(b)  // the local breaker trips
 			if err := succeed(b); !errors.Is(err, breaker.ErrOpen) {
 				t.Fatalf("local breaker after a failure (Threshold 1): %v, want ErrOpen", err)
 			}
-			f.set(func(string, []any) ([]any, error) { return reply(7, 1, 0, 0, 0), nil })
+			f.set(func(string, []any) ([]any, error) { return brReply(7, 1, 0, 0, 0), nil })
 			b.sync() // Redis answers again
 			if how == "Close" {
 				b.Close()
 			} else {
-				f.set(func(string, []any) ([]any, error) { return nil, errFake })
+				f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 				b.sync()
 			}
 			if err := succeed(b); err != nil {
@@ -59,17 +59,17 @@ func TestBreakerLocalStartsAfresh(t *testing.T) {
 // While the instance decides alone, the local breaker's transitions go
 // to OnStateChange; the fleet's transitions carry the new generation.
 func TestBreakerTransitionsReported(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(1), WithCooldown(time.Hour), WithOnStateChange(func(breaker.Transition) {}))
+	b, f := brFakeBreaker(t, WithThreshold(1), WithCooldown(time.Hour), WithOnStateChange(func(breaker.Transition) {}))
 	b.sync()
-	f.set(func(string, []any) ([]any, error) { return reply(7, 2, 1, time.Hour, 0), nil })
+	f.set(func(string, []any) ([]any, error) { return brReply(7, 2, 1, time.Hour, 0), nil })
 	b.sync() // the fleet tripped
-	f.set(func(string, []any) ([]any, error) { return reply(7, 3, 0, 0, 0), nil })
+	f.set(func(string, []any) ([]any, error) { return brReply(7, 3, 0, 0, 0), nil })
 	b.sync() // and was reset
-	f.set(func(string, []any) ([]any, error) { return nil, errFake })
+	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 	b.sync()                                                            // the instance decides alone
 	fail(b)                                                             // its local breaker trips
 	want := []string{"closed>open@2", "open>closed@3", "closed>open@3"} // the last: the local breaker's own generation
-	got := transitions(b)
+	got := brTransitions(b)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("transitions mismatch (-want +got):\n%s", diff)
 	}
@@ -77,34 +77,34 @@ func TestBreakerTransitionsReported(t *testing.T) {
 
 // A trial's report that fails makes the instance decide alone.
 func TestBreakerFailedReportGoesLocal(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(1))
-	p := trialPermit(t, b, f)
+	b, f := brFakeBreaker(t, WithThreshold(1))
+	p := brTrialPermit(t, b, f)
 	p.Done(nil)
-	f.set(func(string, []any) ([]any, error) { return nil, errFake })
+	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 	b.sendReport(<-b.reports)
 	if values(t, b.Snapshot())["local"] != 1 {
 		t.Errorf("after a failed trial report the instance does not decide alone")
 	}
 }
 
-// reloading is a client that can reload its view of a cluster (as a
+// brReloading is a client that can reload its view of a cluster (as a
 // *redis.ClusterClient), counting the times it is asked to.
-type reloading struct {
+type brReloading struct {
 	*redis.Client
 	n atomic.Int32
 }
 
-func (r *reloading) ReloadState(context.Context) { r.n.Add(1) }
+func (r *brReloading) ReloadState(context.Context) { r.n.Add(1) }
 
 // A failed round trip asks a client that can reload its view of the
 // cluster to do so.
 func TestBreakerFailedRoundTripReloads(t *testing.T) {
-	f := &fakeRedis{}
-	f.set(func(string, []any) ([]any, error) { return nil, errFake })
+	f := &brFake{}
+	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	c.AddHook(f)
 	defer c.Close()
-	rdb := &reloading{Client: c}
+	rdb := &brReloading{Client: c}
 	b := newBreaker(rdb, "svc", []BreakerOption{WithTimeout(5 * time.Second)})
 	b.sync()
 	b.Close() // waits for the reload

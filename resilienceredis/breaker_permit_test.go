@@ -8,15 +8,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// trialPermit makes fake's shared state open past its cooldown and
+// brTrialPermit makes fake's shared state open past its cooldown and
 // returns a half-open trial permit of b, which fake admits.
-func trialPermit(t *testing.T, b *Breaker, f *fakeRedis) *Permit {
+func brTrialPermit(t *testing.T, b *Breaker, f *brFake) *Permit {
 	t.Helper()
 	f.set(func(script string, _ []any) ([]any, error) {
 		if script == "acquire" {
-			return reply(7, 3, 2, 0, 2), nil // half-open, trial admitted
+			return brReply(7, 3, 2, 0, 2), nil // half-open, trial admitted
 		}
-		return reply(7, 2, 1, 0, 0), nil // open, cooldown over
+		return brReply(7, 2, 1, 0, 0), nil // open, cooldown over
 	})
 	b.sync()
 	p, err := b.Allow()
@@ -30,7 +30,7 @@ func trialPermit(t *testing.T, b *Breaker, f *fakeRedis) *Permit {
 }
 
 // queued returns the trial reports b has queued for its flusher.
-func queued(b *Breaker) []int {
+func brQueued(b *Breaker) []int {
 	var out []int
 	for {
 		select {
@@ -46,7 +46,7 @@ func queued(b *Breaker) []int {
 // a closed call's permit adds nothing to the batch, and the zero Permit
 // reports nothing (and does not panic).
 func TestPermitReportsOnce(t *testing.T) {
-	b, _ := fakeBreaker(t, WithThreshold(10))
+	b, _ := brFakeBreaker(t, WithThreshold(10))
 	b.sync()
 	p, err := b.Allow()
 	if err != nil {
@@ -70,17 +70,17 @@ func TestPermitReportsOnce(t *testing.T) {
 // the call reports with Done or Report, and a second report queues
 // nothing: success 0, failure 1.
 func TestPermitTrialQueuesOneReport(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(1), WithMaxTrials(2))
-	p := trialPermit(t, b, f)
+	b, f := brFakeBreaker(t, WithThreshold(1), WithMaxTrials(2))
+	p := brTrialPermit(t, b, f)
 	p.Done(nil)
 	p.Done(errBoom)
-	if diff := cmp.Diff([]int{0}, queued(b)); diff != "" {
+	if diff := cmp.Diff([]int{0}, brQueued(b)); diff != "" {
 		t.Errorf("trial reports after Done(nil), Done(err) mismatch (-want +got):\n%s", diff)
 	}
-	p = trialPermit(t, b, f)
+	p = brTrialPermit(t, b, f)
 	p.Report(breaker.Failure)
 	p.Report(breaker.Success)
-	if diff := cmp.Diff([]int{1}, queued(b)); diff != "" {
+	if diff := cmp.Diff([]int{1}, brQueued(b)); diff != "" {
 		t.Errorf("trial reports after Report(Failure), Report(Success) mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -91,8 +91,8 @@ func TestPermitTrialQueuesOneReport(t *testing.T) {
 // call can be a trial instead of waiting TrialTimeout.
 func TestPermitClassifyPanicReleasesTrial(t *testing.T) {
 	errOdd := errors.New("odd")
-	b, f := fakeBreaker(t, WithThreshold(1), WithMaxTrials(1), WithClassify(func(error) breaker.Outcome { panic(errOdd) }))
-	p := trialPermit(t, b, f)
+	b, f := brFakeBreaker(t, WithThreshold(1), WithMaxTrials(1), WithClassify(func(error) breaker.Outcome { panic(errOdd) }))
+	p := brTrialPermit(t, b, f)
 	func() {
 		defer func() {
 			if r := recover(); r != errOdd {
@@ -101,7 +101,7 @@ func TestPermitClassifyPanicReleasesTrial(t *testing.T) {
 		}()
 		p.Done(errBoom)
 	}()
-	if diff := cmp.Diff([]int{2}, queued(b)); diff != "" {
+	if diff := cmp.Diff([]int{2}, brQueued(b)); diff != "" {
 		t.Errorf("trial reports after a panicking Classify mismatch (-want +got):\n%s", diff)
 	}
 	if _, err := b.Allow(); err != nil {
@@ -112,7 +112,7 @@ func TestPermitClassifyPanicReleasesTrial(t *testing.T) {
 // Classify must return Success, Failure or Ignored: another outcome
 // panics, with a message that names it and the error.
 func TestPermitClassifyOutOfRangePanics(t *testing.T) {
-	b, _ := fakeBreaker(t, WithThreshold(10), WithClassify(func(error) breaker.Outcome { return breaker.Outcome(7) }))
+	b, _ := brFakeBreaker(t, WithThreshold(10), WithClassify(func(error) breaker.Outcome { return breaker.Outcome(7) }))
 	b.sync()
 	p, err := b.Allow()
 	if err != nil {

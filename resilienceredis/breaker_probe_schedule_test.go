@@ -17,7 +17,7 @@ import (
 func TestBreakerProbeSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const probe = time.Second
-		b, f := fakeBreaker(t, WithProbeInterval(probe), WithThreshold(10))
+		b, f := brFakeBreaker(t, WithProbeInterval(probe), WithThreshold(10))
 		var want []string
 		check := func(what string, runs ...string) {
 			t.Helper()
@@ -40,7 +40,7 @@ func TestBreakerProbeSchedule(t *testing.T) {
 
 		time.Sleep(probe)
 		fail(b)
-		f.set(func(string, []any) ([]any, error) { return nil, errFake })
+		f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 		b.tick()
 		check("a tick whose flush fails, ProbeInterval after the last reply", "flush")
 		b.tick()

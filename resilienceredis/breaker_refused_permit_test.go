@@ -14,7 +14,7 @@ import (
 // outcomes dropped, whether its instance refused for its own hold, an
 // open shared state, or while deciding alone.
 func TestBreakerRefusedPermitReportsNothing(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(2), WithCooldown(time.Hour))
+	b, f := brFakeBreaker(t, WithThreshold(2), WithCooldown(time.Hour))
 	b.sync()
 	fail(b)
 	fail(b) // the instance holds its calls
@@ -35,7 +35,7 @@ func TestBreakerRefusedPermitReportsNothing(t *testing.T) {
 	}
 	refusedDone("held")
 
-	f.set(func(string, []any) ([]any, error) { return reply(7, 2, 1, time.Hour, 0), nil })
+	f.set(func(string, []any) ([]any, error) { return brReply(7, 2, 1, time.Hour, 0), nil })
 	b.sync() // the fleet tripped: open for an hour
 	refusedDone("open")
 }

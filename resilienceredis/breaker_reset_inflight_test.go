@@ -12,7 +12,7 @@ import (
 // reply is of a state the instance would otherwise send it again for (a
 // state created again, of another epoch).
 func TestBreakerResetDuringFlushDropsBatch(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(10))
+	b, f := brFakeBreaker(t, WithThreshold(10))
 	b.sync()
 	fail(b)
 	reset := false
@@ -23,7 +23,7 @@ func TestBreakerResetDuringFlushDropsBatch(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		return reply(9, 1, 0, 0, 0), nil // the state created again, of epoch 9; the batch fenced
+		return brReply(9, 1, 0, 0, 0), nil // the state created again, of epoch 9; the batch fenced
 	})
 	b.flush()
 	if diff := cmp.Diff([]string{"read", "flush", "reset"}, f.runs()); diff != "" {

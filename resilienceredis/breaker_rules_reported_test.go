@@ -9,7 +9,7 @@ import (
 
 // mismatches returns the rules mismatches b has queued for
 // OnRulesMismatch.
-func mismatches(b *Breaker) int {
+func brMismatches(b *Breaker) int {
 	b.eventsMu.Lock()
 	defer b.eventsMu.Unlock()
 	n := 0
@@ -26,7 +26,7 @@ func mismatches(b *Breaker) int {
 // round trip that reports the same rules, nor when they are no longer
 // seen.
 func TestBreakerRulesMismatchReportedOnChange(t *testing.T) {
-	b, f := fakeBreaker(t, WithOnRulesMismatch(func(error) {}))
+	b, f := brFakeBreaker(t, WithOnRulesMismatch(func(error) {}))
 	rules := func(r string) {
 		f.set(func(string, []any) ([]any, error) {
 			return []any{int64(7), int64(1), int64(0), int64(0), int64(0), r}, nil
@@ -38,7 +38,7 @@ func TestBreakerRulesMismatchReportedOnChange(t *testing.T) {
 		want  int
 	}{{"", 0}, {"x", 1}, {"x", 1}, {"x", 1}, {"", 1}, {"", 1}, {"x", 2}, {"y", 3}, {"y", 3}} {
 		rules(step.rules)
-		if got := mismatches(b); got != step.want {
+		if got := brMismatches(b); got != step.want {
 			t.Fatalf("after a reply of other rules %q: %d calls of OnRulesMismatch, want %d", step.rules, got, step.want)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 // generation is b's snapshot value generation: the shared state's
 // generation as the instance knows it.
-func generation(t *testing.T, b *Breaker) float64 {
+func brGeneration(t *testing.T, b *Breaker) float64 {
 	t.Helper()
 	return values(t, b.Snapshot())["generation"]
 }
@@ -18,7 +18,7 @@ func generation(t *testing.T, b *Breaker) float64 {
 // during makes fake reply state to its next round trip, after running
 // f while that round trip is in flight, and every later one alike
 // without f.
-func during(fk *fakeRedis, f func(), state []any) {
+func brDuring(fk *brFake, f func(), state []any) {
 	ran := false
 	fk.set(func(string, []any) ([]any, error) {
 		if !ran {
@@ -33,9 +33,9 @@ func during(fk *fakeRedis, f func(), state []any) {
 // does): the instance takes it as its view and stays local; the reply to
 // its next round trip ends it. The published epoch is the view's.
 func TestBreakerPublishedStateKeepsLocal(t *testing.T) {
-	b, f := fakeBreaker(t, WithThreshold(10))
+	b, f := brFakeBreaker(t, WithThreshold(10))
 	b.sync()
-	f.set(func(string, []any) ([]any, error) { return nil, errFake })
+	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
 	b.sync() // the instance decides alone
 	local := func() float64 { return values(t, b.Snapshot())["local"] }
 	b.receive("7 1 0 0") // the state it knows, published
@@ -43,16 +43,16 @@ func TestBreakerPublishedStateKeepsLocal(t *testing.T) {
 		t.Errorf("the state the instance knew, published: it no longer decides alone")
 	}
 	b.receive("7 2 1 3600000000") // the fleet tripped: open for an hour
-	if local() != 1 || generation(t, b) != 2 || b.ep.Load() != 7 {
-		t.Errorf("a newer state published: local %v, generation %v, epoch %d; want local 1, generation 2, epoch 7", local(), generation(t, b), b.ep.Load())
+	if local() != 1 || brGeneration(t, b) != 2 || b.ep.Load() != 7 {
+		t.Errorf("a newer state published: local %v, generation %v, epoch %d; want local 1, generation 2, epoch 7", local(), brGeneration(t, b), b.ep.Load())
 	}
 	if s := b.State(); s != breaker.Open {
 		t.Errorf("State with the published cooldown of an hour: %v, want open", s)
 	}
-	f.set(func(string, []any) ([]any, error) { return reply(7, 3, 0, 0, 0), nil })
+	f.set(func(string, []any) ([]any, error) { return brReply(7, 3, 0, 0, 0), nil })
 	b.sync() // Redis answers, with a newer state
-	if local() != 0 || generation(t, b) != 3 {
-		t.Errorf("a reply of generation 3: local %v, generation %v; want 0, 3", local(), generation(t, b))
+	if local() != 0 || brGeneration(t, b) != 3 {
+		t.Errorf("a reply of generation 3: local %v, generation %v; want 0, 3", local(), brGeneration(t, b))
 	}
 }
 
@@ -64,68 +64,68 @@ func TestBreakerPublishedStateKeepsLocal(t *testing.T) {
 func TestBreakerReplyAfterViewChanged(t *testing.T) {
 	opts := []BreakerOption{WithThreshold(1), WithCooldown(time.Second)}
 	t.Run("first reply", func(t *testing.T) {
-		b, f := fakeBreaker(t, opts...)
-		during(f, func() { fail(b) }, reply(7, 1, 0, 0, 0))
+		b, f := brFakeBreaker(t, opts...)
+		brDuring(f, func() { fail(b) }, brReply(7, 1, 0, 0, 0))
 		b.sync()
-		if b.ep.Load() != 7 || generation(t, b) != 1 {
-			t.Errorf("first reply, the instance held meanwhile: epoch %d generation %v, want 7, 1", b.ep.Load(), generation(t, b))
+		if b.ep.Load() != 7 || brGeneration(t, b) != 1 {
+			t.Errorf("first reply, the instance held meanwhile: epoch %d generation %v, want 7, 1", b.ep.Load(), brGeneration(t, b))
 		}
 	})
 	t.Run("hold", func(t *testing.T) {
-		b, f := fakeBreaker(t, opts...)
-		f.set(func(string, []any) ([]any, error) { return reply(7, 3, 0, 0, 0), nil })
+		b, f := brFakeBreaker(t, opts...)
+		f.set(func(string, []any) ([]any, error) { return brReply(7, 3, 0, 0, 0), nil })
 		b.sync()
-		during(f, func() { fail(b) }, reply(7, 2, 0, 0, 0))
+		brDuring(f, func() { fail(b) }, brReply(7, 2, 0, 0, 0))
 		b.sync()
-		if generation(t, b) != 3 {
-			t.Errorf("an older generation replied, the instance held meanwhile: generation %v, want 3 (kept)", generation(t, b))
+		if brGeneration(t, b) != 3 {
+			t.Errorf("an older generation replied, the instance held meanwhile: generation %v, want 3 (kept)", brGeneration(t, b))
 		}
 		if err := succeed(b); !errors.Is(err, breaker.ErrOpen) {
 			t.Errorf("the held instance after that reply: %v, want ErrOpen", err)
 		}
-		during(f, func() {}, reply(9, 1, 0, 0, 0)) // another epoch, nothing changed meanwhile
+		brDuring(f, func() {}, brReply(9, 1, 0, 0, 0)) // another epoch, nothing changed meanwhile
 		b.sync()
 		if b.ep.Load() != 9 {
 			t.Errorf("another epoch replied to a round trip during which nothing changed: epoch %d, want 9", b.ep.Load())
 		}
 	})
 	t.Run("hold, other epoch", func(t *testing.T) {
-		b, f := fakeBreaker(t, opts...)
+		b, f := brFakeBreaker(t, opts...)
 		b.sync()
-		during(f, func() { fail(b) }, reply(9, 1, 0, 0, 0))
+		brDuring(f, func() { fail(b) }, brReply(9, 1, 0, 0, 0))
 		b.sync()
 		if b.ep.Load() != 7 {
 			t.Errorf("another epoch replied, the instance held meanwhile: epoch %d, want 7 (kept)", b.ep.Load())
 		}
 	})
 	t.Run("release", func(t *testing.T) {
-		b, f := fakeBreaker(t, opts...)
-		f.set(func(string, []any) ([]any, error) { return reply(7, 3, 0, 0, 0), nil })
+		b, f := brFakeBreaker(t, opts...)
+		f.set(func(string, []any) ([]any, error) { return brReply(7, 3, 0, 0, 0), nil })
 		b.sync()
 		fail(b) // held for a second
 		b.skew.Add(int64(2 * time.Second))
-		during(f, func() { succeed(b) }, reply(7, 2, 0, 0, 0)) // the hold ends meanwhile
+		brDuring(f, func() { succeed(b) }, brReply(7, 2, 0, 0, 0)) // the hold ends meanwhile
 		b.sync()
-		if generation(t, b) != 3 {
-			t.Errorf("an older generation replied, the hold ended meanwhile: generation %v, want 3 (kept)", generation(t, b))
+		if brGeneration(t, b) != 3 {
+			t.Errorf("an older generation replied, the hold ended meanwhile: generation %v, want 3 (kept)", brGeneration(t, b))
 		}
 	})
 	t.Run("hold and release", func(t *testing.T) {
-		b, f := fakeBreaker(t, opts...)
-		f.set(func(string, []any) ([]any, error) { return reply(7, 3, 0, 0, 0), nil })
+		b, f := brFakeBreaker(t, opts...)
+		f.set(func(string, []any) ([]any, error) { return brReply(7, 3, 0, 0, 0), nil })
 		b.sync()
-		during(f, func() {
+		brDuring(f, func() {
 			fail(b)
 			b.skew.Add(int64(2 * time.Second))
 			succeed(b)
-		}, reply(7, 2, 0, 0, 0))
+		}, brReply(7, 2, 0, 0, 0))
 		b.sync()
-		if generation(t, b) != 3 {
-			t.Errorf("an older generation replied, the instance held and ended its hold meanwhile: generation %v, want 3 (kept)", generation(t, b))
+		if brGeneration(t, b) != 3 {
+			t.Errorf("an older generation replied, the instance held and ended its hold meanwhile: generation %v, want 3 (kept)", brGeneration(t, b))
 		}
 		b.sync() // nothing changed during this one: the state went back
-		if generation(t, b) != 2 {
-			t.Errorf("an older generation replied, nothing changed meanwhile: generation %v, want 2", generation(t, b))
+		if brGeneration(t, b) != 2 {
+			t.Errorf("an older generation replied, nothing changed meanwhile: generation %v, want 2", brGeneration(t, b))
 		}
 	})
 }
@@ -133,7 +133,7 @@ func TestBreakerReplyAfterViewChanged(t *testing.T) {
 // A hold lasts its Cooldown whatever replies the instance gets of the
 // state it knew, and ends with it: the view is no longer held.
 func TestBreakerHoldOutlastsReplies(t *testing.T) {
-	b, _ := fakeBreaker(t, WithThreshold(1), WithCooldown(time.Second))
+	b, _ := brFakeBreaker(t, WithThreshold(1), WithCooldown(time.Second))
 	b.sync()
 	fail(b)
 	b.sync() // the state as the instance knew it

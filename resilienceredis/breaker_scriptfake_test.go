@@ -9,18 +9,18 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// fakeRedis answers a breaker's scripts without a server: a hook on the
+// brFake answers a breaker's scripts without a server: a hook on the
 // client replies to each script command (EVALSHA) with what answer says,
 // and never dials. It lets a test choose the shared state an instance
 // reads, make a round trip fail, and count the round trips.
-type fakeRedis struct {
+type brFake struct {
 	mu      sync.Mutex
 	answer  func(script string, args []any) ([]any, error)
 	scripts []string // the scripts run, in order
 }
 
-// scriptName names the breaker's script whose hash is sha.
-func scriptName(sha string) string {
+// brScriptName names the breaker's script whose hash is sha.
+func brScriptName(sha string) string {
 	for name, s := range map[string]*redis.Script{
 		"read": readScript, "reset": resetScript, "flush": flushScript,
 		"acquire": acquireScript, "report": reportScript, "shared": sharedScript,
@@ -33,15 +33,15 @@ func scriptName(sha string) string {
 }
 
 // reply is a script's reply {ep, gen, st, remaining µs, verdict, rules}.
-func reply(ep, gen int64, st int64, remaining time.Duration, verdict int64) []any {
+func brReply(ep, gen int64, st int64, remaining time.Duration, verdict int64) []any {
 	return []any{ep, gen, st, remaining.Microseconds(), verdict, ""}
 }
 
-func (f *fakeRedis) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (f *fakeRedis) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (f *brFake) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (f *brFake) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
-func (f *fakeRedis) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (f *brFake) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		args := cmd.Args()
 		if cmd.Name() != "evalsha" || len(args) < 3 {
@@ -49,7 +49,7 @@ func (f *fakeRedis) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return redis.ErrClosed
 		}
 		sha, _ := args[1].(string)
-		name := scriptName(sha)
+		name := brScriptName(sha)
 		f.mu.Lock()
 		f.scripts = append(f.scripts, name)
 		answer := f.answer
@@ -66,26 +66,26 @@ func (f *fakeRedis) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 
 // set makes answer the fake's replies from now on.
-func (f *fakeRedis) set(answer func(script string, args []any) ([]any, error)) {
+func (f *brFake) set(answer func(script string, args []any) ([]any, error)) {
 	f.mu.Lock()
 	f.answer = answer
 	f.mu.Unlock()
 }
 
 // runs returns the scripts run so far.
-func (f *fakeRedis) runs() []string {
+func (f *brFake) runs() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.scripts...)
 }
 
-// fakeBreaker returns an instance without its goroutines on a client that
+// brFakeBreaker returns an instance without its goroutines on a client that
 // only fake answers (every script replies the closed state of epoch 7,
 // generation 1, until the test sets other answers).
-func fakeBreaker(t *testing.T, opts ...BreakerOption) (*Breaker, *fakeRedis) {
+func brFakeBreaker(t *testing.T, opts ...BreakerOption) (*Breaker, *brFake) {
 	t.Helper()
-	f := &fakeRedis{}
-	f.set(func(string, []any) ([]any, error) { return reply(7, 1, 0, 0, 1), nil })
+	f := &brFake{}
+	f.set(func(string, []any) ([]any, error) { return brReply(7, 1, 0, 0, 1), nil })
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	rdb.AddHook(f)
 	t.Cleanup(func() { rdb.Close() })
