@@ -114,7 +114,9 @@ func TestBreakerResetAndCloseCountDropped(t *testing.T) {
 // trip: the instance decides alone.
 func TestBreakerMalformedReplyGoesLocal(t *testing.T) {
 	b, f := brFakeBreaker(t, WithThreshold(10))
-	f.set(func(string, []any) ([]any, error) { return []any{int64(7), int64(1), int64(0), int64(0), int64(1)}, nil })
+	f.set(func(string, []any) ([]any, error) {
+		return []any{int64(7), int64(1), int64(0), int64(0), int64(1)}, nil
+	})
 	b.sync()
 	if values(t, b.Snapshot())["local"] != 1 {
 		t.Errorf("after a reply of 5 values the instance does not decide alone")
