@@ -86,7 +86,10 @@ func brFakeBreaker(t *testing.T, opts ...BreakerOption) (*Breaker, *brFake) {
 	t.Helper()
 	f := &brFake{}
 	f.set(func(string, []any) ([]any, error) { return brReply(7, 1, 0, 0, 1), nil })
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	// ContextTimeoutEnabled: round trips run on the caller's goroutine,
+	// not on one of their own with a channel from a pool, which a test in
+	// a synctest bubble must not leave to the tests after it.
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, ContextTimeoutEnabled: true})
 	rdb.AddHook(f)
 	t.Cleanup(func() { rdb.Close() })
 	opts = append([]BreakerOption{WithTimeout(5 * time.Second)}, opts...)
