@@ -112,3 +112,17 @@ func TestBreakerFailedRoundTripReloads(t *testing.T) {
 		t.Errorf("reloads asked after a failed round trip: %d, want 1", n)
 	}
 }
+
+// A fleet's trip published while the instance decides alone: the
+// instance refuses for the cooldown learnt, and the transition it
+// reports carries the generation of the new state, the fleet's.
+func TestBreakerTripLearntWhileLocalReported(t *testing.T) {
+	b, f := brFakeBreaker(t, WithThreshold(10), WithOnStateChange(func(breaker.Transition) {}))
+	b.sync()
+	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
+	b.sync()                      // the instance decides alone
+	b.receive("7 2 1 3600000000") // the fleet tripped: open for an hour
+	if diff := cmp.Diff([]string{"closed>open@2"}, brTransitions(b)); diff != "" {
+		t.Errorf("transitions mismatch (-want +got):\n%s", diff)
+	}
+}
