@@ -778,11 +778,7 @@ func (b *Breaker) setView(w, nw uint64) {
 	b.word.Store(nw)
 	b.seq++
 	if to := b.reported(nw); from != to && b.cfg.OnStateChange != nil {
-		gen := viewGen(nw)
-		if viewDown(nw) {
-			gen = viewGen(w)
-		}
-		b.emit(event{t: breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: gen, At: time.Now()}})
+		b.emit(event{t: breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: viewGen(nw), At: time.Now()}})
 	}
 }
 
