@@ -380,6 +380,7 @@ func (b *Breaker) Allow() (Permit, error) {
 	a, err := b.allowSlow(w)
 	if err != nil {
 		b.refused.Add(1)
+		return Permit{}, err // reports nothing
 	}
 	return Permit{b: b, word: a.word, ep: a.ep, start: a.start, member: a.member, local: a.local}, err
 }
@@ -777,11 +778,7 @@ func (b *Breaker) setView(w, nw uint64) {
 	b.word.Store(nw)
 	b.seq++
 	if to := b.reported(nw); from != to && b.cfg.OnStateChange != nil {
-		gen := viewGen(nw)
-		if viewDown(nw) {
-			gen = viewGen(w)
-		}
-		b.emit(event{t: breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: gen, At: time.Now()}})
+		b.emit(event{t: breaker.Transition{Name: b.cfg.Name, From: from, To: to, Generation: viewGen(nw), At: time.Now()}})
 	}
 }
 

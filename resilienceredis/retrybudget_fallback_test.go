@@ -144,15 +144,6 @@ func TestRetryBudgetMalformedReply(t *testing.T) {
 	}
 }
 
-// reloadingClient is a client that can refresh its view of a cluster, as
-// a *redis.ClusterClient: it counts the requests.
-type reloadingClient struct {
-	*redis.Client
-	reloads atomic.Int32
-}
-
-func (c *reloadingClient) ReloadState(context.Context) { c.reloads.Add(1) }
-
 // On a client that can reload its view of a cluster, a failed flush makes
 // the budget ask it to and probe again soon after (100 ms), not a
 // ProbeInterval later: the instance is shared again well within its
