@@ -19,8 +19,8 @@ import (
 // the tests that come after (this file sorts first of the package's
 // tests). The runs go through each way a call waits: the clock, the end of
 // the run, a timeout's AfterFunc, a goroutine of the pipeline, a channel
-// another call closes, a timer's channel, and the two that end a run with
-// a panic.
+// another call closes, a timer's channel, and those that end a run with a
+// panic.
 func TestRunReturns(t *testing.T) {
 	ms := time.Millisecond
 	forked := func(env *Env) resilience.Policy[int] {
@@ -93,6 +93,15 @@ func TestRunReturns(t *testing.T) {
 					return next.Call(ctx)
 				})
 			}, "boom"},
+		{"a callback that sleeps while a call sleeps", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}}},
+			func(env *Env) resilience.Policy[int] {
+				clk := env.Clock()
+				return resilience.New("sleep", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+					clk.AfterFunc(ms, func() { _ = clk.Sleep(context.Background(), ms) })
+					_ = clk.Sleep(ctx, 2*ms)
+					return next.Call(ctx)
+				})
+			}, "sim: Sleep called outside a simulated call"},
 		{"a call blocked for good", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}, {Calls: 2}}},
 			func(*Env) resilience.Policy[int] {
 				var n atomic.Int32
