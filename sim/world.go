@@ -76,7 +76,8 @@ type world struct {
 	nextID  int
 	pending []*proc
 	outside int
-	// ctxMayEnd is set by an AfterFunc callback (a timeout's may end a
+	// ctxMayEnd is set by a step (a call may cancel a context another
+	// sleeps on) and an AfterFunc callback (a timeout's may end a
 	// context); adopted once a goroutine of the pipeline was adopted (a
 	// hedge's winner ends the other attempts' context). Either makes
 	// settle look for procs asleep on a context that ended.
@@ -277,6 +278,8 @@ func (w *world) run(end time.Duration) {
 		switch {
 		case e.proc != nil:
 			w.step(e.proc, stuck)
+			// The call may have cancelled a context that another sleeps on.
+			w.ctxMayEnd = true
 		case !w.stopping:
 			w.callback(e)
 			w.ctxMayEnd = w.ctxMayEnd || e.user
@@ -563,7 +566,8 @@ func (w *world) watchdog(stop <-chan struct{}) <-chan struct{} {
 }
 
 // checkCancelled wakes the procs asleep on a context that has ended, in the
-// order they fell asleep. It runs after each event (see settle): a
+// order they fell asleep. It runs after each event that may end a context
+// (see settle): a call's step (a call cancelling another's context), a
 // timeout's AfterFunc, a hedge's winner cancelling the other attempts.
 func (w *world) checkCancelled() {
 	w.mu.Lock()
