@@ -82,6 +82,18 @@ func TestRunReturns(t *testing.T) {
 			func(env *Env) resilience.Policy[int] { return timeout.New[int](15*ms, timeout.WithClock(env.Clock())) }, ""},
 		{"calls of goroutines of the pipeline", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}}, forked, ""},
 		{"a call waiting on another", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}, {Start: 10 * ms, Calls: 1}}}, gated, ""},
+		{"calls waiting on channels that AfterFuncs close", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}, {Start: 10 * ms, Calls: 1}}},
+			func(env *Env) resilience.Policy[int] {
+				clk := env.Clock()
+				gates := []chan struct{}{make(chan struct{}), make(chan struct{})}
+				clk.AfterFunc(20*ms, func() { close(gates[0]) })
+				clk.AfterFunc(30*ms, func() { close(gates[1]) })
+				var n atomic.Int32
+				return resilience.New("gates", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+					<-gates[n.Add(1)-1]
+					return next.Call(ctx)
+				})
+			}, ""},
 		{"calls waiting on a timer's channel", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}}, timed, ""},
 		{"a call that panics", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 3}}},
 			func(*Env) resilience.Policy[int] {
