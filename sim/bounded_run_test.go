@@ -114,6 +114,11 @@ func TestRunReturns(t *testing.T) {
 					return next.Call(ctx)
 				})
 			}, "sim: Sleep called outside a simulated call"},
+		{"an AfterFunc callback that panics", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}}},
+			func(env *Env) resilience.Policy[int] {
+				env.Clock().AfterFunc(ms, func() { panic("boom in a callback") })
+				return resilience.Policy[int]{}
+			}, "boom in a callback"},
 		{"a call blocked for good", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}, {Calls: 2}}},
 			func(*Env) resilience.Policy[int] {
 				var n atomic.Int32

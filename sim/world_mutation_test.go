@@ -208,3 +208,26 @@ func TestSleepCutByTheEnd(t *testing.T) {
 		t.Errorf("sleeps cut by the end of the run returned %v, want [context.Canceled]", errs)
 	}
 }
+
+// TestContextEndsWithTheRun: a simulated call's context ends only when
+// the run does (Run's doc), and then it ends, also when every call ended
+// before the run's Duration.
+func TestContextEndsWithTheRun(t *testing.T) {
+	var ctxs []context.Context
+	var during []error
+	r := Run(Scenario{Duration: time.Hour, Clients: []Clients{{N: 2, Calls: 1}}}, PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+		return resilience.New("keep", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+			ctxs = append(ctxs, ctx)
+			during = append(during, ctx.Err())
+			return next.Call(ctx)
+		})
+	}})
+	if r.Successes != 2 || r.Finished != 10*time.Millisecond {
+		t.Fatalf("%+v, finished at %v: want 2 calls done at 10ms", r.Totals, r.Finished)
+	}
+	for i, ctx := range ctxs {
+		if during[i] != nil || !errors.Is(ctx.Err(), context.Canceled) {
+			t.Errorf("call %d: its context's error during the call %v, after the run %v; want nil, then context.Canceled", i, during[i], ctx.Err())
+		}
+	}
+}
