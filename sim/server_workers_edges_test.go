@@ -76,3 +76,18 @@ func TestServerWorkersWorkPastTheEndOfTime(t *testing.T) {
 		t.Errorf("%+v, finished at %v: want 3 calls given up, the last at 150ms", r.Totals, r.Finished)
 	}
 }
+
+// A worker that a Resize adds is free at once, though the others are
+// busy: one worker busy from 0 to 100ms; a Resize to 2 at 10ms; the call
+// at 10ms is served on the new worker, from 10ms to 110ms.
+func TestServerWorkerAddedIsFreeAtOnce(t *testing.T) {
+	var calls []call
+	ms := time.Millisecond
+	Run(Scenario{
+		Server:  Server{Base: 100 * ms, Workers: 1, Resizes: []Resize{{At: 10 * ms, Workers: 2}}},
+		Clients: []Clients{{Calls: 1}, {Start: 10 * ms, Calls: 1}},
+	}, measured(&calls, nil))
+	if diff := cmp.Diff([]time.Duration{100 * ms, 110 * ms}, endTimes(calls)); diff != "" {
+		t.Errorf("end times mismatch (-want +got):\n%s", diff)
+	}
+}
