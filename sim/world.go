@@ -495,10 +495,11 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 		runtime.Gosched()
 	}
 	for wait := 50 * time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		d := wait
 		if spins == 64 && wait == 50*time.Microsecond {
-			wait = 0 // look at once
+			d = 0 // look at once, then wait the doubling spells
 		}
-		w.timer.Reset(wait)
+		w.timer.Reset(d)
 		select {
 		case <-w.yield:
 			w.timer.Stop()
