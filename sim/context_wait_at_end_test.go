@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,9 +25,9 @@ func TestCallWaitingOnItsContextEndsWithTheRun(t *testing.T) {
 		defer func() { panicked = recover() }()
 		r = Run(Scenario{Duration: time.Second, Bucket: 100 * time.Millisecond, Clients: []Clients{{Calls: 1}, {Calls: 1}}},
 			PolicySet[int]{Build: func(*Env) resilience.Policy[int] {
-				n := 0
+				var n atomic.Int32 // a call that waits off the clock hands no baton back: state shared across calls needs a lock
 				return resilience.New("wait", func(ctx context.Context, next resilience.Next[int]) (int, error) {
-					if n++; n == 1 {
+					if n.Add(1) == 1 {
 						<-ctx.Done()
 						err = ctx.Err()
 						return 0, err

@@ -237,7 +237,8 @@ func (p *proc) main() {
 }
 
 // run takes events from the queue in order until the queue is empty or
-// the next event is past end, then unwinds the procs still asleep. It
+// the next event is past end (or, with the queue empty while a call waits
+// off the clock, until end), then unwinds the procs still asleep. It
 // re-panics a proc's panic.
 func (w *world) run(end time.Duration) {
 	stop := make(chan struct{})
@@ -258,6 +259,16 @@ func (w *world) run(end time.Duration) {
 	for {
 		w.mu.Lock()
 		if len(w.queue) == 0 {
+			if !w.stopping && w.waitingLocked() {
+				// A call waits off the clock: the end of the run, which ends
+				// every call's context, may wake it. The run covers its
+				// Duration.
+				w.now = end
+				w.stopLocked()
+				w.mu.Unlock()
+				w.settle(stuck)
+				continue
+			}
 			w.mu.Unlock()
 			break
 		}
@@ -302,12 +313,22 @@ func (w *world) run(end time.Duration) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.waitingLocked() {
+		panic("sim: a simulated call blocked on something other than the simulator's clock, which nothing in the run " +
+			"would ever wake (a lock or channel of its own?)")
+	}
+}
+
+// waitingLocked reports whether a client's call is in progress (its
+// proc not done): with the queue empty, it waits on something other than
+// the clock. w.mu must be held.
+func (w *world) waitingLocked() bool {
 	for _, p := range w.procs {
 		if p.client && !p.done {
-			panic("sim: a simulated call blocked on something other than the simulator's clock, which nothing in the run " +
-				"would ever wake (a lock or channel of its own?)")
+			return true
 		}
 	}
+	return false
 }
 
 // callback runs e's fn on the scheduler; a panic in it ends the run, as
