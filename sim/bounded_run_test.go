@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/f0b5b96b/resilience"
+	"github.com/f0b5b96b/resilience/policy/hedge"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
@@ -98,6 +99,25 @@ func TestRunReturns(t *testing.T) {
 				})
 			}, ""},
 		{"calls waiting on a timer's channel", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}}, timed, ""},
+		{"calls that stop and reset timers", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}},
+			func(env *Env) resilience.Policy[int] {
+				clk := env.Clock()
+				return resilience.New("timers", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+					tm := clk.NewTimer(5 * ms)
+					<-tm.C()
+					tm.Reset(2 * ms)
+					tm.Stop()
+					tm.Reset(ms)
+					<-tm.C()
+					af := clk.AfterFunc(ms, func() {})
+					af.Reset(2 * ms)
+					af.Stop()
+					return next.Call(ctx)
+				})
+			}, ""},
+		{"calls through a hedge", Scenario{Seed: 5, Duration: 500 * ms, Server: Server{Base: 20 * ms, Noise: 10 * ms},
+			Clients: []Clients{{N: 3, Think: 20 * ms}}},
+			func(env *Env) resilience.Policy[int] { return hedge.New[int](25*ms, hedge.WithClock(env.Clock())) }, ""},
 		{"a call that panics", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 3}}},
 			func(*Env) resilience.Policy[int] {
 				n := 0
