@@ -137,6 +137,12 @@ func TestRunReturns(t *testing.T) {
 					return next.Call(ctx)
 				})
 			}, "sim: Sleep called outside a simulated call"},
+		{"a callback that sleeps after the calls ended", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}}},
+			func(env *Env) resilience.Policy[int] {
+				clk := env.Clock()
+				clk.AfterFunc(500*ms, func() { _ = clk.Sleep(context.Background(), ms) })
+				return resilience.Policy[int]{}
+			}, "sim: Sleep called outside a simulated call"},
 		{"an AfterFunc callback that panics", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}}},
 			func(env *Env) resilience.Policy[int] {
 				env.Clock().AfterFunc(ms, func() { panic("boom in a callback") })
