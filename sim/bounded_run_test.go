@@ -98,6 +98,18 @@ func TestRunReturns(t *testing.T) {
 					return next.Call(ctx)
 				})
 			}, ""},
+		{"a goroutine of the pipeline that never calls the clock", Scenario{Duration: time.Second, Clients: []Clients{{Calls: 2}}},
+			func(env *Env) resilience.Policy[int] {
+				clk := env.Clock()
+				gate := make(chan struct{})
+				clk.AfterFunc(5*ms, func() { close(gate) })
+				return resilience.New("relay", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+					relayed := make(chan struct{})
+					go func() { <-gate; close(relayed) }()
+					<-relayed
+					return next.Call(ctx)
+				})
+			}, ""},
 		{"calls waiting on a timer's channel", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}}, timed, ""},
 		{"calls that stop and reset timers", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}},
 			func(env *Env) resilience.Policy[int] {
