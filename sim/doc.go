@@ -64,7 +64,8 @@
 // the next). A jittered backoff schedule must draw from [Env.Rand]
 // (WithRand): the default source would make runs differ. A call blocked on
 // something that nothing in the run will wake makes [Run] panic once every
-// other call is done.
+// other call is done and the run's Duration is over (the end of the run,
+// which ends every call's context, may have woken it).
 //
 // # Output
 //

@@ -95,3 +95,23 @@ func TestRunIncludesEventsAtItsEnd(t *testing.T) {
 		t.Errorf("a 10ms call in a 10ms run: %d calls, %d successes, finished at %v; want 1, 1, 10ms", r.Calls, r.Successes, r.Finished)
 	}
 }
+
+// TestServerOutageStartIsIncluded: an outage covers [Start, End): a call
+// arriving at Start is in it, one just before is served.
+func TestServerOutageStartIsIncluded(t *testing.T) {
+	var calls []call
+	ms := time.Millisecond
+	Run(Scenario{
+		Server:  Server{Outages: []Outage{{Start: 10 * ms, End: 20 * ms, Mode: Down}}},
+		Clients: []Clients{{Calls: 1, Start: 10*ms - 1}, {Calls: 1, Start: 10 * ms}},
+	}, measured(&calls, nil))
+	if len(calls) != 2 {
+		t.Fatalf("%d calls, want 2", len(calls))
+	}
+	for _, c := range calls {
+		wantDown := c.Start == 10*ms
+		if down := errors.Is(c.Err, ErrDown); down != wantDown {
+			t.Errorf("a call at %v: %v, want down %v", c.Start, c.Err, wantDown)
+		}
+	}
+}

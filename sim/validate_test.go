@@ -35,6 +35,8 @@ func TestValidateEachField(t *testing.T) {
 		{"Slow 0 and 1", with(Server{Slow: 1, SlowLatency: 1}), ""},
 		{"negative Slow", with(Server{Slow: -0.5, SlowLatency: 1}), "sim: Server.Slow must be in [0, 1], got -0.5"},
 		{"SlowLatency without Slow", with(Server{SlowLatency: time.Second}), ""},
+		{"a zero SlowLatency with Slow", with(Server{Slow: 0.5}), "sim: Server.SlowLatency must be > 0 with Slow 0.5, got 0s"},
+		{"a negative SlowLatency without Slow", with(Server{SlowLatency: -1}), "sim: Server.SlowLatency must be >= 0, got -1ns"},
 		{"a negative SlowLatency with Slow", with(Server{Slow: 0.5, SlowLatency: -1}),
 			"sim: Server.SlowLatency must be > 0 with Slow 0.5, got -1ns"},
 		{"Workers and Resizes", with(Server{Workers: 1, Resizes: []Resize{{At: 0, Workers: 1}, {At: 0, Workers: 2}, {At: 5, Workers: 1}}}), ""},
@@ -49,6 +51,8 @@ func TestValidateEachField(t *testing.T) {
 		{"an empty outage at 0, a Hang outage", with(Server{Outages: []Outage{{}, {Start: 1, End: 2, Mode: Hang}}}), ""},
 		{"an outage at a negative Start", with(Server{Outages: []Outage{{Start: -1, End: 1}}}),
 			"sim: Server.Outages[0] needs 0 <= Start <= End, got Start -1ns, End 1ns"},
+		{"an outage that ends before it starts", with(Server{Outages: []Outage{{Start: 2, End: 1}}}),
+			"sim: Server.Outages[0] needs 0 <= Start <= End, got Start 2ns, End 1ns"},
 		{"a second outage of a bad mode", with(Server{Outages: []Outage{{End: 1}, {Mode: -1}}}),
 			"sim: Server.Outages[1].Mode must be Down or Hang, got -1"},
 	} {

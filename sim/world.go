@@ -76,7 +76,8 @@ type world struct {
 	nextID  int
 	pending []*proc
 	outside int
-	// ctxMayEnd is set by an AfterFunc callback (a timeout's may end a
+	// ctxMayEnd is set by a step (a call may cancel a context another
+	// sleeps on) and an AfterFunc callback (a timeout's may end a
 	// context); adopted once a goroutine of the pipeline was adopted (a
 	// hedge's winner ends the other attempts' context). Either makes
 	// settle look for procs asleep on a context that ended.
@@ -236,7 +237,8 @@ func (p *proc) main() {
 }
 
 // run takes events from the queue in order until the queue is empty or
-// the next event is past end, then unwinds the procs still asleep. It
+// the next event is past end (or, with the queue empty while a call waits
+// off the clock, until end), then unwinds the procs still asleep. It
 // re-panics a proc's panic.
 func (w *world) run(end time.Duration) {
 	stop := make(chan struct{})
@@ -257,6 +259,16 @@ func (w *world) run(end time.Duration) {
 	for {
 		w.mu.Lock()
 		if len(w.queue) == 0 {
+			if !w.stopping && w.waitingLocked() {
+				// A call waits off the clock: the end of the run, which ends
+				// every call's context, may wake it. The run covers its
+				// Duration.
+				w.now = end
+				w.stopLocked()
+				w.mu.Unlock()
+				w.settle(stuck)
+				continue
+			}
 			w.mu.Unlock()
 			break
 		}
@@ -277,6 +289,8 @@ func (w *world) run(end time.Duration) {
 		switch {
 		case e.proc != nil:
 			w.step(e.proc, stuck)
+			// The call may have cancelled a context that another sleeps on.
+			w.ctxMayEnd = true
 		case !w.stopping:
 			w.callback(e)
 			w.ctxMayEnd = w.ctxMayEnd || e.user
@@ -299,12 +313,22 @@ func (w *world) run(end time.Duration) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.waitingLocked() {
+		panic("sim: a simulated call blocked on something other than the simulator's clock, which nothing in the run " +
+			"would ever wake (a lock or channel of its own?)")
+	}
+}
+
+// waitingLocked reports whether a client's call is in progress (its
+// proc not done): with the queue empty, it waits on something other than
+// the clock. w.mu must be held.
+func (w *world) waitingLocked() bool {
 	for _, p := range w.procs {
 		if p.client && !p.done {
-			panic("sim: a simulated call blocked on something other than the simulator's clock, which nothing in the run " +
-				"would ever wake (a lock or channel of its own?)")
+			return true
 		}
 	}
+	return false
 }
 
 // callback runs e's fn on the scheduler; a panic in it ends the run, as
@@ -492,10 +516,11 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 		runtime.Gosched()
 	}
 	for wait := 50 * time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+		d := wait
 		if spins == 64 && wait == 50*time.Microsecond {
-			wait = 0 // look at once
+			d = 0 // look at once, then wait the doubling spells
 		}
-		w.timer.Reset(wait)
+		w.timer.Reset(d)
 		select {
 		case <-w.yield:
 			w.timer.Stop()
@@ -563,7 +588,8 @@ func (w *world) watchdog(stop <-chan struct{}) <-chan struct{} {
 }
 
 // checkCancelled wakes the procs asleep on a context that has ended, in the
-// order they fell asleep. It runs after each event (see settle): a
+// order they fell asleep. It runs after each event that may end a context
+// (see settle): a call's step (a call cancelling another's context), a
 // timeout's AfterFunc, a hedge's winner cancelling the other attempts.
 func (w *world) checkCancelled() {
 	w.mu.Lock()

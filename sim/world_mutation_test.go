@@ -129,6 +129,9 @@ func TestSleepEdges(t *testing.T) {
 		t.Errorf("sleep errors %v, want [context.Canceled <nil>]", errs)
 	}
 
+	// Each call notes its number before and after its sleep of 0 (the
+	// after as minus the number): the first call's comes before the
+	// second's start.
 	var order []int
 	client := 0
 	Run(Scenario{Clients: []Clients{{N: 2, Calls: 1}}}, PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
@@ -136,12 +139,13 @@ func TestSleepEdges(t *testing.T) {
 		return resilience.New("order", func(ctx context.Context, next resilience.Next[int]) (int, error) {
 			client++
 			me := client
-			_ = clk.Sleep(ctx, 0)
 			order = append(order, me)
+			_ = clk.Sleep(ctx, 0)
+			order = append(order, -me)
 			return next.Call(ctx)
 		})
 	}})
-	if diff := cmp.Diff([]int{1, 2}, order); diff != "" {
+	if diff := cmp.Diff([]int{1, -1, 2, -2}, order); diff != "" {
 		t.Errorf("a sleep of 0 let the other call run first: order mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -185,5 +189,45 @@ func TestTimeoutOfOneCallLeavesTheOthersSleeps(t *testing.T) {
 		}})
 	if diff := cmp.Diff([]time.Duration{time.Second, time.Second}, slept); diff != "" {
 		t.Errorf("sleeps after the calls mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestSleepCutByTheEnd: a sleep that the end of the run cuts short
+// returns an error, on whatever context it sleeps: it did not sleep its
+// time.
+func TestSleepCutByTheEnd(t *testing.T) {
+	var errs []error
+	Run(Scenario{Duration: time.Second, Clients: []Clients{{Calls: 1}}}, PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+		clk := env.Clock()
+		return resilience.New("sleep", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+			errs = append(errs, clk.Sleep(context.Background(), time.Hour))
+			return next.Call(ctx)
+		})
+	}})
+	if len(errs) != 1 || !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("sleeps cut by the end of the run returned %v, want [context.Canceled]", errs)
+	}
+}
+
+// TestContextEndsWithTheRun: a simulated call's context ends only when
+// the run does (Run's doc), and then it ends, also when every call ended
+// before the run's Duration.
+func TestContextEndsWithTheRun(t *testing.T) {
+	var ctxs []context.Context
+	var during []error
+	r := Run(Scenario{Duration: time.Hour, Clients: []Clients{{N: 2, Calls: 1}}}, PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
+		return resilience.New("keep", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+			ctxs = append(ctxs, ctx)
+			during = append(during, ctx.Err())
+			return next.Call(ctx)
+		})
+	}})
+	if r.Successes != 2 || r.Finished != 10*time.Millisecond {
+		t.Fatalf("%+v, finished at %v: want 2 calls done at 10ms", r.Totals, r.Finished)
+	}
+	for i, ctx := range ctxs {
+		if during[i] != nil || !errors.Is(ctx.Err(), context.Canceled) {
+			t.Errorf("call %d: its context's error during the call %v, after the run %v; want nil, then context.Canceled", i, during[i], ctx.Err())
+		}
 	}
 }
