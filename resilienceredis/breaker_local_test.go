@@ -81,7 +81,16 @@ func TestBreakerFailedReportGoesLocal(t *testing.T) {
 	p := brTrialPermit(t, b, f)
 	p.Done(nil)
 	f.set(func(string, []any) ([]any, error) { return nil, errBrFake })
-	b.sendReport(<-b.reports)
+	// Done queued the trial's report (the queue has room for MaxTrials+1):
+	// bounded, so that a report that was not queued fails here rather
+	// than hangs.
+	var r report
+	select {
+	case r = <-b.reports:
+	case <-time.After(2 * time.Second):
+		t.Fatal("no trial report queued 2s after the trial permit's Done")
+	}
+	b.sendReport(r)
 	if values(t, b.Snapshot())["local"] != 1 {
 		t.Errorf("after a failed trial report the instance does not decide alone")
 	}
