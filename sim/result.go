@@ -72,7 +72,8 @@ type Result struct {
 	// bucket.
 	InFlight []int
 	// Breaker is the state of the breaker given to [Env.Watch] at the end
-	// of each bucket, or nil if none was watched.
+	// of each bucket (the last one, which Duration may cut short, ends
+	// with the run), or nil if none was watched.
 	Breaker []breaker.State
 
 	// Latencies are the client calls' latencies (from the start of the

@@ -139,7 +139,7 @@ func Run[T any](s Scenario, set PolicySet[T]) *Result {
 		b := env.watched
 		res.Breaker = make([]breaker.State, buckets)
 		for i := range buckets {
-			w.scheduleLocked(&event{fn: func() { res.Breaker[i] = b.State() }, index: -1}, time.Duration(i+1)*s.Bucket-1)
+			w.scheduleLocked(&event{fn: func() { res.Breaker[i] = b.State() }, index: -1}, min(time.Duration(i+1)*s.Bucket, s.Duration)-1)
 		}
 	}
 	w.mu.Unlock()
