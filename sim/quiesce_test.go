@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -28,6 +29,7 @@ func TestGroupQuiescentReportsTheGoroutineAskedAbout(t *testing.T) {
 				done <- struct{}{}
 				return
 			default:
+				runtime.Gosched() // runnable, never blocked
 			}
 		}
 	}()
