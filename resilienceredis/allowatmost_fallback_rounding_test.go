@@ -29,7 +29,7 @@ func TestAllowAtMostFallbackHairUnderAToken(t *testing.T) {
 		if k != 0 || !errors.Is(err, ratelimit.ErrLimited) {
 			t.Errorf("AllowAtMost 50ns short of a token = %d, %v; want 0 and a refusal", k, err)
 		}
-		time.Sleep(50)
+		time.Sleep(50 * time.Nanosecond)
 		if k, err := l.AllowAtMost(ctx, 1); k != 1 || err != nil {
 			t.Errorf("AllowAtMost once the token is there = %d, %v; want 1, nil", k, err)
 		}

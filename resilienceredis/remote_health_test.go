@@ -37,8 +37,9 @@ func TestRemoteProbeAfterInterval(t *testing.T) {
 		t.Errorf("usable at t0, t0+ProbeInterval-1ns, t0+ProbeInterval (twice), t0+2·ProbeInterval-1ns mismatch (-want +got):\n%s", diff)
 	}
 	r.answered(noSlot)
-	if !r.usable(t0+p, noSlot) || !r.usable(t0+p, noSlot) || r.down() {
-		t.Errorf("after an answer: usable %v, %v, down %v; want true, true, false", r.usable(t0+p, noSlot), r.usable(t0+p, noSlot), r.down())
+	first, second := r.usable(t0+p, noSlot), r.usable(t0+p, noSlot)
+	if !first || !second || r.down() {
+		t.Errorf("after an answer: usable %v, %v, down %v; want true, true, false", first, second, r.down())
 	}
 }
 
