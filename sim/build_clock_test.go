@@ -16,15 +16,29 @@ import (
 // series reads the state 1ns before each bucket's end, so the first is
 // still closed.
 func TestBuildMaySetAnAfterFunc(t *testing.T) {
+	c, o := breaker.Closed, breaker.Open
+	got := forcedOpenSeries(t, 3*time.Second, time.Second)
+	if diff := cmp.Diff([]breaker.State{c, o, o}, got); diff != "" {
+		t.Errorf("breaker series mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// forcedOpenSeries runs a scenario of the given Duration (1s buckets,
+// one call) whose Build forces a watched breaker open at the virtual
+// instant at, through an AfterFunc on the run's clock, and returns the
+// Result's Breaker series. It fails t if Run has not returned after 2s of
+// wall-clock time (a bound for failure only).
+func forcedOpenSeries(t *testing.T, d, at time.Duration) []breaker.State {
+	t.Helper()
 	var r *Result
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r = Run(Scenario{Duration: 3 * time.Second, Bucket: time.Second, Clients: []Clients{{Calls: 1}}},
+		r = Run(Scenario{Duration: d, Bucket: time.Second, Clients: []Clients{{Calls: 1}}},
 			PolicySet[int]{Build: func(env *Env) resilience.Policy[int] {
 				brk := breaker.New(breaker.WithClock(env.Clock()))
 				env.Watch(brk)
-				env.Clock().AfterFunc(time.Second, brk.ForceOpen)
+				env.Clock().AfterFunc(at, brk.ForceOpen)
 				return breaker.Policy[int](brk)
 			}})
 	}()
@@ -33,10 +47,7 @@ func TestBuildMaySetAnAfterFunc(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("Run did not return after 2s of wall-clock time")
 	}
-	c, o := breaker.Closed, breaker.Open
-	if diff := cmp.Diff([]breaker.State{c, o, o}, r.Breaker); diff != "" {
-		t.Errorf("breaker series mismatch (-want +got):\n%s", diff)
-	}
+	return r.Breaker
 }
 
 // Sleep is not for Build (it is not a simulated call): it panics rather
