@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -57,33 +56,21 @@ func TestWatchdogCountsEveryStep(t *testing.T) {
 			})
 		}, 1},
 	} {
-		// The bubble's time passes only while all its goroutines wait: a
-		// scheduler that polled without sleeping would hold it for good.
-		// 2s of the test's own wall-clock time bound it, for failure only.
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			synctest.Test(t, func(t *testing.T) {
-				var r *Result
-				var panicked any
-				func() {
-					defer func() { panicked = recover() }()
-					r = Run(Scenario{Duration: time.Second, Clients: []Clients{{Calls: c.calls}}}, PolicySet[int]{Name: c.name, Build: c.build})
-				}()
-				switch msg, _ := panicked.(string); {
-				case strings.Contains(msg, "10s of wall-clock time"):
-					t.Errorf("%s: the watchdog gave up on a run that made steps: %v", c.name, panicked)
-				case panicked != nil:
-					t.Errorf("%s: Run panicked: %v", c.name, panicked)
-				case r.Successes != c.calls:
-					t.Errorf("%s: %+v, want %d successes", c.name, r.Totals, c.calls)
-				}
-			})
-		}()
-		select {
-		case <-done:
-		case <-time.After(2 * time.Second):
-			t.Fatalf("%s: the run in a bubble did not end after 2s of wall-clock time", c.name)
-		}
+		bubble(t, func(t *testing.T) {
+			var r *Result
+			var panicked any
+			func() {
+				defer func() { panicked = recover() }()
+				r = Run(Scenario{Duration: time.Second, Clients: []Clients{{Calls: c.calls}}}, PolicySet[int]{Name: c.name, Build: c.build})
+			}()
+			switch msg, _ := panicked.(string); {
+			case strings.Contains(msg, "10s of wall-clock time"):
+				t.Errorf("%s: the watchdog gave up on a run that made steps: %v", c.name, panicked)
+			case panicked != nil:
+				t.Errorf("%s: Run panicked: %v", c.name, panicked)
+			case r.Successes != c.calls:
+				t.Errorf("%s: %+v, want %d successes", c.name, r.Totals, c.calls)
+			}
+		})
 	}
 }

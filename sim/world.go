@@ -77,10 +77,15 @@ type world struct {
 	pending []*proc
 	outside int
 	// ctxMayEnd is set by a step (a call may cancel a context another
-	// sleeps on) and an AfterFunc callback (a timeout's may end a
-	// context); adopted once a goroutine of the pipeline was adopted (a
-	// hedge's winner ends the other attempts' context). Either makes
-	// settle look for procs asleep on a context that ended.
+	// sleeps on, as a hedge's winner ends the other attempts' context) and
+	// an AfterFunc callback (a timeout's may end a context): it makes a
+	// calm settle look for procs asleep on a context that ended (a settle
+	// that is not calm always looks: a goroutine woken off the clock may
+	// have ended one). No other event ends a context: a server call's
+	// finish, a watch's reading, a NewTimer's send (a goroutine waiting on
+	// its channel is blocked off the clock: the run is not calm).
+	// adopted is set once a goroutine of the pipeline was adopted: step
+	// then spins longer before its first look at the stacks.
 	ctxMayEnd bool
 	adopted   bool
 	group     *group
@@ -208,13 +213,15 @@ func (w *world) state() (stopping bool, now time.Duration) {
 // until the end of the run, so that the count of goroutines tells the
 // scheduler when the pipeline starts one.
 func (p *proc) main() {
-	<-p.wake
+	// Known by its goroutine's id before it takes the baton: once step's
+	// hand-off is through, step can look at its goroutine.
 	w := p.w
 	gid := goroutines.Current()
 	w.mu.Lock()
 	p.gid = gid
 	w.procs[gid] = p
 	w.mu.Unlock()
+	<-p.wake
 	defer func() {
 		if r := recover(); r != nil {
 			w.mu.Lock()
@@ -353,7 +360,7 @@ func (w *world) callback(e *event) {
 func (w *world) settle(stuck <-chan struct{}) {
 	w.mu.Lock()
 	if w.calmLocked() {
-		check := w.ctxMayEnd || w.adopted
+		check := w.ctxMayEnd
 		w.ctxMayEnd = false
 		w.mu.Unlock()
 		if check {
@@ -476,6 +483,7 @@ func (w *world) stopLocked() {
 // clock, or ends, or blocks on something else (a hedge waiting for its
 // attempts, a bulkhead's queue), or its goroutine exits (an adopted one).
 func (w *world) step(p *proc, stuck <-chan struct{}) {
+	defer w.steps.Add(1) // progress, for the watchdog
 	w.mu.Lock()
 	if p.slot >= 0 {
 		w.forgetLocked(p)
@@ -509,7 +517,6 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 	for range spins {
 		select {
 		case <-w.yield:
-			w.steps.Add(1)
 			return
 		default:
 		}
@@ -524,38 +531,27 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 		select {
 		case <-w.yield:
 			w.timer.Stop()
-			w.steps.Add(1)
 			return
 		case <-stuck:
 			panic(stuckMessage)
 		case <-w.timer.C:
 		}
-		w.mu.Lock()
-		gid := p.gid
-		w.mu.Unlock()
-		if gid == 0 {
-			continue // not started yet
-		}
 		// Not back yet: is it blocked on something other than the clock?
-		if _, alive, blocked := w.group.quiescent(gid); alive && !blocked {
+		// (An adopted goroutine that exited is forgotten by the settle
+		// that follows.)
+		if _, alive, blocked := w.group.quiescent(p.gid); alive && !blocked {
 			continue
-		} else {
-			w.mu.Lock()
-			if w.cur == p {
-				w.cur = nil // it will ask for the baton again if it needs it
-				w.outside++
-				if !alive {
-					delete(w.procs, gid)
-				}
-				w.mu.Unlock()
-				w.steps.Add(1)
-				return
-			}
+		}
+		w.mu.Lock()
+		if w.cur == p {
+			w.cur = nil // it will ask for the baton again if it needs it
+			w.outside++
 			w.mu.Unlock()
-			<-w.yield // it gave the baton back as we looked
-			w.steps.Add(1)
 			return
 		}
+		w.mu.Unlock()
+		<-w.yield // it gave the baton back as we looked
+		return
 	}
 }
 
@@ -728,7 +724,7 @@ func (c simClock) Sleep(ctx context.Context, d time.Duration) error { return c.w
 func (c simClock) NewTimer(d time.Duration) clock.Timer {
 	c.w.enter()
 	t := &simTimer{w: c.w, c: make(chan time.Time, 1)}
-	t.ev = event{fn: t.fire, user: true, index: -1}
+	t.ev = event{fn: t.fire, index: -1}
 	c.w.mu.Lock()
 	c.w.scheduleLocked(&t.ev, c.w.after(d))
 	c.w.mu.Unlock()
@@ -758,12 +754,7 @@ type simTimer struct {
 	c  chan time.Time
 }
 
-func (t *simTimer) C() <-chan time.Time {
-	if t.c == nil {
-		return nil
-	}
-	return t.c
-}
+func (t *simTimer) C() <-chan time.Time { return t.c }
 
 // fire sends the virtual time on the channel of a NewTimer, on the
 // scheduler.

@@ -52,6 +52,26 @@ func wantPanic(t *testing.T, want string, f func()) {
 	f()
 }
 
+// bubble runs f in a synctest bubble, where a run's wall-clock waits
+// (the watchdog's, the scheduler's polls, a pipeline's time.Sleep) take
+// the bubble's time. The bubble's time passes only while all its
+// goroutines wait: a scheduler that polled without sleeping would hold it
+// for good. 2s of the test's own wall-clock time bound the bubble, for
+// failure only.
+func bubble(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		synctest.Test(t, f)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the run in a bubble did not end after 2s of wall-clock time")
+	}
+}
+
 func TestClockSleep(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	type step struct {
