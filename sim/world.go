@@ -453,9 +453,16 @@ var (
 const stuckMessage = "sim: a simulated call blocked for 10s of wall-clock time on something other than the simulator's clock, or kept running " +
 	"without waiting (a lock or channel of its own? a busy loop?)"
 
+// longestPoll is the longest the scheduler waits between two looks at a
+// goroutine of the run that keeps running: the spells between looks
+// double up to it, so that the looks (each a stack snapshot) cost little
+// while a goroutine works for long in wall-clock time, and a goroutine
+// that blocks after working for d is seen within about d more.
+const longestPoll = 50 * time.Millisecond
+
 // waiter paces the scheduler's polls while goroutines of the pipeline run:
 // it yields the processor for the first polls, then sleeps for doubling
-// spells, up to a millisecond.
+// spells, up to longestPoll.
 type waiter struct {
 	n     int
 	sleep time.Duration
@@ -467,7 +474,7 @@ func (w *waiter) wait() {
 		runtime.Gosched()
 		return
 	}
-	w.sleep = min(max(2*w.sleep, time.Microsecond), time.Millisecond)
+	w.sleep = min(max(2*w.sleep, time.Microsecond), longestPoll)
 	time.Sleep(w.sleep)
 }
 
@@ -522,7 +529,7 @@ func (w *world) step(p *proc, stuck <-chan struct{}) {
 		}
 		runtime.Gosched()
 	}
-	for wait := 50 * time.Microsecond; ; wait = min(2*wait, time.Millisecond) {
+	for wait := 50 * time.Microsecond; ; wait = min(2*wait, longestPoll) {
 		d := wait
 		if spins == 64 && wait == 50*time.Microsecond {
 			d = 0 // look at once, then wait the doubling spells
