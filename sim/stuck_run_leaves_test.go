@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience"
@@ -13,25 +12,36 @@ import (
 // A run that makes no progress for 10s of wall-clock time panics (Run's
 // doc); the call that held it up, once it ends, starts no other call and
 // leaves no goroutine behind. In a bubble: a client of two calls whose
-// first sleeps 11s of wall-clock time; the bubble ends with all its
-// goroutines gone (else synctest.Test fails), the second call never made.
+// first holds the run up for 15s of wall-clock time (the watchdog, ticking
+// each second, gives up within 11s), either itself, while
+// it holds the baton, or through a goroutine it started, while the
+// scheduler waits for every goroutine of the run to block; the bubble
+// ends with all its goroutines gone (else synctest.Test fails), the
+// second call never made.
 func TestStuckRunLeavesNoGoroutineBehind(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var n atomic.Int32
-		wantPanic(t, "10s of wall-clock time", func() {
-			Run(Scenario{Duration: time.Second, Clients: []Clients{{Calls: 2}}}, PolicySet[int]{Build: func(*Env) resilience.Policy[int] {
-				return resilience.New("slow", func(ctx context.Context, next resilience.Next[int]) (int, error) {
-					if n.Add(1) == 1 {
-						time.Sleep(11 * time.Second) // wall-clock, in the bubble
-					}
-					return next.Call(ctx)
-				})
-			}})
+	for _, c := range []struct {
+		name string
+		hold func()
+	}{
+		{"the call", func() { time.Sleep(15 * time.Second) }}, // wall-clock, in the bubble
+		{"a goroutine of the call", func() { go time.Sleep(15 * time.Second) }},
+	} {
+		bubble(t, func(t *testing.T) {
+			var n atomic.Int32
+			wantPanic(t, "10s of wall-clock time", func() {
+				Run(Scenario{Duration: time.Second, Clients: []Clients{{Calls: 2}}}, PolicySet[int]{Build: func(*Env) resilience.Policy[int] {
+					return resilience.New("slow", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+						if n.Add(1) == 1 {
+							c.hold()
+						}
+						return next.Call(ctx)
+					})
+				}})
+			})
+			time.Sleep(5 * time.Second) // what held the run up ends
+			if got := n.Load(); got != 1 {
+				t.Errorf("%s held the run up: %d calls started, want 1: none after the run", c.name, got)
+			}
 		})
-		time.Sleep(2 * time.Second) // the call ends
-		synctest.Wait()
-		if got := n.Load(); got != 1 {
-			t.Errorf("%d calls started, want 1: none after the run", got)
-		}
-	})
+	}
 }
