@@ -696,10 +696,16 @@ func (w *world) sleep(ctx context.Context, d time.Duration) error {
 	w.mu.Unlock()
 
 	w.yield <- struct{}{}
-	<-p.wake
+	stopped := false
+	select {
+	case <-p.wake:
+		stopped = p.stopped
+	case <-w.ended: // the run was given up (Run panicked): the caller unwinds
+		stopped = true
+	}
 
 	switch {
-	case p.stopped:
+	case stopped:
 		if err := ctx.Err(); err != nil {
 			return err
 		}
