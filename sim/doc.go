@@ -42,7 +42,12 @@
 // Before each event, the scheduler waits until every goroutine of the run
 // is blocked — it reads their states from runtime.Stack, which stops the
 // world — and queues the calls that asked for the baton meanwhile in the
-// order they were created. While a pipeline has no goroutine of its own
+// order they were created: goroutines of the pipeline that ask for the
+// first time, after the others, in the order of the calls that started
+// them and then of their goroutine ids, which Go gives in increasing order
+// to the goroutines started in a row from one processor (a call that
+// moves to another processor between two starts may number them out of
+// order, rarely). While a pipeline has no goroutine of its own
 // and no call waits on anything but the clock, the count of goroutines
 // created (runtime/metrics) shows that none was started, and the stacks
 // are not read.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"container/heap"
 	"testing"
 	"testing/synctest"
 
@@ -10,8 +11,9 @@ import (
 )
 
 // A goroutine that calls the clock or the server without holding the
-// baton (one the pipeline started) becomes a proc of its own (adopted):
-// numbered after every proc created before it, for the order in which
+// baton (one the pipeline started) becomes a proc of its own (adopted),
+// queued for the baton at the next settle: numbered then, after every
+// proc created before it, for the order in which
 // the procs waiting for the baton get it, and known by its goroutine, so
 // that when it asks for the baton again, after blocking on something
 // else, it is the same proc with the same place in that order. The run is
@@ -34,14 +36,21 @@ func TestEnterAdoptsAGoroutineOnce(t *testing.T) {
 		gid := <-gids
 
 		// waiting returns the procs waiting for the baton, once the
-		// goroutine is blocked, and takes them off the list, as the
-		// scheduler's settle does.
+		// goroutine is blocked, after queueing them as the scheduler's
+		// settle does; it takes the queued events off the queue, as the
+		// scheduler does when it hands the baton over.
+		w.group = &group{byID: map[uint64]*goroutines.State{}}
 		waiting := func() []*proc {
 			synctest.Wait()
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			ps := append([]*proc(nil), w.pending...)
-			w.pending = w.pending[:0]
+			w.queuePendingLocked()
+			for _, p := range ps {
+				if e := heap.Pop(&w.queue).(*event); e != &p.ev {
+					t.Errorf("queued %+v, want the wake-up of the proc waiting for the baton", e)
+				}
+			}
 			return ps
 		}
 		type adoption struct {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"math"
@@ -178,7 +179,7 @@ func (w *world) unscheduleLocked(e *event) bool {
 // goroutine that the pipeline started (adopted).
 type proc struct {
 	w       *world
-	id      int           // in order of creation, for the order of pending
+	id      int           // in order of creation, for the order of pending; 0 for an adopted goroutine until settle queues it
 	gid     uint64        // its goroutine's id; 0 until started
 	wake    chan struct{} // the scheduler hands it the baton on it
 	ev      event         // its wake-up
@@ -389,12 +390,7 @@ func (w *world) settle(stuck <-chan struct{}) {
 	w.mu.Lock()
 	w.created = created
 	if len(w.pending) > 0 {
-		slices.SortFunc(w.pending, func(a, b *proc) int { return a.id - b.id })
-		for _, p := range w.pending {
-			w.scheduleLocked(&p.ev, w.now)
-		}
-		clear(w.pending)
-		w.pending = w.pending[:0]
+		w.queuePendingLocked()
 	}
 	// Count the goroutines of the run blocked on something other than
 	// the clock, from the last snapshot (in which all were blocked).
@@ -415,6 +411,48 @@ func (w *world) settle(stuck <-chan struct{}) {
 	w.ctxMayEnd = false
 	w.mu.Unlock()
 	w.checkCancelled()
+}
+
+// queuePendingLocked queues the procs that asked for the baton since the
+// last settle, at the current time, in the order they were created. Procs
+// numbered before keep their numbers; the goroutines adopted since are
+// numbered now, after them, by the number of the proc that started them,
+// then by goroutine id, not in the order in which they happened to ask:
+// Go numbers the goroutines started from one processor in increasing
+// order, so the goroutines that a proc starts in a row are numbered in the
+// order it started them (unless it moved to another processor between two
+// starts). w.mu must be held; the group's last snapshot, in which all the
+// goroutines of the run were blocked, names their creators.
+func (w *world) queuePendingLocked() {
+	type key struct {
+		id, creator int
+		gid         uint64
+	}
+	keyOf := func(p *proc) key {
+		if p.id != 0 {
+			return key{id: p.id}
+		}
+		k := key{id: math.MaxInt, creator: math.MaxInt, gid: p.gid}
+		if s := w.group.byID[p.gid]; s != nil {
+			if c := w.procs[s.Parent]; c != nil && c.id != 0 {
+				k.creator = c.id
+			}
+		}
+		return k
+	}
+	slices.SortFunc(w.pending, func(a, b *proc) int {
+		ka, kb := keyOf(a), keyOf(b)
+		return cmp.Or(cmp.Compare(ka.id, kb.id), cmp.Compare(ka.creator, kb.creator), cmp.Compare(ka.gid, kb.gid))
+	})
+	for _, p := range w.pending {
+		if p.id == 0 {
+			w.nextID++
+			p.id = w.nextID
+		}
+		w.scheduleLocked(&p.ev, w.now)
+	}
+	clear(w.pending)
+	w.pending = w.pending[:0]
 }
 
 // calmLocked reports whether nothing of the run but the goroutine holding
@@ -652,8 +690,8 @@ func (w *world) enter() *proc {
 	}
 	p := w.procs[gid]
 	if p == nil {
-		w.nextID++
-		p = &proc{w: w, id: w.nextID, gid: gid, wake: make(chan struct{}), slot: -1, started: true}
+		// Numbered when settle queues it (see queuePendingLocked).
+		p = &proc{w: w, gid: gid, wake: make(chan struct{}), slot: -1, started: true}
 		w.adopted = true
 		p.ev = event{proc: p, index: -1}
 		w.procs[gid] = p
