@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -107,6 +108,20 @@ func TestRunReturns(t *testing.T) {
 					relayed := make(chan struct{})
 					go func() { <-gate; close(relayed) }()
 					<-relayed
+					return next.Call(ctx)
+				})
+			}, ""},
+		{"goroutines started by an AfterFunc callback", Scenario{Duration: time.Second, Clients: []Clients{{Start: 5 * ms, Calls: 1}}},
+			func(env *Env) resilience.Policy[int] {
+				clk := env.Clock()
+				var wg sync.WaitGroup
+				clk.AfterFunc(0, func() {
+					for range 3 {
+						wg.Go(func() { _ = clk.Sleep(context.Background(), ms) })
+					}
+				})
+				return resilience.New("wait", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+					wg.Wait()
 					return next.Call(ctx)
 				})
 			}, ""},

@@ -734,7 +734,7 @@ func (w *world) sleep(ctx context.Context, d time.Duration) error {
 	w.mu.Unlock()
 
 	w.yield <- struct{}{}
-	stopped := false
+	var stopped bool
 	select {
 	case <-p.wake:
 		stopped = p.stopped
