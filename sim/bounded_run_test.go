@@ -125,6 +125,15 @@ func TestRunReturns(t *testing.T) {
 					return next.Call(ctx)
 				})
 			}, ""},
+		{"calls serialised by a mutex held across their server calls", Scenario{Duration: time.Second, Clients: []Clients{{N: 5, Calls: 2}}},
+			func(env *Env) resilience.Policy[int] {
+				var mu sync.Mutex
+				return resilience.New("one at a time", func(ctx context.Context, next resilience.Next[int]) (int, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					return next.Call(ctx)
+				})
+			}, ""},
 		{"calls waiting on a timer's channel", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}}, timed, ""},
 		{"calls that stop and reset timers", Scenario{Duration: time.Second, Clients: []Clients{{N: 2, Calls: 2}}},
 			func(env *Env) resilience.Policy[int] {
