@@ -104,10 +104,12 @@ func Parse(b []byte, gs []State) []State {
 
 // Blocked reports whether a goroutine in the traceback status s (the text
 // in brackets up to the first comma) waits for another goroutine to wake
-// it: on a channel, a select, a sync.Cond or a sync.WaitGroup. A goroutine
-// that is running, runnable, in a system call, in the runtime, sleeping on
-// the real clock, waiting for I/O or for a mutex (which its holder,
-// running, will release) is not blocked: it moves on by itself.
+// it: on a channel, a select, a sync.Cond, a sync.WaitGroup, or a
+// sync.Mutex or sync.RWMutex that another goroutine holds (which may
+// itself wait: a holder that runs is not blocked, and the holder's Unlock
+// makes the waiter runnable before it returns). A goroutine that is
+// running, runnable, in a system call, in the runtime, sleeping on the
+// real clock or waiting for I/O is not blocked: it moves on by itself.
 func Blocked(s string) bool {
 	for trimmed := true; trimmed; {
 		trimmed = false
@@ -120,7 +122,8 @@ func Blocked(s string) bool {
 	switch s {
 	case "chan receive", "chan send", "select",
 		"chan receive (nil chan)", "chan send (nil chan)", "select (no cases)",
-		"sync.Cond.Wait", "sync.WaitGroup.Wait":
+		"sync.Cond.Wait", "sync.WaitGroup.Wait",
+		"sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock":
 		return true
 	}
 	return false

@@ -2,6 +2,8 @@ package goroutines
 
 import (
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,7 +28,7 @@ func TestParse(t *testing.T) {
 		{ID: 7, Parent: 1, Blocked: true},
 		{ID: 8, Parent: 7, Blocked: true},
 		{ID: 9, Parent: 7, Blocked: true},
-		{ID: 10},
+		{ID: 10, Blocked: true},
 		{ID: 11},
 		{ID: 12},
 	}
@@ -35,44 +37,64 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// The caller is in a snapshot, blocked goroutines read as blocked, and a
-// small buffer grows.
+// The caller is in a snapshot, goroutines blocked (on a channel, on a
+// mutex another holds) read as blocked, and a small buffer grows.
 func TestTakeFindsTheCallerAndABlockedGoroutine(t *testing.T) {
 	id := Current()
 	if id == 0 {
 		t.Fatal("Current() = 0")
 	}
-	block := make(chan struct{})
-	started := make(chan uint64)
-	go func() {
-		started <- Current()
-		<-block
-	}()
-	other := <-started
-	defer close(block)
-	s := &Stacks{buf: make([]byte, 16)} // small: Take grows it
-	var self, blocked bool
-	for range 1000 { // until the other goroutine has parked on block
-		self, blocked = false, false
-		type taken struct {
-			id uint64
-			gs []State
-		}
-		r := within(t, "Take", func() taken { return taken{Current(), s.Take()} })
-		for _, g := range r.gs {
-			switch g.ID {
-			case r.id:
-				self = !g.Blocked
-			case other:
-				blocked = g.Blocked && g.Parent == id
+	var mu sync.Mutex
+	var rw sync.RWMutex
+	var acquired atomic.Int32 // by the goroutines that waited on a mutex, once released
+	for _, c := range []struct {
+		name        string
+		hold, leave func()
+		wait        func()
+	}{
+		{"a channel", func() {}, func() {}, nil},
+		{"a sync.Mutex", mu.Lock, mu.Unlock, func() { mu.Lock(); acquired.Add(1); mu.Unlock() }},
+		{"a sync.RWMutex's Lock", rw.RLock, rw.RUnlock, func() { rw.Lock(); acquired.Add(1); rw.Unlock() }},
+		{"a sync.RWMutex's RLock", rw.Lock, rw.Unlock, func() { rw.RLock(); acquired.Add(1); rw.RUnlock() }},
+	} {
+		block := make(chan struct{})
+		started := make(chan uint64)
+		c.hold()
+		go func() {
+			started <- Current()
+			if c.wait != nil {
+				c.wait()
+				return
 			}
+			<-block
+		}()
+		other := <-started
+		s := &Stacks{buf: make([]byte, 16)} // small: Take grows it
+		var self, blocked bool
+		for range 1000 { // until the other goroutine has parked
+			self, blocked = false, false
+			type taken struct {
+				id uint64
+				gs []State
+			}
+			r := within(t, "Take", func() taken { return taken{Current(), s.Take()} })
+			for _, g := range r.gs {
+				switch g.ID {
+				case r.id:
+					self = !g.Blocked
+				case other:
+					blocked = g.Blocked && g.Parent == id
+				}
+			}
+			if blocked {
+				break
+			}
+			runtime.Gosched()
 		}
-		if blocked {
-			break
+		close(block)
+		c.leave()
+		if !self || !blocked {
+			t.Errorf("waiting on %s: caller %d found running: %v; goroutine %d found blocked, created by the caller: %v", c.name, id, self, other, blocked)
 		}
-		runtime.Gosched()
-	}
-	if !self || !blocked {
-		t.Fatalf("caller %d found running: %v; goroutine %d found blocked, created by the caller: %v", id, self, other, blocked)
 	}
 }

@@ -72,8 +72,9 @@ func TestBlocked(t *testing.T) {
 		"sync.Cond.Wait": true, "sync.WaitGroup.Wait": true,
 		"select (durable)": true, "chan receive (scan)": true, "chan send (leaked)": true,
 		"sync.Cond.Wait (durable) (scan)": true,
-		"running":                         false, "runnable": false, "syscall": false, "sleep": false, "IO wait": false,
-		"sync.Mutex.Lock": false, "semacquire": false, "": false, "running (durable)": false,
+		"sync.Mutex.Lock":                 true, "sync.RWMutex.Lock": true, "sync.RWMutex.RLock": true, "sync.Mutex.Lock (durable)": true,
+		"running": false, "runnable": false, "syscall": false, "sleep": false, "IO wait": false,
+		"semacquire": false, "": false, "running (durable)": false,
 	} {
 		if got := within(t, "Blocked", func() bool { return Blocked(s) }); got != want {
 			t.Errorf("Blocked(%q) = %v, want %v", s, got, want)
