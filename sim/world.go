@@ -713,7 +713,8 @@ func (w *world) sleep(ctx context.Context, d time.Duration) error {
 	}
 	p := w.enter()
 	if p == nil {
-		panic("sim: Sleep called outside a simulated call (from Build or an AfterFunc callback)")
+		panic("sim: Sleep called outside a simulated call (from Build or an AfterFunc callback), or by a call that something " +
+			"outside the run woke (a wait on the real clock: time.After, time.NewTimer, a context's deadline?)")
 	}
 	w.mu.Lock()
 	if w.stopping {
