@@ -29,10 +29,10 @@ const DriveTimeout = 10 * time.Second
 //
 // The rule, which makes a driven call deterministic: Drive moves the clock
 // only when the pipeline is quiescent, that is when every goroutine of it
-// is blocked (on a channel, a select, a sync.Cond or a sync.WaitGroup:
-// waiting on a timer of fake, on a context, on another goroutine), none
-// running, runnable, sleeping on the real clock, in a system call or
-// waiting for a mutex. Then it fires the one timer of fake with the
+// is blocked (on a channel, a select, a sync.Cond, a sync.WaitGroup or a
+// mutex another goroutine holds: waiting on a timer of fake, on a context,
+// on another goroutine), none running, runnable, sleeping on the real
+// clock or in a system call. Then it fires the one timer of fake with the
 // earliest deadline, moving the clock exactly to that deadline (with
 // [clock.Fake.AdvanceNext]); timers with equal deadlines fire one at a
 // time, in the order they were armed, with the pipeline quiescent again

@@ -85,7 +85,8 @@ func (p *pipeline) save(fake *clock.Fake) {
 }
 
 // quiescent reports whether every goroutine of the pipeline alive now is
-// blocked (on a channel, a select, a sync.Cond or a sync.WaitGroup).
+// blocked (on a channel, a select, a sync.Cond, a sync.WaitGroup or a
+// mutex; see goroutines.Blocked).
 func (p *pipeline) quiescent() bool {
 	gs := p.snapshot()
 	byID := make(map[uint64]*goroutines.State, len(gs))
