@@ -255,6 +255,12 @@ func (w *world) run(end time.Duration) {
 		w.mu.Lock()
 		w.stopping = true
 		w.cancel()
+		// Procs still asleep on the clock (where a run given up as stuck
+		// leaves them) wake to unwind; so do those waiting for the baton.
+		for _, p := range w.procs {
+			p.stopped = true
+			close(p.wake)
+		}
 		w.mu.Unlock()
 		close(w.ended)
 	}()
@@ -735,16 +741,10 @@ func (w *world) sleep(ctx context.Context, d time.Duration) error {
 	w.mu.Unlock()
 
 	w.yield <- struct{}{}
-	var stopped bool
-	select {
-	case <-p.wake:
-		stopped = p.stopped
-	case <-w.ended: // the run was given up (Run panicked): the caller unwinds
-		stopped = true
-	}
+	<-p.wake
 
 	switch {
-	case stopped:
+	case p.stopped:
 		if err := ctx.Err(); err != nil {
 			return err
 		}
