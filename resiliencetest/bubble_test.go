@@ -5,10 +5,10 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/resiliencetest"
 )
 
@@ -25,16 +25,7 @@ import (
 // after 2s.
 func inBubble(t *testing.T, what string, f func(t *testing.T)) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		synctest.Test(t, f)
-	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatalf("%s did not return after 2s", what)
-	}
+	testwait.BubbleWithin(t, 2*time.Second, what, f)
 }
 
 // A call blocked on something other than the fake is stuck: Drive gives up

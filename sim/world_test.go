@@ -14,6 +14,7 @@ import (
 
 	"github.com/f0b5b96b/resilience"
 	"github.com/f0b5b96b/resilience/clock"
+	"github.com/f0b5b96b/resilience/internal/testwait"
 	"github.com/f0b5b96b/resilience/policy/timeout"
 )
 
@@ -60,16 +61,7 @@ func wantPanic(t *testing.T, want string, f func()) {
 // failure only.
 func bubble(t *testing.T, f func(t *testing.T)) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		synctest.Test(t, f)
-	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		t.Fatal("the run in a bubble did not end after 2s of wall-clock time")
-	}
+	testwait.BubbleWithin(t, 2*time.Second, "the run in a bubble", f)
 }
 
 func TestClockSleep(t *testing.T) {

@@ -168,3 +168,36 @@ func TestWatchdog(t *testing.T) {
 		})
 	}
 }
+
+const bubbleWithinEnv = "TESTWAIT_BUBBLEWITHIN_CHILD"
+
+// BubbleWithin runs its bubble and returns once the bubble does; it fails
+// the test, naming what it ran, when the bubble has not returned within
+// its bound. A bubble that waits for a mutex held outside it is not
+// durably blocked and does not return: the failing case runs in a child
+// process, whose bubble ends once the mutex is released, after the bound.
+func TestBubbleWithin(t *testing.T) {
+	if mode := os.Getenv(bubbleWithinEnv); mode != "" {
+		var mu sync.Mutex
+		if mode == "held" {
+			mu.Lock()
+			time.AfterFunc(500*time.Millisecond, mu.Unlock)
+		}
+		testwait.BubbleWithin(t, 50*time.Millisecond, "the child's bubble", func(*testing.T) {
+			mu.Lock()
+			defer mu.Unlock()
+		})
+		return
+	}
+	ran := false
+	testwait.BubbleWithin(t, testwait.Patience, "a bubble", func(*testing.T) { ran = true })
+	if !ran {
+		t.Error("BubbleWithin did not run f")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBubbleWithin$", "-test.count=1")
+	cmd.Env = append(os.Environ(), bubbleWithinEnv+"=held")
+	out, err := cmd.CombinedOutput()
+	if failed := strings.Contains(string(out), "the child's bubble did not return after 50ms of wall-clock time"); !failed || err == nil {
+		t.Fatalf("child exited with %v, failed with the message %v; want an error and the message:\n%s", err, failed, out)
+	}
+}

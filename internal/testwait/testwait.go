@@ -108,6 +108,26 @@ func Bubble(t *testing.T, f func(t *testing.T)) {
 	synctest.Test(t, f)
 }
 
+// BubbleWithin runs f in a synctest bubble on a goroutine of its own and
+// fails t, naming what, if the bubble has not returned within d of real
+// time: for a bubble that the code under test could hold for ever without
+// blocking durably (a scheduler that spins), with a bound far shorter than
+// [BubblePatience], for failure only. The bubble goes on running after the
+// failure; run the tests with -failfast to stop at it.
+func BubbleWithin(t *testing.T, d time.Duration, what string, f func(t *testing.T)) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		synctest.Test(t, f)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s did not return after %v of wall-clock time", what, d)
+	}
+}
+
 // Watchdog panics, naming test, if it is not stopped within
 // BubblePatience. It must be started outside any bubble, so that it runs on
 // real time.
