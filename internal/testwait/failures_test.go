@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -197,7 +198,9 @@ func TestBubbleWithin(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBubbleWithin$", "-test.count=1")
 	cmd.Env = append(os.Environ(), bubbleWithinEnv+"=held")
 	out, err := cmd.CombinedOutput()
-	if failed := strings.Contains(string(out), "the child's bubble did not return after 50ms of wall-clock time"); !failed || err == nil {
-		t.Fatalf("child exited with %v, failed with the message %v; want an error and the message:\n%s", err, failed, out)
+	// The message names the line of BubbleWithin's caller, as a helper's does.
+	want := regexp.MustCompile(`failures_test\.go:\d+: the child's bubble did not return after 50ms of wall-clock time`)
+	if failed := want.Match(out); !failed || err == nil {
+		t.Fatalf("child exited with %v, failed with the message at its caller's line %v; want an error and the message:\n%s", err, failed, out)
 	}
 }
