@@ -104,8 +104,12 @@
 // resilience_exporter_dropped_series (both of the last collection). So is
 // a guard's value whose metric another kind's value names too (kinds
 // "my-cache" and "my_cache", or kind "a_b"'s value "c" and kind "a"'s
-// value "b_c": the first series sent stays), and a series whose guard's
-// kind, a label, is not valid UTF-8.
+// value "b_c": the first series sent stays), every series of a guard
+// whose kind is not valid UTF-8 (its guard_state, guard_refused_total and
+// values alike), and a guard's value whose name or unit is not valid
+// UTF-8: a kind, a value's name and a unit make metric names, which
+// cannot show U+FFFD, and the underscore the bad bytes would become
+// would read as another guard's metric.
 //
 // # Cost
 //
