@@ -5,9 +5,13 @@
 // snapshots of the guards in a telemetry.Registry.
 //
 //	reg := telemetry.NewRegistry()
-//	c, err := resilienceprom.New(prometheus.DefaultRegisterer, resilienceprom.WithRegistry(reg)) // c observes reg
+//	if _, err := resilienceprom.New(prometheus.DefaultRegisterer, resilienceprom.WithRegistry(reg)); err != nil {
+//		return err // the registerer refused the Collector: registered twice, or a metric of the same name
+//	}
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
-//	err = reg.Register(b)
+//	if err := reg.Register(b); err != nil {
+//		return err // a breaker named "prices" is registered already
+//	}
 //	p := resilience.Then(retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)), breaker.Policy[*http.Response](b))
 //	http.Handle("/metrics", promhttp.Handler())
 //
