@@ -5,8 +5,14 @@
 //
 //	reg := telemetry.NewRegistry()
 //	m, err := resilienceotel.New(otel.GetMeterProvider(), resilienceotel.WithRegistry(reg)) // m observes reg
+//	if err != nil {
+//		return err // the MeterProvider failed to make an instrument or to register the callback
+//	}
+//	defer m.Close()
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
-//	err = reg.Register(b)
+//	if err := reg.Register(b); err != nil {
+//		return err // a breaker named "prices" is registered already
+//	}
 //	p := resilience.Then(retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)), breaker.Policy[*http.Response](b), timeout.New[*http.Response](time.Second))
 //
 // The policies' one observer is the registry, which passes their events on

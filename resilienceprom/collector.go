@@ -124,7 +124,7 @@ func New(reg prometheus.Registerer, opts ...Option) (*Collector, error) {
 		refusedDesc:    prometheus.NewDesc("resilience_guard_refused_total", "Calls a registered guard has refused since it was made, from its snapshot.", []string{"policy", "name"}, nil),
 		stateDesc:      prometheus.NewDesc("resilience_guard_state", "1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as its label, from its snapshot.", []string{"policy", "name", "state"}, nil),
 		sanitizedDesc:  prometheus.NewDesc("resilience_exporter_sanitized_series", "Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.", nil, nil),
-		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.", nil, nil),
+		droppedDesc:    prometheus.NewDesc("resilience_exporter_dropped_series", "Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.", nil, nil),
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -214,9 +214,10 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // that reads, once sanitised, as a series sent before in the collection; a
 // guard's value whose metric name another kind's value gives too, as kinds
 // "my-cache" and "my_cache" do, or kind "a_b"'s value "c" and kind "a"'s
-// value "b_c"; one whose guard's kind, a label, is not valid UTF-8) is left
-// out and counted in resilience_exporter_dropped_series: the first series
-// sent stays. So no name makes a scrape fail: the other series, of this Collector and of
+// value "b_c"; every series of a guard whose kind is not valid UTF-8, its
+// values too; a guard's value whose name or unit is not valid UTF-8) is
+// left out and counted in resilience_exporter_dropped_series: the first
+// series sent stays. So no name makes a scrape fail: the other series, of this Collector and of
 // the rest of the registry, are served.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	e := emitter{ch: ch}
@@ -259,7 +260,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 				v := &s.Values[i]
 				d := c.values.desc(s.Kind, v)
 				switch {
-				case d == nil: // named like one of the Collector's own metrics
+				case d == nil: // named like one of the Collector's own metrics, or from invalid UTF-8
 					e.dropped++
 				case v.Type == telemetry.CounterValue:
 					e.counter(d, v.Value, name)

@@ -44,7 +44,7 @@ resilience_a_b_c{name="x"} 4
 # HELP resilience_my_cache_entries The value entries of the registered guards of kind my-cache.
 # TYPE resilience_my_cache_entries gauge
 resilience_my_cache_entries{name="users"} 1
-# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.
+# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.
 # TYPE resilience_exporter_dropped_series gauge
 resilience_exporter_dropped_series 2
 `
@@ -68,7 +68,7 @@ func TestValidReplacementCharName(t *testing.T) {
 			t.Errorf("%q: Gather: %v", names, err)
 			continue
 		}
-		want := "# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.\n" +
+		want := "# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.\n" +
 			"# TYPE resilience_exporter_dropped_series gauge\n" +
 			"resilience_exporter_dropped_series 1\n"
 		if err := testutil.CollectAndCompare(c, strings.NewReader(want), "resilience_exporter_dropped_series"); err != nil {
@@ -91,7 +91,7 @@ func TestInvalidKindLosesNoScrape(t *testing.T) {
 	if _, err := preg.Gather(); err != nil {
 		t.Fatalf("Gather: %v", err)
 	}
-	want := "# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.\n" +
+	want := "# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.\n" +
 		"# TYPE resilience_exporter_dropped_series gauge\n" +
 		"resilience_exporter_dropped_series 2\n" // refused_total and guard_state
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "resilience_exporter_dropped_series"); err != nil {

@@ -5,9 +5,13 @@
 // snapshots of the guards in a telemetry.Registry.
 //
 //	reg := telemetry.NewRegistry()
-//	c, err := resilienceprom.New(prometheus.DefaultRegisterer, resilienceprom.WithRegistry(reg)) // c observes reg
+//	if _, err := resilienceprom.New(prometheus.DefaultRegisterer, resilienceprom.WithRegistry(reg)); err != nil {
+//		return err // the registerer refused the Collector: registered twice, or a metric of the same name
+//	}
 //	b := breaker.New(breaker.WithName("prices"), breaker.WithObserver(reg))
-//	err = reg.Register(b)
+//	if err := reg.Register(b); err != nil {
+//		return err // a breaker named "prices" is registered already
+//	}
 //	p := resilience.Then(retry.New[*http.Response](retry.WithName("prices"), retry.WithObserver(reg)), breaker.Policy[*http.Response](b))
 //	http.Handle("/metrics", promhttp.Handler())
 //
@@ -104,8 +108,12 @@
 // resilience_exporter_dropped_series (both of the last collection). So is
 // a guard's value whose metric another kind's value names too (kinds
 // "my-cache" and "my_cache", or kind "a_b"'s value "c" and kind "a"'s
-// value "b_c": the first series sent stays), and a series whose guard's
-// kind, a label, is not valid UTF-8.
+// value "b_c": the first series sent stays), every series of a guard
+// whose kind is not valid UTF-8 (its guard_state, guard_refused_total and
+// values alike), and a guard's value whose name or unit is not valid
+// UTF-8: a kind, a value's name and a unit make metric names, which
+// cannot show U+FFFD, and the underscore the bad bytes would become
+// would read as another guard's metric.
 //
 // # Cost
 //

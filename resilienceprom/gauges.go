@@ -3,6 +3,7 @@ package resilienceprom
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -20,8 +21,14 @@ type values struct {
 
 // desc returns the description of the metric of v, a value of a guard of
 // kind, making it the first time; nil if its name is one of the
-// Collector's own metrics.
+// Collector's own metrics, or would be made from bytes that are not valid
+// UTF-8 (in kind, v's name or v's unit): a metric name cannot show U+FFFD,
+// and the underscore those bytes would become reads as another guard's
+// metric.
 func (vs *values) desc(kind telemetry.Kind, v *telemetry.Value) *prometheus.Desc {
+	if !utf8.ValidString(string(kind)) || !utf8.ValidString(v.Name) || !utf8.ValidString(v.Unit) {
+		return nil
+	}
 	name := valueMetric(kind, v)
 	vs.mu.Lock()
 	defer vs.mu.Unlock()

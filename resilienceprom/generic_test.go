@@ -52,7 +52,7 @@ resilience_guard_state{name="users",policy="my-cache",state="warming"} 1
 # TYPE resilience_guard_refused_total counter
 resilience_guard_refused_total{name="odd",policy="guard"} 0
 resilience_guard_refused_total{name="users",policy="my-cache"} 3
-# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.
+# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.
 # TYPE resilience_exporter_dropped_series gauge
 resilience_exporter_dropped_series 1
 `

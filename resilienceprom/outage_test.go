@@ -79,7 +79,7 @@ resilience_events_total{event="retry.waiting",name="prices",policy="retry"} 1
 # TYPE resilience_wait_duration_seconds histogram
 ` +
 	histogram("resilience_wait_duration_seconds", `event="retry.waiting",name="prices",policy="retry"`, outageBuckets, 0) +
-	`# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.
+	`# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.
 # TYPE resilience_exporter_dropped_series gauge
 resilience_exporter_dropped_series 0
 # HELP resilience_exporter_sanitized_series Series of the last collection whose name was not valid UTF-8, sent with the invalid bytes replaced by U+FFFD.

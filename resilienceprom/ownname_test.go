@@ -31,7 +31,7 @@ func TestValuesNamedLikeOwnMetrics(t *testing.T) {
 		}
 	}
 	c := newCollector(t, resilienceprom.WithRegistry(reg)) // a pedantic registry: the descriptions agree
-	want := "# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics, or a label is not valid UTF-8.\n" +
+	want := "# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.\n" +
 		"# TYPE resilience_exporter_dropped_series gauge\n" +
 		"resilience_exporter_dropped_series 9\n"
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "resilience_exporter_dropped_series"); err != nil {

@@ -708,7 +708,7 @@ func (b *Breaker) call(ctx context.Context, s *redis.Script, extra ...any) (shar
 	at := b.now()
 	v, err := b.rem.run(ctx, s, b.keys, args)
 	if err != nil {
-		return shared{}, err
+		return shared{}, classify(err)
 	}
 	r, ok := v.([]any)
 	if !ok || len(r) != 6 {
@@ -883,7 +883,8 @@ func (b *Breaker) emit(e event) {
 // sent are dropped, never sent into the new generation (another
 // instance's batch in flight at the same moment may still count in it). It
 // waits on Redis at most Timeout (and not beyond ctx), and returns
-// ctx.Err(), the client's error, or an error saying that Redis did not
+// ctx.Err(), the client's error, one matching [ErrUnusable] when Redis
+// refuses the breaker's commands, or an error saying that Redis did not
 // answer in time; after Close, [ErrClosed] without asking Redis.
 func (b *Breaker) Reset(ctx context.Context) error {
 	if b.closed.Load() {

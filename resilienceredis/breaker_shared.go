@@ -49,16 +49,18 @@ return {t[1] * 1000000 + t[2] + tonumber(ARGV[1]), redis.call('HGETALL', KEYS[1]
 // for telemetry and checks: it changes nothing (a cooldown that has
 // passed is not turned half-open, the instance's view is not changed).
 // It waits on Redis at most Timeout (and not beyond ctx), and returns
-// ctx.Err(), the client's error, or an error saying that Redis did not
-// answer in time; after Close, [ErrClosed] without asking Redis. Shared is
-// safe for simultaneous use.
+// ctx.Err(), the client's error, one matching [ErrUnusable] when Redis
+// refuses the breaker's commands (permissions, the key's type,
+// scripting), or an error saying that Redis did not answer in time; after
+// Close, [ErrClosed] without asking Redis. Shared is safe for
+// simultaneous use.
 func (b *Breaker) Shared(ctx context.Context) (SharedState, error) {
 	if b.closed.Load() {
 		return SharedState{}, ErrClosed
 	}
 	v, err := b.rem.run(ctx, sharedScript, b.keys, []any{b.shift.Load()})
 	if err != nil {
-		return SharedState{}, err
+		return SharedState{}, classify(err)
 	}
 	r, _ := v.([]any)
 	if len(r) != 2 {

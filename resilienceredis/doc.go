@@ -191,6 +191,13 @@
 //     counts them, late); a trip of the local breaker stays local (the
 //     fleet is not told); a trial report that failed leaves its trial to
 //     expire.
+//   - Redis refuses the breaker's commands (NOPERM: an ACL that denies
+//     EVALSHA, EVAL or the scripts' commands on the key; WRONGTYPE: the
+//     state's key holds another type; no scripting): the instance decides
+//     alone as above, with an error matching [ErrUnusable] in its
+//     BreakerLocal event and its snapshot's Reason (Shared and Reset
+//     return it), and tries Redis every ProbeInterval: the fleet's rules
+//     do not hold until the cause is mended.
 //   - The state lost (FLUSHALL, DEL, an eviction, a restart without
 //     persistence): the next script creates it again, closed, with a new
 //     random epoch, and publishes it; the instances take it whatever
@@ -311,8 +318,10 @@
 // resiliencehttp.Health. A limiter's snapshot (kind "ratelimit") says
 // where its decisions are made now, State [StateShared] or [StateLocal]
 // (with the Reason: the error of the round trip that failed last), and
-// counts the decisions of each; a breaker's (kind "breaker") has its state,
-// whether the instance decides alone (value local, and the Reason), and
+// counts the decisions of each; a breaker's (kind "breaker") has its state
+// ("closed", "open", "half-open": while the instance decides alone, the
+// local breaker's, never "local"), whether the instance decides alone
+// (value local, and the Reason), and
 // the outcomes sent, refused by the generation fence, and dropped; a
 // retry budget's (kind "retry") says where its retries are decided, its
 // share of the fleet's headroom, and counts executions, retries granted

@@ -148,12 +148,14 @@ const (
 
 var (
 	// ErrUnusable matches the errors of Redis that asking again will not
-	// mend: the user may not run EVALSHA, EVAL or the scripts' commands on
-	// the keys (NOPERM), a key of the limiter holds another type
+	// mend, for a limiter, a breaker and a retry budget alike: the user may
+	// not run EVALSHA, EVAL or the scripts' commands on the keys (NOPERM,
+	// an ACL that denies them), a key of the guard holds another type
 	// (WRONGTYPE), the server has no scripting (an unknown command), the
-	// client is not authenticated. The limiter's fallback then decides, and
-	// tries Redis again every ProbeInterval.
-	ErrUnusable = errors.New("resilienceredis: Redis refuses the limiter's commands")
+	// client is not authenticated. The instance then decides alone — the
+	// limiter's fallback, the breaker's local breaker, the retry budget's
+	// local budget — and tries Redis again every ProbeInterval.
+	ErrUnusable = errors.New("resilienceredis: Redis refuses the commands")
 	// ErrEvictionPolicy matches the warning that the server may evict the
 	// limiter's keys: its maxmemory is set and its maxmemory-policy is not
 	// noeviction. Each key evicted refills a bucket.

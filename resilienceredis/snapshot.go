@@ -23,12 +23,15 @@ const (
 // "breaker", their Name the breaker's.
 const (
 	// BreakerLocal: Redis did not answer (an error, or a round trip
-	// slower than Timeout), and the instance starts deciding alone with
-	// its local breaker; one event each time it starts (not one per
-	// decision: the snapshot's decisions_local counts those). Err is why:
-	// the round trip's error; for one that Timeout ended, "resilienceredis:
-	// Redis did not answer within the timeout", wrapping the client's
-	// error, whatever the client's ContextTimeoutEnabled.
+	// slower than Timeout) or refused the breaker's commands, and the
+	// instance starts deciding alone with its local breaker; one event
+	// each time it starts (not one per decision: the snapshot's
+	// decisions_local counts those). Err is why: the round trip's error;
+	// for one that Timeout ended, "resilienceredis: Redis did not answer
+	// within the timeout", wrapping the client's error, whatever the
+	// client's ContextTimeoutEnabled; for a refusal that asking again will
+	// not mend (NOPERM, WRONGTYPE, no scripting), an error matching
+	// [ErrUnusable], wrapping the server's.
 	BreakerLocal telemetry.Type = "breaker.local"
 	// BreakerFenced: Redis refused a batch of this instance's outcomes,
 	// counted while closed, because the shared state had moved to another
@@ -90,12 +93,15 @@ func (p *limiterParams) snapshot() telemetry.Snapshot {
 
 // Snapshot returns the breaker's state as this instance knows it, in the
 // shape all guards share: Kind "breaker", the breaker's Name, State its
-// [Breaker.State] ("closed", "open", "half-open"; while Redis is
-// unreachable, the local breaker's), Reason (while the instance decides
-// alone, the error of the round trip that failed last), Refused (the calls
-// this instance refused), and these values:
+// [Breaker.State] ("closed", "open", "half-open"; while the instance
+// decides alone, because Redis did not answer or refuses the breaker's
+// commands, the local breaker's state: never [StateLocal], which is a
+// limiter's), Reason (while the instance decides alone, the error of the
+// round trip that failed last, one matching [ErrUnusable] for a refusal),
+// Refused (the calls this instance refused), and these values; the value
+// local tells whether the instance decides alone:
 //
-//	local             gauge    "1"          1 while the instance decides alone (Redis did not answer), else 0
+//	local             gauge    "1"          1 while the instance decides alone (Redis did not answer or refuses the commands), else 0
 //	generation        gauge    "{generation}"  the shared state's generation, as last learnt
 //	decisions_local   counter  "{call}"     calls the local breaker decided
 //	outcomes_sent     counter  "{outcome}"  outcomes of closed-state calls counted in Redis
@@ -121,7 +127,7 @@ func (b *Breaker) Snapshot() telemetry.Snapshot {
 	sent, fenced, batches, dropped := q.sent, q.bad, q.fenced, q.dropped
 	q.mu.Unlock()
 	s.Values = []telemetry.Value{
-		{Name: "local", Unit: "1", Help: "1 while the instance decides alone with its local breaker because Redis did not answer, else 0.", Value: local},
+		{Name: "local", Unit: "1", Help: "1 while the instance decides alone with its local breaker because Redis did not answer or refuses its commands, else 0.", Value: local},
 		{Name: "generation", Unit: "{generation}", Help: "The generation of the shared state, as this instance last learnt it.", Value: float64(viewGen(w))},
 		{Name: "decisions_local", Unit: "{call}", Type: telemetry.CounterValue, Help: "Calls decided by the instance's local breaker because Redis did not answer.", Value: float64(b.localN.Load())},
 		{Name: "outcomes_sent", Unit: "{outcome}", Type: telemetry.CounterValue, Help: "Outcomes of closed-state calls sent to Redis and counted there.", Value: float64(sent)},

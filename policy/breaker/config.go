@@ -325,13 +325,14 @@ func clearRivals(d *Config, set Config) {
 	}
 }
 
-// notZero panics, naming the option and its value, when an option is
-// given the zero value (zero is true): in a Config a zero field means its
-// default, but an option given 0 states a value, which 0 is not.
-// Negative and other invalid values are left to Validate, in New.
-func notZero(option string, zero bool, value, why string) {
-	if zero {
-		panic("breaker: " + option + "(" + value + "): " + why)
+// inRange panics, naming the option and its value, when an option is
+// given a value outside its range (ok is false); why states the range. An
+// option's range leaves out 0: in a Config a zero field means its default,
+// but an option given 0 states a value, which 0 is not. Rules between
+// fields are left to Validate, in New.
+func inRange[T int | float64 | time.Duration | string](option string, ok bool, value T, why string) {
+	if !ok {
+		panic("breaker: " + option + "(" + fmt.Sprint(value) + "): " + why)
 	}
 }
 
@@ -345,28 +346,30 @@ func WithName(name string) Option {
 // WithThreshold sets Config.Threshold: n consecutive failures trip the
 // breaker; [resilience.Off] switches the rule off. Without it, the default
 // (5 when no other trip rule is set, else no consecutive-failures rule).
-// It panics if n is 0, and New panics if n is otherwise negative or above
-// 4294967295.
+// It panics if n is neither in [1, 4294967295] nor Off.
 func WithThreshold(n int) Option {
-	notZero("WithThreshold", n == 0, "0", "the threshold must be >= 1, or resilience.Off for no consecutive-failures rule; leave the option out for the default")
+	inRange("WithThreshold", n == resilience.Off || n >= 1 && uint64(n) <= math.MaxUint32, n, "the threshold must be in [1, 4294967295], or resilience.Off for no consecutive-failures rule; leave the option out for the default")
 	return option(func(c *Config) { c.Threshold = n })
 }
 
-// WithFailureRatio sets Config.FailureRatio, in [0, 1].
+// WithFailureRatio sets Config.FailureRatio. It panics if r is not in
+// (0, 1].
 func WithFailureRatio(r float64) Option {
-	notZero("WithFailureRatio", r == 0, "0", "the ratio must be in (0, 1]; leave the option out for no failure-ratio rule")
+	inRange("WithFailureRatio", r > 0 && r <= 1, r, "the ratio must be in (0, 1]; leave the option out for no failure-ratio rule")
 	return option(func(c *Config) { c.FailureRatio = r })
 }
 
-// WithSlowCallRatio sets Config.SlowCallRatio, in [0, 1].
+// WithSlowCallRatio sets Config.SlowCallRatio. It panics if r is not in
+// (0, 1].
 func WithSlowCallRatio(r float64) Option {
-	notZero("WithSlowCallRatio", r == 0, "0", "the ratio must be in (0, 1]; leave the option out for no slow-call-ratio rule")
+	inRange("WithSlowCallRatio", r > 0 && r <= 1, r, "the ratio must be in (0, 1]; leave the option out for no slow-call-ratio rule")
 	return option(func(c *Config) { c.SlowCallRatio = r })
 }
 
-// WithSlowCall sets Config.SlowCall: the duration above which a call is slow.
+// WithSlowCall sets Config.SlowCall: the duration above which a call is
+// slow. It panics if d <= 0.
 func WithSlowCall(d time.Duration) Option {
-	notZero("WithSlowCall", d == 0, "0s", "the duration must be > 0; leave the option out for no slow calls")
+	inRange("WithSlowCall", d > 0, d, "the duration must be > 0; leave the option out for no slow calls")
 	return option(func(c *Config) { c.SlowCall = d })
 }
 
@@ -375,36 +378,39 @@ func WithTripIf(f func(Counts) bool) Option { return option(func(c *Config) { c.
 
 // WithWindowCalls sets Config.WindowCalls: a count-based window of n
 // calls. n != 0 clears WindowDuration and WindowBuckets (the pair is
-// exclusive: the later setting wins).
+// exclusive: the later setting wins). It panics if n < 1.
 func WithWindowCalls(n int) Option {
-	notZero("WithWindowCalls", n == 0, "0", "the window must be >= 1 call; leave the option out for the default")
+	inRange("WithWindowCalls", n >= 1, n, "the window must be >= 1 call; leave the option out for the default")
 	return option(func(c *Config) { c.WindowCalls = n; clearRivals(c, Config{WindowCalls: n}) })
 }
 
 // WithWindowDuration sets Config.WindowDuration: a time-based window. d != 0
-// clears WindowCalls (the pair is exclusive: the later setting wins).
+// clears WindowCalls (the pair is exclusive: the later setting wins). It
+// panics if d <= 0.
 func WithWindowDuration(d time.Duration) Option {
-	notZero("WithWindowDuration", d == 0, "0s", "the window must be > 0; leave the option out for no time-based window")
+	inRange("WithWindowDuration", d > 0, d, "the window must be > 0; leave the option out for no time-based window")
 	return option(func(c *Config) { c.WindowDuration = d; clearRivals(c, Config{WindowDuration: d}) })
 }
 
-// WithWindowBuckets sets Config.WindowBuckets: the buckets of a time-based window.
+// WithWindowBuckets sets Config.WindowBuckets: the buckets of a time-based
+// window. It panics if n is not in [1, 1000].
 func WithWindowBuckets(n int) Option {
-	notZero("WithWindowBuckets", n == 0, "0", "the buckets must be >= 1; leave the option out for the default, 10")
+	inRange("WithWindowBuckets", n >= 1 && n <= 1000, n, "the buckets must be in [1, 1000]; leave the option out for the default, 10")
 	return option(func(c *Config) { c.WindowBuckets = n })
 }
 
-// WithMinCalls sets Config.MinCalls: calls in the window before a ratio rule applies.
+// WithMinCalls sets Config.MinCalls: calls in the window before a ratio
+// rule applies. It panics if n < 1.
 func WithMinCalls(n int) Option {
-	notZero("WithMinCalls", n == 0, "0", "the minimum must be >= 1 call; leave the option out for the default")
+	inRange("WithMinCalls", n >= 1, n, "the minimum must be >= 1 call; leave the option out for the default")
 	return option(func(c *Config) { c.MinCalls = n })
 }
 
 // WithCooldown sets Config.Cooldown: how long the breaker stays open.
 // d != 0 clears CooldownBackoff (the pair is exclusive: the later setting
-// wins).
+// wins). It panics if d <= 0.
 func WithCooldown(d time.Duration) Option {
-	notZero("WithCooldown", d == 0, "0s", "the cooldown must be > 0; leave the option out for the default, 30s")
+	inRange("WithCooldown", d > 0, d, "the cooldown must be > 0; leave the option out for the default, 30s")
 	return option(func(c *Config) { c.Cooldown = d; clearRivals(c, Config{Cooldown: d}) })
 }
 
@@ -412,28 +418,30 @@ func WithCooldown(d time.Duration) Option {
 // zero Schedule (not set) means the fixed Cooldown; any other clears
 // Cooldown (the pair is exclusive: the later setting wins).
 func WithCooldownBackoff(s backoff.Schedule) Option {
-	notZero("WithCooldownBackoff", s.IsZero(), "backoff.Schedule{}", "the zero Schedule is not set; leave the option out for the fixed Cooldown")
+	inRange("WithCooldownBackoff", !s.IsZero(), "backoff.Schedule{}", "the zero Schedule is not set; leave the option out for the fixed Cooldown")
 	return option(func(c *Config) { c.CooldownBackoff = s; clearRivals(c, Config{CooldownBackoff: s}) })
 }
 
 // WithTrialTimeout sets Config.TrialTimeout: how long a half-open trial
 // may go without reporting before it expires; 0 means the longest cooldown
 // (Cooldown, or CooldownBackoff's Max). A dependency slower than d can
-// never close the breaker. New panics if d < 0.
+// never close the breaker. It panics if d <= 0.
 func WithTrialTimeout(d time.Duration) Option {
-	notZero("WithTrialTimeout", d == 0, "0s", "the timeout must be > 0; leave the option out for the default, the longest cooldown")
+	inRange("WithTrialTimeout", d > 0, d, "the timeout must be > 0; leave the option out for the default, the longest cooldown")
 	return option(func(c *Config) { c.TrialTimeout = d })
 }
 
-// WithMaxTrials sets Config.MaxTrials: concurrent trial calls in half-open.
+// WithMaxTrials sets Config.MaxTrials: concurrent trial calls in
+// half-open. It panics if n < 1.
 func WithMaxTrials(n int) Option {
-	notZero("WithMaxTrials", n == 0, "0", "the trials must be >= 1; leave the option out for the default, 1")
+	inRange("WithMaxTrials", n >= 1, n, "the trials must be >= 1; leave the option out for the default, 1")
 	return option(func(c *Config) { c.MaxTrials = n })
 }
 
-// WithSuccessThreshold sets Config.SuccessThreshold: successful trials that close.
+// WithSuccessThreshold sets Config.SuccessThreshold: successful trials
+// that close. It panics if n < 1.
 func WithSuccessThreshold(n int) Option {
-	notZero("WithSuccessThreshold", n == 0, "0", "the threshold must be >= 1; leave the option out for the default, 1")
+	inRange("WithSuccessThreshold", n >= 1, n, "the threshold must be >= 1; leave the option out for the default, 1")
 	return option(func(c *Config) { c.SuccessThreshold = n })
 }
 

@@ -169,13 +169,13 @@ func TestOptionsPanicOnZero(t *testing.T) {
 		opt  func() breaker.Option
 		want string
 	}{
-		{func() breaker.Option { return breaker.WithThreshold(0) }, "breaker: WithThreshold(0): the threshold must be >= 1, or resilience.Off for no consecutive-failures rule; leave the option out for the default"},
+		{func() breaker.Option { return breaker.WithThreshold(0) }, "breaker: WithThreshold(0): the threshold must be in [1, 4294967295], or resilience.Off for no consecutive-failures rule; leave the option out for the default"},
 		{func() breaker.Option { return breaker.WithFailureRatio(0) }, "breaker: WithFailureRatio(0): the ratio must be in (0, 1]; leave the option out for no failure-ratio rule"},
 		{func() breaker.Option { return breaker.WithSlowCallRatio(0) }, "breaker: WithSlowCallRatio(0): the ratio must be in (0, 1]; leave the option out for no slow-call-ratio rule"},
 		{func() breaker.Option { return breaker.WithSlowCall(0) }, "breaker: WithSlowCall(0s): the duration must be > 0; leave the option out for no slow calls"},
 		{func() breaker.Option { return breaker.WithWindowCalls(0) }, "breaker: WithWindowCalls(0): the window must be >= 1 call; leave the option out for the default"},
 		{func() breaker.Option { return breaker.WithWindowDuration(0) }, "breaker: WithWindowDuration(0s): the window must be > 0; leave the option out for no time-based window"},
-		{func() breaker.Option { return breaker.WithWindowBuckets(0) }, "breaker: WithWindowBuckets(0): the buckets must be >= 1; leave the option out for the default, 10"},
+		{func() breaker.Option { return breaker.WithWindowBuckets(0) }, "breaker: WithWindowBuckets(0): the buckets must be in [1, 1000]; leave the option out for the default, 10"},
 		{func() breaker.Option { return breaker.WithMinCalls(0) }, "breaker: WithMinCalls(0): the minimum must be >= 1 call; leave the option out for the default"},
 		{func() breaker.Option { return breaker.WithCooldown(0) }, "breaker: WithCooldown(0s): the cooldown must be > 0; leave the option out for the default, 30s"},
 		{func() breaker.Option { return breaker.WithCooldownBackoff(backoff.Schedule{}) }, "breaker: WithCooldownBackoff(backoff.Schedule{}): the zero Schedule is not set; leave the option out for the fixed Cooldown"},

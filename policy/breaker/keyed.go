@@ -110,9 +110,9 @@ func entryOf[K comparable](b *Breaker) *lru.Entry[K, Breaker] {
 }
 
 // WithMaxKeys sets Config.MaxKeys: the most keys a [Keyed] tracks (without
-// it, 8192). It panics if n is 0; New panics if n < 0.
+// it, 8192). It panics if n < 1.
 func WithMaxKeys(n int) Option {
-	notZero("WithMaxKeys", n == 0, "0", "the keys must be >= 1; leave the option out for the default, 8192")
+	inRange("WithMaxKeys", n >= 1, n, "the keys must be >= 1; leave the option out for the default, 8192")
 	return option(func(c *Config) { c.MaxKeys = n })
 }
 

@@ -244,7 +244,8 @@ func TestKeyedDefaults(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{func() { breaker.NewKeyed[int](breaker.WithMaxKeys(-1)) }, "breaker: MaxKeys must be >= 0 (Off applies only to Threshold), got -1"},
+		{func() { breaker.NewKeyed[int](breaker.WithConfig(breaker.Config{MaxKeys: -1})) }, "breaker: MaxKeys must be >= 0 (Off applies only to Threshold), got -1"},
+		{func() { breaker.NewKeyed[int](breaker.WithMaxKeys(-1)) }, "breaker: WithMaxKeys(-1): the keys must be >= 1; leave the option out for the default, 8192"},
 		{func() { breaker.NewKeyed[int](nil) }, "breaker: NewKeyed option must not be nil"},
 		{func() { breaker.KeyedPolicy[int, int](nil, func(context.Context) int { return 0 }) }, "breaker: KeyedPolicy Keyed must not be nil"},
 		{func() { breaker.KeyedPolicy[int](k, nil) }, "breaker: KeyedPolicy key must not be nil"},

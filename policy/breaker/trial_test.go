@@ -166,11 +166,12 @@ func TestWithTrialTimeoutNegativePanics(t *testing.T) {
 		t.Fatalf("Validate = %v, want %q", err, want)
 	}
 	defer func() {
+		const want = "breaker: WithTrialTimeout(-1s): the timeout must be > 0; leave the option out for the default, the longest cooldown"
 		if diff := cmp.Diff(any(want), recover()); diff != "" {
-			t.Fatalf("New panic mismatch (-want +got):\n%s", diff)
+			t.Fatalf("WithTrialTimeout panic mismatch (-want +got):\n%s", diff)
 		}
 	}()
-	breaker.New(breaker.WithTrialTimeout(-time.Second))
+	breaker.WithTrialTimeout(-time.Second)
 }
 
 func TestTooManyTrialsRetryAfterIsTheEarliestTrialExpiry(t *testing.T) {
