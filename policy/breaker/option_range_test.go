@@ -69,7 +69,13 @@ func TestOptionsAcceptTheirBounds(t *testing.T) {
 		{breaker.WithSlowCall(time.Second), breaker.WithSlowCallRatio(1)},
 		{breaker.WithWindowDuration(time.Hour), breaker.WithWindowBuckets(1)},
 		{breaker.WithWindowDuration(time.Hour), breaker.WithWindowBuckets(1000)},
+		{breaker.WithMinCalls(1)},
+		{breaker.WithCooldown(time.Nanosecond)},
+		{breaker.WithTrialTimeout(time.Nanosecond)},
+		{breaker.WithMaxTrials(1)},
+		{breaker.WithSuccessThreshold(1)},
 	} {
 		breaker.New(opts...)
 	}
+	breaker.NewKeyed[string](breaker.WithMaxKeys(1))
 }
