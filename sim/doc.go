@@ -70,13 +70,15 @@
 // it is blocked, as on a channel. A layer must wait on [Env.Clock], never
 // on the real clock (time.After, time.NewTimer, a context's deadline): to
 // the scheduler a call waiting on a real timer is blocked like one waiting
-// on a channel, so virtual time goes on without it and runs differ (a
-// wall-clock pause that ends by itself, such as a time.Sleep standing for
-// work, is waited for). A jittered backoff schedule must draw from
-// [Env.Rand] (WithRand): the default source would make runs differ. A call
-// blocked on something that nothing in the run will wake makes [Run] panic
-// once every other call is done and the run's Duration is over (the end of
-// the run, which ends every call's context, may have woken it).
+// on a channel, so virtual time goes on without it, runs differ, and a
+// call woken by the real clock while the scheduler does not wait for it
+// makes Run panic (a wall-clock pause that ends by itself, such as a
+// time.Sleep standing for work, is waited for). A jittered backoff
+// schedule must draw from [Env.Rand] (WithRand): the default source would
+// make runs differ. A call blocked on something that nothing in the run
+// will wake makes [Run] panic once every other call is done and the run's
+// Duration is over (the end of the run, which ends every call's context,
+// may have woken it).
 //
 // # Output
 //
