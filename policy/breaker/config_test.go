@@ -1,7 +1,6 @@
 package breaker_test
 
 import (
-	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -165,10 +164,7 @@ func TestThresholdOff(t *testing.T) {
 // the default or "no such rule", panics when it is made, naming the
 // option and the value.
 func TestOptionsPanicOnZero(t *testing.T) {
-	for _, tc := range []struct {
-		opt  func() breaker.Option
-		want string
-	}{
+	wantOptionPanics(t, []optionPanic{
 		{func() breaker.Option { return breaker.WithThreshold(0) }, "breaker: WithThreshold(0): the threshold must be in [1, 4294967295], or resilience.Off for no consecutive-failures rule; leave the option out for the default"},
 		{func() breaker.Option { return breaker.WithFailureRatio(0) }, "breaker: WithFailureRatio(0): the ratio must be in (0, 1]; leave the option out for no failure-ratio rule"},
 		{func() breaker.Option { return breaker.WithSlowCallRatio(0) }, "breaker: WithSlowCallRatio(0): the ratio must be in (0, 1]; leave the option out for no slow-call-ratio rule"},
@@ -183,16 +179,7 @@ func TestOptionsPanicOnZero(t *testing.T) {
 		{func() breaker.Option { return breaker.WithMaxTrials(0) }, "breaker: WithMaxTrials(0): the trials must be >= 1; leave the option out for the default, 1"},
 		{func() breaker.Option { return breaker.WithSuccessThreshold(0) }, "breaker: WithSuccessThreshold(0): the threshold must be >= 1; leave the option out for the default, 1"},
 		{func() breaker.Option { return breaker.WithMaxKeys(0) }, "breaker: WithMaxKeys(0): the keys must be >= 1; leave the option out for the default, 8192"},
-	} {
-		got := func() (msg string) {
-			defer func() { msg = fmt.Sprint(recover()) }()
-			tc.opt()
-			return "no panic"
-		}()
-		if got != tc.want {
-			t.Errorf("panicked with %q, want %q", got, tc.want)
-		}
-	}
+	})
 }
 
 func TestThresholdZeroIsTheDefault(t *testing.T) {

@@ -21,10 +21,7 @@ func TestOptionsPanicOutOfRange(t *testing.T) {
 		slow      = "the ratio must be in (0, 1]; leave the option out for no slow-call-ratio rule"
 		buckets   = "the buckets must be in [1, 1000]; leave the option out for the default, 10"
 	)
-	for _, tc := range []struct {
-		opt  func() breaker.Option
-		want string
-	}{
+	wantOptionPanics(t, []optionPanic{
 		{func() breaker.Option { return breaker.WithThreshold(0) }, "breaker: WithThreshold(0): " + threshold},
 		{func() breaker.Option { return breaker.WithThreshold(-3) }, "breaker: WithThreshold(-3): " + threshold},
 		{func() breaker.Option { return breaker.WithThreshold(math.MaxUint32 + 1) }, "breaker: WithThreshold(4294967296): " + threshold},
@@ -46,7 +43,20 @@ func TestOptionsPanicOutOfRange(t *testing.T) {
 		{func() breaker.Option { return breaker.WithMaxTrials(-5) }, "breaker: WithMaxTrials(-5): the trials must be >= 1; leave the option out for the default, 1"},
 		{func() breaker.Option { return breaker.WithSuccessThreshold(-1) }, "breaker: WithSuccessThreshold(-1): the threshold must be >= 1; leave the option out for the default, 1"},
 		{func() breaker.Option { return breaker.WithMaxKeys(-2) }, "breaker: WithMaxKeys(-2): the keys must be >= 1; leave the option out for the default, 8192"},
-	} {
+	})
+}
+
+// optionPanic is an option made with a bad value and the panic it must
+// give.
+type optionPanic struct {
+	opt  func() breaker.Option
+	want string
+}
+
+// wantOptionPanics makes each option and checks its panic's message.
+func wantOptionPanics(t *testing.T, cases []optionPanic) {
+	t.Helper()
+	for _, tc := range cases {
 		got := func() (msg string) {
 			defer func() { msg = fmt.Sprint(recover()) }()
 			tc.opt()
