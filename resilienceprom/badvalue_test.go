@@ -4,10 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/f0b5b96b/resilience/resilienceprom"
 	"github.com/f0b5b96b/resilience/resilienceprom/internal/export/exporttest"
 	"github.com/f0b5b96b/resilience/telemetry"
 )
@@ -20,23 +18,12 @@ import (
 // underscore the bytes would become reads as another guard's metric. The
 // scrape goes on, and the guard's valid values are served.
 func TestInvalidUTF8ValueMetricLeftOut(t *testing.T) {
-	reg := telemetry.NewRegistry()
-	for _, g := range []exporttest.FakeGuard{
+	c := collectorGathered(t, []exporttest.FakeGuard{
 		{S: telemetry.Snapshot{Kind: "mi\xffne", Name: "ok2", State: "on", Values: []telemetry.Value{{Name: "v", Value: 1}}}},
 		{S: telemetry.Snapshot{Kind: "mine", Name: "g", Values: []telemetry.Value{
 			{Name: "v\xff", Value: 2}, {Name: "w", Unit: "s\xff", Value: 3}, {Name: "ok", Value: 4},
 		}}},
-	} {
-		if err := reg.Register(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c := newCollector(t, resilienceprom.WithRegistry(reg))
-	preg := prometheus.NewRegistry()
-	preg.MustRegister(c)
-	if _, err := preg.Gather(); err != nil {
-		t.Fatalf("Gather: %v", err)
-	}
+	})
 	want := `# HELP resilience_mine_ok The value ok of the registered guards of kind mine.
 # TYPE resilience_mine_ok gauge
 resilience_mine_ok{name="g"} 4

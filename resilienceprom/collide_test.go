@@ -19,23 +19,12 @@ import (
 // scrape: the first series is sent, the one that reads as it is left out
 // and counted in resilience_exporter_dropped_series.
 func TestValueCollisionLosesNoScrape(t *testing.T) {
-	reg := telemetry.NewRegistry()
-	for _, g := range []exporttest.FakeGuard{
+	c := collectorGathered(t, []exporttest.FakeGuard{
 		{S: telemetry.Snapshot{Kind: "my-cache", Name: "users", Values: []telemetry.Value{{Name: "entries", Value: 1}}}},
 		{S: telemetry.Snapshot{Kind: "my_cache", Name: "users", Values: []telemetry.Value{{Name: "entries", Value: 2}}}},
 		{S: telemetry.Snapshot{Kind: "a_b", Name: "x", Values: []telemetry.Value{{Name: "c", Value: 3}}}},
 		{S: telemetry.Snapshot{Kind: "a", Name: "x", Values: []telemetry.Value{{Name: "b_c", Value: 4}}}},
-	} {
-		if err := reg.Register(g); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c := newCollector(t, resilienceprom.WithRegistry(reg))
-	preg := prometheus.NewRegistry()
-	preg.MustRegister(c)
-	if _, err := preg.Gather(); err != nil {
-		t.Fatalf("Gather: %v", err)
-	}
+	})
 	// The registry lists guards by name, then kind: "a" before "a_b",
 	// "my-cache" before "my_cache".
 	want := `# HELP resilience_a_b_c The value b_c of the registered guards of kind a.
@@ -44,7 +33,7 @@ resilience_a_b_c{name="x"} 4
 # HELP resilience_my_cache_entries The value entries of the registered guards of kind my-cache.
 # TYPE resilience_my_cache_entries gauge
 resilience_my_cache_entries{name="users"} 1
-# HELP resilience_exporter_dropped_series Series of the last collection left out: they read as a series sent before (a name once sanitised, or a guard's value named as another kind's), a guard's value is named like one of the Collector's own metrics or from bytes that are not valid UTF-8 (its kind, name or unit), or a label is not valid UTF-8.
+# HELP resilience_exporter_dropped_series ` + droppedHelp + `
 # TYPE resilience_exporter_dropped_series gauge
 resilience_exporter_dropped_series 2
 `
@@ -97,4 +86,23 @@ func TestInvalidKindLosesNoScrape(t *testing.T) {
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "resilience_exporter_dropped_series"); err != nil {
 		t.Error(err)
 	}
+}
+
+// collectorGathered registers guards in a registry of their own and returns a
+// Collector of it, after one Gather that must not fail.
+func collectorGathered(t *testing.T, guards []exporttest.FakeGuard) *resilienceprom.Collector {
+	t.Helper()
+	reg := telemetry.NewRegistry()
+	for _, g := range guards {
+		if err := reg.Register(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newCollector(t, resilienceprom.WithRegistry(reg))
+	preg := prometheus.NewRegistry()
+	preg.MustRegister(c)
+	if _, err := preg.Gather(); err != nil {
+		t.Fatalf("Gather: %v", err)
+	}
+	return c
 }
