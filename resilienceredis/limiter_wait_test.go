@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/f0b5b96b/resilience/policy/ratelimit"
 	"github.com/f0b5b96b/resilience/resilienceredis/internal/redistest"
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
 )
 
 // WaitN(ctx, 0) asks nothing and takes nothing: nil, or ctx.Err() when
@@ -88,5 +90,62 @@ func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
 	}
 	if after != before {
 		t.Errorf("TAT after the cancelled WaitN(2) = %v, want %v (both tokens given back)", after, before)
+	}
+}
+
+// A WaitN(ctx, 2) cancelled while Redis reserves its tokens (the script
+// has run, its answer is on its way) gives both back too. The stand-in
+// for the round trip gives up when its context ends, as a client with
+// ContextTimeoutEnabled does; it ends only after the cancellation.
+func TestLimiterWaitNCancelledDuringItsRoundTripGivesBackAll(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	var armed atomic.Bool
+	ran := make(chan struct{})
+	release := make(chan struct{})
+	rdb.AddHook(evalHook(func(ctx context.Context, cmd redis.Cmder, next redis.ProcessHook) error {
+		err := next(ctx, cmd)
+		if err != nil || !armed.CompareAndSwap(true, false) {
+			return err
+		}
+		close(ran)
+		<-release
+		return ctx.Err() // the answer is lost if the round trip's context ended
+	}))
+	l := NewLimiter(rdb, "refundrt", 1, 2, WithPrefix(prefix), WithTimeout(5*time.Second))
+	key := prefix + "rl:{refundrt}:1/2"
+	if !l.AllowN(ctx, 2) {
+		t.Fatal("first AllowN(2) refused")
+	}
+	before, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	armed.Store(true)
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- l.WaitN(wctx, 2) }()
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("WaitN's reservation did not run within 5s")
+	}
+	cancel()
+	close(release)
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled WaitN: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WaitN did not return within 10s of its cancellation")
+	}
+	after, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("TAT after the WaitN(2) cancelled during its round trip = %v, want %v (both tokens given back)", after, before)
 	}
 }
