@@ -140,7 +140,10 @@
 //     minutes) reports LimiterSettingsConflict ([ErrSettingsConflict]),
 //     and Check returns it.
 //   - A cancelled Wait gives back its own tokens only, and only if no
-//     caller has reserved tokens behind them: never another's.
+//     caller has reserved tokens behind them: never another's. A Wait
+//     cancelled while Redis reserves its tokens waits for the answer
+//     (within Timeout) to give them back; one whose deadline passes then
+//     leaves them spent.
 //
 // Breaker:
 //

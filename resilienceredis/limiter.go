@@ -606,7 +606,11 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 //     burst: no wait would help;
 //   - ctx.Err() at once if ctx is done, or as soon as ctx ends during the
 //     wait. The tokens are then given back, unless a later caller has
-//     already reserved tokens behind them (then they stay spent).
+//     already reserved tokens behind them (then they stay spent). A ctx
+//     cancelled while Redis reserves the tokens ends the wait when Redis
+//     answers (within Timeout), so that they are given back too; a
+//     deadline that passes during that round trip ends it at once, and
+//     the tokens, if Redis reserved them, stay spent.
 //
 // When Redis is unreachable, the fallback's WaitN decides (see
 // [LimiterConfig.FallbackRate]); a fallback that fails closed refuses with
@@ -637,7 +641,16 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if limit != math.MaxInt64 {
 		maxWait = strconv.FormatInt(limit.Microseconds(), 10)
 	}
-	ok, wait, tat, err := l.eval(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
+	// The reservation's round trip is bounded by Timeout and ctx's
+	// deadline, not cut short by ctx's cancellation: a WaitN cancelled
+	// meanwhile learns what it reserved, and gives it back below.
+	rctx := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithDeadline(rctx, d)
+		defer cancel()
+	}
+	ok, wait, tat, err := l.eval(rctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
 		p.localN.Add(1)
