@@ -4,6 +4,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -93,4 +95,36 @@ func TestMeasureRejectsInvalidUTF8Name(t *testing.T) {
 	if want := `resilienceotel: Measure("db\xff"): name must be valid UTF-8`; got != want {
 		t.Errorf("panic %v, want %q", got, want)
 	}
+}
+
+// A guard's value whose unit or help is not valid UTF-8 must not break an
+// export either (OTLP sends them as protobuf strings too): its instrument
+// has U+FFFD for the invalid bytes, counted once each when the instrument
+// is made.
+func TestInvalidUTF8UnitAndHelpAreSanitised(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "mine", Name: "g", Values: []telemetry.Value{
+		{Name: "depth", Unit: "{call\xff}", Help: "Calls \xfewaiting.", Value: 1},
+		{Name: "ok", Unit: "s", Help: "Fine.", Value: 2},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
+	got := collect(t, reader)
+	for name, metric := range got {
+		if !utf8.ValidString(metric.Unit) || !utf8.ValidString(metric.Description) {
+			t.Errorf("%s: unit %q, description %q: not valid UTF-8", name, metric.Unit, metric.Description)
+		}
+	}
+	type shape struct{ Unit, Description string }
+	want := map[string]shape{
+		"resilience.mine.depth": {"{call\uFFFD}", "Calls \uFFFDwaiting"},
+		"resilience.mine.ok":    {"s", "Fine"},
+	}
+	for name, w := range want {
+		if diff := cmp.Diff(w, shape{got[name].Unit, got[name].Description}); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+		}
+	}
+	assertData(t, got, "resilience.exporter.sanitized", counter(pt[int64](2)))
 }
