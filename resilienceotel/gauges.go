@@ -116,14 +116,15 @@ func (g *guardValues) kick(m *Metrics) {
 	}()
 }
 
-// makeInstrument makes the instrument of a value.
-func (g *guardValues) makeInstrument(name string, p pendingValue) (metric.Float64Observable, error) {
-	unit := metric.WithUnit(p.v.Unit)
-	desc := metric.WithDescription(strings.TrimSuffix(p.v.Help, "."))
+// makeInstrument makes the instrument of a value, its unit and help made
+// valid UTF-8 (see clean).
+func (m *Metrics) makeInstrument(name string, p pendingValue) (metric.Float64Observable, error) {
+	unit := metric.WithUnit(m.clean(p.v.Unit))
+	desc := metric.WithDescription(strings.TrimSuffix(m.clean(p.v.Help), "."))
 	if p.v.Type == telemetry.CounterValue {
-		return g.meter.Float64ObservableCounter(name, unit, desc)
+		return m.values.meter.Float64ObservableCounter(name, unit, desc)
 	}
-	return g.meter.Float64ObservableGauge(name, unit, desc)
+	return m.values.meter.Float64ObservableGauge(name, unit, desc)
 }
 
 // discover makes the instruments of the pending values and registers a
@@ -152,7 +153,7 @@ func (m *Metrics) discover() {
 			if _, ok := all[n]; ok {
 				continue
 			}
-			o, err := g.makeInstrument(n, p)
+			o, err := m.makeInstrument(n, p)
 			if err != nil {
 				m.handle(err)
 				continue

@@ -135,7 +135,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	add(err)
 	m.sanitizedCount, err = meter.Int64ObservableCounter("resilience.exporter.sanitized", metric.WithUnit("{name}"),
-		metric.WithDescription("Names and keys that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection"))
+		metric.WithDescription("Names and keys that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection; and values' units and helps, one per instrument made"))
 	add(err)
 	observables := []metric.Observable{m.calls, m.events, m.sanitizedCount}
 	if c.registry != nil {
@@ -162,7 +162,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 				if _, ok := all[name]; ok {
 					continue
 				}
-				o, err := m.values.makeInstrument(name, pendingValue{s.Kind, v})
+				o, err := m.makeInstrument(name, pendingValue{s.Kind, v})
 				if err != nil {
 					return nil, fmt.Errorf("resilienceotel: %w", err)
 				}
@@ -265,9 +265,9 @@ func newEventSeries(k eventKey) *eventSeries {
 	return s
 }
 
-// clean returns s as an attribute value: s if it is valid UTF-8, else s
-// with its invalid bytes replaced by U+FFFD, counted in
-// resilience.exporter.sanitized. OTLP sends attribute values as protobuf
+// clean returns s as an attribute value, unit or description: s if it
+// is valid UTF-8, else s with its invalid bytes replaced by U+FFFD,
+// counted in resilience.exporter.sanitized. OTLP sends these as protobuf
 // strings, which must be valid UTF-8: one bad value would fail the export
 // of every metric of the batch.
 func (m *Metrics) clean(s string) string {
