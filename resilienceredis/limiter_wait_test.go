@@ -76,21 +76,7 @@ func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
 		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
 	})
 	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled WaitN: %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("WaitN did not return within 10s of its cancellation")
-	}
-	after, err := rdb.Get(ctx, key).Float64()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after != before {
-		t.Errorf("TAT after the cancelled WaitN(2) = %v, want %v (both tokens given back)", after, before)
-	}
+	wantGivenBack(t, rdb, key, before, done, "the cancelled WaitN(2)")
 }
 
 // A WaitN(ctx, 2) cancelled while Redis reserves its tokens (the script
@@ -133,19 +119,27 @@ func TestLimiterWaitNCancelledDuringItsRoundTripGivesBackAll(t *testing.T) {
 	}
 	cancel()
 	close(release)
+	wantGivenBack(t, rdb, key, before, done, "the WaitN(2) cancelled during its round trip")
+}
+
+// wantGivenBack checks that the cancelled Wait (or WaitN) named what
+// returns context.Canceled on done within 10s, and that the TAT at key is
+// then before again: its tokens are given back.
+func wantGivenBack(t *testing.T, rdb *redis.Client, key string, before float64, done <-chan error, what string) {
+	t.Helper()
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled WaitN: %v, want context.Canceled", err)
+			t.Fatalf("%s: %v, want context.Canceled", what, err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("WaitN did not return within 10s of its cancellation")
+		t.Fatalf("%s did not return within 10s of its cancellation", what)
 	}
-	after, err := rdb.Get(ctx, key).Float64()
+	after, err := rdb.Get(ctxFor(t), key).Float64()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after != before {
-		t.Errorf("TAT after the WaitN(2) cancelled during its round trip = %v, want %v (both tokens given back)", after, before)
+		t.Errorf("TAT after %s = %v, want %v (its tokens given back)", what, after, before)
 	}
 }
