@@ -457,6 +457,7 @@ func TestLimiterCancelledWaitRefundsOnlyItsOwn(t *testing.T) {
 	if err := <-doneA; !errors.Is(err, context.Canceled) {
 		t.Fatalf("A: %v, want context.Canceled", err)
 	}
+	settled(l) // A's refund has run
 	if got := tatOf(); got != afterB {
 		t.Errorf("TAT after A's cancellation = %v, want %v (B's reservation kept, A's tokens spent)", got, afterB)
 	}
@@ -464,6 +465,7 @@ func TestLimiterCancelledWaitRefundsOnlyItsOwn(t *testing.T) {
 	if err := <-doneB; !errors.Is(err, context.Canceled) {
 		t.Fatalf("B: %v, want context.Canceled", err)
 	}
+	settled(l)
 	if got := tatOf(); got != afterA {
 		t.Errorf("TAT after B's cancellation = %v, want %v (B's own token back, not A's)", got, afterA)
 	}

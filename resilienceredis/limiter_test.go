@@ -230,7 +230,7 @@ func TestLimiterWaitCancelledGivesBack(t *testing.T) {
 		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
 	})
 	cancel()
-	wantGivenBack(t, rdb, key, before, done, "the cancelled Wait")
+	wantGivenBack(t, l, rdb, key, before, done, "the cancelled Wait")
 }
 
 func TestKeyedLimiter(t *testing.T) {

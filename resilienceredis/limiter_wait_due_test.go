@@ -2,6 +2,7 @@ package resilienceredis
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,34 +32,51 @@ func (h afterHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 }
 
 // WaitN on tokens that are there now takes them and returns nil without
-// waiting: "it returns nil once they are taken". A context that ends just
-// after Redis has answered (on a client with ContextTimeoutEnabled, whose
-// round trip runs on the caller's goroutine) does not undo that: there is
-// no wait for it to end. (A WaitN that waited, even for nothing, would
-// see the context end and give the tokens back; the two ends race, so
-// each round gives such a WaitN an even chance of showing.)
+// waiting: "it returns nil once they are taken".
 func TestLimiterWaitNTokensThereNow(t *testing.T) {
-	var after atomic.Pointer[func()]
-	rdb := clientWith(t, redistest.Addr(t), true)
-	rdb.AddHook(afterHook{&after})
-	const rounds = 20
-	l := NewLimiter(rdb, "waitnow", slow, rounds+1, WithPrefix(testPrefix(t)), WithTimeout(5*time.Second))
+	const rounds = 5
+	l := NewLimiter(newClient(t), "waitnow", slow, rounds, WithPrefix(testPrefix(t)), WithTimeout(5*time.Second))
 	defer l.Close()
-	if !l.Allow(ctxFor(t)) { // loads the script: the rounds' EVALSHA finds it
-		t.Fatal("the first Allow was refused")
-	}
 	for i := range rounds {
-		ctx, cancel := context.WithCancel(ctxFor(t))
-		end := func() { cancel() }
-		after.Store(&end)
-		err := l.WaitN(ctx, 1)
-		after.Store(nil)
-		cancel()
-		if err != nil {
-			t.Fatalf("round %d: WaitN on a token there now, the context ending as Redis answered: %v, want nil", i, err)
+		if err := l.WaitN(ctxFor(t), 1); err != nil {
+			t.Fatalf("round %d: WaitN on a token there now: %v, want nil", i, err)
 		}
 	}
+	settled(l)
 	if l.Allow(ctxFor(t)) {
-		t.Errorf("Allow found a token left of %d: a WaitN gave its token back", rounds+1)
+		t.Errorf("Allow found a token left of %d after %d WaitN: a WaitN gave its token back", rounds, rounds)
+	}
+}
+
+// A context that ends as Redis answers (on a client with
+// ContextTimeoutEnabled, whose round trip runs on the caller's goroutine,
+// and on one without) ends WaitN with ctx.Err(), even on tokens that are
+// there now, and the tokens are given back: "ctx.Err() as soon as ctx
+// ends while Redis reserves the tokens".
+func TestLimiterWaitNEndedAsRedisAnswersGivesBack(t *testing.T) {
+	for _, ctxTimeouts := range []bool{true, false} {
+		var after atomic.Pointer[func()]
+		rdb := clientWith(t, redistest.Addr(t), ctxTimeouts)
+		rdb.AddHook(afterHook{&after})
+		const rounds = 5
+		l := NewLimiter(rdb, "waitnow", slow, rounds, WithPrefix(testPrefix(t)), WithTimeout(5*time.Second))
+		defer l.Close()
+		for i := range rounds {
+			ctx, cancel := context.WithCancel(ctxFor(t))
+			end := func() { cancel() }
+			after.Store(&end)
+			err := l.WaitN(ctx, 1)
+			after.Store(nil)
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("ContextTimeoutEnabled %v, round %d: WaitN, the context ending as Redis answered: %v, want context.Canceled", ctxTimeouts, i, err)
+			}
+			settled(l)
+		}
+		for i := range rounds {
+			if !l.Allow(ctxFor(t)) {
+				t.Errorf("ContextTimeoutEnabled %v: Allow %d of %d refused: a cancelled WaitN kept its token", ctxTimeouts, i+1, rounds)
+			}
+		}
 	}
 }

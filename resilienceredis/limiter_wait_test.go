@@ -76,7 +76,7 @@ func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
 		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
 	})
 	cancel()
-	wantGivenBack(t, rdb, key, before, done, "the cancelled WaitN(2)")
+	wantGivenBack(t, l, rdb, key, before, done, "the cancelled WaitN(2)")
 }
 
 // A WaitN(ctx, 2) cancelled while Redis reserves its tokens (the script
@@ -118,14 +118,180 @@ func TestLimiterWaitNCancelledDuringItsRoundTripGivesBackAll(t *testing.T) {
 		t.Fatal("WaitN's reservation did not run within 5s")
 	}
 	cancel()
+	select { // at once: Redis's answer is not waited for
+	case err := <-done:
+		done <- err
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("WaitN did not return within 2s of its cancellation, Redis's answer held back")
+	}
 	close(release)
-	wantGivenBack(t, rdb, key, before, done, "the WaitN(2) cancelled during its round trip")
+	wantGivenBack(t, l, rdb, key, before, done, "the WaitN(2) cancelled during its round trip")
 }
 
-// wantGivenBack checks that the cancelled Wait (or WaitN) named what
+// isScript reports whether cmd runs s by its hash (EVALSHA).
+func isScript(cmd redis.Cmder, s *redis.Script) bool {
+	a := cmd.Args()
+	return len(a) > 1 && a[1] == s.Hash()
+}
+
+// A cancelled Wait returns at once though Redis has not answered its
+// refund yet: the refund runs in the background, and Close waits for it.
+func TestLimiterWaitCancelledReturnsBeforeItsRefund(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	entered := make(chan struct{}, 1)
+	release := make(chan struct{})
+	rdb.AddHook(evalHook(func(ctx context.Context, cmd redis.Cmder, next redis.ProcessHook) error {
+		if isScript(cmd, refundScript) {
+			select {
+			case entered <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+		return next(ctx, cmd)
+	}))
+	l := NewLimiter(rdb, "refundbg", 1, 1, WithPrefix(prefix), WithTimeout(5*time.Second))
+	key := prefix + "rl:{refundbg}:1/1"
+	if !l.Allow(ctx) {
+		t.Fatal("first Allow refused")
+	}
+	before, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(wctx) }()
+	redistest.Eventually(t, 5*time.Second, "the Wait reserves its token", func() (bool, string) {
+		v, err := rdb.Get(ctx, key).Float64()
+		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
+	})
+	cancel()
+	select {
+	case err := <-done:
+		done <- err
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("the cancelled Wait did not return within 2s while its refund waited for Redis")
+	}
+	select {
+	case <-entered:
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("no refund asked of Redis within 2s")
+	}
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		l.Close()
+	}()
+	select {
+	case <-closed:
+		t.Error("Close returned while a refund's round trip was under way")
+	case <-time.After(50 * time.Millisecond): // a failure shows only if Close is wrong; a pass costs this wait
+	}
+	close(release)
+	<-closed
+	wantGivenBack(t, l, rdb, key, before, done, "the cancelled Wait")
+}
+
+// A Wait cancelled after its limiter's Close gives nothing back: after
+// Close the limiter asks Redis nothing.
+func TestLimiterWaitCancelledAfterCloseAsksNothing(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	var asked atomic.Int64
+	var closedAt atomic.Bool
+	rdb.AddHook(evalHook(func(ctx context.Context, cmd redis.Cmder, next redis.ProcessHook) error {
+		if closedAt.Load() {
+			asked.Add(1)
+		}
+		return next(ctx, cmd)
+	}))
+	l := NewLimiter(rdb, "refundclosed", 1, 1, WithPrefix(prefix), WithTimeout(5*time.Second))
+	key := prefix + "rl:{refundclosed}:1/1"
+	if !l.Allow(ctx) {
+		t.Fatal("first Allow refused")
+	}
+	before, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(wctx) }()
+	var reserved float64
+	redistest.Eventually(t, 5*time.Second, "the Wait reserves its token", func() (bool, string) {
+		v, err := rdb.Get(ctx, key).Float64()
+		reserved = v
+		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
+	})
+	l.Close()
+	closedAt.Store(true)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait cancelled after Close: %v, want context.Canceled", err)
+	}
+	settled(l)
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the limiter ran %d scripts after Close, want 0", n)
+	}
+	if got, err := rdb.Get(ctx, key).Float64(); err != nil || got != reserved {
+		t.Errorf("TAT after the Wait cancelled after Close = %v (%v), want %v (its token spent)", got, err, reserved)
+	}
+}
+
+// A wait that Redis measured within the deadline but that, once the
+// answer is back, would end after it is refused at once (RetryAfter the
+// wait), its tokens given back: WaitN does not sleep into the deadline.
+func TestLimiterWaitRefusedWhenTheAnswerComesTooLate(t *testing.T) {
+	ctx := ctxFor(t)
+	rdb := newClient(t)
+	prefix := testPrefix(t)
+	var hold atomic.Pointer[time.Time]
+	rdb.AddHook(evalHook(func(ctx context.Context, cmd redis.Cmder, next redis.ProcessHook) error {
+		err := next(ctx, cmd)
+		if until := hold.Swap(nil); until != nil {
+			time.Sleep(time.Until(*until)) // the answer's slow way back
+		}
+		return err
+	}))
+	l := NewLimiter(rdb, "late", 10, 1, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 100ms
+	key := prefix + "rl:{late}:10/1"
+	if !l.Allow(ctx) {
+		t.Fatal("first Allow refused")
+	}
+	before, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(150 * time.Millisecond)
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	until := deadline.Add(-40 * time.Millisecond)
+	hold.Store(&until)
+	err = l.Wait(dctx)
+	var re *resilience.RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() <= 40*time.Millisecond {
+		t.Fatalf("Wait whose answer came back 40ms before its deadline, a wait of up to 100ms left: %v, want a refusal with RetryAfter above 40ms", err)
+	}
+	settled(l)
+	// Given back, the TAT is before again, or the key gone if that has
+	// passed meanwhile.
+	if after, err := rdb.Get(ctx, key).Float64(); err != redis.Nil && (err != nil || after != before) {
+		t.Errorf("TAT after the refused Wait = %v (%v), want %v or none (its token given back)", after, err, before)
+	}
+}
+
+// wantGivenBack checks that the cancelled Wait (or WaitN) of l named what
 // returns context.Canceled on done within 10s, and that the TAT at key is
-// then before again: its tokens are given back.
-func wantGivenBack(t *testing.T, rdb *redis.Client, key string, before float64, done <-chan error, what string) {
+// before again once l's work in the background is done: its tokens are
+// given back.
+func wantGivenBack(t *testing.T, l *Limiter, rdb *redis.Client, key string, before float64, done <-chan error, what string) {
 	t.Helper()
 	select {
 	case err := <-done:
@@ -135,6 +301,7 @@ func wantGivenBack(t *testing.T, rdb *redis.Client, key string, before float64, 
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s did not return within 10s of its cancellation", what)
 	}
+	settled(l)
 	after, err := rdb.Get(ctxFor(t), key).Float64()
 	if err != nil {
 		t.Fatal(err)
@@ -143,3 +310,8 @@ func wantGivenBack(t *testing.T, rdb *redis.Client, key string, before float64, 
 		t.Errorf("TAT after %s = %v, want %v (its tokens given back)", what, after, before)
 	}
 }
+
+// settled waits for the work that l started in the background (the
+// refunds of cancelled Waits, their reservations' round trips) to end.
+// Nothing else may start such work meanwhile.
+func settled(l *Limiter) { l.p.remote.wg.Wait() }
