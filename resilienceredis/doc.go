@@ -139,11 +139,9 @@
 //     its checks; one that finds others in use (recorded within 3
 //     minutes) reports LimiterSettingsConflict ([ErrSettingsConflict]),
 //     and Check returns it.
-//   - A cancelled Wait gives back its own tokens only, and only if no
-//     caller has reserved tokens behind them: never another's. A Wait
-//     cancelled while Redis reserves its tokens waits for the answer
-//     (within Timeout) to give them back; one whose deadline passes then
-//     leaves them spent.
+//   - A cancelled Wait returns at once, even while Redis reserves its
+//     tokens, and gives back its own tokens only, in the background, and
+//     only if no caller has reserved tokens behind them: never another's.
 //
 // Breaker:
 //

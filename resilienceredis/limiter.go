@@ -600,17 +600,15 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 // behind them), and WaitN sleeps until they are due. It returns nil once
 // they are taken, and otherwise, without taking any:
 //   - a *resilience.RefusedError matching ratelimit.ErrLimited at once when
-//     the wait would end after ctx's deadline or last longer than MaxWait;
-//     its RetryAfter() is that wait;
+//     the wait would end after ctx's deadline (as Redis's answer arrives)
+//     or last longer than MaxWait; its RetryAfter() is that wait;
 //   - an error matching ratelimit.ErrExceedsBurst at once if n exceeds the
 //     burst: no wait would help;
-//   - ctx.Err() at once if ctx is done, or as soon as ctx ends during the
-//     wait. The tokens are then given back, unless a later caller has
-//     already reserved tokens behind them (then they stay spent). A ctx
-//     cancelled while Redis reserves the tokens ends the wait when Redis
-//     answers (within Timeout), so that they are given back too; a
-//     deadline that passes during that round trip ends it at once, and
-//     the tokens, if Redis reserved them, stay spent.
+//   - ctx.Err() at once if ctx is done, or as soon as ctx ends while
+//     Redis reserves the tokens or during the wait. The tokens are then
+//     given back, in the background (within Timeout of Redis's answer),
+//     unless a later caller has already reserved tokens behind them (then
+//     they stay spent) or the limiter is closed.
 //
 // When Redis is unreachable, the fallback's WaitN decides (see
 // [LimiterConfig.FallbackRate]); a fallback that fails closed refuses with
@@ -641,16 +639,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if limit != math.MaxInt64 {
 		maxWait = strconv.FormatInt(limit.Microseconds(), 10)
 	}
-	// The reservation's round trip is bounded by Timeout and ctx's
-	// deadline, not cut short by ctx's cancellation: a WaitN cancelled
-	// meanwhile learns what it reserved, and gives it back below.
-	rctx := context.WithoutCancel(ctx)
-	if d, ok := ctx.Deadline(); ok {
-		var cancel context.CancelFunc
-		rctx, cancel = context.WithDeadline(rctx, d)
-		defer cancel()
-	}
-	ok, wait, tat, err := l.eval(rctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
+	ok, wait, tat, err := l.reserve(ctx, n, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
 		p.localN.Add(1)
@@ -668,6 +657,17 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 		return resilience.Refuse(ratelimit.ErrLimited, p.cfg.Name, wait)
 	}
 	p.sharedN.Add(1)
+	if err := ctx.Err(); err != nil { // ended as Redis answered
+		l.giveBack(ctx, tat, n)
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && wait > 0 && time.Until(d) < wait {
+		// Redis measured the wait before the answer's way back: it now
+		// ends after the deadline.
+		l.giveBack(ctx, tat, n)
+		p.refused.Add(1)
+		return resilience.Refuse(ratelimit.ErrLimited, p.cfg.Name, wait)
+	}
 	if wait <= 0 {
 		return nil
 	}
@@ -677,12 +677,76 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		// Give the tokens back if nobody reserved behind them; bounded,
-		// and under a context that the caller's end does not cancel.
-		back := strconv.FormatFloat(l.p.incUs*float64(n), 'g', 17, 64)
-		l.p.remote.run(context.WithoutCancel(ctx), refundScript, l.keys, []any{tat, back})
+		l.giveBack(ctx, tat, n)
 		return ctx.Err()
 	}
+}
+
+// A reservation is the round trip of a WaitN's reservation, which the
+// WaitN may leave when its ctx ends: state says who has the answer.
+type reservation struct {
+	ok    bool
+	wait  time.Duration
+	tat   string
+	err   error
+	state atomic.Int32  // reservationPending, then one of the others
+	done  chan struct{} // closed once the state is reservationAnswered
+}
+
+const (
+	reservationPending  = iota
+	reservationAnswered // the WaitN takes the answer
+	reservationLeft     // the WaitN has returned: the round trip gives back what it reserved
+)
+
+// reserve runs WaitN's reservation of n tokens (the script's args). If
+// ctx ends before Redis answers, reserve returns ctx.Err() at once, and
+// the round trip goes on in the background, bounded by Timeout, and gives
+// back whatever it reserved. It returns errLocal once l is closed.
+func (l *Limiter) reserve(ctx context.Context, n int, args []any) (ok bool, wait time.Duration, tat string, err error) {
+	if ctx.Done() == nil { // ctx never ends
+		return l.eval(ctx, args)
+	}
+	res := &reservation{done: make(chan struct{})}
+	rctx := context.WithoutCancel(ctx) // the caller's end does not cut the round trip short
+	if !l.p.remote.background(func() {
+		res.ok, res.wait, res.tat, res.err = l.eval(rctx, args)
+		if res.state.CompareAndSwap(reservationPending, reservationAnswered) {
+			close(res.done)
+			return
+		}
+		if res.err == nil && res.ok {
+			l.p.sharedN.Add(1)
+			if !l.p.remote.closed.Load() {
+				l.refund(rctx, res.tat, n)
+			}
+		}
+	}) {
+		return false, 0, "", errLocal
+	}
+	select {
+	case <-res.done:
+	case <-ctx.Done():
+		if res.state.CompareAndSwap(reservationPending, reservationLeft) {
+			return false, 0, "", ctx.Err()
+		}
+		<-res.done
+	}
+	return res.ok, res.wait, res.tat, res.err
+}
+
+// giveBack gives back, in the background, the n tokens that a WaitN
+// reserved, the TAT then set to tat; see refund.
+func (l *Limiter) giveBack(ctx context.Context, tat string, n int) {
+	ctx = context.WithoutCancel(ctx)
+	l.p.remote.background(func() { l.refund(ctx, tat, n) })
+}
+
+// refund gives back the n tokens that a WaitN reserved, the TAT then set
+// to tat, if nobody has reserved tokens behind them; bounded by Timeout.
+func (l *Limiter) refund(ctx context.Context, tat string, n int) {
+	back := strconv.FormatFloat(l.p.incUs*float64(n), 'g', 17, 64)
+	l.p.remote.run(ctx, refundScript, l.keys, []any{tat, back})
 }
 
 // localWait is the fallback's WaitN.
@@ -800,8 +864,8 @@ func (l *Limiter) Check(ctx context.Context) error {
 // [StateLocal] with Reason ErrClosed's message, and Check returns
 // ErrClosed. Close stops the checks of the server running in the
 // background and waits for them and for the round trips in flight on
-// goroutines of the limiter (one that outlived Timeout ends when the
-// client gives it up). It does not close rdb. On a Limiter of a
+// goroutines of the limiter, cancelled Waits' refunds included (one that
+// outlived Timeout ends when the client gives it up). It does not close rdb. On a Limiter of a
 // [KeyedLimiter] (from [KeyedLimiter.Limiter]) Close does nothing: its
 // state is the KeyedLimiter's, which [KeyedLimiter.Close] closes. Close
 // returns nil; calling it again does nothing. It is safe to call at any
@@ -821,7 +885,7 @@ func (k *KeyedLimiter) Close() error {
 }
 
 func (p *limiterParams) close() {
-	if p.remote.closed.Swap(true) {
+	if !p.remote.close() {
 		return
 	}
 	p.stop()

@@ -78,8 +78,34 @@ type remote struct {
 	stop    <-chan struct{}
 	wg      sync.WaitGroup // round trips and reloads still running
 	// closed is set by the guard's Close: Redis is asked nothing more,
-	// and every decision is local.
+	// and every decision is local. bgMu orders background's starts with
+	// close's: no background work starts once closed is set.
 	closed atomic.Bool
+	bgMu   sync.Mutex
+}
+
+// background runs f in a goroutine of its own that the guard's Close
+// waits for, unless the guard is closed; it reports whether f runs.
+func (r *remote) background(f func()) bool {
+	r.bgMu.Lock()
+	defer r.bgMu.Unlock()
+	if r.closed.Load() {
+		return false
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// close sets closed, and reports whether it was not set before; work that
+// background starts after it does not run.
+func (r *remote) close() bool {
+	r.bgMu.Lock()
+	defer r.bgMu.Unlock()
+	return !r.closed.Swap(true)
 }
 
 // noSlot is the slot of a guard whose health is one for all its keys.
