@@ -47,6 +47,29 @@ func BenchmarkLimiterDecision(b *testing.B) {
 	})
 }
 
+// BenchmarkLimiterWait is one Wait on a token there now (one round trip)
+// under a context that can be cancelled, with either client setting.
+func BenchmarkLimiterWait(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const rate = 1_000_000 // a limit the benchmark never reaches: no Wait waits
+	for _, ctxTimeouts := range []bool{true, false} {
+		name := "ContextTimeoutEnabled"
+		if !ctxTimeouts {
+			name = "own-goroutine"
+		}
+		b.Run(name, func(b *testing.B) {
+			l := NewLimiter(clientWith(b, redistest.Addr(b), ctxTimeouts), "benchwait", rate, rate, WithPrefix(testPrefix(b)), WithTimeout(time.Second))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := l.Wait(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkLimiterDecisionPaired makes, in each iteration, one decision
 // with this package's Limiter and one with redis_rate/v10 (each first
 // every other time), on the same server, timing each: both see the same

@@ -139,9 +139,10 @@
 //     its checks; one that finds others in use (recorded within 3
 //     minutes) reports LimiterSettingsConflict ([ErrSettingsConflict]),
 //     and Check returns it.
-//   - A cancelled Wait returns at once, even while Redis reserves its
-//     tokens, and gives back its own tokens only, in the background, and
-//     only if no caller has reserved tokens behind them: never another's.
+//   - A cancelled Wait gives back its own tokens only, in the background,
+//     and only if no caller has reserved tokens behind them: never
+//     another's. One cancelled while Redis reserves its tokens returns
+//     when Redis answers (within Timeout), to give them back too.
 //
 // Breaker:
 //

@@ -604,11 +604,14 @@ func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
 //     or last longer than MaxWait; its RetryAfter() is that wait;
 //   - an error matching ratelimit.ErrExceedsBurst at once if n exceeds the
 //     burst: no wait would help;
-//   - ctx.Err() at once if ctx is done, or as soon as ctx ends while
-//     Redis reserves the tokens or during the wait. The tokens are then
-//     given back, in the background (within Timeout of Redis's answer),
-//     unless a later caller has already reserved tokens behind them (then
-//     they stay spent) or the limiter is closed.
+//   - ctx.Err() at once if ctx is done, as soon as ctx ends during the
+//     wait, and when Redis answers if ctx was cancelled while Redis
+//     reserved the tokens (a cancellation does not cut that round trip
+//     short, which Timeout bounds). The tokens are then given back, in the
+//     background, unless a later caller has already reserved tokens
+//     behind them (then they stay spent) or the limiter is closed. A
+//     deadline that passes during the round trip ends it at once, and the
+//     tokens, if Redis reserved them, stay spent.
 //
 // When Redis is unreachable, the fallback's WaitN decides (see
 // [LimiterConfig.FallbackRate]); a fallback that fails closed refuses with
@@ -639,7 +642,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if limit != math.MaxInt64 {
 		maxWait = strconv.FormatInt(limit.Microseconds(), 10)
 	}
-	ok, wait, tat, err := l.reserve(ctx, n, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
+	ok, wait, tat, err := l.reserve(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
 		p.localN.Add(1)
@@ -682,71 +685,30 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	}
 }
 
-// A reservation is the round trip of a WaitN's reservation, which the
-// WaitN may leave when its ctx ends: state says who has the answer.
-type reservation struct {
-	ok    bool
-	wait  time.Duration
-	tat   string
-	err   error
-	state atomic.Int32  // reservationPending, then one of the others
-	done  chan struct{} // closed once the state is reservationAnswered
-}
-
-const (
-	reservationPending  = iota
-	reservationAnswered // the WaitN takes the answer
-	reservationLeft     // the WaitN has returned: the round trip gives back what it reserved
-)
-
-// reserve runs WaitN's reservation of n tokens (the script's args). If
-// ctx ends before Redis answers, reserve returns ctx.Err() at once, and
-// the round trip goes on in the background, bounded by Timeout, and gives
-// back whatever it reserved. It returns errLocal once l is closed.
-func (l *Limiter) reserve(ctx context.Context, n int, args []any) (ok bool, wait time.Duration, tat string, err error) {
+// reserve runs WaitN's reservation (the script's args). Its round trip is
+// bounded by Timeout and ctx's deadline, not cut short by ctx's
+// cancellation: a WaitN cancelled meanwhile learns what it reserved, and
+// gives it back.
+func (l *Limiter) reserve(ctx context.Context, args []any) (ok bool, wait time.Duration, tat string, err error) {
 	if ctx.Done() == nil { // ctx never ends
 		return l.eval(ctx, args)
 	}
-	res := &reservation{done: make(chan struct{})}
-	rctx := context.WithoutCancel(ctx) // the caller's end does not cut the round trip short
-	if !l.p.remote.background(func() {
-		res.ok, res.wait, res.tat, res.err = l.eval(rctx, args)
-		if res.state.CompareAndSwap(reservationPending, reservationAnswered) {
-			close(res.done)
-			return
-		}
-		if res.err == nil && res.ok {
-			l.p.sharedN.Add(1)
-			if !l.p.remote.closed.Load() {
-				l.refund(rctx, res.tat, n)
-			}
-		}
-	}) {
-		return false, 0, "", errLocal
+	rctx := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithDeadline(rctx, d)
+		defer cancel()
 	}
-	select {
-	case <-res.done:
-	case <-ctx.Done():
-		if res.state.CompareAndSwap(reservationPending, reservationLeft) {
-			return false, 0, "", ctx.Err()
-		}
-		<-res.done
-	}
-	return res.ok, res.wait, res.tat, res.err
+	return l.eval(rctx, args)
 }
 
-// giveBack gives back, in the background, the n tokens that a WaitN
-// reserved, the TAT then set to tat; see refund.
+// giveBack gives back the n tokens that a WaitN reserved, the TAT then
+// set to tat, if nobody has reserved tokens behind them: in the
+// background, bounded by Timeout, and not once l is closed.
 func (l *Limiter) giveBack(ctx context.Context, tat string, n int) {
 	ctx = context.WithoutCancel(ctx)
-	l.p.remote.background(func() { l.refund(ctx, tat, n) })
-}
-
-// refund gives back the n tokens that a WaitN reserved, the TAT then set
-// to tat, if nobody has reserved tokens behind them; bounded by Timeout.
-func (l *Limiter) refund(ctx context.Context, tat string, n int) {
 	back := strconv.FormatFloat(l.p.incUs*float64(n), 'g', 17, 64)
-	l.p.remote.run(ctx, refundScript, l.keys, []any{tat, back})
+	l.p.remote.background(func() { l.p.remote.run(ctx, refundScript, l.keys, []any{tat, back}) })
 }
 
 // localWait is the fallback's WaitN.

@@ -59,8 +59,11 @@ func TestLimiterWaitNEndedAsRedisAnswersGivesBack(t *testing.T) {
 		rdb := clientWith(t, redistest.Addr(t), ctxTimeouts)
 		rdb.AddHook(afterHook{&after})
 		const rounds = 5
-		l := NewLimiter(rdb, "waitnow", slow, rounds, WithPrefix(testPrefix(t)), WithTimeout(5*time.Second))
+		l := NewLimiter(rdb, "waitnow", slow, rounds+1, WithPrefix(testPrefix(t)), WithTimeout(5*time.Second))
 		defer l.Close()
+		if !l.Allow(ctxFor(t)) { // loads the script: the rounds' EVALSHA finds it
+			t.Fatal("the first Allow was refused")
+		}
 		for i := range rounds {
 			ctx, cancel := context.WithCancel(ctxFor(t))
 			end := func() { cancel() }

@@ -118,13 +118,6 @@ func TestLimiterWaitNCancelledDuringItsRoundTripGivesBackAll(t *testing.T) {
 		t.Fatal("WaitN's reservation did not run within 5s")
 	}
 	cancel()
-	select { // at once: Redis's answer is not waited for
-	case err := <-done:
-		done <- err
-	case <-time.After(2 * time.Second):
-		close(release)
-		t.Fatal("WaitN did not return within 2s of its cancellation, Redis's answer held back")
-	}
 	close(release)
 	wantGivenBack(t, l, rdb, key, before, done, "the WaitN(2) cancelled during its round trip")
 }
