@@ -127,3 +127,42 @@ func TestInvalidUTF8UnitAndHelpAreSanitised(t *testing.T) {
 	}
 	assertData(t, got, "resilience.exporter.sanitized", counter(pt[int64](2)))
 }
+
+// invalidUTF8 fails t for every attribute value, unit and description of
+// got that is not valid UTF-8.
+func invalidUTF8(t *testing.T, got map[string]metricdata.Metrics) {
+	t.Helper()
+	for name, metric := range got {
+		if !utf8.ValidString(metric.Unit) || !utf8.ValidString(metric.Description) {
+			t.Errorf("%s: unit %q, description %q: not valid UTF-8", name, metric.Unit, metric.Description)
+		}
+		for _, set := range attrSets(metric) {
+			for _, kv := range set.ToSlice() {
+				if v := kv.Value.String(); !utf8.ValidString(v) {
+					t.Errorf("%s: attribute %s = %q is not valid UTF-8", name, kv.Key, v)
+				}
+			}
+		}
+	}
+}
+
+// A guard's kind that is not valid UTF-8 (a guard of one's own: the
+// registry checks names, not kinds) must not break an export: it is
+// resilience.policy.type of resilience.guard.refused and
+// resilience.guard.state, sent with U+FFFD for its invalid bytes and
+// counted once per snapshot read, as a name is.
+func TestInvalidUTF8KindIsSanitised(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "my\xffqueue", Name: "q", State: "open", Refused: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	_, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
+	for n := range 2 {
+		got := collect(t, reader)
+		invalidUTF8(t, got)
+		kind, q := ptype("my\uFFFDqueue"), pname("q")
+		assertData(t, got, "resilience.guard.refused", counter(pt[int64](2, kind, q)))
+		assertData(t, got, "resilience.guard.state", igauge(pt[int64](1, kind, q, state("open"))))
+		assertData(t, got, "resilience.exporter.sanitized", counter(pt(int64(n+1))))
+	}
+}
