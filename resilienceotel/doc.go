@@ -140,7 +140,9 @@
 // are the caller's: a name or key that is not valid UTF-8 is reported with
 // its invalid bytes replaced by U+FFFD, and counted in
 // resilience.exporter.sanitized (once per event, and per guard snapshot
-// read at a collection). So is a guard's value's unit or help that is not
+// read at a collection). So is a guard's kind (its
+// resilience.policy.type, which the registry does not check), once per
+// snapshot read; and so is a guard's value's unit or help that is not
 // valid UTF-8, counted once when its instrument is made.
 //
 // # Traces

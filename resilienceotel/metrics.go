@@ -135,7 +135,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	add(err)
 	m.sanitizedCount, err = meter.Int64ObservableCounter("resilience.exporter.sanitized", metric.WithUnit("{name}"),
-		metric.WithDescription("Names and keys that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection; and values' units and helps, one per instrument made"))
+		metric.WithDescription("Names, keys and guards' kinds that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection; and values' units and helps, one per instrument made"))
 	add(err)
 	observables := []metric.Observable{m.calls, m.events, m.sanitizedCount}
 	if c.registry != nil {
@@ -302,7 +302,7 @@ func (m *Metrics) collect(_ context.Context, o metric.Observer, gen uint64, all 
 	defer m.values.kick(m)
 	for _, snap := range m.registry.Snapshots() {
 		name := attrPolicyName.String(m.clean(snap.Name))
-		kind := attrPolicyType.String(string(snap.Kind))
+		kind := attrPolicyType.String(m.clean(string(snap.Kind)))
 		o.ObserveInt64(m.refused, int64(snap.Refused), metric.WithAttributes(kind, name))
 		if snap.State != "" {
 			o.ObserveInt64(m.state, 1, metric.WithAttributes(kind, name, attrState.String(m.clean(snap.State))))
