@@ -142,8 +142,13 @@
 // resilience.exporter.sanitized (once per event, and per guard snapshot
 // read at a collection). So is a guard's kind (its
 // resilience.policy.type, which the registry does not check), once per
-// snapshot read; and so is a guard's value's unit or help that is not
-// valid UTF-8, counted once when its instrument is made.
+// snapshot read; an event's Type (its event.name, and its kind, its
+// resilience.policy.type), once per event; and a guard's value's unit or
+// help that is not valid UTF-8, counted once when its instrument is made.
+// A value's instrument name is ASCII only: the characters of the kind
+// and the value's name other than ASCII letters, digits, '_', '.', '-'
+// and '/' read as underscores. So every attribute value, unit,
+// description and instrument name the Metrics reports is valid UTF-8.
 //
 // # Traces
 //

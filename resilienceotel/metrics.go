@@ -135,7 +135,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	add(err)
 	m.sanitizedCount, err = meter.Int64ObservableCounter("resilience.exporter.sanitized", metric.WithUnit("{name}"),
-		metric.WithDescription("Names, keys and guards' kinds that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection; and values' units and helps, one per instrument made"))
+		metric.WithDescription("Names, keys, guards' kinds and events' types that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection; and values' units and helps, one per instrument made"))
 	add(err)
 	observables := []metric.Observable{m.calls, m.events, m.sanitizedCount}
 	if c.registry != nil {
@@ -222,9 +222,9 @@ func (m *Metrics) handle(err error) { otel.Handle(fmt.Errorf("resilienceotel: %w
 // policies given the registry as their observer reach it; give it to no
 // policy as well, or their events count twice.
 func (m *Metrics) Observe(e telemetry.Event) {
-	k := eventKey{typ: e.Type, name: m.clean(e.Name)}
+	k := eventKey{typ: telemetry.Type(m.clean(string(e.Type))), name: m.clean(e.Name)}
 	if m.keys.max > 0 && e.Key != "" {
-		k.key = m.keys.of(policyID{e.Type.Kind(), k.name}, m.clean(e.Key))
+		k.key = m.keys.of(policyID{k.typ.Kind(), k.name}, m.clean(e.Key))
 	}
 	if e.Err != nil {
 		k.errT = m.errs.of(struct{}{}, export.ErrorType(e.Err))
