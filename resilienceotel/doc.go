@@ -46,6 +46,7 @@
 //	resilience.wait.duration              histogram           s            resilience.policy.type, resilience.policy.name, event.name, resilience.key
 //	resilience.guard.refused              counter (async)     {call}       resilience.policy.type, resilience.policy.name
 //	resilience.exporter.sanitized         counter (async)     {name}       none
+//	resilience.exporter.dropped           counter (async)     {series}     none
 //	resilience.guard.state                gauge               1            resilience.policy.type, resilience.policy.name, resilience.guard.state
 //	resilience.<kind>.<value>             gauge or counter    the value's  resilience.policy.name
 //	                                      (async)
@@ -94,6 +95,20 @@
 // collection while the callback that observes the new instruments takes
 // over from the one before it reports each count once, or, rarely, none of
 // this Metrics' counts and gauges: never twice.
+//
+// Two guards never share a series. Guards of one name whose kinds give a
+// value one instrument name (kinds "my queue" and "my_queue", or "Mine"
+// and "mine": OpenTelemetry's instrument names are case-insensitive) would
+// report two values as one series, of which a gauge keeps one and a
+// counter adds them; guards of one name whose kinds read alike once valid
+// UTF-8 would share a resilience.guard.refused and resilience.guard.state
+// series. At each collection the guard that comes first in the registry's
+// order (that of telemetry.Registry.Snapshots: by name, then kind; the
+// order in which resilienceprom keeps the first series too) keeps such a
+// series, and the other's is left out, counted in
+// resilience.exporter.dropped (one per series per collection). So is a
+// guard's value whose instrument name is one of the Metrics' own (kind
+// "guard" with a value "state", say).
 //
 // The breaker's counted values (window_calls, window_failures,
 // window_successes, window_slow, and failure_ratio, their ratio) are what
