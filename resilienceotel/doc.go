@@ -88,11 +88,16 @@
 // and .forced; a bulkhead resilience.bulkhead.limit, .in_flight and
 // .queued; a rate limiter resilience.ratelimit.rate, .burst and .tokens;
 // the others as their Snapshot methods list. The instruments of the
-// guards registered when New runs are made by New; a value first seen by
-// a collection (a guard registered later) gets its instrument after that
-// collection, from a goroutine (the SDK makes instruments under the lock
-// it collects under), and is reported from the next collection on. A
-// collection while the callback that observes the new instruments takes
+// guards registered when New runs are made by New. A value first seen by
+// a collection (of a guard registered later) cannot get its instrument in
+// that collection, as the SDK makes instruments under the lock it
+// collects under: the collection starts a goroutine that makes it and puts
+// a callback that observes it in place of the one before, and the value
+// is reported by the collections that start after that. That is often the
+// next one, but not always: the collections that start sooner (back to
+// back ManualReader.Collect calls, say) report the guard's
+// resilience.guard.refused and resilience.guard.state, not yet its
+// values. A collection while the callback that observes the new instruments takes
 // over from the one before it reports each count once, or, rarely, none of
 // this Metrics' counts and gauges: never twice.
 //
