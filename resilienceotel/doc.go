@@ -194,7 +194,8 @@
 // When the call returns, the span gets resilience.policy.name,
 // resilience.attempts (attempts that reached the Attempt layer) and
 // resilience.outcome; its status is left to its owner. server.address is
-// the host of a *url.Error in the error's chain, absent otherwise;
+// the host of a *url.Error in the error's chain (invalid UTF-8 bytes, as
+// a percent-escaped host can hold, replaced by U+FFFD), absent otherwise;
 // resilience.breaker.state, with TraceBreaker, is the breaker's state when
 // the attempt started; resilience.retry_after is absent without a hint
 // and for resilience.Never (0 is a hint: retry at once);
