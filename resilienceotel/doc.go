@@ -94,12 +94,12 @@
 // collects under: the collection starts a goroutine that makes it and puts
 // a callback that observes it in place of the one before, and the value
 // is reported by the collections that start after that. That is often the
-// next one, but not always: the collections that start sooner (back to
-// back ManualReader.Collect calls, say) report the guard's
+// next one, but not always: the collections that start sooner
+// (back-to-back ManualReader.Collect calls, say) report the guard's
 // resilience.guard.refused and resilience.guard.state, not yet its
-// values. A collection while the callback that observes the new instruments takes
-// over from the one before it reports each count once, or, rarely, none of
-// this Metrics' counts and gauges: never twice.
+// values. A collection while the callback that observes the new
+// instruments takes over from the one before it reports each count once,
+// or, rarely, none of this Metrics' counts and gauges: never twice.
 //
 // Two guards never share a series. Guards of one name whose kinds give a
 // value one instrument name (kinds "my queue" and "my_queue", or "Mine"
@@ -108,9 +108,9 @@
 // counter adds them; guards of one name whose kinds read alike once valid
 // UTF-8 would share a resilience.guard.refused and resilience.guard.state
 // series. At each collection the guard that comes first in the registry's
-// order (that of telemetry.Registry.Snapshots: by name, then kind; the
-// order in which resilienceprom keeps the first series too) keeps such a
-// series, and the other's is left out, counted in
+// order (that of telemetry.Registry.Snapshots: by name, then kind; of two
+// series that collide in resilienceprom too, it keeps the same guard's)
+// keeps such a series, and the other's is left out, counted in
 // resilience.exporter.dropped (one per series per collection). So is a
 // guard's value whose instrument name is one of the Metrics' own (kind
 // "guard" with a value "state", say).
