@@ -2,6 +2,7 @@ package resilienceotel_test
 
 import (
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -126,4 +127,68 @@ func TestInvalidUTF8UnitAndHelpAreSanitised(t *testing.T) {
 		}
 	}
 	assertData(t, got, "resilience.exporter.sanitized", counter(pt[int64](2)))
+}
+
+// invalidUTF8 fails t for every attribute value, unit and description of
+// got that is not valid UTF-8.
+func invalidUTF8(t *testing.T, got map[string]metricdata.Metrics) {
+	t.Helper()
+	for name, metric := range got {
+		if !utf8.ValidString(metric.Unit) || !utf8.ValidString(metric.Description) {
+			t.Errorf("%s: unit %q, description %q: not valid UTF-8", name, metric.Unit, metric.Description)
+		}
+		for _, set := range attrSets(metric) {
+			for _, kv := range set.ToSlice() {
+				if v := kv.Value.String(); !utf8.ValidString(v) {
+					t.Errorf("%s: attribute %s = %q is not valid UTF-8", name, kv.Key, v)
+				}
+			}
+		}
+	}
+}
+
+// A guard's kind that is not valid UTF-8 (a guard of one's own: the
+// registry checks names, not kinds) must not break an export: it is
+// resilience.policy.type of resilience.guard.refused and
+// resilience.guard.state, sent with U+FFFD for its invalid bytes and
+// counted once per snapshot read, as a name is.
+func TestInvalidUTF8KindIsSanitised(t *testing.T) {
+	reg := telemetry.NewRegistry()
+	if err := reg.Register(exporttest.FakeGuard{S: telemetry.Snapshot{Kind: "my\xffqueue", Name: "q", State: "open", Refused: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	_, reader := newMetrics(t, resilienceotel.WithRegistry(reg))
+	for n := range 2 {
+		got := collect(t, reader)
+		invalidUTF8(t, got)
+		kind, q := ptype("my\uFFFDqueue"), pname("q")
+		assertData(t, got, "resilience.guard.refused", counter(pt[int64](2, kind, q)))
+		assertData(t, got, "resilience.guard.state", igauge(pt[int64](1, kind, q, state("open"))))
+		assertData(t, got, "resilience.exporter.sanitized", counter(pt(int64(n+1))))
+	}
+}
+
+// An event whose Type is not valid UTF-8 (an event source of one's own)
+// must not break an export, then or later: its type is event.name and its
+// kind resilience.policy.type, sent with U+FFFD for the invalid bytes and
+// counted once per event, as a name is; a duration event of such a type
+// records its call as any other.
+func TestInvalidUTF8EventTypeIsSanitised(t *testing.T) {
+	m, reader := newMetrics(t, resilienceotel.WithKeys(4))
+	m.Observe(telemetry.Event{Type: "my\xffqueue.dropped", Name: "q"})
+	m.Observe(telemetry.Event{Type: "my\xffqueue.dropped", Name: "q"})
+	m.Observe(telemetry.Event{Type: "my\xffqueue.dropped", Name: "q", Key: "k"})
+	m.Observe(telemetry.Event{Type: "my\xffretry.call", Name: "r", Elapsed: time.Second})
+	kind, q, typ := ptype("my\uFFFDqueue"), pname("q"), event("my\uFFFDqueue.dropped")
+	for range 2 { // every later export too: the counters keep their series
+		got := collect(t, reader)
+		invalidUTF8(t, got)
+		assertData(t, got, "resilience.events", counter(
+			pt[int64](2, kind, q, typ),
+			pt[int64](1, kind, q, typ, key("k")),
+			pt[int64](1, ptype("my\uFFFDretry"), pname("r"), event("my\uFFFDretry.call")),
+		))
+		assertData(t, got, "resilience.calls", counter(pt[int64](1, ptype("pipeline"), pname("r"), outcome("success"))))
+		assertData(t, got, "resilience.exporter.sanitized", counter(pt[int64](4)))
+	}
 }

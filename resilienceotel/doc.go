@@ -46,6 +46,7 @@
 //	resilience.wait.duration              histogram           s            resilience.policy.type, resilience.policy.name, event.name, resilience.key
 //	resilience.guard.refused              counter (async)     {call}       resilience.policy.type, resilience.policy.name
 //	resilience.exporter.sanitized         counter (async)     {name}       none
+//	resilience.exporter.dropped           counter (async)     {series}     none
 //	resilience.guard.state                gauge               1            resilience.policy.type, resilience.policy.name, resilience.guard.state
 //	resilience.<kind>.<value>             gauge or counter    the value's  resilience.policy.name
 //	                                      (async)
@@ -87,13 +88,32 @@
 // and .forced; a bulkhead resilience.bulkhead.limit, .in_flight and
 // .queued; a rate limiter resilience.ratelimit.rate, .burst and .tokens;
 // the others as their Snapshot methods list. The instruments of the
-// guards registered when New runs are made by New; a value first seen by
-// a collection (a guard registered later) gets its instrument after that
-// collection, from a goroutine (the SDK makes instruments under the lock
-// it collects under), and is reported from the next collection on. A
-// collection while the callback that observes the new instruments takes
-// over from the one before it reports each count once, or, rarely, none of
-// this Metrics' counts and gauges: never twice.
+// guards registered when New runs are made by New. A value first seen by
+// a collection (of a guard registered later) cannot get its instrument in
+// that collection, as the SDK makes instruments under the lock it
+// collects under: the collection starts a goroutine that makes it and puts
+// a callback that observes it in place of the one before, and the value
+// is reported by the collections that start after that. That is often the
+// next one, but not always: the collections that start sooner
+// (back-to-back ManualReader.Collect calls, say) report the guard's
+// resilience.guard.refused and resilience.guard.state, not yet its
+// values. A collection while the callback that observes the new
+// instruments takes over from the one before it reports each count once,
+// or, rarely, none of this Metrics' counts and gauges: never twice.
+//
+// Two guards never share a series. Guards of one name whose kinds give a
+// value one instrument name (kinds "my queue" and "my_queue", or "Mine"
+// and "mine": OpenTelemetry's instrument names are case-insensitive) would
+// report two values as one series, of which a gauge keeps one and a
+// counter adds them; guards of one name whose kinds read alike once valid
+// UTF-8 would share a resilience.guard.refused and resilience.guard.state
+// series. At each collection the guard that comes first in the registry's
+// order (that of telemetry.Registry.Snapshots: by name, then kind; of two
+// series that collide in resilienceprom too, it keeps the same guard's)
+// keeps such a series, and the other's is left out, counted in
+// resilience.exporter.dropped (one per series per collection). So is a
+// guard's value whose instrument name is one of the Metrics' own (kind
+// "guard" with a value "state", say).
 //
 // The breaker's counted values (window_calls, window_failures,
 // window_successes, window_slow, and failure_ratio, their ratio) are what
@@ -140,8 +160,15 @@
 // are the caller's: a name or key that is not valid UTF-8 is reported with
 // its invalid bytes replaced by U+FFFD, and counted in
 // resilience.exporter.sanitized (once per event, and per guard snapshot
-// read at a collection). So is a guard's value's unit or help that is not
-// valid UTF-8, counted once when its instrument is made.
+// read at a collection). So is a guard's kind (its
+// resilience.policy.type, which the registry does not check), once per
+// snapshot read; an event's Type (its event.name, and its kind, its
+// resilience.policy.type), once per event; and a guard's value's unit or
+// help that is not valid UTF-8, counted once when its instrument is made.
+// A value's instrument name is ASCII only: the characters of the kind
+// and the value's name other than ASCII letters, digits, '_', '.', '-'
+// and '/' read as underscores. So every attribute value, unit,
+// description and instrument name the Metrics reports is valid UTF-8.
 //
 // # Traces
 //
@@ -167,7 +194,8 @@
 // When the call returns, the span gets resilience.policy.name,
 // resilience.attempts (attempts that reached the Attempt layer) and
 // resilience.outcome; its status is left to its owner. server.address is
-// the host of a *url.Error in the error's chain, absent otherwise;
+// the host of a *url.Error in the error's chain (invalid UTF-8 bytes, as
+// a percent-escaped host can hold, replaced by U+FFFD), absent otherwise;
 // resilience.breaker.state, with TraceBreaker, is the breaker's state when
 // the attempt started; resilience.retry_after is absent without a hint
 // and for resilience.Never (0 is a hint: retry at once);

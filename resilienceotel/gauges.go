@@ -16,8 +16,8 @@ import (
 // it is registered, and the SDK runs callbacks under a lock that making
 // instruments and registering callbacks take too: so a value first seen
 // in a collection gets its instrument from a goroutine (discover), which
-// registers a callback for all of them in place of the last one, and is
-// reported from the next collection on.
+// registers a callback for all of them in place of the last one; the value
+// is reported by the collections that start once that is done.
 //
 // One callback at most reports in a collection. The new callback is
 // registered before the old one is unregistered, and a collection between

@@ -57,6 +57,8 @@ type Metrics struct {
 	calls, events, refused metric.Int64ObservableCounter
 	sanitizedCount         metric.Int64ObservableCounter
 	sanitized              countCell // names and keys clean replaced
+	droppedCount           metric.Int64ObservableCounter
+	dropped                countCell // guards' series left out (see admit)
 	callDur, attemptDur    metric.Float64Histogram
 	waitDur                metric.Float64Histogram
 	state                  metric.Int64ObservableGauge
@@ -135,7 +137,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 		metric.WithExplicitBucketBoundaries(durationBuckets...))
 	add(err)
 	m.sanitizedCount, err = meter.Int64ObservableCounter("resilience.exporter.sanitized", metric.WithUnit("{name}"),
-		metric.WithDescription("Names and keys that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection; and values' units and helps, one per instrument made"))
+		metric.WithDescription("Names, keys, guards' kinds and events' types that were not valid UTF-8, reported with their invalid bytes replaced by U+FFFD: one per event, and per guard snapshot read at a collection; and values' units and helps, one per instrument made"))
 	add(err)
 	observables := []metric.Observable{m.calls, m.events, m.sanitizedCount}
 	if c.registry != nil {
@@ -145,7 +147,10 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 		m.state, err = meter.Int64ObservableGauge("resilience.guard.state", metric.WithUnit("1"),
 			metric.WithDescription("1, with the state of a registered guard that has states (a breaker: closed, open, half-open) as an attribute, from its snapshot"))
 		add(err)
-		observables = append(observables, m.refused, m.state)
+		m.droppedCount, err = meter.Int64ObservableCounter("resilience.exporter.dropped", metric.WithUnit("{series}"),
+			metric.WithDescription("Series of registered guards left out, one per series per collection: a series another guard sent in the collection already (guards of one name whose kinds give one instrument name, or one attribute value), or a value named like one of the exporter's own instruments"))
+		add(err)
+		observables = append(observables, m.refused, m.state, m.droppedCount)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("resilienceotel: %w", err)
@@ -159,7 +164,7 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 		for _, s := range c.registry.Snapshots() {
 			for _, v := range s.Values {
 				name := valueMetric(s.Kind, v.Name)
-				if _, ok := all[name]; ok {
+				if _, ok := all[name]; ok || ownInstruments[strings.ToLower(name)] {
 					continue
 				}
 				o, err := m.makeInstrument(name, pendingValue{s.Kind, v})
@@ -222,9 +227,9 @@ func (m *Metrics) handle(err error) { otel.Handle(fmt.Errorf("resilienceotel: %w
 // policies given the registry as their observer reach it; give it to no
 // policy as well, or their events count twice.
 func (m *Metrics) Observe(e telemetry.Event) {
-	k := eventKey{typ: e.Type, name: m.clean(e.Name)}
+	k := eventKey{typ: telemetry.Type(m.clean(string(e.Type))), name: m.clean(e.Name)}
 	if m.keys.max > 0 && e.Key != "" {
-		k.key = m.keys.of(policyID{e.Type.Kind(), k.name}, m.clean(e.Key))
+		k.key = m.keys.of(policyID{k.typ.Kind(), k.name}, m.clean(e.Key))
 	}
 	if e.Err != nil {
 		k.errT = m.errs.of(struct{}{}, export.ErrorType(e.Err))
@@ -300,20 +305,72 @@ func (m *Metrics) collect(_ context.Context, o metric.Observer, gen uint64, all 
 		return nil
 	}
 	defer m.values.kick(m)
+	defer func() { o.ObserveInt64(m.droppedCount, m.dropped.load()) }()
+	var sent sentSeries
 	for _, snap := range m.registry.Snapshots() {
-		name := attrPolicyName.String(m.clean(snap.Name))
-		kind := attrPolicyType.String(string(snap.Kind))
-		o.ObserveInt64(m.refused, int64(snap.Refused), metric.WithAttributes(kind, name))
-		if snap.State != "" {
+		n, k := m.clean(snap.Name), m.clean(string(snap.Kind))
+		name, kind := attrPolicyName.String(n), attrPolicyType.String(k)
+		if m.admit(&sent, seriesID{instrument: "resilience.guard.refused", kind: k, name: n}) {
+			o.ObserveInt64(m.refused, int64(snap.Refused), metric.WithAttributes(kind, name))
+		}
+		if snap.State != "" && m.admit(&sent, seriesID{instrument: "resilience.guard.state", kind: k, name: n}) {
 			o.ObserveInt64(m.state, 1, metric.WithAttributes(kind, name, attrState.String(m.clean(snap.State))))
 		}
 		attrs := metric.WithAttributes(name)
 		for i := range snap.Values {
 			v := &snap.Values[i]
-			if inst := m.values.observable(all, valueMetric(snap.Kind, v.Name), snap.Kind, v); inst != nil {
+			metricName := valueMetric(snap.Kind, v.Name)
+			if !m.admit(&sent, seriesID{instrument: metricName, name: n, value: true}) {
+				continue
+			}
+			if inst := m.values.observable(all, metricName, snap.Kind, v); inst != nil {
 				o.ObserveFloat64(inst, v.Value, attrs)
 			}
 		}
 	}
 	return nil
+}
+
+// ownInstruments are the names of the Metrics' own instruments, which no
+// guard's value may take.
+var ownInstruments = map[string]bool{
+	"resilience.calls": true, "resilience.events": true,
+	"resilience.call.duration": true, "resilience.attempt.duration": true, "resilience.wait.duration": true,
+	"resilience.guard.refused": true, "resilience.guard.state": true,
+	"resilience.exporter.sanitized": true, "resilience.exporter.dropped": true,
+}
+
+// sentSeries are the series of the guards that one collection has
+// observed.
+type sentSeries map[seriesID]struct{}
+
+// seriesID is a series of a guard: its instrument's name and its
+// attributes (a value's has no kind).
+type seriesID struct {
+	instrument, kind, name string
+	value                  bool
+}
+
+// admit reports whether the guard's series id may be observed in the
+// collection that has observed sent, and adds it to sent: not if it is a
+// series sent before in it (guards of one name whose kinds give one
+// instrument name to a value, as "my queue" and "my_queue" do, or
+// "Mine" and "mine": the SDK takes instrument names that differ in case
+// as one; or whose kinds read alike once valid UTF-8), nor if it is a
+// guard's value named like one of the Metrics' own instruments. The
+// registry's order (Snapshots) decides which guard keeps a series: the
+// first, as in resilienceprom. A series left out counts in
+// resilience.exporter.dropped.
+func (m *Metrics) admit(sent *sentSeries, id seriesID) bool {
+	id.instrument = strings.ToLower(id.instrument)
+	_, dup := (*sent)[id]
+	if dup || id.value && ownInstruments[id.instrument] {
+		m.dropped.add()
+		return false
+	}
+	if *sent == nil {
+		*sent = make(sentSeries)
+	}
+	(*sent)[id] = struct{}{}
+	return true
 }

@@ -33,6 +33,7 @@ func TestInstruments(t *testing.T) {
 	gauges := map[string]string{
 		"resilience.guard.refused":                 "{call}",
 		"resilience.guard.state":                   "1",
+		"resilience.exporter.dropped":              "{series}",
 		"resilience.breaker.forced":                "1",
 		"resilience.breaker.open_for":              "s",
 		"resilience.breaker.cooldown_left":         "s",

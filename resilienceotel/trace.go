@@ -273,7 +273,7 @@ func appendErr(attrs []attribute.KeyValue, err error) []attribute.KeyValue {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		if u, perr := url.Parse(ue.URL); perr == nil && u.Hostname() != "" {
-			attrs = append(attrs, attrServerAddr.String(u.Hostname()))
+			attrs = append(attrs, attrServerAddr.String(strings.ToValidUTF8(u.Hostname(), "\uFFFD"))) // url.Parse takes "%ff" in a host
 		}
 	}
 	return attrs

@@ -322,3 +322,30 @@ func TestTracePanics(t *testing.T) {
 		}()
 	}
 }
+
+// TestTraceServerAddressInvalidUTF8: a *url.Error's host that is not
+// valid UTF-8 (url.Parse takes a percent-escaped byte in a host:
+// "http://prices%ff.internal/") must not break a trace export, which sends
+// span attributes as protobuf strings too: server.address has U+FFFD for
+// its invalid bytes, as resilience.guard.name has.
+func TestTraceServerAddressInvalidUTF8(t *testing.T) {
+	tl := resilienceotel.Trace[string]("prices")
+	p := resilience.Then(tl.Call,
+		resilience.Fallback(func(context.Context, error) (string, error) { return "cached", nil }),
+		tl.Attempt)
+	down := &url.Error{Op: "Get", URL: "http://prices%ff.internal/v1", Err: downError{}}
+	events, _ := traced(t, func(ctx context.Context) {
+		_, _ = p.Do(ctx, func(context.Context) (string, error) { return "", down })
+	})
+	var got []spanEvent
+	for _, e := range events {
+		got = append(got, spanEvent{e.Name, map[string]any{"server.address": e.Attrs["server.address"]}})
+	}
+	want := []spanEvent{
+		{"resilience.attempt", map[string]any{"server.address": "prices\uFFFD.internal"}},
+		{"resilience.fallback", map[string]any{"server.address": "prices\uFFFD.internal"}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("server.address mismatch (-want +got):\n%s", diff)
+	}
+}
