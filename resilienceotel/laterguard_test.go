@@ -2,13 +2,10 @@ package resilienceotel_test
 
 import (
 	"context"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
@@ -77,27 +74,5 @@ func TestLaterGuardValuesWaitForTheirInstruments(t *testing.T) {
 	assertData(t, collect(t, reader), "resilience.mine.depth", fgauge(pt(4.0, pname("g"))))
 	if err := closeMetrics(t, m); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// The documentation says when a later guard's values show as the test
-// above has it: not "from the next collection", which back-to-back
-// collections contradict.
-func TestDocSaysWhenLaterGuardValuesShow(t *testing.T) {
-	var wrong []string
-	for _, file := range []string{"doc.go", "README.md"} {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := strings.Join(strings.Fields(strings.ReplaceAll(string(b), "//", "")), " ")
-		for _, claim := range []string{"from the next collection on", "from the second collection that sees it"} {
-			if strings.Contains(text, claim) {
-				wrong = append(wrong, file+": "+claim)
-			}
-		}
-	}
-	if diff := cmp.Diff([]string(nil), wrong); diff != "" {
-		t.Errorf("claims of when a later guard's values show mismatch (-want +got):\n%s", diff)
 	}
 }
