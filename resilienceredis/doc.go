@@ -30,11 +30,15 @@
 //     (or a nil *redis.Client), or a name that is empty, not valid UTF-8 or
 //     holds '{' or '}', panics naming the constructor.
 //
-// The zero value of a [Limiter], [KeyedLimiter], [Breaker] or
-// [RetryBudget] is not usable: create each with its constructor. Its
-// decisions (Limiter.AllowN, WaitN, AllowAtMost, Check;
-// KeyedLimiter.Limiter; Breaker.Allow; RetryBudget.Deposit, Withdraw)
-// panic naming the constructor, instead of admitting every call.
+// The zero value of a [Limiter], [KeyedLimiter], [Breaker], [RetryBudget]
+// or [CacheStore] is not usable: create each with its constructor. Every
+// method of a zero value (and [LimiterPolicy], [WaitPolicy] or
+// [BreakerPolicy] given one) panics on the caller's goroutine naming the
+// constructor, e.g. "resilienceredis: CacheStore.Get on a zero
+// CacheStore: create one with NewCacheStore", instead of admitting every
+// call or failing on a nil pointer; only Close, which is safe to call at
+// any time, does nothing and returns nil. The zero [Permit] reports
+// nothing.
 //
 // Every guard has a Close that makes it decide locally for good, as while
 // Redis is unreachable, and ask Redis nothing more: a [Limiter] or a

@@ -220,7 +220,8 @@ type limiterParams struct {
 //
 // A Limiter is safe for simultaneous use by multiple goroutines. Create one
 // with [NewLimiter], or get one per key from a [KeyedLimiter] (the zero
-// Limiter is not usable: its decisions panic); [Limiter.Close] makes it
+// Limiter is not usable: its methods panic naming NewLimiter; its Close
+// does nothing); [Limiter.Close] makes it
 // decide locally for good.
 type Limiter struct {
 	p *limiterParams
@@ -324,6 +325,9 @@ func hashTag(key string) string {
 // Allow reports whether one event for key may happen now, fleet-wide, and
 // takes its token if so: Limiter(key).Allow(ctx).
 func (k *KeyedLimiter) Allow(ctx context.Context, key string) bool {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Allow", "NewKeyedLimiter")
+	}
 	return k.Limiter(key).Allow(ctx)
 }
 
@@ -390,13 +394,23 @@ func cmp0(d, def time.Duration) time.Duration {
 }
 
 // Name returns the limiter's name.
-func (l *Limiter) Name() string { return l.p.cfg.Name }
+func (l *Limiter) Name() string {
+	if l.p == nil {
+		zeroValue("Limiter", "Name", "NewLimiter")
+	}
+	return l.p.cfg.Name
+}
 
 // Allow reports whether one event may happen now, fleet-wide, and takes
 // its token if so. It never waits for a token; it waits on Redis at most
 // Timeout. A ctx that is done (or ends during the round trip) makes it
 // return false without a token taken.
-func (l *Limiter) Allow(ctx context.Context) bool { return l.AllowN(ctx, 1) }
+func (l *Limiter) Allow(ctx context.Context) bool {
+	if l.p == nil {
+		zeroValue("Limiter", "Allow", "NewLimiter")
+	}
+	return l.AllowN(ctx, 1)
+}
 
 // AllowN reports whether n events may happen now, fleet-wide, and takes
 // their n tokens if so (all or none), as Allow does. AllowN(ctx, 0) is
@@ -593,7 +607,12 @@ func (l *Limiter) localAllow(n int) bool {
 }
 
 // Wait waits for one event's token and takes it; see [Limiter.WaitN].
-func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
+func (l *Limiter) Wait(ctx context.Context) error {
+	if l.p == nil {
+		zeroValue("Limiter", "Wait", "NewLimiter")
+	}
+	return l.WaitN(ctx, 1)
+}
 
 // WaitN takes n tokens, fleet-wide, waiting until they are there. The
 // tokens are reserved in Redis at once (other instances' calls queue
@@ -715,6 +734,9 @@ func LimiterPolicy[T any](l *Limiter) resilience.Policy[T] {
 	if l == nil {
 		panic("resilienceredis: LimiterPolicy of a nil *Limiter")
 	}
+	if l.p == nil {
+		zeroArg("LimiterPolicy", "Limiter", "NewLimiter")
+	}
 	return resilience.New(l.p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if err := l.take(ctx, 1); err != nil {
 			var zero T
@@ -732,6 +754,9 @@ func LimiterPolicy[T any](l *Limiter) resilience.Policy[T] {
 func WaitPolicy[T any](l *Limiter) resilience.Policy[T] {
 	if l == nil {
 		panic("resilienceredis: WaitPolicy of a nil *Limiter")
+	}
+	if l.p == nil {
+		zeroArg("WaitPolicy", "Limiter", "NewLimiter")
 	}
 	return resilience.New(l.p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if err := l.Wait(ctx); err != nil {
@@ -807,7 +832,7 @@ func (l *Limiter) Check(ctx context.Context) error {
 // returns nil; calling it again does nothing. It is safe to call at any
 // time, from any goroutine.
 func (l *Limiter) Close() error {
-	if l.view {
+	if l.view || l.p == nil {
 		return nil
 	}
 	l.p.close()
@@ -816,6 +841,9 @@ func (l *Limiter) Close() error {
 
 // Close closes k and each of its Limiters, as [Limiter.Close] describes.
 func (k *KeyedLimiter) Close() error {
+	if k.p == nil {
+		return nil
+	}
 	k.p.close()
 	return nil
 }
@@ -831,7 +859,12 @@ func (p *limiterParams) close() {
 
 // Check is [Limiter.Check] for every bucket of k: it asks Redis with a
 // bucket of its own (key ""), which it does not change.
-func (k *KeyedLimiter) Check(ctx context.Context) error { return k.Limiter("").Check(ctx) }
+func (k *KeyedLimiter) Check(ctx context.Context) error {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Check", "NewKeyedLimiter")
+	}
+	return k.Limiter("").Check(ctx)
+}
 
 // checkServer checks the server's eviction policy and records the
 // limiter's settings among those in use under its name; it reports what

@@ -221,8 +221,9 @@ func (c RetryBudgetConfig) resolved() RetryBudgetConfig {
 //
 // A RetryBudget is a telemetry.Guard (Name, Snapshot). It is safe for
 // simultaneous use by multiple goroutines. Create one with
-// [NewRetryBudget] (the zero RetryBudget is not usable: its Deposit and
-// Withdraw panic); [RetryBudget.Close] stops its goroutine.
+// [NewRetryBudget] (the zero RetryBudget is not usable: its methods panic
+// naming NewRetryBudget; its Close does nothing); [RetryBudget.Close]
+// stops its goroutine.
 type RetryBudget struct {
 	cfg   RetryBudgetConfig
 	fleet *fleetbudget.Budget
@@ -301,7 +302,12 @@ func newRetryBudget(rdb redis.UniversalClient, name string, opts []RetryBudgetOp
 }
 
 // Name returns the budget's name.
-func (b *RetryBudget) Name() string { return b.cfg.Name }
+func (b *RetryBudget) Name() string {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Name", "NewRetryBudget")
+	}
+	return b.cfg.Name
+}
 
 // Deposit counts one execution, in the fleet's counts (unless Redis is
 // away) and in the local budget. It allocates nothing and never waits.
@@ -365,7 +371,7 @@ func (b *RetryBudget) why() error {
 // ErrClosed's message. It does not close rdb. Close returns nil; calling
 // it again does nothing.
 func (b *RetryBudget) Close() error {
-	if b.closed.Swap(true) {
+	if b.local == nil || b.closed.Swap(true) {
 		return nil
 	}
 	b.rem.closed.Store(true)
@@ -456,6 +462,9 @@ func (b *RetryBudget) flush(force bool) bool {
 // are in Redis, which a snapshot does not ask. Snapshot is safe for
 // simultaneous use and allocates the Values slice.
 func (b *RetryBudget) Snapshot() telemetry.Snapshot {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Snapshot", "NewRetryBudget")
+	}
 	s := telemetry.Snapshot{Kind: retry.Kind, Name: b.cfg.Name, State: StateShared, Refused: b.denied.Load()}
 	local := 0.0
 	if b.rem.downUntil.Load() != 0 {
