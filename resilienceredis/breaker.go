@@ -199,7 +199,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		o.applyBreaker(&cfg)
 	}
 	checkPositional("NewBreaker", fmt.Sprintf("rdb, %q, ...", name), "WithBreakerConfig", "Name", cfg.Name, name)
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(true); err != nil {
 		panic(err.Error())
 	}
 	cfg = cfg.withDefaults()

@@ -104,18 +104,29 @@ type LimiterConfig struct {
 	Observer telemetry.Observer
 }
 
-// Validate reports the first invalid field of c, with the message New
-// would panic with, or nil if c is valid.
-func (c LimiterConfig) Validate() error {
+// Validate reports the first invalid field of c, with the message
+// [NewLimiter] or [NewKeyedLimiter] would panic with when given c with
+// [WithLimiterConfig], or nil if they would accept it. A zero Name, Rate
+// or Burst means the constructor's argument, which the constructor checks
+// itself, so Validate checks those fields only when they are set:
+// LimiterConfig{Timeout: 20 * time.Millisecond} is valid, and so is a
+// whole configuration (read from JSON, say) whose fields are all valid.
+// The constructor checks the configuration that its arguments and all its
+// options make together, with the same messages.
+func (c LimiterConfig) Validate() error { return c.validate(false) }
+
+// validate is Validate; whole (the constructor's configuration, its
+// arguments merged in) requires Name, Rate and Burst too.
+func (c LimiterConfig) validate(whole bool) error {
 	inf := math.IsInf(c.Rate, 1)
 	switch {
-	case nameProblem(c.Name) != "":
+	case (whole || c.Name != "") && nameProblem(c.Name) != "":
 		return fmt.Errorf("resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
-	case math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf:
+	case (whole || c.Rate != 0) && (math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf):
 		return fmt.Errorf("resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got %v", c.Rate)
-	case !inf && (c.Burst < 1 || c.Burst > maxBurst):
+	case !inf && (whole || c.Burst != 0) && (c.Burst < 1 || c.Burst > maxBurst):
 		return fmt.Errorf("resilienceredis: Burst must be in [1, 1<<40], got %d", c.Burst)
 	case c.MaxWait < 0:
 		return fmt.Errorf("resilienceredis: MaxWait must be >= 0, got %v", c.MaxWait)
@@ -139,8 +150,7 @@ func (c LimiterConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c
 // UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
 // unknown fields are an error.
 func (c *LimiterConfig) UnmarshalJSON(b []byte) error {
-	type plain LimiterConfig
-	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+	return jsonconf.Unmarshal("resilienceredis", b, c)
 }
 
 // BreakerConfig is the whole configuration of a [Breaker], for
@@ -265,15 +275,24 @@ type BreakerConfig struct {
 	ProbeInterval time.Duration
 }
 
-// Validate reports the first invalid field of c, with the message New
-// would panic with, or nil if c is valid.
-func (c BreakerConfig) Validate() error {
+// Validate reports the first invalid field of c, with the message
+// [NewBreaker] would panic with when given c with [WithBreakerConfig], or
+// nil if it would accept it. A zero Name means NewBreaker's argument,
+// which NewBreaker checks itself, so Validate checks Name only when it is
+// set: BreakerConfig{Threshold: 3} is valid. NewBreaker checks the
+// configuration that all its options make together, with the same
+// messages.
+func (c BreakerConfig) Validate() error { return c.validate(false) }
+
+// validate is Validate; whole (NewBreaker's configuration, its name
+// merged in) requires Name too.
+func (c BreakerConfig) validate(whole bool) error {
 	buckets := c.WindowBuckets
 	if buckets == 0 {
 		buckets = defaultBuckets
 	}
 	switch {
-	case nameProblem(c.Name) != "":
+	case (whole || c.Name != "") && nameProblem(c.Name) != "":
 		return fmt.Errorf("resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
@@ -324,8 +343,7 @@ func (c BreakerConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c
 // UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
 // unknown fields are an error.
 func (c *BreakerConfig) UnmarshalJSON(b []byte) error {
-	type plain BreakerConfig
-	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+	return jsonconf.Unmarshal("resilienceredis", b, c)
 }
 
 // LimiterOption configures a [Limiter] in [NewLimiter] or a

@@ -343,7 +343,7 @@ func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate 
 	checkPositional(ctor, args, "WithLimiterConfig", "Name", cfg.Name, name)
 	checkPositional(ctor, args, "WithLimiterConfig", "Rate", cfg.Rate, rate)
 	checkPositional(ctor, args, "WithLimiterConfig", "Burst", cfg.Burst, burst)
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(true); err != nil {
 		panic(err.Error())
 	}
 	p := &limiterParams{cfg: cfg, inf: math.IsInf(cfg.Rate, 1), layer: "ratelimit(" + cfg.Name + ")"}

@@ -139,11 +139,20 @@ const (
 )
 
 // Validate reports the first invalid field of c, with the message
-// [NewRetryBudget] would panic with, or nil if c is valid.
-func (c RetryBudgetConfig) Validate() error {
+// [NewRetryBudget] would panic with when given c with
+// [WithRetryBudgetConfig], or nil if it would accept it. A zero Name
+// means NewRetryBudget's argument, which NewRetryBudget checks itself, so
+// Validate checks Name only when it is set: RetryBudgetConfig{Ratio: 0.1}
+// is valid. NewRetryBudget checks the configuration that all its options
+// make together, with the same messages.
+func (c RetryBudgetConfig) Validate() error { return c.validate(false) }
+
+// validate is Validate; whole (NewRetryBudget's configuration, its name
+// merged in) requires Name too.
+func (c RetryBudgetConfig) validate(whole bool) error {
 	rate := func(x float64) bool { return x == off || x >= 0 && !math.IsInf(x, 1) }
 	switch {
-	case nameProblem(c.Name) != "":
+	case (whole || c.Name != "") && nameProblem(c.Name) != "":
 		return fmt.Errorf("resilienceredis: RetryBudgetConfig.Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: RetryBudgetConfig.Prefix must hold no '{' or '}', got %q", c.Prefix)
@@ -172,8 +181,7 @@ func (c RetryBudgetConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marsh
 // UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
 // unknown fields are an error. It does not validate.
 func (c *RetryBudgetConfig) UnmarshalJSON(b []byte) error {
-	type plain RetryBudgetConfig
-	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+	return jsonconf.Unmarshal("resilienceredis", b, c)
 }
 
 // resolved returns c with every default filled in (Off stays Off).
@@ -283,7 +291,7 @@ func newRetryBudget(rdb redis.UniversalClient, name string, opts []RetryBudgetOp
 		o.applyRetryBudget(&c)
 	}
 	checkPositional("NewRetryBudget", fmt.Sprintf("rdb, %q, ...", name), "WithRetryBudgetConfig", "Name", c.Name, name)
-	if err := c.Validate(); err != nil {
+	if err := c.validate(true); err != nil {
 		panic(err.Error())
 	}
 	c = c.resolved()
