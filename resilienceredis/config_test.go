@@ -31,9 +31,9 @@ func TestLimiterConfigValidate(t *testing.T) {
 		{"not UTF-8", LimiterConfig{Name: "a\xff", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a\xff"`},
 		{"brace", LimiterConfig{Name: "a{b", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a{b"`},
 		{"prefix", LimiterConfig{Name: "a", Prefix: "}", Rate: 1, Burst: 1}, `resilienceredis: Prefix must hold no '{' or '}', got "}"`},
-		{"negative rate", LimiterConfig{Name: "a", Rate: -1, Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got -1"},
-		{"fast", LimiterConfig{Name: "a", Rate: 2e6, Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 2e+06"},
-		{"NaN", LimiterConfig{Name: "a", Rate: math.NaN(), Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got NaN"},
+		{"negative rate", LimiterConfig{Name: "a", Rate: -1, Burst: 1}, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got -1"},
+		{"fast", LimiterConfig{Name: "a", Rate: 2e6, Burst: 1}, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 2e+06"},
+		{"NaN", LimiterConfig{Name: "a", Rate: math.NaN(), Burst: 1}, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got NaN"},
 		{"burst", LimiterConfig{Name: "a", Rate: 1, Burst: -1}, "resilienceredis: Burst must be in [1, 1<<40], got -1"},
 		{"burst without a rate", LimiterConfig{Burst: 1<<40 + 1}, "resilienceredis: Burst must be in [1, 1<<40], got 1099511627777"},
 		{"wait", LimiterConfig{Name: "a", Rate: 1, Burst: 1, MaxWait: -1}, "resilienceredis: MaxWait must be >= 0, got -1ns"},
@@ -196,7 +196,7 @@ func TestWithConfigPositionalConflict(t *testing.T) {
 		{"rate NaN in the config, another given", func() { NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Rate: math.NaN()})) },
 			`resilienceredis: NewLimiter(rdb, "pos", 5, 2, ...): WithLimiterConfig's Rate NaN differs from the rate given`},
 		{"rate NaN in both: Validate says why", func() { NewLimiter(rdb, "pos", math.NaN(), 2, WithLimiterConfig(LimiterConfig{Rate: math.NaN()})) },
-			`resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got NaN`},
+			`resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got NaN`},
 		{"equal values", func() {
 			NewBreaker(rdb, "pos", WithBreakerConfig(BreakerConfig{Name: "pos"})).Close()
 			NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Name: "pos", Rate: 5, Burst: 2}))
@@ -226,10 +226,10 @@ func TestLimiterArgumentsChecked(t *testing.T) {
 		f    func()
 		want string
 	}{
-		{"zero rate", func() { NewLimiter(rdb, "a", 0, 1) }, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 0"},
+		{"zero rate", func() { NewLimiter(rdb, "a", 0, 1) }, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 0"},
 		{"zero burst", func() { NewKeyedLimiter(rdb, "a", 1, 0) }, "resilienceredis: Burst must be in [1, 1<<40], got 0"},
 		{"zero rate, config without one", func() { NewLimiter(rdb, "a", 0, 1, WithLimiterConfig(LimiterConfig{Timeout: time.Second})) },
-			"resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 0"},
+			"resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func() {
