@@ -3,6 +3,7 @@ package resilienceredis
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,13 @@ const (
 	maxBuckets       = 100
 	maxFlushInterval = time.Second
 	off              = -1 // resilience.Off
+
+	// maxFillUs bounds a limiter's interval T = 1e6/Rate µs and the time
+	// its empty bucket takes to fill, Burst·T µs: the scripts take a
+	// stored value more than 2^52µs (about 142 years) ahead for one they
+	// cannot have written, and past it the expiries they set leave the
+	// range Redis accepts. The lowest Rate is so 1e6/2^52.
+	maxFillUs = 1 << 52
 )
 
 // LimiterConfig is the whole configuration of a [Limiter] or a
@@ -51,16 +59,20 @@ type LimiterConfig struct {
 	Name string
 
 	// Rate is how many events per second the bucket refills, fleet-wide:
-	// > 0 and at most 1e6 (one per microsecond, the resolution of the
-	// server's clock), or +Inf, which admits every event without asking
-	// Redis. The zero value means as given to [NewLimiter] or
+	// at least 1e6/2^52 ≈ 2.220446049250313e-10 (an interval 1/Rate of at
+	// most 2^52µs, about 142 years: the scripts keep the bucket in
+	// microseconds within that span) and at most 1e6 (one per
+	// microsecond, the resolution of the server's clock), or +Inf, which
+	// admits every event without asking Redis. The zero value means as given to [NewLimiter] or
 	// [NewKeyedLimiter]; a non-zero Rate must equal the rate given, else
 	// the constructor panics.
 	Rate float64
 
 	// Burst is the bucket's capacity: how many events may pass at once,
-	// fleet-wide, after a quiet spell; in [1, 1<<40]. A new bucket is
-	// full. The zero value means as given to [NewLimiter] or
+	// fleet-wide, after a quiet spell; in [1, 1<<40], and Burst/Rate, the
+	// time an empty bucket takes to fill, at most 2^52µs (about 142
+	// years), so at most Rate×4503599627.370496 (e.g. 4503599627 at Rate
+	// 1, 4 at Rate 1e-9). A new bucket is full. The zero value means as given to [NewLimiter] or
 	// [NewKeyedLimiter]; a non-zero Burst must equal the burst given, else
 	// the constructor panics.
 	Burst int
@@ -124,10 +136,14 @@ func (c LimiterConfig) validate(whole bool) error {
 		return fmt.Errorf("resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
-	case (whole || c.Rate != 0) && (math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf):
-		return fmt.Errorf("resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got %v", c.Rate)
+	case (whole || c.Rate != 0) && (math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf || 1e6/c.Rate > maxFillUs):
+		return fmt.Errorf("resilienceredis: Rate must be in [%v, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got %v", 1e6/maxFillUs, c.Rate)
 	case !inf && (whole || c.Burst != 0) && (c.Burst < 1 || c.Burst > maxBurst):
 		return fmt.Errorf("resilienceredis: Burst must be in [1, 1<<40], got %d", c.Burst)
+	case !inf && c.Rate != 0 && 1e6/c.Rate*float64(c.Burst) > maxFillUs:
+		// The limiter's Burst·T, as the scripts are given it.
+		return fmt.Errorf("resilienceredis: Burst/Rate, the time an empty bucket takes to fill, must be at most 2^52µs (%ss, about 142 years), got Burst %d / Rate %v = %vs",
+			strconv.FormatFloat(maxFillUs/1e6, 'f', -1, 64), c.Burst, c.Rate, float64(c.Burst)/c.Rate)
 	case c.MaxWait < 0:
 		return fmt.Errorf("resilienceredis: MaxWait must be >= 0, got %v", c.MaxWait)
 	case c.Timeout < 0:

@@ -80,7 +80,9 @@
 //     ratelimit.Limiter would in one process: each decision is one script
 //     (GCRA, one round trip: EVALSHA, or EVAL once after NOSCRIPT), atomic
 //     in Redis. The bucket is kept in microseconds (as a double: exact to
-//     well under a microsecond for a century), so Rate is at most 1e6.
+//     well under a microsecond for a century), so Rate is at most 1e6;
+//     the scripts keep times within 2^52µs (about 142 years) of now, so
+//     Rate is at least 1e6/2^52 and Burst/Rate at most 2^52µs.
 //   - A decision waits on Redis at most Timeout (50ms by default). When
 //     Redis fails or does not answer in time, the instance's fallback
 //     decides (FallbackRate: by default a local bucket of Rate and Burst,

@@ -93,6 +93,29 @@ end
 return 1
 `)
 
+// checkWriteScript is the write of a Check: it sets the bucket KEYS[1]
+// as a decision does, with the longest expiry one sets (Burst·T, ARGV[1]
+// µs), then puts it back as it was (its value, and its expiry to the
+// millisecond; no key if there was none), in one script: a server that
+// refuses the decisions' writes (an ACL that denies SET) refuses the
+// Check, and the bucket is unchanged.
+var checkWriteScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+local t = redis.call('TIME')
+local now = (t[1] - 1704067200) * 1000000 + t[2]
+local tau = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], string.format('%.17g', now + tau), 'PX', math.ceil(tau / 1000))
+if v and ttl > 0 then
+	redis.call('SET', KEYS[1], v, 'PX', ttl)
+elseif v and ttl == -1 then
+	redis.call('SET', KEYS[1], v)
+else
+	redis.call('DEL', KEYS[1])
+end
+return 1
+`)
+
 // settingsScript records the settings of a limiter (ARGV[1], "rate/burst")
 // in the sorted set KEYS[1], scored by the server's time (µs), forgets
 // the settings not recorded within ARGV[2] µs, and returns the settings
@@ -785,10 +808,14 @@ func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
 //     with other Rate or Burst are in use: their buckets are apart.
 //
 // It takes no token; a bucket that holds a value the limiter cannot have
-// written is repaired (set empty). The warnings are also given to the
+// written is repaired (set empty). It tries the bucket's commands as the
+// decisions run them: it reads the bucket as a decision does, then writes
+// it as a decision does and puts it back as it was (one script), so that a
+// server that lets the limiter read its keys but not write them is found.
+// The warnings are also given to the
 // Observer, as the checks a limiter makes by itself (at the first decision
 // Redis answers, then every minute, in the background) give them. The
-// bucket's round trip waits at most Timeout, the others as ctx allows
+// bucket's two round trips each wait at most Timeout, the others as ctx allows
 // (and, with a client without ContextTimeoutEnabled, as the client's own
 // timeouts do). An infinite Rate never asks Redis:
 // Check returns nil. Check is safe to call at any time, from any
@@ -805,14 +832,19 @@ func (l *Limiter) Check(ctx context.Context) error {
 		return nil
 	}
 	_, _, _, repaired, err := l.script(ctx, []any{p.argT, p.argTau, "0", "0"})
+	if err == nil {
+		if repaired {
+			p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
+		}
+		// A check's script reads the bucket; the decisions write it too.
+		_, err = p.remote.run(ctx, checkWriteScript, l.keys, []any{p.argTau})
+		err = classify(err)
+	}
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 		return err
-	}
-	if repaired {
-		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
 	}
 	_, err = p.checkServer(ctx)
 	return err

@@ -144,16 +144,19 @@ func TestLimiterScriptsPastTheRateBound(t *testing.T) {
 
 // Check tries the writes the decisions make: a user who may read the
 // bucket but not write it (ACL -set) has a limiter whose every decision
-// is the fallback's, and Check says so (ErrUnusable, NOPERM) — as its doc
-// promises for permissions.
+// is the fallback's, and Check says so (ErrUnusable, the server's "can't
+// run this command") — as its doc promises for permissions.
 func TestLimiterCheckTriesTheWrites(t *testing.T) {
 	_, limited, _ := aclServer(t, "~*", "+@all", "-set")
 	ctx := ctxFor(t)
 	l := NewLimiter(limited, "nowrite", slow, 2)
 	defer l.Close()
 	err := l.Check(ctx)
-	if !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), "NOPERM") {
-		t.Fatalf("Check() = %v, want ErrUnusable with the server's NOPERM", err)
+	if !errors.Is(err, ErrUnusable) || !strings.Contains(err.Error(), "can't run this command") {
+		t.Fatalf("Check() = %v, want ErrUnusable with the server's refusal of SET", err)
+	}
+	if l.Allow(ctx); !errors.Is(l.p.why(), ErrUnusable) {
+		t.Errorf("a decision's reason: %v, want the same refusal", l.p.why())
 	}
 }
 
