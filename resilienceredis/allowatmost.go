@@ -108,6 +108,9 @@ func (l *Limiter) AllowAtMost(ctx context.Context, n int) (int, error) {
 // AllowAtMost takes up to n tokens of key's bucket now:
 // Limiter(key).AllowAtMost(ctx, n).
 func (k *KeyedLimiter) AllowAtMost(ctx context.Context, key string, n int) (int, error) {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "AllowAtMost", "NewKeyedLimiter")
+	}
 	return k.Limiter(key).AllowAtMost(ctx, n)
 }
 

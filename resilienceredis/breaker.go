@@ -43,8 +43,8 @@ import (
 // [Permit] it returns. A Breaker is safe for simultaneous use by multiple
 // goroutines. It runs three goroutines (the flusher, the subscriber and
 // the deliverer of transitions); [Breaker.Close] stops them. Create
-// one with [NewBreaker]: the zero Breaker is not usable (its Allow
-// panics).
+// one with [NewBreaker]: the zero Breaker is not usable (its methods
+// panic naming NewBreaker; its Close does nothing).
 type Breaker struct {
 	cfg     BreakerConfig // with defaults applied
 	layer   string
@@ -199,7 +199,7 @@ func newBreaker(rdb redis.UniversalClient, name string, opts []BreakerOption) *B
 		o.applyBreaker(&cfg)
 	}
 	checkPositional("NewBreaker", fmt.Sprintf("rdb, %q, ...", name), "WithBreakerConfig", "Name", cfg.Name, name)
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(true); err != nil {
 		panic(err.Error())
 	}
 	cfg = cfg.withDefaults()
@@ -289,7 +289,12 @@ func localOptions(c BreakerConfig, onChange func(breaker.Transition)) []breaker.
 }
 
 // Name returns the breaker's name.
-func (b *Breaker) Name() string { return b.cfg.Name }
+func (b *Breaker) Name() string {
+	if b.keys == nil {
+		zeroValue("Breaker", "Name", "NewBreaker")
+	}
+	return b.cfg.Name
+}
 
 // now returns the instance's time: ns since it was created (monotonic).
 func (b *Breaker) now() int64 { return int64(time.Since(b.base)) + b.skew.Load() }
@@ -308,7 +313,12 @@ func (c BreakerConfig) fingerprint() string {
 // holds its calls after Threshold consecutive failures of its own, State
 // is Open; that hold is not a transition of the shared state, and
 // OnStateChange does not report it.
-func (b *Breaker) State() breaker.State { return b.visible(b.word.Load()) }
+func (b *Breaker) State() breaker.State {
+	if b.keys == nil {
+		zeroValue("Breaker", "State", "NewBreaker")
+	}
+	return b.visible(b.word.Load())
+}
 
 // reported is the state of view w as transitions report it: the shared
 // state, or while Redis is unreachable the local breaker's (unless a
@@ -814,6 +824,9 @@ func (b *Breaker) mismatchErr(other string) error {
 // it), so the fleet's behaviour is a mix of both. RulesMismatch is safe
 // for simultaneous use.
 func (b *Breaker) RulesMismatch() error {
+	if b.keys == nil {
+		zeroValue("Breaker", "RulesMismatch", "NewBreaker")
+	}
 	b.mu.Lock()
 	other := b.other
 	b.mu.Unlock()
@@ -887,6 +900,9 @@ func (b *Breaker) emit(e event) {
 // refuses the breaker's commands, or an error saying that Redis did not
 // answer in time; after Close, [ErrClosed] without asking Redis.
 func (b *Breaker) Reset(ctx context.Context) error {
+	if b.keys == nil {
+		zeroValue("Breaker", "Reset", "NewBreaker")
+	}
 	if b.closed.Load() {
 		return ErrClosed
 	}
@@ -913,7 +929,7 @@ func (b *Breaker) Reset(ctx context.Context) error {
 // breaker's transitions are not delivered). It does not close rdb. Close
 // returns nil; calling it again does nothing.
 func (b *Breaker) Close() error {
-	if b.closed.Swap(true) {
+	if b.keys == nil || b.closed.Swap(true) {
 		return nil
 	}
 	b.cancel()
@@ -1167,6 +1183,9 @@ func (b *Breaker) deliverLoop() {
 func BreakerPolicy[T any](b *Breaker) resilience.Policy[T] {
 	if b == nil {
 		panic("resilienceredis: BreakerPolicy breaker must not be nil")
+	}
+	if b.keys == nil {
+		zeroArg("BreakerPolicy", "Breaker", "NewBreaker")
 	}
 	return resilience.New(b.layer, func(ctx context.Context, next resilience.Next[T]) (v T, err error) {
 		if err = ctx.Err(); err != nil {

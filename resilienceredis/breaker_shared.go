@@ -55,6 +55,9 @@ return {t[1] * 1000000 + t[2] + tonumber(ARGV[1]), redis.call('HGETALL', KEYS[1]
 // Close, [ErrClosed] without asking Redis. Shared is safe for
 // simultaneous use.
 func (b *Breaker) Shared(ctx context.Context) (SharedState, error) {
+	if b.keys == nil {
+		zeroValue("Breaker", "Shared", "NewBreaker")
+	}
 	if b.closed.Load() {
 		return SharedState{}, ErrClosed
 	}

@@ -98,7 +98,8 @@ func WithCacheObserver(o telemetry.Observer) CacheStoreOption {
 // CacheStore is a policy/cache Store[T] on Redis: caches of the same name
 // and prefix, in one process or across a fleet, given it with
 // cache.WithStore, share their entries. It is safe for simultaneous use
-// by multiple goroutines.
+// by multiple goroutines. Create one with [NewCacheStore]: the zero
+// CacheStore is not usable (its methods panic naming NewCacheStore).
 //
 // An entry is kept at Prefix+"cache:{name}:"+generation+":"+key, as an
 // envelope of its Expires, Discard and Size and its value as the Codec
@@ -191,11 +192,19 @@ return 0`)
 )
 
 // Name returns the store's name.
-func (s *CacheStore[T]) Name() string { return s.name }
+func (s *CacheStore[T]) Name() string {
+	if s.base == "" {
+		zeroValue("CacheStore", "Name", "NewCacheStore")
+	}
+	return s.name
+}
 
 // Get returns the entry of key, or false if there is none, it could not
 // be read, or Redis failed or did not answer within Timeout.
 func (s *CacheStore[T]) Get(ctx context.Context, key string) (cache.Entry[T], bool) {
+	if s.base == "" {
+		zeroValue("CacheStore", "Get", "NewCacheStore")
+	}
 	var zero cache.Entry[T]
 	v, err := s.r.run(ctx, cacheGetScript, []string{s.gen, s.base}, []any{key})
 	if err != nil {
@@ -229,6 +238,9 @@ func (s *CacheStore[T]) Get(ctx context.Context, key string) (cache.Entry[T], bo
 // entry already past its Discard time, or whose value the Codec cannot
 // write (reported), removes the key's entry instead.
 func (s *CacheStore[T]) Set(ctx context.Context, key string, e cache.Entry[T]) {
+	if s.base == "" {
+		zeroValue("CacheStore", "Set", "NewCacheStore")
+	}
 	if !e.Discard.After(time.Now()) {
 		s.Delete(ctx, key)
 		return
@@ -247,6 +259,9 @@ func (s *CacheStore[T]) Set(ctx context.Context, key string, e cache.Entry[T]) {
 
 // Delete removes the entry of key, if any.
 func (s *CacheStore[T]) Delete(ctx context.Context, key string) {
+	if s.base == "" {
+		zeroValue("CacheStore", "Delete", "NewCacheStore")
+	}
 	if _, err := s.r.run(ctx, cacheDelScript, []string{s.gen, s.base}, []any{key}); err != nil {
 		s.report(ctx, key, err)
 	}
@@ -255,6 +270,9 @@ func (s *CacheStore[T]) Delete(ctx context.Context, key string) {
 // Purge makes every entry stored so far invisible, by one INCR of the
 // generation; the older entries expire at their Discard times.
 func (s *CacheStore[T]) Purge(ctx context.Context) {
+	if s.base == "" {
+		zeroValue("CacheStore", "Purge", "NewCacheStore")
+	}
 	if _, err := s.r.run(ctx, cachePurgeScript, []string{s.gen}, nil); err != nil {
 		s.report(ctx, "", err)
 	}

@@ -70,6 +70,12 @@ func zeroValue(typ, method, ctor string) {
 	panic(fmt.Sprintf("resilienceredis: %s.%s on a zero %s: create one with %s", typ, method, typ, ctor))
 }
 
+// zeroArg panics for a guard's zero value given to fn (a policy
+// constructor): typ's constructor ctor makes the only usable ones.
+func zeroArg(fn, typ, ctor string) {
+	panic(fmt.Sprintf("resilienceredis: %s of a zero %s: create one with %s", fn, typ, ctor))
+}
+
 // checkOption panics if the option opt, the i-th of ctor's, is nil.
 func checkOption(ctor string, i int, isNil bool) {
 	if isNil {

@@ -3,6 +3,7 @@ package resilienceredis
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,13 @@ const (
 	maxBuckets       = 100
 	maxFlushInterval = time.Second
 	off              = -1 // resilience.Off
+
+	// maxFillUs bounds a limiter's interval T = 1e6/Rate µs and the time
+	// its empty bucket takes to fill, Burst·T µs: the scripts take a
+	// stored value more than 2^52µs (about 142 years) ahead for one they
+	// cannot have written, and past it the expiries they set leave the
+	// range Redis accepts. The lowest Rate is so 1e6/2^52.
+	maxFillUs = 1 << 52
 )
 
 // LimiterConfig is the whole configuration of a [Limiter] or a
@@ -51,16 +59,20 @@ type LimiterConfig struct {
 	Name string
 
 	// Rate is how many events per second the bucket refills, fleet-wide:
-	// > 0 and at most 1e6 (one per microsecond, the resolution of the
-	// server's clock), or +Inf, which admits every event without asking
-	// Redis. The zero value means as given to [NewLimiter] or
+	// at least 1e6/2^52 ≈ 2.220446049250313e-10 (an interval 1/Rate of at
+	// most 2^52µs, about 142 years: the scripts keep the bucket in
+	// microseconds within that span) and at most 1e6 (one per
+	// microsecond, the resolution of the server's clock), or +Inf, which
+	// admits every event without asking Redis. The zero value means as given to [NewLimiter] or
 	// [NewKeyedLimiter]; a non-zero Rate must equal the rate given, else
 	// the constructor panics.
 	Rate float64
 
 	// Burst is the bucket's capacity: how many events may pass at once,
-	// fleet-wide, after a quiet spell; in [1, 1<<40]. A new bucket is
-	// full. The zero value means as given to [NewLimiter] or
+	// fleet-wide, after a quiet spell; in [1, 1<<40], and Burst/Rate, the
+	// time an empty bucket takes to fill, at most 2^52µs (about 142
+	// years), so at most Rate×4503599627.370496 (e.g. 4503599627 at Rate
+	// 1, 4 at Rate 1e-9). A new bucket is full. The zero value means as given to [NewLimiter] or
 	// [NewKeyedLimiter]; a non-zero Burst must equal the burst given, else
 	// the constructor panics.
 	Burst int
@@ -104,19 +116,34 @@ type LimiterConfig struct {
 	Observer telemetry.Observer
 }
 
-// Validate reports the first invalid field of c, with the message New
-// would panic with, or nil if c is valid.
-func (c LimiterConfig) Validate() error {
+// Validate reports the first invalid field of c, with the message
+// [NewLimiter] or [NewKeyedLimiter] would panic with when given c with
+// [WithLimiterConfig], or nil if they would accept it. A zero Name, Rate
+// or Burst means the constructor's argument, which the constructor checks
+// itself, so Validate checks those fields only when they are set:
+// LimiterConfig{Timeout: 20 * time.Millisecond} is valid, and so is a
+// whole configuration (read from JSON, say) whose fields are all valid.
+// The constructor checks the configuration that its arguments and all its
+// options make together, with the same messages.
+func (c LimiterConfig) Validate() error { return c.validate(false) }
+
+// validate is Validate; whole (the constructor's configuration, its
+// arguments merged in) requires Name, Rate and Burst too.
+func (c LimiterConfig) validate(whole bool) error {
 	inf := math.IsInf(c.Rate, 1)
 	switch {
-	case nameProblem(c.Name) != "":
+	case (whole || c.Name != "") && nameProblem(c.Name) != "":
 		return fmt.Errorf("resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
-	case math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf:
-		return fmt.Errorf("resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got %v", c.Rate)
-	case !inf && (c.Burst < 1 || c.Burst > maxBurst):
+	case (whole || c.Rate != 0) && (math.IsNaN(c.Rate) || c.Rate <= 0 || c.Rate > maxRate && !inf || 1e6/c.Rate > maxFillUs):
+		return fmt.Errorf("resilienceredis: Rate must be in [%v, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got %v", 1e6/maxFillUs, c.Rate)
+	case !inf && (whole || c.Burst != 0) && (c.Burst < 1 || c.Burst > maxBurst):
 		return fmt.Errorf("resilienceredis: Burst must be in [1, 1<<40], got %d", c.Burst)
+	case !inf && c.Rate != 0 && 1e6/c.Rate*float64(c.Burst) > maxFillUs:
+		// The limiter's Burst·T, as the scripts are given it.
+		return fmt.Errorf("resilienceredis: Burst/Rate, the time an empty bucket takes to fill, must be at most 2^52µs (%ss, about 142 years), got Burst %d / Rate %v = %vs",
+			strconv.FormatFloat(maxFillUs/1e6, 'f', -1, 64), c.Burst, c.Rate, float64(c.Burst)/c.Rate)
 	case c.MaxWait < 0:
 		return fmt.Errorf("resilienceredis: MaxWait must be >= 0, got %v", c.MaxWait)
 	case c.Timeout < 0:
@@ -139,8 +166,7 @@ func (c LimiterConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c
 // UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
 // unknown fields are an error.
 func (c *LimiterConfig) UnmarshalJSON(b []byte) error {
-	type plain LimiterConfig
-	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+	return jsonconf.Unmarshal("resilienceredis", b, c)
 }
 
 // BreakerConfig is the whole configuration of a [Breaker], for
@@ -265,15 +291,24 @@ type BreakerConfig struct {
 	ProbeInterval time.Duration
 }
 
-// Validate reports the first invalid field of c, with the message New
-// would panic with, or nil if c is valid.
-func (c BreakerConfig) Validate() error {
+// Validate reports the first invalid field of c, with the message
+// [NewBreaker] would panic with when given c with [WithBreakerConfig], or
+// nil if it would accept it. A zero Name means NewBreaker's argument,
+// which NewBreaker checks itself, so Validate checks Name only when it is
+// set: BreakerConfig{Threshold: 3} is valid. NewBreaker checks the
+// configuration that all its options make together, with the same
+// messages.
+func (c BreakerConfig) Validate() error { return c.validate(false) }
+
+// validate is Validate; whole (NewBreaker's configuration, its name
+// merged in) requires Name too.
+func (c BreakerConfig) validate(whole bool) error {
 	buckets := c.WindowBuckets
 	if buckets == 0 {
 		buckets = defaultBuckets
 	}
 	switch {
-	case nameProblem(c.Name) != "":
+	case (whole || c.Name != "") && nameProblem(c.Name) != "":
 		return fmt.Errorf("resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: Prefix must hold no '{' or '}', got %q", c.Prefix)
@@ -324,8 +359,7 @@ func (c BreakerConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marshal(c
 // UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
 // unknown fields are an error.
 func (c *BreakerConfig) UnmarshalJSON(b []byte) error {
-	type plain BreakerConfig
-	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+	return jsonconf.Unmarshal("resilienceredis", b, c)
 }
 
 // LimiterOption configures a [Limiter] in [NewLimiter] or a

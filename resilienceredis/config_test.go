@@ -22,14 +22,20 @@ func TestLimiterConfigValidate(t *testing.T) {
 		{"inf", LimiterConfig{Name: "api", Rate: math.Inf(1)}, ""},
 		{"full", LimiterConfig{Name: "api", Rate: 1e6, Burst: 1 << 40, Prefix: "p:", MaxWait: time.Second, Timeout: time.Second,
 			ProbeInterval: time.Second, FallbackRate: resilience.Off}, ""},
-		{"no name", LimiterConfig{Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got ""`},
+		// A zero Name, Rate or Burst means the constructor's argument,
+		// which the constructor checks: the config is valid.
+		{"no name", LimiterConfig{Rate: 1, Burst: 1}, ""},
+		{"only a timeout", LimiterConfig{Timeout: 20 * time.Millisecond}, ""},
+		{"no rate", LimiterConfig{Name: "a", Burst: 1}, ""},
+		{"no burst", LimiterConfig{Name: "a", Rate: 1}, ""},
 		{"not UTF-8", LimiterConfig{Name: "a\xff", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a\xff"`},
 		{"brace", LimiterConfig{Name: "a{b", Rate: 1, Burst: 1}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a{b"`},
 		{"prefix", LimiterConfig{Name: "a", Prefix: "}", Rate: 1, Burst: 1}, `resilienceredis: Prefix must hold no '{' or '}', got "}"`},
-		{"zero rate", LimiterConfig{Name: "a", Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 0"},
-		{"fast", LimiterConfig{Name: "a", Rate: 2e6, Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got 2e+06"},
-		{"NaN", LimiterConfig{Name: "a", Rate: math.NaN(), Burst: 1}, "resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got NaN"},
-		{"burst", LimiterConfig{Name: "a", Rate: 1}, "resilienceredis: Burst must be in [1, 1<<40], got 0"},
+		{"negative rate", LimiterConfig{Name: "a", Rate: -1, Burst: 1}, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got -1"},
+		{"fast", LimiterConfig{Name: "a", Rate: 2e6, Burst: 1}, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 2e+06"},
+		{"NaN", LimiterConfig{Name: "a", Rate: math.NaN(), Burst: 1}, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got NaN"},
+		{"burst", LimiterConfig{Name: "a", Rate: 1, Burst: -1}, "resilienceredis: Burst must be in [1, 1<<40], got -1"},
+		{"burst without a rate", LimiterConfig{Burst: 1<<40 + 1}, "resilienceredis: Burst must be in [1, 1<<40], got 1099511627777"},
 		{"wait", LimiterConfig{Name: "a", Rate: 1, Burst: 1, MaxWait: -1}, "resilienceredis: MaxWait must be >= 0, got -1ns"},
 		{"timeout", LimiterConfig{Name: "a", Rate: 1, Burst: 1, Timeout: -1}, "resilienceredis: Timeout must be >= 0 (0 means 50ms), got -1ns"},
 		{"probe", LimiterConfig{Name: "a", Rate: 1, Burst: 1, ProbeInterval: -1}, "resilienceredis: ProbeInterval must be >= 0 (0 means 1s), got -1ns"},
@@ -55,7 +61,16 @@ func TestLimiterConfigValidate(t *testing.T) {
 					t.Fatalf("NewLimiter panicked with %v, want %q", r, tt.want)
 				}
 			}()
-			NewLimiter(rdb, tt.c.Name, tt.c.Rate, tt.c.Burst, WithLimiterConfig(tt.c))
+			// The constructor's arguments: the config's, or valid ones
+			// where it leaves them zero.
+			name, rate, burst := orName(tt.c.Name, "a"), tt.c.Rate, tt.c.Burst
+			if rate == 0 {
+				rate = 1
+			}
+			if burst == 0 {
+				burst = 1
+			}
+			NewLimiter(rdb, name, rate, burst, WithLimiterConfig(tt.c))
 		})
 	}
 }
@@ -67,6 +82,7 @@ func TestBreakerConfigValidate(t *testing.T) {
 		want string
 	}{
 		{"default", BreakerConfig{Name: "svc"}, ""},
+		{"no name: NewBreaker's", BreakerConfig{Threshold: 3}, ""},
 		{"ratio only", BreakerConfig{Name: "svc", Threshold: resilience.Off, FailureRatio: 0.5}, ""},
 		{"no rule", BreakerConfig{Name: "svc", Threshold: resilience.Off}, "resilienceredis: Threshold is Off and no ratio rule is on: the breaker could never trip"},
 		{"name", BreakerConfig{Name: "s}"}, `resilienceredis: Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "s}"`},
@@ -99,7 +115,7 @@ func TestBreakerConfigValidate(t *testing.T) {
 					t.Fatalf("NewBreaker panicked with %v, want %q", r, tt.want)
 				}
 			}()
-			newBreaker(rdb, tt.c.Name, []BreakerOption{WithBreakerConfig(tt.c)}).Close()
+			newBreaker(rdb, orName(tt.c.Name, "svc"), []BreakerOption{WithBreakerConfig(tt.c)}).Close()
 		})
 	}
 }
@@ -180,7 +196,7 @@ func TestWithConfigPositionalConflict(t *testing.T) {
 		{"rate NaN in the config, another given", func() { NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Rate: math.NaN()})) },
 			`resilienceredis: NewLimiter(rdb, "pos", 5, 2, ...): WithLimiterConfig's Rate NaN differs from the rate given`},
 		{"rate NaN in both: Validate says why", func() { NewLimiter(rdb, "pos", math.NaN(), 2, WithLimiterConfig(LimiterConfig{Rate: math.NaN()})) },
-			`resilienceredis: Rate must be in (0, 1e6] events per second or +Inf, got NaN`},
+			`resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got NaN`},
 		{"equal values", func() {
 			NewBreaker(rdb, "pos", WithBreakerConfig(BreakerConfig{Name: "pos"})).Close()
 			NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Name: "pos", Rate: 5, Burst: 2}))
@@ -197,4 +213,67 @@ func TestWithConfigPositionalConflict(t *testing.T) {
 			tt.f()
 		})
 	}
+}
+
+// A constructor's own name, rate and burst are checked as a whole
+// configuration is: a zero rate or burst given to NewLimiter panics with
+// the message of the field, though a config may leave them zero.
+func TestLimiterArgumentsChecked(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{})
+	rdb.Close()
+	for _, tt := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"zero rate", func() { NewLimiter(rdb, "a", 0, 1) }, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 0"},
+		{"zero burst", func() { NewKeyedLimiter(rdb, "a", 1, 0) }, "resilienceredis: Burst must be in [1, 1<<40], got 0"},
+		{"zero rate, config without one", func() { NewLimiter(rdb, "a", 0, 1, WithLimiterConfig(LimiterConfig{Timeout: time.Second})) },
+			"resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if diff := cmp.Diff(tt.want, fmt.Sprint(recover())); diff != "" {
+					t.Errorf("panic mismatch (-want +got):\n%s", diff)
+				}
+			}()
+			tt.f()
+		})
+	}
+}
+
+// A JSON error names the config's type and field as a user knows them.
+func TestConfigJSONErrorsNameTheField(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		into any
+		in   string
+		want string
+	}{
+		{"limiter field", new(LimiterConfig), `{"Rate": "fast"}`, `resilienceredis: LimiterConfig.Rate: a number, "+Inf" or "-Inf", got "fast"`},
+		{"limiter unknown", new(LimiterConfig), `{"Rat": 1}`, `resilienceredis: LimiterConfig: unknown field "Rat"`},
+		{"limiter not an object", new(LimiterConfig), `[1]`, `resilienceredis: LimiterConfig: a JSON object is expected, got array`},
+		{"breaker field", new(BreakerConfig), `{"Cooldown": 5}`, `resilienceredis: BreakerConfig.Cooldown: a duration must be a string such as "250ms" or "off", got 5`},
+		{"breaker twice", new(BreakerConfig), `{"Threshold": 1, "Threshold": 2}`, `resilienceredis: BreakerConfig: the key "Threshold" appears twice`},
+		{"budget field", new(RetryBudgetConfig), `{"Ratio": "x"}`, `resilienceredis: RetryBudgetConfig.Ratio: a number, "+Inf" or "-Inf", got "x"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := "<nil>"
+			if err := json.Unmarshal([]byte(tt.in), tt.into); err != nil {
+				got = err.Error()
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("json.Unmarshal(%s) error mismatch (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+// orName returns name, or def if name is "": the constructor's name for a
+// config that leaves its Name to it.
+func orName(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
 }

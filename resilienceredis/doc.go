@@ -30,11 +30,15 @@
 //     (or a nil *redis.Client), or a name that is empty, not valid UTF-8 or
 //     holds '{' or '}', panics naming the constructor.
 //
-// The zero value of a [Limiter], [KeyedLimiter], [Breaker] or
-// [RetryBudget] is not usable: create each with its constructor. Its
-// decisions (Limiter.AllowN, WaitN, AllowAtMost, Check;
-// KeyedLimiter.Limiter; Breaker.Allow; RetryBudget.Deposit, Withdraw)
-// panic naming the constructor, instead of admitting every call.
+// The zero value of a [Limiter], [KeyedLimiter], [Breaker], [RetryBudget]
+// or [CacheStore] is not usable: create each with its constructor. Every
+// method of a zero value (and [LimiterPolicy], [WaitPolicy] or
+// [BreakerPolicy] given one) panics on the caller's goroutine naming the
+// constructor, e.g. "resilienceredis: CacheStore.Get on a zero
+// CacheStore: create one with NewCacheStore", instead of admitting every
+// call or failing on a nil pointer; only Close, which is safe to call at
+// any time, does nothing and returns nil. The zero [Permit] reports
+// nothing.
 //
 // Every guard has a Close that makes it decide locally for good, as while
 // Redis is unreachable, and ask Redis nothing more: a [Limiter] or a
@@ -76,7 +80,9 @@
 //     ratelimit.Limiter would in one process: each decision is one script
 //     (GCRA, one round trip: EVALSHA, or EVAL once after NOSCRIPT), atomic
 //     in Redis. The bucket is kept in microseconds (as a double: exact to
-//     well under a microsecond for a century), so Rate is at most 1e6.
+//     well under a microsecond for a century), so Rate is at most 1e6;
+//     the scripts keep times within 2^52µs (about 142 years) of now, so
+//     Rate is at least 1e6/2^52 and Burst/Rate at most 2^52µs.
 //   - A decision waits on Redis at most Timeout (50ms by default). When
 //     Redis fails or does not answer in time, the instance's fallback
 //     decides (FallbackRate: by default a local bucket of Rate and Burst,

@@ -93,6 +93,29 @@ end
 return 1
 `)
 
+// checkWriteScript is the write of a Check: it sets the bucket KEYS[1]
+// as a decision does, with the longest expiry one sets (Burst·T, ARGV[1]
+// µs), then puts it back as it was (its value, and its expiry to the
+// millisecond; no key if there was none), in one script: a server that
+// refuses the decisions' writes (an ACL that denies SET) refuses the
+// Check, and the bucket is unchanged.
+var checkWriteScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+local t = redis.call('TIME')
+local now = (t[1] - 1704067200) * 1000000 + t[2]
+local tau = tonumber(ARGV[1])
+redis.call('SET', KEYS[1], string.format('%.17g', now + tau), 'PX', math.ceil(tau / 1000))
+if v and ttl > 0 then
+	redis.call('SET', KEYS[1], v, 'PX', ttl)
+elseif v and ttl == -1 then
+	redis.call('SET', KEYS[1], v)
+else
+	redis.call('DEL', KEYS[1])
+end
+return 1
+`)
+
 // settingsScript records the settings of a limiter (ARGV[1], "rate/burst")
 // in the sorted set KEYS[1], scored by the server's time (µs), forgets
 // the settings not recorded within ARGV[2] µs, and returns the settings
@@ -220,7 +243,8 @@ type limiterParams struct {
 //
 // A Limiter is safe for simultaneous use by multiple goroutines. Create one
 // with [NewLimiter], or get one per key from a [KeyedLimiter] (the zero
-// Limiter is not usable: its decisions panic); [Limiter.Close] makes it
+// Limiter is not usable: its methods panic naming NewLimiter; its Close
+// does nothing); [Limiter.Close] makes it
 // decide locally for good.
 type Limiter struct {
 	p *limiterParams
@@ -324,6 +348,9 @@ func hashTag(key string) string {
 // Allow reports whether one event for key may happen now, fleet-wide, and
 // takes its token if so: Limiter(key).Allow(ctx).
 func (k *KeyedLimiter) Allow(ctx context.Context, key string) bool {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Allow", "NewKeyedLimiter")
+	}
 	return k.Limiter(key).Allow(ctx)
 }
 
@@ -339,7 +366,7 @@ func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate 
 	checkPositional(ctor, args, "WithLimiterConfig", "Name", cfg.Name, name)
 	checkPositional(ctor, args, "WithLimiterConfig", "Rate", cfg.Rate, rate)
 	checkPositional(ctor, args, "WithLimiterConfig", "Burst", cfg.Burst, burst)
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(true); err != nil {
 		panic(err.Error())
 	}
 	p := &limiterParams{cfg: cfg, inf: math.IsInf(cfg.Rate, 1), layer: "ratelimit(" + cfg.Name + ")"}
@@ -390,13 +417,23 @@ func cmp0(d, def time.Duration) time.Duration {
 }
 
 // Name returns the limiter's name.
-func (l *Limiter) Name() string { return l.p.cfg.Name }
+func (l *Limiter) Name() string {
+	if l.p == nil {
+		zeroValue("Limiter", "Name", "NewLimiter")
+	}
+	return l.p.cfg.Name
+}
 
 // Allow reports whether one event may happen now, fleet-wide, and takes
 // its token if so. It never waits for a token; it waits on Redis at most
 // Timeout. A ctx that is done (or ends during the round trip) makes it
 // return false without a token taken.
-func (l *Limiter) Allow(ctx context.Context) bool { return l.AllowN(ctx, 1) }
+func (l *Limiter) Allow(ctx context.Context) bool {
+	if l.p == nil {
+		zeroValue("Limiter", "Allow", "NewLimiter")
+	}
+	return l.AllowN(ctx, 1)
+}
 
 // AllowN reports whether n events may happen now, fleet-wide, and takes
 // their n tokens if so (all or none), as Allow does. AllowN(ctx, 0) is
@@ -593,7 +630,12 @@ func (l *Limiter) localAllow(n int) bool {
 }
 
 // Wait waits for one event's token and takes it; see [Limiter.WaitN].
-func (l *Limiter) Wait(ctx context.Context) error { return l.WaitN(ctx, 1) }
+func (l *Limiter) Wait(ctx context.Context) error {
+	if l.p == nil {
+		zeroValue("Limiter", "Wait", "NewLimiter")
+	}
+	return l.WaitN(ctx, 1)
+}
 
 // WaitN takes n tokens, fleet-wide, waiting until they are there. The
 // tokens are reserved in Redis at once (other instances' calls queue
@@ -741,6 +783,9 @@ func LimiterPolicy[T any](l *Limiter) resilience.Policy[T] {
 	if l == nil {
 		panic("resilienceredis: LimiterPolicy of a nil *Limiter")
 	}
+	if l.p == nil {
+		zeroArg("LimiterPolicy", "Limiter", "NewLimiter")
+	}
 	return resilience.New(l.p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if err := l.take(ctx, 1); err != nil {
 			var zero T
@@ -758,6 +803,9 @@ func LimiterPolicy[T any](l *Limiter) resilience.Policy[T] {
 func WaitPolicy[T any](l *Limiter) resilience.Policy[T] {
 	if l == nil {
 		panic("resilienceredis: WaitPolicy of a nil *Limiter")
+	}
+	if l.p == nil {
+		zeroArg("WaitPolicy", "Limiter", "NewLimiter")
 	}
 	return resilience.New(l.p.layer, func(ctx context.Context, next resilience.Next[T]) (T, error) {
 		if err := l.Wait(ctx); err != nil {
@@ -786,10 +834,14 @@ func (p *limiterParams) observe(typ telemetry.Type, key string, err error) {
 //     with other Rate or Burst are in use: their buckets are apart.
 //
 // It takes no token; a bucket that holds a value the limiter cannot have
-// written is repaired (set empty). The warnings are also given to the
+// written is repaired (set empty). It tries the bucket's commands as the
+// decisions run them: it reads the bucket as a decision does, then writes
+// it as a decision does and puts it back as it was (one script), so that a
+// server that lets the limiter read its keys but not write them is found.
+// The warnings are also given to the
 // Observer, as the checks a limiter makes by itself (at the first decision
 // Redis answers, then every minute, in the background) give them. The
-// bucket's round trip waits at most Timeout, the others as ctx allows
+// bucket's two round trips each wait at most Timeout, the others as ctx allows
 // (and, with a client without ContextTimeoutEnabled, as the client's own
 // timeouts do). An infinite Rate never asks Redis:
 // Check returns nil. Check is safe to call at any time, from any
@@ -806,14 +858,19 @@ func (l *Limiter) Check(ctx context.Context) error {
 		return nil
 	}
 	_, _, _, repaired, err := l.script(ctx, []any{p.argT, p.argTau, "0", "0"})
+	if err == nil {
+		if repaired {
+			p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
+		}
+		// A check's script reads the bucket; the decisions write it too.
+		_, err = p.remote.run(ctx, checkWriteScript, l.keys, []any{p.argTau})
+		err = classify(err)
+	}
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
 		return err
-	}
-	if repaired {
-		p.observe(LimiterBucketRepaired, l.key, ErrBadBucket)
 	}
 	_, err = p.checkServer(ctx)
 	return err
@@ -833,7 +890,7 @@ func (l *Limiter) Check(ctx context.Context) error {
 // returns nil; calling it again does nothing. It is safe to call at any
 // time, from any goroutine.
 func (l *Limiter) Close() error {
-	if l.view {
+	if l.view || l.p == nil {
 		return nil
 	}
 	l.p.close()
@@ -842,6 +899,9 @@ func (l *Limiter) Close() error {
 
 // Close closes k and each of its Limiters, as [Limiter.Close] describes.
 func (k *KeyedLimiter) Close() error {
+	if k.p == nil {
+		return nil
+	}
 	k.p.close()
 	return nil
 }
@@ -857,7 +917,12 @@ func (p *limiterParams) close() {
 
 // Check is [Limiter.Check] for every bucket of k: it asks Redis with a
 // bucket of its own (key ""), which it does not change.
-func (k *KeyedLimiter) Check(ctx context.Context) error { return k.Limiter("").Check(ctx) }
+func (k *KeyedLimiter) Check(ctx context.Context) error {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Check", "NewKeyedLimiter")
+	}
+	return k.Limiter("").Check(ctx)
+}
 
 // checkServer checks the server's eviction policy and records the
 // limiter's settings among those in use under its name; it reports what

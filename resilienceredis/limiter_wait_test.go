@@ -253,8 +253,8 @@ func TestLimiterWaitRefusedWhenTheAnswerComesTooLate(t *testing.T) {
 		}
 		return err
 	}))
-	l := NewLimiter(rdb, "late", 10, 1, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 100ms
-	key := prefix + "rl:{late}:10/1"
+	l := NewLimiter(rdb, "late", 2, 1, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 500ms
+	key := prefix + "rl:{late}:2/1"
 	if !l.Allow(ctx) {
 		t.Fatal("first Allow refused")
 	}
@@ -262,15 +262,18 @@ func TestLimiterWaitRefusedWhenTheAnswerComesTooLate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(150 * time.Millisecond)
+	// Redis measures a wait of up to 500ms, within the deadline; the
+	// answer comes back 50ms before it. (A machine that stalls 450ms
+	// between the Allow and the Wait's script would leave no wait.)
+	deadline := time.Now().Add(550 * time.Millisecond)
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	until := deadline.Add(-40 * time.Millisecond)
+	until := deadline.Add(-50 * time.Millisecond)
 	hold.Store(&until)
 	err = l.Wait(dctx)
 	var re *resilience.RefusedError
-	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() <= 40*time.Millisecond {
-		t.Fatalf("Wait whose answer came back 40ms before its deadline, a wait of up to 100ms left: %v, want a refusal with RetryAfter above 40ms", err)
+	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() <= 50*time.Millisecond {
+		t.Fatalf("Wait whose answer came back 50ms before its deadline, a wait of up to 500ms left: %v, want a refusal with RetryAfter above 50ms", err)
 	}
 	settled(l)
 	// Given back, the TAT is before again, or the key gone if that has

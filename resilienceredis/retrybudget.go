@@ -139,11 +139,20 @@ const (
 )
 
 // Validate reports the first invalid field of c, with the message
-// [NewRetryBudget] would panic with, or nil if c is valid.
-func (c RetryBudgetConfig) Validate() error {
+// [NewRetryBudget] would panic with when given c with
+// [WithRetryBudgetConfig], or nil if it would accept it. A zero Name
+// means NewRetryBudget's argument, which NewRetryBudget checks itself, so
+// Validate checks Name only when it is set: RetryBudgetConfig{Ratio: 0.1}
+// is valid. NewRetryBudget checks the configuration that all its options
+// make together, with the same messages.
+func (c RetryBudgetConfig) Validate() error { return c.validate(false) }
+
+// validate is Validate; whole (NewRetryBudget's configuration, its name
+// merged in) requires Name too.
+func (c RetryBudgetConfig) validate(whole bool) error {
 	rate := func(x float64) bool { return x == off || x >= 0 && !math.IsInf(x, 1) }
 	switch {
-	case nameProblem(c.Name) != "":
+	case (whole || c.Name != "") && nameProblem(c.Name) != "":
 		return fmt.Errorf("resilienceredis: RetryBudgetConfig.Name must be non-empty, valid UTF-8 and hold no '{' or '}', got %q", c.Name)
 	case strings.ContainsAny(c.Prefix, "{}"):
 		return fmt.Errorf("resilienceredis: RetryBudgetConfig.Prefix must hold no '{' or '}', got %q", c.Prefix)
@@ -172,8 +181,7 @@ func (c RetryBudgetConfig) MarshalJSON() ([]byte, error) { return jsonconf.Marsh
 // UnmarshalJSON reads c from a JSON object as MarshalJSON writes it;
 // unknown fields are an error. It does not validate.
 func (c *RetryBudgetConfig) UnmarshalJSON(b []byte) error {
-	type plain RetryBudgetConfig
-	return jsonconf.Unmarshal("resilienceredis", b, (*plain)(c))
+	return jsonconf.Unmarshal("resilienceredis", b, c)
 }
 
 // resolved returns c with every default filled in (Off stays Off).
@@ -221,8 +229,9 @@ func (c RetryBudgetConfig) resolved() RetryBudgetConfig {
 //
 // A RetryBudget is a telemetry.Guard (Name, Snapshot). It is safe for
 // simultaneous use by multiple goroutines. Create one with
-// [NewRetryBudget] (the zero RetryBudget is not usable: its Deposit and
-// Withdraw panic); [RetryBudget.Close] stops its goroutine.
+// [NewRetryBudget] (the zero RetryBudget is not usable: its methods panic
+// naming NewRetryBudget; its Close does nothing); [RetryBudget.Close]
+// stops its goroutine.
 type RetryBudget struct {
 	cfg   RetryBudgetConfig
 	fleet *fleetbudget.Budget
@@ -282,7 +291,7 @@ func newRetryBudget(rdb redis.UniversalClient, name string, opts []RetryBudgetOp
 		o.applyRetryBudget(&c)
 	}
 	checkPositional("NewRetryBudget", fmt.Sprintf("rdb, %q, ...", name), "WithRetryBudgetConfig", "Name", c.Name, name)
-	if err := c.Validate(); err != nil {
+	if err := c.validate(true); err != nil {
 		panic(err.Error())
 	}
 	c = c.resolved()
@@ -301,7 +310,12 @@ func newRetryBudget(rdb redis.UniversalClient, name string, opts []RetryBudgetOp
 }
 
 // Name returns the budget's name.
-func (b *RetryBudget) Name() string { return b.cfg.Name }
+func (b *RetryBudget) Name() string {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Name", "NewRetryBudget")
+	}
+	return b.cfg.Name
+}
 
 // Deposit counts one execution, in the fleet's counts (unless Redis is
 // away) and in the local budget. It allocates nothing and never waits.
@@ -365,7 +379,7 @@ func (b *RetryBudget) why() error {
 // ErrClosed's message. It does not close rdb. Close returns nil; calling
 // it again does nothing.
 func (b *RetryBudget) Close() error {
-	if b.closed.Swap(true) {
+	if b.local == nil || b.closed.Swap(true) {
 		return nil
 	}
 	b.rem.closed.Store(true)
@@ -456,6 +470,9 @@ func (b *RetryBudget) flush(force bool) bool {
 // are in Redis, which a snapshot does not ask. Snapshot is safe for
 // simultaneous use and allocates the Values slice.
 func (b *RetryBudget) Snapshot() telemetry.Snapshot {
+	if b.local == nil {
+		zeroValue("RetryBudget", "Snapshot", "NewRetryBudget")
+	}
 	s := telemetry.Snapshot{Kind: retry.Kind, Name: b.cfg.Name, State: StateShared, Refused: b.denied.Load()}
 	local := 0.0
 	if b.rem.downUntil.Load() != 0 {

@@ -237,7 +237,9 @@ func TestRetryBudgetConfigValidate(t *testing.T) {
 		want string
 	}{
 		{"defaults", RetryBudgetConfig{Name: "ok"}, ""},
-		{"no name", RetryBudgetConfig{}, `resilienceredis: RetryBudgetConfig.Name must be non-empty, valid UTF-8 and hold no '{' or '}', got ""`},
+		// A zero Name means NewRetryBudget's: the config is valid.
+		{"no name", RetryBudgetConfig{}, ""},
+		{"only a ratio", RetryBudgetConfig{Ratio: 0.1}, ""},
 		{"brace", RetryBudgetConfig{Name: "a{b"}, `resilienceredis: RetryBudgetConfig.Name must be non-empty, valid UTF-8 and hold no '{' or '}', got "a{b"`},
 		{"prefix", RetryBudgetConfig{Name: "a", Prefix: "}"}, `resilienceredis: RetryBudgetConfig.Prefix must hold no '{' or '}', got "}"`},
 		{"ratio", RetryBudgetConfig{Name: "a", Ratio: -2}, "resilienceredis: RetryBudgetConfig.Ratio must be finite and > 0, 0 (the default, 0.2) or Off (-1, no ratio), got -2"},
@@ -269,7 +271,7 @@ func TestRetryBudgetConfigValidate(t *testing.T) {
 					t.Fatalf("NewRetryBudget panicked with %v, want %q", r, tt.want)
 				}
 			}()
-			NewRetryBudget(rdb, tt.c.Name, WithRetryBudgetConfig(tt.c)).Close()
+			NewRetryBudget(rdb, orName(tt.c.Name, "a"), WithRetryBudgetConfig(tt.c)).Close()
 		})
 	}
 }

@@ -52,7 +52,12 @@ var ErrClosed = errors.New("resilienceredis: closed")
 var ErrFenced = errors.New("resilienceredis: Redis refused a batch of outcomes of an older generation")
 
 // Name returns the keyed limiter's name.
-func (k *KeyedLimiter) Name() string { return k.p.cfg.Name }
+func (k *KeyedLimiter) Name() string {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Name", "NewKeyedLimiter")
+	}
+	return k.p.cfg.Name
+}
 
 // Snapshot returns the limiter's state in the shape all guards share, for
 // a telemetry.Registry, exporters, dashboards and health checks: Kind
@@ -70,12 +75,22 @@ func (k *KeyedLimiter) Name() string { return k.p.cfg.Name }
 // bucket is in Redis, which a snapshot does not ask. A Limiter of a
 // [KeyedLimiter] returns the KeyedLimiter's snapshot. Snapshot is safe for
 // simultaneous use and allocates the Values slice.
-func (l *Limiter) Snapshot() telemetry.Snapshot { return l.p.snapshot() }
+func (l *Limiter) Snapshot() telemetry.Snapshot {
+	if l.p == nil {
+		zeroValue("Limiter", "Snapshot", "NewLimiter")
+	}
+	return l.p.snapshot()
+}
 
 // Snapshot returns the keyed limiter's state, over all its keys, as
 // [Limiter.Snapshot] describes it. Its Keys is nil: the keys' buckets are
 // in Redis, and the instance does not track them.
-func (k *KeyedLimiter) Snapshot() telemetry.Snapshot { return k.p.snapshot() }
+func (k *KeyedLimiter) Snapshot() telemetry.Snapshot {
+	if k.p == nil {
+		zeroValue("KeyedLimiter", "Snapshot", "NewKeyedLimiter")
+	}
+	return k.p.snapshot()
+}
 
 func (p *limiterParams) snapshot() telemetry.Snapshot {
 	s := telemetry.Snapshot{Kind: ratelimit.Kind, Name: p.cfg.Name, State: StateShared, Refused: p.refused.Load()}
@@ -113,6 +128,9 @@ func (p *limiterParams) snapshot() telemetry.Snapshot {
 // counts are in Redis, which a snapshot does not ask. Snapshot is safe for
 // simultaneous use and allocates the Values slice.
 func (b *Breaker) Snapshot() telemetry.Snapshot {
+	if b.keys == nil {
+		zeroValue("Breaker", "Snapshot", "NewBreaker")
+	}
 	w := b.word.Load()
 	s := telemetry.Snapshot{Kind: breaker.Kind, Name: b.cfg.Name, State: b.visible(w).String(), Refused: b.refused.Load()}
 	local := 0.0
