@@ -1,6 +1,7 @@
 package resilienceredis
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -117,6 +118,40 @@ func TestLimiterAtTheRateBound(t *testing.T) {
 				t.Errorf("local, decisions_shared, decisions_local mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A Wait with neither deadline nor MaxWait may not reserve past the
+// horizon the scripts keep (2^52µs ahead, the fill time included): at the
+// lowest rate, on an empty bucket, it is refused at once, takes nothing,
+// and the next decision finds the bucket as it was (no repair).
+func TestLimiterWaitStaysWithinTheHorizon(t *testing.T) {
+	ctx := ctxFor(t)
+	var rec eventlog.Recorder
+	l := NewLimiter(newClient(t), "horizon", lowestRate, 1, WithPrefix(testPrefix(t)), WithObserver(&rec))
+	defer l.Close()
+	if !l.Allow(ctx) {
+		t.Fatal("a full bucket refused its burst")
+	}
+	wctx, cancel := context.WithCancel(context.Background()) // no deadline
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(wctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ratelimit.ErrLimited) {
+			t.Errorf("Wait past the horizon = %v, want a refusal (ErrLimited)", err)
+		}
+	case <-time.After(2 * time.Second):
+		cancel()
+		<-done
+		t.Fatal("Wait past the horizon did not return within 2s: it reserved a token 142 years ahead")
+	}
+	if l.Allow(ctx) {
+		t.Error("Allow after the refused Wait admitted: the bucket was reset")
+	}
+	if all := rec.All(); len(all) != 0 {
+		t.Errorf("events %v, want none (no repair)", all)
 	}
 }
 
