@@ -642,8 +642,10 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // behind them), and WaitN sleeps until they are due. It returns nil once
 // they are taken, and otherwise, without taking any:
 //   - a *resilience.RefusedError matching ratelimit.ErrLimited at once when
-//     the wait would end after ctx's deadline (as Redis's answer arrives)
-//     or last longer than MaxWait; its RetryAfter() is that wait;
+//     the wait would end after ctx's deadline (as Redis's answer arrives),
+//     last longer than MaxWait, or take the bucket past the 2^52µs (142
+//     years) ahead that Redis keeps (a wait that long is possible at the
+//     lowest rates only); its RetryAfter() is that wait;
 //   - an error matching ratelimit.ErrExceedsBurst at once if n exceeds the
 //     burst: no wait would help;
 //   - ctx.Err() at once if ctx is done, as soon as ctx ends during the
@@ -680,10 +682,13 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if d, ok := ctx.Deadline(); ok {
 		limit = max(min(limit, time.Until(d)), 0)
 	}
-	maxWait := "1e300"
+	// No wait may take the bucket past the horizon the scripts keep:
+	// 2^52µs ahead, its fill time included.
+	maxUs := math.Floor(maxFillUs - p.incUs*float64(p.cfg.Burst))
 	if limit != math.MaxInt64 {
-		maxWait = strconv.FormatInt(limit.Microseconds(), 10)
+		maxUs = min(maxUs, float64(limit.Microseconds()))
 	}
+	maxWait := strconv.FormatFloat(maxUs, 'f', 0, 64)
 	ok, wait, tat, err := l.reserve(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
