@@ -711,7 +711,7 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 		l.giveBack(ctx, tat, n)
 		return err
 	}
-	if d, ok := ctx.Deadline(); ok && wait > 0 && time.Until(d) < wait {
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
 		// Redis measured the wait before the answer's way back: it now
 		// ends after the deadline.
 		l.giveBack(ctx, tat, n)

@@ -275,6 +275,9 @@ func TestLimiterWaitRefusedWhenTheAnswerComesTooLate(t *testing.T) {
 	if !errors.As(err, &re) || !errors.Is(err, ratelimit.ErrLimited) || re.RetryAfter() <= 50*time.Millisecond {
 		t.Fatalf("Wait whose answer came back 50ms before its deadline, a wait of up to 500ms left: %v, want a refusal with RetryAfter above 50ms", err)
 	}
+	if got := l.Snapshot().Refused; got != 1 {
+		t.Errorf("Snapshot().Refused = %d, want 1 (the late answer's refusal)", got)
+	}
 	settled(l)
 	// Given back, the TAT is before again, or the key gone if that has
 	// passed meanwhile.
@@ -311,3 +314,42 @@ func wantGivenBack(t *testing.T, l *Limiter, rdb *redis.Client, key string, befo
 // refunds of cancelled Waits, their reservations' round trips) to end.
 // Nothing else may start such work meanwhile.
 func settled(l *Limiter) { l.p.remote.wg.Wait() }
+
+// The caller's deadline still bounds a Wait's reservation round trip (a
+// cancellation does not cut it short; a deadline does): with Redis's
+// answer held back and a Timeout of a minute, a Wait with a 100ms deadline
+// returns context.DeadlineExceeded within 2s.
+func TestLimiterWaitDeadlineBoundsItsRoundTrip(t *testing.T) {
+	rdb := newClient(t)
+	release := make(chan struct{})
+	var armed atomic.Bool
+	rdb.AddHook(evalHook(func(ctx context.Context, cmd redis.Cmder, next redis.ProcessHook) error {
+		if armed.Load() {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return next(ctx, cmd)
+	}))
+	l := NewLimiter(rdb, "rtdeadline", 1, 1, WithPrefix(testPrefix(t)), WithTimeout(time.Minute))
+	defer func() {
+		armed.Store(false)
+		close(release) // before Close, which waits for the round trip
+		l.Close()
+	}()
+	armed.Store(true)
+	dctx, cancel := context.WithTimeout(ctxFor(t), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- l.Wait(dctx) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Wait whose deadline passed while Redis held its answer: %v, want context.DeadlineExceeded", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Wait did not return within 2s of its 100ms deadline while Redis held its answer")
+	}
+}

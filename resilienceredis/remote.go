@@ -85,19 +85,18 @@ type remote struct {
 }
 
 // background runs f in a goroutine of its own that the guard's Close
-// waits for, unless the guard is closed; it reports whether f runs.
-func (r *remote) background(f func()) bool {
+// waits for, unless the guard is closed.
+func (r *remote) background(f func()) {
 	r.bgMu.Lock()
 	defer r.bgMu.Unlock()
 	if r.closed.Load() {
-		return false
+		return
 	}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		f()
 	}()
-	return true
 }
 
 // close sets closed, and reports whether it was not set before; work that
