@@ -684,11 +684,11 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	}
 	// No wait may take the bucket past the horizon the scripts keep:
 	// 2^52µs ahead, its fill time included.
-	maxUs := math.Floor(maxFillUs - p.incUs*float64(p.cfg.Burst))
+	maxUs := int64(maxFillUs - p.incUs*float64(p.cfg.Burst)) // >= 0: Validate bounds the fill time
 	if limit != math.MaxInt64 {
-		maxUs = min(maxUs, float64(limit.Microseconds()))
+		maxUs = min(maxUs, limit.Microseconds())
 	}
-	maxWait := strconv.FormatFloat(maxUs, 'f', 0, 64)
+	maxWait := strconv.FormatInt(maxUs, 10)
 	ok, wait, tat, err := l.reserve(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:

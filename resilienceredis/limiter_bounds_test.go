@@ -126,32 +126,39 @@ func TestLimiterAtTheRateBound(t *testing.T) {
 // lowest rate, on an empty bucket, it is refused at once, takes nothing,
 // and the next decision finds the bucket as it was (no repair).
 func TestLimiterWaitStaysWithinTheHorizon(t *testing.T) {
-	ctx := ctxFor(t)
-	var rec eventlog.Recorder
-	l := NewLimiter(newClient(t), "horizon", lowestRate, 1, WithPrefix(testPrefix(t)), WithObserver(&rec))
-	defer l.Close()
-	if !l.Allow(ctx) {
-		t.Fatal("a full bucket refused its burst")
-	}
-	wctx, cancel := context.WithCancel(context.Background()) // no deadline
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- l.Wait(wctx) }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, ratelimit.ErrLimited) {
-			t.Errorf("Wait past the horizon = %v, want a refusal (ErrLimited)", err)
-		}
-	case <-time.After(2 * time.Second):
-		cancel()
-		<-done
-		t.Fatal("Wait past the horizon did not return within 2s: it reserved a token 142 years ahead")
-	}
-	if l.Allow(ctx) {
-		t.Error("Allow after the refused Wait admitted: the bucket was reset")
-	}
-	if all := rec.All(); len(all) != 0 {
-		t.Errorf("events %v, want none (no repair)", all)
+	for _, tt := range []struct {
+		rate  float64
+		burst int
+	}{{lowestRate, 1}, {3 * lowestRate, 3}} { // a fill time of 2^52µs: no wait is left
+		t.Run(strconv.FormatFloat(tt.rate, 'g', -1, 64)+"/"+strconv.Itoa(tt.burst), func(t *testing.T) {
+			ctx := ctxFor(t)
+			var rec eventlog.Recorder
+			l := NewLimiter(newClient(t), "horizon", tt.rate, tt.burst, WithPrefix(testPrefix(t)), WithObserver(&rec))
+			defer l.Close()
+			if !l.AllowN(ctx, tt.burst) {
+				t.Fatal("a full bucket refused its burst")
+			}
+			wctx, cancel := context.WithCancel(context.Background()) // no deadline
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- l.Wait(wctx) }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, ratelimit.ErrLimited) {
+					t.Errorf("Wait past the horizon = %v, want a refusal (ErrLimited)", err)
+				}
+			case <-time.After(2 * time.Second):
+				cancel()
+				<-done
+				t.Fatal("Wait past the horizon did not return within 2s: it reserved a token decades ahead")
+			}
+			if l.Allow(ctx) {
+				t.Error("Allow after the refused Wait admitted: the bucket was reset")
+			}
+			if all := rec.All(); len(all) != 0 {
+				t.Errorf("events %v, want none (no repair)", all)
+			}
+		})
 	}
 }
 
