@@ -3,9 +3,11 @@ package resilienceotel_test
 import (
 	"context"
 	"sort"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
@@ -166,4 +168,83 @@ func TestCollidingGuardKinds(t *testing.T) {
 	assertData(t, got, "resilience.guard.state", igauge(pt[int64](1, kind, q, state("open"))))
 	assertData(t, got, "resilience.exporter.dropped", counter(pt[int64](2)))
 	assertData(t, got, "resilience.exporter.sanitized", counter(pt[int64](2)))
+}
+
+// recordingMeter is an SDK meter that records the names of the
+// instruments of guards' values it makes (Float64 observables).
+type recordingMeter struct {
+	metric.Meter
+	mu    *sync.Mutex
+	names *[]string
+}
+
+func (m recordingMeter) record(name string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	*m.names = append(*m.names, name)
+}
+
+func (m recordingMeter) Float64ObservableGauge(name string, o ...metric.Float64ObservableGaugeOption) (metric.Float64ObservableGauge, error) {
+	m.record(name)
+	return m.Meter.Float64ObservableGauge(name, o...)
+}
+
+func (m recordingMeter) Float64ObservableCounter(name string, o ...metric.Float64ObservableCounterOption) (metric.Float64ObservableCounter, error) {
+	m.record(name)
+	return m.Meter.Float64ObservableCounter(name, o...)
+}
+
+type recordingProvider struct {
+	metric.MeterProvider
+	m recordingMeter
+}
+
+func (p recordingProvider) Meter(name string, opts ...metric.MeterOption) metric.Meter {
+	m := p.m
+	m.Meter = p.MeterProvider.Meter(name, opts...)
+	return m
+}
+
+// No instrument is made for a guard's value named like one of the
+// Metrics' own instruments (each one a value's name can take), whether
+// the guard is registered before New or after: the SDK would have two
+// instruments of one name.
+func TestGuardValueNamedLikeOwnInstrumentMakesNoInstrument(t *testing.T) {
+	own := []telemetry.Snapshot{
+		{Kind: "guard", Name: "g", Values: []telemetry.Value{{Name: "state", Value: 1}, {Name: "Refused", Value: 1}, {Name: "ok", Value: 1}}},
+		{Kind: "exporter", Name: "g", Values: []telemetry.Value{{Name: "sanitized", Value: 1}, {Name: "dropped", Value: 1}}},
+		{Kind: "call", Name: "g", Values: []telemetry.Value{{Name: "duration", Value: 1}}},
+		{Kind: "attempt", Name: "g", Values: []telemetry.Value{{Name: "duration", Value: 1}}},
+		{Kind: "wait", Name: "g", Values: []telemetry.Value{{Name: "duration", Value: 1}}},
+	}
+	for _, before := range []bool{true, false} {
+		reader := sdkmetric.NewManualReader()
+		sdk := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		var names []string
+		rp := recordingProvider{sdk, recordingMeter{mu: new(sync.Mutex), names: &names}}
+		reg := telemetry.NewRegistry()
+		if before {
+			registerAll(t, reg, own...)
+		}
+		m, err := resilienceotel.New(rp, resilienceotel.WithRegistry(reg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !before {
+			registerAll(t, reg, own...)
+		}
+		collect(t, reader)
+		m.WaitValues(t)
+		collect(t, reader)
+		rp.m.mu.Lock()
+		got := append([]string(nil), names...)
+		rp.m.mu.Unlock()
+		if diff := cmp.Diff([]string{"resilience.guard.ok"}, got); diff != "" {
+			t.Errorf("registered before New %v: instruments made for guards' values mismatch (-want +got):\n%s", before, diff)
+		}
+		if err := closeMetrics(t, m); err != nil {
+			t.Fatal(err)
+		}
+		_ = sdk.Shutdown(context.Background())
+	}
 }

@@ -64,6 +64,7 @@ func TestNewInstrumentError(t *testing.T) {
 	for _, name := range []string{
 		"resilience.calls", "resilience.events", "resilience.call.duration", "resilience.attempt.duration",
 		"resilience.wait.duration", "resilience.exporter.sanitized", "resilience.guard.refused", "resilience.guard.state",
+		"resilience.exporter.dropped",
 	} {
 		m, err := resilienceotel.New(failingProvider{fail: name}, resilienceotel.WithRegistry(telemetry.NewRegistry()))
 		if m != nil || !errors.Is(err, errMake) || !strings.HasPrefix(err.Error(), "resilienceotel: ") {

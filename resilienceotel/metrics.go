@@ -331,10 +331,9 @@ func (m *Metrics) collect(_ context.Context, o metric.Observer, gen uint64, all 
 	return nil
 }
 
-// ownInstruments are the names of the Metrics' own instruments, which no
-// guard's value may take.
+// ownInstruments are the names of the Metrics' own instruments that a
+// guard's value could take (resilience.<kind>.<name>), which none may.
 var ownInstruments = map[string]bool{
-	"resilience.calls": true, "resilience.events": true,
 	"resilience.call.duration": true, "resilience.attempt.duration": true, "resilience.wait.duration": true,
 	"resilience.guard.refused": true, "resilience.guard.state": true,
 	"resilience.exporter.sanitized": true, "resilience.exporter.dropped": true,
