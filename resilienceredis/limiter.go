@@ -193,17 +193,19 @@ var (
 // limiterParams is what every bucket of one limiter shares; immutable but
 // for the remote's health.
 type limiterParams struct {
-	cfg     LimiterConfig
-	inf     bool
-	layer   string
-	remote  remote
-	incUs   float64  // T, µs per event
-	argT    string   // T, as the script reads it
-	argTau  string   // Burst·T µs
-	prefix  string   // of the keys
-	fp      string   // the settings, "rate/burst", in every bucket's key
-	setKey  []string // the sorted set of the settings in use under the name
-	oneArgs []any    // the arguments of Allow: one event, no wait
+	cfg        LimiterConfig
+	inf        bool
+	layer      string
+	remote     remote
+	incUs      float64  // T, µs per event
+	argT       string   // T, as the script reads it
+	argTau     string   // Burst·T µs
+	horizon    int64    // the longest wait a WaitN may reserve, µs: 2^52 - Burst·T (see WaitN)
+	argHorizon string   // horizon, as the script reads it
+	prefix     string   // of the keys
+	fp         string   // the settings, "rate/burst", in every bucket's key
+	setKey     []string // the sorted set of the settings in use under the name
+	oneArgs    []any    // the arguments of Allow: one event, no wait
 
 	// reason is why decisions are local: the error of the last round
 	// trip that failed.
@@ -385,6 +387,8 @@ func newLimiterParams(ctor string, rdb redis.UniversalClient, name string, rate 
 		p.incUs = 1e6 / cfg.Rate
 		p.argT = strconv.FormatFloat(p.incUs, 'g', 17, 64)
 		p.argTau = strconv.FormatFloat(p.incUs*float64(cfg.Burst), 'g', 17, 64)
+		p.horizon = int64(maxFillUs - p.incUs*float64(cfg.Burst)) // >= 0: Validate bounds the fill time
+		p.argHorizon = strconv.FormatInt(p.horizon, 10)
 		p.oneArgs = []any{p.argT, p.argTau, "1", "0"}
 		p.fp = strconv.FormatFloat(cfg.Rate, 'g', -1, 64) + "/" + strconv.Itoa(cfg.Burst)
 	}
@@ -684,11 +688,10 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	}
 	// No wait may take the bucket past the horizon the scripts keep:
 	// 2^52µs ahead, its fill time included.
-	maxUs := int64(maxFillUs - p.incUs*float64(p.cfg.Burst)) // >= 0: Validate bounds the fill time
+	maxWait := p.argHorizon
 	if limit != math.MaxInt64 {
-		maxUs = min(maxUs, limit.Microseconds())
+		maxWait = strconv.FormatInt(min(p.horizon, limit.Microseconds()), 10)
 	}
-	maxWait := strconv.FormatInt(maxUs, 10)
 	ok, wait, tat, err := l.reserve(ctx, []any{p.argT, p.argTau, strconv.Itoa(n), maxWait, "tat"})
 	switch {
 	case err == errLocal:
