@@ -83,3 +83,59 @@ func TestLimiterWaitNEndedAsRedisAnswersGivesBack(t *testing.T) {
 		}
 	}
 }
+
+// lateCtx is a context that ends as a Wait's sleep does: once armed, its
+// Done sleeps past the wait before it returns its closed channel, so that
+// WaitN's select finds both the wait over and the context ended (as a
+// goroutine woken late does).
+type lateCtx struct {
+	context.Context
+	armed       atomic.Bool
+	sleep       time.Duration
+	open, ended chan struct{}
+	over        atomic.Bool
+}
+
+func (c *lateCtx) Done() <-chan struct{} {
+	if !c.armed.Load() {
+		return c.open
+	}
+	time.Sleep(c.sleep)
+	c.over.Store(true)
+	return c.ended
+}
+
+func (c *lateCtx) Err() error {
+	if c.over.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A Wait whose context ends once its wait is over has its token: nil,
+// whichever of the two its select sees first. (A machine that wakes the
+// Wait late finds both; a deadline just past the token's due time then
+// gave DeadlineExceeded after the full sleep.)
+func TestLimiterWaitEndedAfterItsWaitTakesTheToken(t *testing.T) {
+	var after atomic.Pointer[func()]
+	rdb := newClient(t)
+	rdb.AddHook(afterHook{&after})
+	l := NewLimiter(rdb, "lateend", 1000, 1, WithPrefix(testPrefix(t)), WithTimeout(5*time.Second)) // T = 1ms
+	defer l.Close()
+	const rounds = 20
+	for i := range rounds {
+		if !l.Allow(ctxFor(t)) { // the bucket empty: the Wait waits up to 1ms
+			redistest.Eventually(t, 2*time.Second, "a token", func() (bool, string) { return l.Allow(ctxFor(t)), "refused" })
+		}
+		ended := make(chan struct{})
+		close(ended)
+		ctx := &lateCtx{Context: context.Background(), sleep: 5 * time.Millisecond, open: make(chan struct{}), ended: ended}
+		arm := func() { ctx.armed.Store(true) }
+		after.Store(&arm)
+		err := l.Wait(ctx)
+		after.Store(nil)
+		if err != nil {
+			t.Fatalf("round %d: Wait whose context ended once its wait was over: %v, want nil", i, err)
+		}
+	}
+}
