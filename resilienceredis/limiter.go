@@ -644,7 +644,8 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // WaitN takes n tokens, fleet-wide, waiting until they are there. The
 // tokens are reserved in Redis at once (other instances' calls queue
 // behind them), and WaitN sleeps until they are due. It returns nil once
-// they are taken, and otherwise, without taking any:
+// they are taken (a ctx that ends once they are due, as the sleep ends,
+// does not undo that), and otherwise, without taking any:
 //   - a *resilience.RefusedError matching ratelimit.ErrLimited at once when
 //     the wait would end after ctx's deadline (as Redis's answer arrives),
 //     last longer than MaxWait, or take the bucket past the 2^52µs (142
@@ -724,12 +725,16 @@ func (l *Limiter) WaitN(ctx context.Context, n int) error {
 	if wait <= 0 {
 		return nil
 	}
+	due := time.Now().Add(wait)
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
+		if !time.Now().Before(due) {
+			return nil // the wait was over as ctx ended: a late wake sees both
+		}
 		l.giveBack(ctx, tat, n)
 		return ctx.Err()
 	}
