@@ -41,12 +41,15 @@ type Layers[T any] struct {
 //
 // A call through Layers.Call allocates one small context (the attempts'
 // count); the durations cost two readings of m's clock each and one
-// histogram record. Measure panics if m is nil, name is "" or not valid
-// UTF-8 (see telemetry.CheckName), or attempts < 1.
+// histogram record. Measure panics if m is nil or a zero Metrics (not
+// made by New), name is "" or not valid UTF-8 (see telemetry.CheckName),
+// or attempts < 1.
 func Measure[T any](m *Metrics, name string, attempts int) Layers[T] {
 	switch {
 	case m == nil:
 		panic("resilienceotel: Measure metrics must not be nil")
+	case m.values.meter == nil:
+		panic("resilienceotel: Measure of a zero Metrics: create one with New")
 	case name == "":
 		panic("resilienceotel: Measure name must not be empty")
 	case attempts < 1:

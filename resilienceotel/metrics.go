@@ -192,8 +192,12 @@ func New(mp metric.MeterProvider, opts ...Option) (*Metrics, error) {
 // observed after Close are counted, and not reported. Close waits for the
 // making of the instruments of guards' values first seen by a collection,
 // if one is under way; it must not be called from a callback of the
-// MeterProvider.
+// MeterProvider. On a zero Metrics (not made by New) Close does nothing;
+// its other methods, and Measure given it, panic.
 func (m *Metrics) Close() error {
+	if m.values.meter == nil { // a zero Metrics: nothing to close
+		return nil
+	}
 	m.values.mu.Lock()
 	m.values.closed = true
 	reg := m.registration
@@ -227,6 +231,9 @@ func (m *Metrics) handle(err error) { otel.Handle(fmt.Errorf("resilienceotel: %w
 // policies given the registry as their observer reach it; give it to no
 // policy as well, or their events count twice.
 func (m *Metrics) Observe(e telemetry.Event) {
+	if m.values.meter == nil {
+		panic("resilienceotel: Metrics.Observe on a zero Metrics: create one with New")
+	}
 	k := eventKey{typ: telemetry.Type(m.clean(string(e.Type))), name: m.clean(e.Name)}
 	if m.keys.max > 0 && e.Key != "" {
 		k.key = m.keys.of(policyID{k.typ.Kind(), k.name}, m.clean(e.Key))
