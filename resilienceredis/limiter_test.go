@@ -210,25 +210,11 @@ func TestLimiterWait(t *testing.T) {
 // A Wait cancelled while it waits gives its tokens back: the TAT is what
 // it was before.
 func TestLimiterWaitCancelledGivesBack(t *testing.T) {
-	ctx := ctxFor(t)
 	rdb := newClient(t)
 	prefix := testPrefix(t)
 	l := NewLimiter(rdb, "refund", 1, 1, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s; the refund waits for its answer
 	key := prefix + "rl:{refund}:1/1"
-	if !l.Allow(ctx) {
-		t.Fatal("first Allow refused")
-	}
-	before, err := rdb.Get(ctx, key).Float64()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- l.Wait(wctx) }()
-	redistest.Eventually(t, 5*time.Second, "the Wait reserves its token", func() (bool, string) {
-		v, err := rdb.Get(ctx, key).Float64()
-		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
-	})
+	before, _, cancel, done := waiting(t, l, rdb, key, 1)
 	cancel()
 	wantGivenBack(t, l, rdb, key, before, done, "the cancelled Wait")
 }

@@ -56,25 +56,11 @@ func TestLimiterWaitShortestMaxWait(t *testing.T) {
 
 // A cancelled WaitN(ctx, 2) gives back both its tokens.
 func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
-	ctx := ctxFor(t)
 	rdb := newClient(t)
 	prefix := testPrefix(t)
 	l := NewLimiter(rdb, "refund2", 1, 2, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s; the refund waits for its answer
 	key := prefix + "rl:{refund2}:1/2"
-	if !l.AllowN(ctx, 2) {
-		t.Fatal("first AllowN(2) refused")
-	}
-	before, err := rdb.Get(ctx, key).Float64()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- l.WaitN(wctx, 2) }()
-	redistest.Eventually(t, 5*time.Second, "the WaitN reserves its tokens", func() (bool, string) {
-		v, err := rdb.Get(ctx, key).Float64()
-		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
-	})
+	before, _, cancel, done := waiting(t, l, rdb, key, 2)
 	cancel()
 	wantGivenBack(t, l, rdb, key, before, done, "the cancelled WaitN(2)")
 }
@@ -131,7 +117,6 @@ func isScript(cmd redis.Cmder, s *redis.Script) bool {
 // A cancelled Wait returns at once though Redis has not answered its
 // refund yet: the refund runs in the background, and Close waits for it.
 func TestLimiterWaitCancelledReturnsBeforeItsRefund(t *testing.T) {
-	ctx := ctxFor(t)
 	rdb := newClient(t)
 	prefix := testPrefix(t)
 	entered := make(chan struct{}, 1)
@@ -148,20 +133,7 @@ func TestLimiterWaitCancelledReturnsBeforeItsRefund(t *testing.T) {
 	}))
 	l := NewLimiter(rdb, "refundbg", 1, 1, WithPrefix(prefix), WithTimeout(5*time.Second))
 	key := prefix + "rl:{refundbg}:1/1"
-	if !l.Allow(ctx) {
-		t.Fatal("first Allow refused")
-	}
-	before, err := rdb.Get(ctx, key).Float64()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- l.Wait(wctx) }()
-	redistest.Eventually(t, 5*time.Second, "the Wait reserves its token", func() (bool, string) {
-		v, err := rdb.Get(ctx, key).Float64()
-		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
-	})
+	before, _, cancel, done := waiting(t, l, rdb, key, 1)
 	cancel()
 	select {
 	case err := <-done:
@@ -194,7 +166,6 @@ func TestLimiterWaitCancelledReturnsBeforeItsRefund(t *testing.T) {
 // A Wait cancelled after its limiter's Close gives nothing back: after
 // Close the limiter asks Redis nothing.
 func TestLimiterWaitCancelledAfterCloseAsksNothing(t *testing.T) {
-	ctx := ctxFor(t)
 	rdb := newClient(t)
 	prefix := testPrefix(t)
 	var asked atomic.Int64
@@ -207,22 +178,7 @@ func TestLimiterWaitCancelledAfterCloseAsksNothing(t *testing.T) {
 	}))
 	l := NewLimiter(rdb, "refundclosed", 1, 1, WithPrefix(prefix), WithTimeout(5*time.Second))
 	key := prefix + "rl:{refundclosed}:1/1"
-	if !l.Allow(ctx) {
-		t.Fatal("first Allow refused")
-	}
-	before, err := rdb.Get(ctx, key).Float64()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- l.Wait(wctx) }()
-	var reserved float64
-	redistest.Eventually(t, 5*time.Second, "the Wait reserves its token", func() (bool, string) {
-		v, err := rdb.Get(ctx, key).Float64()
-		reserved = v
-		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
-	})
+	_, reserved, cancel, done := waiting(t, l, rdb, key, 1)
 	l.Close()
 	closedAt.Store(true)
 	cancel()
@@ -233,7 +189,7 @@ func TestLimiterWaitCancelledAfterCloseAsksNothing(t *testing.T) {
 	if n := asked.Load(); n != 0 {
 		t.Errorf("the limiter ran %d scripts after Close, want 0", n)
 	}
-	if got, err := rdb.Get(ctx, key).Float64(); err != nil || got != reserved {
+	if got, err := rdb.Get(ctxFor(t), key).Float64(); err != nil || got != reserved {
 		t.Errorf("TAT after the Wait cancelled after Close = %v (%v), want %v (its token spent)", got, err, reserved)
 	}
 }
@@ -352,4 +308,30 @@ func TestLimiterWaitDeadlineBoundsItsRoundTrip(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("Wait did not return within 2s of its 100ms deadline while Redis held its answer")
 	}
+}
+
+// waiting empties the bucket of l at key (of burst n), starts a WaitN(n)
+// of l under a context whose cancel it returns, and returns once Redis has
+// reserved its tokens: the bucket's TAT before and after the reservation,
+// and the channel of WaitN's result.
+func waiting(t *testing.T, l *Limiter, rdb *redis.Client, key string, n int) (before, reserved float64, cancel context.CancelFunc, done chan error) {
+	t.Helper()
+	ctx := ctxFor(t)
+	if !l.AllowN(ctx, n) {
+		t.Fatalf("first AllowN(%d) refused", n)
+	}
+	before, err := rdb.Get(ctx, key).Float64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	done = make(chan error, 1)
+	go func() { done <- l.WaitN(wctx, n) }()
+	redistest.Eventually(t, 5*time.Second, "the WaitN reserves its tokens", func() (bool, string) {
+		v, err := rdb.Get(ctx, key).Float64()
+		reserved = v
+		return err == nil && v > before, "TAT " + strconv.FormatFloat(v, 'f', -1, 64)
+	})
+	return before, reserved, cancel, done
 }
