@@ -244,8 +244,13 @@
 //     spend all of it. The floor (MinPerSecond × Window of an instance's
 //     own retries) is a minimum, not an addition. While every flush is
 //     answered, the fleet's retries over a window are at most Ratio × its
-//     executions, or the floors where those are more, plus what views up
-//     to one FlushInterval old let through.
+//     executions, or the floors where those are more, plus what stale
+//     views let through: each flush grants an instance its share of the
+//     headroom left as Redis sees it, which does not yet hold the retries
+//     other instances have made and not flushed. With flushes on time
+//     that is a share of one FlushInterval's retries; a flusher held up
+//     (a loaded machine) lets more through: with two instances, up to
+//     half as much again as the headroom.
 //   - A flush that fails or takes longer than Timeout: the instance decides
 //     with a local retry.Budget of the same settings, which counted its
 //     executions and retries all along, emits RetryBudgetLocal for each

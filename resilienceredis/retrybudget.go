@@ -219,7 +219,12 @@ func (c RetryBudgetConfig) resolved() RetryBudgetConfig {
 // (its executions over the fleet's, in the window), so that N instances
 // do not each spend the whole of it. So the fleet's retries over a window
 // are at most Ratio × its executions, or each instance's floor where
-// that is more, plus what views up to one FlushInterval old let through.
+// that is more, plus what stale views let through: a flush grants the
+// instance its share of the headroom left as Redis sees it, without the
+// retries that other instances have made and not yet flushed. With
+// flushes on time that is a share of one FlushInterval's retries; a
+// flusher held up (a loaded machine) lets more through (with two
+// instances, up to half as much again as the headroom).
 //
 // When a flush fails or takes longer than Timeout, the instance decides
 // with a local retry.Budget of the same Ratio, MinPerSecond and Window
