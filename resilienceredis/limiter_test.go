@@ -207,18 +207,6 @@ func TestLimiterWait(t *testing.T) {
 	}
 }
 
-// A Wait cancelled while it waits gives its tokens back: the TAT is what
-// it was before.
-func TestLimiterWaitCancelledGivesBack(t *testing.T) {
-	rdb := newClient(t)
-	prefix := testPrefix(t)
-	l := NewLimiter(rdb, "refund", 1, 1, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s; the refund waits for its answer
-	key := prefix + "rl:{refund}:1/1"
-	before, _, cancel, done := waiting(t, l, rdb, key, 1)
-	cancel()
-	wantGivenBack(t, l, rdb, key, before, done, "the cancelled Wait")
-}
-
 func TestKeyedLimiter(t *testing.T) {
 	ctx := ctxFor(t)
 	rdb := newClient(t)

@@ -19,7 +19,7 @@ func (h afterHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h afterHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if a := cmd.Args(); err == nil && cmd.Name() == "evalsha" && len(a) > 1 && a[1] == gcraScript.Hash() {
+		if err == nil && isScript(cmd, gcraScript) {
 			if f := h.after.Load(); f != nil {
 				(*f)()
 			}

@@ -54,15 +54,18 @@ func TestLimiterWaitShortestMaxWait(t *testing.T) {
 	}
 }
 
-// A cancelled WaitN(ctx, 2) gives back both its tokens.
-func TestLimiterWaitNCancelledGivesBackAll(t *testing.T) {
-	rdb := newClient(t)
-	prefix := testPrefix(t)
-	l := NewLimiter(rdb, "refund2", 1, 2, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s; the refund waits for its answer
-	key := prefix + "rl:{refund2}:1/2"
-	before, _, cancel, done := waiting(t, l, rdb, key, 2)
-	cancel()
-	wantGivenBack(t, l, rdb, key, before, done, "the cancelled WaitN(2)")
+// A Wait, or a WaitN(ctx, 2), cancelled while it waits gives its tokens
+// back: the TAT is what it was before.
+func TestLimiterWaitCancelledGivesBack(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		rdb := newClient(t)
+		prefix := testPrefix(t)
+		l := NewLimiter(rdb, "refund", 1, n, WithPrefix(prefix), WithTimeout(5*time.Second)) // T = 1s
+		key := prefix + "rl:{refund}:1/" + strconv.Itoa(n)
+		before, _, cancel, done := waiting(t, l, rdb, key, n)
+		cancel()
+		wantGivenBack(t, l, rdb, key, before, done, "the cancelled WaitN("+strconv.Itoa(n)+")")
+	}
 }
 
 // A WaitN(ctx, 2) cancelled while Redis reserves its tokens (the script
