@@ -176,11 +176,7 @@ func TestConfigJSONRoundTrip(t *testing.T) {
 func TestWithConfigPositionalConflict(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{})
 	rdb.Close()
-	for _, tt := range []struct {
-		name string
-		f    func()
-		want string
-	}{
+	wantPanics(t, []panicCase{
 		{"breaker name", func() { NewBreaker(rdb, "pos", WithBreakerConfig(BreakerConfig{Name: "cfg"})).Close() },
 			`resilienceredis: NewBreaker(rdb, "pos", ...): WithBreakerConfig's Name "cfg" differs from the name given`},
 		{"limiter name", func() { NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Name: "cfg"})) },
@@ -202,7 +198,21 @@ func TestWithConfigPositionalConflict(t *testing.T) {
 			NewLimiter(rdb, "pos", 5, 2, WithLimiterConfig(LimiterConfig{Name: "pos", Rate: 5, Burst: 2}))
 			NewRetryBudget(rdb, "pos", WithRetryBudgetConfig(RetryBudgetConfig{Name: "pos"})).Close()
 		}, ""},
-	} {
+	})
+}
+
+// A panicCase is a call f and the panic it must make (want), or "" for
+// none.
+type panicCase struct {
+	name string
+	f    func()
+	want string
+}
+
+// wantPanics runs each case's call as a subtest and checks its panic.
+func wantPanics(t *testing.T, cases []panicCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func() {
 				r := recover()
@@ -221,25 +231,12 @@ func TestWithConfigPositionalConflict(t *testing.T) {
 func TestLimiterArgumentsChecked(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{})
 	rdb.Close()
-	for _, tt := range []struct {
-		name string
-		f    func()
-		want string
-	}{
+	wantPanics(t, []panicCase{
 		{"zero rate", func() { NewLimiter(rdb, "a", 0, 1) }, "resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 0"},
 		{"zero burst", func() { NewKeyedLimiter(rdb, "a", 1, 0) }, "resilienceredis: Burst must be in [1, 1<<40], got 0"},
 		{"zero rate, config without one", func() { NewLimiter(rdb, "a", 0, 1, WithLimiterConfig(LimiterConfig{Timeout: time.Second})) },
 			"resilienceredis: Rate must be in [2.220446049250313e-10, 1e6] events per second (an interval 1/Rate of at most 2^52µs, about 142 years) or +Inf, got 0"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			defer func() {
-				if diff := cmp.Diff(tt.want, fmt.Sprint(recover())); diff != "" {
-					t.Errorf("panic mismatch (-want +got):\n%s", diff)
-				}
-			}()
-			tt.f()
-		})
-	}
+	})
 }
 
 // A JSON error names the config's type and field as a user knows them.
